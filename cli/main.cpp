@@ -1,0 +1,296 @@
+// The `quelkit` command: runs QUEL scripts or the terminal monitor on the
+// selected back ends, generates PARTS data for other engines (`gen`), and
+// runs the paper's benchmark (`paper`). Exit status: 0 ok, 1 a statement
+// failed or back ends disagreed, 2 bad usage.
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/backends.h"
+#include "cli/report.h"
+#include "harness/parts.h"
+#include "harness/session.h"
+
+using namespace quelkit;
+using namespace quelkit::harness;
+
+namespace {
+
+const char* kUsage = R"(usage:
+  quelkit [options] [FILE.quel ...]     run scripts; no files: the terminal monitor (\g go, \r reset,
+                                        \p print buffer, \q quit) on standard input
+    -e TEXT                             run TEXT as a script (may be repeated)
+    -b, --backend NAME[:MODE][,...]|all back ends (and modes) to run each statement on; with several,
+                                        results must agree: the first difference is printed, exit 1
+        --parts N[:heap|:isam|:hash][:wide]
+                                        create relation parts with N generated tuples first
+                                        (isam/hash: the paper's keyed setup)
+        --format table|csv|none         how results are printed (none: checksum only)
+        --stats[=json]                  per statement per back end: access path, rows, prepares,
+                                        cache hits, prepare/run times, checksum (docs/stats.md)
+        --repeat K                      run each retrieve K times; run_ns is the median
+        --dump=FORM[,FORM...]           show a form of each statement: ast ir folded postfix
+                                        (and each back end's own forms)
+        --page-size BYTES               page size of new relations (default 1024)
+        --no-plan-cache                 prepare every plan afresh (measures plan reuse)
+        --plan-cache-size N             plans kept per back end before eviction (default 1024)
+        --jit-opt 0|1|2|3               JIT optimisation level (default 1)
+        --jit-checks                    bounds assertions in generated code
+    -h, --help / --version
+  quelkit gen parts --rows N [--wide] [--csv FILE]
+                                        the PARTS data as CSV (pnum,pname,color,weight,qoh)
+  quelkit paper [--sizes LIST] [-b LIST] [--out DIR] [--reps N] [--min-time S]
+                                        the paper's benchmark on every back end: the report
+)";
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  std::cerr << "quelkit: error: " << msg << "\n(quelkit --help shows the options)\n";
+  std::exit(2);
+}
+
+uint64_t parse_count(const std::string& s, const char* what) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+    usage_error(std::string(what) + " needs a number, not '" + s + "'");
+  try {
+    return std::stoull(s);
+  } catch (...) {
+    usage_error(std::string(what) + " is out of range: " + s);
+  }
+}
+
+// Options that take a value accept both `--opt=V` and `--opt V`.
+struct Args {
+  std::vector<std::string> v;
+  size_t i = 0;
+  bool more() const { return i < v.size(); }
+  std::string take_value(const std::string& opt, const std::string& arg) {
+    auto eq = arg.find('=');
+    if (eq != std::string::npos) return arg.substr(eq + 1);
+    if (i >= v.size()) usage_error(opt + " needs a value");
+    return v[i++];
+  }
+};
+
+int cmd_gen(Args& a) {
+  if (!a.more() || a.v[a.i] != "parts") usage_error("gen: say what to generate: quelkit gen parts --rows N");
+  ++a.i;
+  uint64_t rows = 0;
+  bool wide = false, have_rows = false;
+  std::string csv;
+  while (a.more()) {
+    std::string arg = a.v[a.i++];
+    std::string name = arg.substr(0, arg.find('='));
+    if (name == "--rows") {
+      rows = parse_count(a.take_value(name, arg), "--rows");
+      have_rows = true;
+    } else if (arg == "--wide") {
+      wide = true;
+    } else if (name == "--csv") {
+      csv = a.take_value(name, arg);
+    } else {
+      usage_error("gen: unknown option " + arg);
+    }
+  }
+  if (!have_rows) usage_error("gen parts needs --rows N");
+  if (csv.empty() || csv == "-") {
+    write_parts_csv(std::cout, rows, wide);
+    return 0;
+  }
+  std::ofstream f(csv, std::ios::binary);
+  if (!f) {
+    std::cerr << "quelkit: error: cannot write " << csv << ": " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  write_parts_csv(f, rows, wide);
+  f.close();
+  if (!f) {
+    std::cerr << "quelkit: error: writing " << csv << " failed\n";
+    return 1;
+  }
+  return 0;
+}
+
+struct PartsOpt {
+  uint64_t rows = 0;
+  Structure s = Structure::Heap;
+  bool wide = false;
+};
+
+PartsOpt parse_parts(const std::string& spec) {
+  PartsOpt p;
+  std::stringstream ss(spec);
+  std::string part;
+  std::getline(ss, part, ':');
+  p.rows = parse_count(part, "--parts");
+  while (std::getline(ss, part, ':')) {
+    if (part == "heap") p.s = Structure::Heap;
+    else if (part == "isam") p.s = Structure::Isam;
+    else if (part == "hash") p.s = Structure::Hash;
+    else if (part == "wide") p.wide = true;
+    else usage_error("--parts: unknown qualifier '" + part + "' (heap, isam, hash, wide)");
+  }
+  return p;
+}
+
+// The terminal monitor: lines accumulate in a buffer that \g runs.
+bool monitor(Session& session, std::istream& in, bool tty) {
+  std::string buf, line;
+  bool ok = true;
+  int go = 0;
+  auto run = [&] {
+    if (buf.find_first_not_of(" \t\r\n") == std::string::npos) return;
+    auto src = std::make_shared<Source>("<monitor:" + std::to_string(++go) + ">", buf);
+    ok = session.run(src) && ok;
+    buf.clear();
+  };
+  if (tty) std::cout << "quelkit terminal monitor: \\g go, \\r reset, \\p print, \\q quit\n* " << std::flush;
+  while (std::getline(in, line)) {
+    size_t b = line.find_first_not_of(" \t");
+    if (b != std::string::npos && line[b] == '\\' && b + 1 < line.size()) {
+      char c = line[b + 1];
+      if (c == 'g') run();
+      else if (c == 'r') buf.clear();
+      else if (c == 'p') std::cout << buf;
+      else if (c == 'q') return ok;
+      else std::cerr << "quelkit: unknown monitor command \\" << c << " (\\g \\r \\p \\q)\n";
+    } else {
+      buf += line + "\n";
+    }
+    if (tty) std::cout << "* " << std::flush;
+  }
+  run();  // input ended without \g: run what is left rather than drop it
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all_backends();
+  Args a;
+  for (int i = 1; i < argc; ++i) a.v.emplace_back(argv[i]);
+  if (a.more() && a.v[0] == "gen") {
+    ++a.i;
+    return cmd_gen(a);
+  }
+  if (a.more() && a.v[0] == "paper") {
+    ++a.i;
+    return run_paper(a.v, a.i);
+  }
+
+  SessionOptions opt;
+  std::vector<std::pair<std::string, std::string>> scripts;  // (name, text or path), name "" = file
+  std::vector<PartsOpt> parts;
+  std::string backends = "interp";
+  try {
+    while (a.more()) {
+      std::string arg = a.v[a.i++];
+      std::string name = arg.substr(0, arg.find('='));
+      if (arg == "-h" || arg == "--help") {
+        std::cout << kUsage;
+        return 0;
+      } else if (arg == "--version") {
+        std::cout << "quelkit 0.1.0\n";
+        return 0;
+      } else if (arg == "-e") {
+        if (!a.more()) usage_error("-e needs the text of a script");
+        scripts.emplace_back("<-e " + std::to_string(scripts.size() + 1) + ">", a.v[a.i++]);
+      } else if (arg == "-b" || name == "--backend") {
+        if (arg == "-b") {
+          if (!a.more()) usage_error("-b needs a back-end list");
+          backends = a.v[a.i++];
+        } else {
+          backends = a.take_value(name, arg);
+        }
+      } else if (name == "--parts") {
+        parts.push_back(parse_parts(a.take_value(name, arg)));
+      } else if (name == "--format") {
+        std::string f = a.take_value(name, arg);
+        if (f == "table") opt.format = OutFormat::Table;
+        else if (f == "csv") opt.format = OutFormat::Csv;
+        else if (f == "none") opt.format = OutFormat::None;
+        else usage_error("--format must be table, csv or none");
+      } else if (arg == "--stats") {
+        opt.stats = true;
+      } else if (arg == "--stats=json") {
+        opt.stats = opt.stats_json = true;
+      } else if (name == "--stats") {
+        usage_error("--stats takes no value or =json");
+      } else if (name == "--repeat") {
+        opt.repeat = int(parse_count(a.take_value(name, arg), "--repeat"));
+        if (opt.repeat < 1) usage_error("--repeat must be at least 1");
+      } else if (name == "--dump") {
+        std::stringstream ss(a.take_value(name, arg));
+        std::string f;
+        while (std::getline(ss, f, ',')) opt.dumps.insert(f);
+      } else if (name == "--page-size") {
+        uint64_t ps = parse_count(a.take_value(name, arg), "--page-size");
+        if (ps < 64 || ps > 65536) usage_error("--page-size must be between 64 and 65536");
+        opt.page_size = uint32_t(ps);
+      } else if (arg == "--no-plan-cache") {
+        opt.runner.plan_cache = false;
+      } else if (name == "--plan-cache-size") {
+        opt.plan_cache_capacity = parse_count(a.take_value(name, arg), "--plan-cache-size");
+      } else if (name == "--jit-opt") {
+        uint64_t o = parse_count(a.take_value(name, arg), "--jit-opt");
+        if (o > 3) usage_error("--jit-opt must be 0, 1, 2 or 3");
+        opt.prepare.jit_opt = int(o);
+      } else if (arg == "--jit-checks") {
+        opt.prepare.jit_checks = true;
+      } else if (arg == "-") {
+        scripts.emplace_back("-", "");
+      } else if (!arg.empty() && arg[0] == '-') {
+        usage_error("unknown option " + arg);
+      } else {
+        scripts.emplace_back("", arg);
+      }
+    }
+    opt.backends = parse_backend_list(backends);
+  } catch (QuelError& e) {
+    usage_error(e.err.message);
+  }
+  // Every dump form must be known to the front end or to a selected back end.
+  for (const auto& d : opt.dumps) {
+    bool known = d == "ast" || d == "ir" || d == "folded";
+    for (const auto& [b, m] : opt.backends) {
+      const BackendSpec* s = find_backend(b);
+      for (const auto& f : s->dump_forms) known = known || f == d;
+    }
+    if (!known) usage_error("--dump=" + d + ": no selected back end prints that form");
+  }
+
+  Session session(opt, std::cout, std::cerr);
+  for (const auto& p : parts) {
+    if (session.catalog().find("parts")) session.catalog().remove("parts");
+    session.catalog().add(make_parts(p.rows, p.wide, p.s, opt.page_size));
+  }
+  bool ok = true;
+  if (scripts.empty()) return monitor(session, std::cin, isatty(0)) ? 0 : 1;
+  for (const auto& [name, what] : scripts) {
+    if (name == "-") {
+      ok = monitor(session, std::cin, false) && ok;
+      continue;
+    }
+    std::string text, srcname = name;
+    if (name.empty()) {
+      std::ifstream f(what, std::ios::binary);
+      if (!f) {
+        std::cerr << what << ": error: cannot open: " << std::strerror(errno) << "\n";
+        ok = false;
+        continue;
+      }
+      std::stringstream ss;
+      ss << f.rdbuf();
+      text = ss.str();
+      srcname = what;
+    } else {
+      text = what;
+    }
+    ok = session.run(std::make_shared<Source>(srcname, text)) && ok;
+  }
+  return ok ? 0 : 1;
+}

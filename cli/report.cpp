@@ -1,0 +1,335 @@
+// The paper report (report.h). Every figure is measured by harness::measure
+// (median of >= 5 repetitions of >= 0.1 s), the same code the benchmark
+// binary uses. Statement time is the wall time of the statement with a warm
+// plan cache (what a user pays per execution); prepare cost is measured apart
+// with the cache cleared, and break-even tuple counts are computed from both.
+#include "cli/report.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/backends.h"
+#include "frontend/frontend.h"
+#include "harness/checksum.h"
+#include "harness/measure.h"
+#include "harness/parts.h"
+#include "harness/session.h"
+
+namespace quelkit {
+
+using namespace harness;
+
+namespace {
+
+struct PaperQuery {
+  const char* id;
+  const char* text;  // after `range of p is parts range of q is parts`
+  bool keyed;        // (e)-(i): wide relation, ISAM on pnum
+  // The paper's VAX 11/780 CPU seconds, INGRES and DC-INGRES, by size (0 = keyed).
+  std::map<uint64_t, std::pair<double, double>> vax;
+};
+
+const std::vector<PaperQuery>& queries() {
+  static const std::vector<PaperQuery> q = {
+      {"a", "retrieve (a = 1)", false, {{1, {.087, .087}}, {210, {.087, .087}}, {3360, {.087, .087}}}},
+      {"b", "retrieve (p.pnum)", false, {{1, {.112, .123}}, {210, {.401, .353}}, {3360, {4.73, 3.88}}}},
+      {"c", "retrieve (p.pname, p.pnum) where p.pnum > 3 or p.pname = \"processor\" or p.color = \"black\"", false,
+       {{1, {.195, .208}}, {210, {.823, .605}}, {3360, {10.3, 6.37}}}},
+      {"d", "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight", false,
+       {{1, {.162, .177}}, {210, {.812, .433}}, {3360, {10.6, 4.25}}}},
+      {"e", "retrieve (p.qoh) where p.pnum < 2500", true, {{3360, {8.96, 6.43}}}},
+      {"f", "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum", true, {{3360, {53.1, 42.4}}}},
+      {"g", "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\"", true, {{3360, {13.1, 10.6}}}},
+      {"h", "retrieve (p.qoh) where p.pnum = q.pnum and p.pnum < 2500", true, {{3360, {41.9, 33.1}}}},
+      {"i",
+       "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\" and p.qoh < log(9.5) * p.weight "
+       "and q.qoh < log(9.5) * p.weight",
+       true, {{3360, {14.1, 11.1}}}},
+  };
+  return q;
+}
+
+struct Cell {
+  std::string runner;
+  Measurement m;
+  double prepare_ns = 0;  // median over cold preparations
+  uint64_t prepares = 0, cache_hits = 0;
+  uint64_t rows = 0, checksum = 0, scanned = 0;
+};
+
+struct Row {
+  std::string query;
+  uint64_t size = 0;
+  bool keyed = false;
+  std::vector<Cell> cells;
+};
+
+std::vector<uint64_t> parse_list(const std::string& s) {
+  std::vector<uint64_t> v;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ',')) {
+    if (x.empty() || x.find_first_not_of("0123456789") != std::string::npos) {
+      std::cerr << "quelkit paper: error: bad size '" << x << "'\n";
+      std::exit(2);
+    }
+    v.push_back(std::stoull(x));
+  }
+  return v;
+}
+
+std::string fmt(double v, int prec = 3) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(prec) << v;
+  return os.str();
+}
+
+// Human units for a duration in ns.
+std::string dur(double ns) {
+  if (ns < 1e3) return fmt(ns, 1) + " ns";
+  if (ns < 1e6) return fmt(ns / 1e3, 2) + " us";
+  if (ns < 1e9) return fmt(ns / 1e6, 2) + " ms";
+  return fmt(ns / 1e9, 2) + " s";
+}
+
+}  // namespace
+
+int run_paper(const std::vector<std::string>& args, size_t i) {
+  register_all_backends();
+  std::vector<uint64_t> sizes = {1, 210, 3360, 100000, 1000000};
+  std::vector<uint64_t> keyed = {3360, 100000};
+  std::string backends = "all", out_dir, only;
+  int reps = 5;
+  double min_time = 0.1;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto val = [&]() -> std::string {
+      auto eq = a.find('=');
+      if (eq != std::string::npos) return a.substr(eq + 1);
+      if (i + 1 >= args.size()) {
+        std::cerr << "quelkit paper: error: " << a << " needs a value\n";
+        std::exit(2);
+      }
+      return args[++i];
+    };
+    std::string name = a.substr(0, a.find('='));
+    if (name == "--sizes") sizes = parse_list(val());
+    else if (name == "--keyed-sizes") keyed = parse_list(val());
+    else if (name == "-b" || name == "--backend") backends = val();
+    else if (name == "--out") out_dir = val();
+    else if (name == "--queries") only = val();
+    else if (name == "--reps") reps = std::max(1, std::atoi(val().c_str()));
+    else if (name == "--min-time") min_time = std::atof(val().c_str());
+    else if (a == "-h" || a == "--help") {
+      std::cout << "quelkit paper [--sizes 1,210,3360,100000,1000000] [--keyed-sizes 3360,100000]\n"
+                   "              [-b all|LIST] [--queries abcdefghi] [--reps 5] [--min-time 0.1] [--out DIR]\n";
+      return 0;
+    } else {
+      std::cerr << "quelkit paper: error: unknown option " << a << "\n";
+      return 2;
+    }
+  }
+  SessionOptions so;
+  try {
+    so.backends = parse_backend_list(backends);
+  } catch (QuelError& e) {
+    std::cerr << "quelkit paper: error: " << e.err.message << "\n";
+    return 2;
+  }
+  so.format = OutFormat::None;
+  std::ostringstream sink_out, sink_err;
+
+  std::cout << "quelkit paper: Stonebraker et al. 1981, Tables 1 and 2, re-run\n"
+            << "machine:  " << machine_description() << "\n"
+            << "build:    " << QUELKIT_BUILD_TYPE << "; each figure the median of " << reps << " repetitions of >= "
+            << min_time << " s (spread = (max - min) / median)\n"
+            << "per tuple = statement time / tuples in the relation; prepare = cold preparation of the\n"
+            << "statement's plans (plan cache cleared), kept apart from statement time (warm cache)\n\n";
+
+  std::vector<Row> rows;
+  bool mismatch = false;
+  auto run_set = [&](bool is_keyed, uint64_t n) {
+    Session session(so, sink_out, sink_err);
+    session.catalog().add(make_parts(n, is_keyed, is_keyed ? Structure::Isam : Structure::Heap));
+    auto setup = std::make_shared<Source>("<paper>", "range of p is parts range of q is parts");
+    session.run(setup);
+    for (const auto& pq : queries()) {
+      if (pq.keyed != is_keyed) continue;
+      if (!only.empty() && only.find(pq.id) == std::string::npos) continue;
+      auto src = std::make_shared<Source>(std::string("<paper ") + pq.id + ">", pq.text);
+      auto stmts = frontend::parse(src);
+      frontend::BoundQuery q = frontend::bind(*stmts[0], session.ranges(), session.catalog(), src);
+      Row row;
+      row.query = pq.id;
+      row.size = n;
+      row.keyed = is_keyed;
+      for (auto& r : session.runners()) {
+        Cell c;
+        c.runner = r->label();
+        // Cold: prepare cost (median of 5 cold runs, each one also checks the result).
+        std::vector<double> prep;
+        Result first;
+        for (int k = 0; k < 5; ++k) {
+          r->cache().clear();
+          Result res = session.evaluate(q, *r, src, false);
+          if (!res.ok) {
+            std::cerr << "quelkit paper: (" << pq.id << ") failed on " << r->label() << ": " << res.error.format()
+                      << "\n";
+            std::exit(1);
+          }
+          prep.push_back(double(res.stats.prepare_ns));
+          if (k == 0) first = std::move(res);
+        }
+        std::sort(prep.begin(), prep.end());
+        c.prepare_ns = prep[prep.size() / 2];
+        c.prepares = first.stats.prepares;
+        c.rows = first.nrows();
+        c.checksum = first.checksum.sum;
+        c.scanned = first.stats.rows_scanned;
+        // Warm: the statement as a user pays for it on every execution.
+        Result warm = session.evaluate(q, *r, src, false);
+        c.cache_hits = warm.stats.cache_hits;
+        c.m = measure([&] { session.evaluate(q, *r, src, false); }, reps, min_time);
+        if (!row.cells.empty() && (c.rows != row.cells[0].rows || c.checksum != row.cells[0].checksum)) {
+          std::cerr << "quelkit paper: back ends disagree on (" << pq.id << ") at " << n << ": " << row.cells[0].runner
+                    << " " << row.cells[0].rows << " rows " << checksum_hex(row.cells[0].checksum) << " vs "
+                    << c.runner << " " << c.rows << " rows " << checksum_hex(c.checksum) << "\n";
+          mismatch = true;
+        }
+        row.cells.push_back(c);
+      }
+      rows.push_back(std::move(row));
+    }
+  };
+  for (uint64_t n : sizes) run_set(false, n);
+  for (uint64_t n : keyed) run_set(true, n);
+  if (rows.empty()) {
+    std::cerr << "quelkit paper: nothing to run\n";
+    return 2;
+  }
+
+  const auto& labels = rows[0].cells;
+  auto print_table = [&](bool is_keyed) {
+    std::cout << (is_keyed ? "Table 2: keyed queries (e)-(i), wide PARTS (200-byte tuples), ISAM on pnum\n"
+                           : "Table 1: queries (a)-(d), PARTS heap (34-byte tuples)\n");
+    std::cout << std::left << std::setw(4) << "q" << std::right << std::setw(9) << "tuples" << std::setw(9) << "rows"
+              << std::setw(9) << "VAX-I s" << std::setw(9) << "VAX-DC" << std::setw(8) << "impr";
+    for (const auto& c : labels) std::cout << " | " << std::setw(36) << std::left << c.runner << std::right;
+    std::cout << "\n" << std::setw(48) << "";
+    for (size_t k = 0; k < labels.size(); ++k)
+      std::cout << " | " << std::setw(11) << "statement" << std::setw(10) << "per tuple" << std::setw(8) << "spread"
+                << std::setw(7) << "impr";
+    std::cout << "\n";
+    for (const auto& r : rows) {
+      if (r.keyed != is_keyed) continue;
+      const PaperQuery* pq = nullptr;
+      for (const auto& q : queries())
+        if (r.query == q.id) pq = &q;
+      std::string vi = "", vd = "", vimp = "";
+      if (auto it = pq->vax.find(r.size); it != pq->vax.end()) {
+        vi = fmt(it->second.first);
+        vd = fmt(it->second.second);
+        vimp = fmt(100 * (it->second.first - it->second.second) / it->second.second, 0) + "%";
+      }
+      std::cout << std::left << std::setw(4) << ("(" + r.query + ")") << std::right << std::setw(9) << r.size
+                << std::setw(9) << r.cells[0].rows << std::setw(9) << vi << std::setw(9) << vd << std::setw(8) << vimp;
+      double base = r.cells[0].m.median_ns;
+      for (const auto& c : r.cells) {
+        double spread = c.m.median_ns > 0 ? 100 * (c.m.max_ns - c.m.min_ns) / c.m.median_ns : 0;
+        std::string imp = c.runner == r.cells[0].runner ? "" : fmt(100 * (base - c.m.median_ns) / c.m.median_ns, 0) + "%";
+        std::cout << " | " << std::setw(11) << dur(c.m.median_ns) << std::setw(10)
+                  << dur(c.m.median_ns / double(std::max<uint64_t>(r.size, 1))) << std::setw(7) << fmt(spread, 1)
+                  << "%" << std::setw(7) << imp;
+      }
+      std::cout << "\n";
+    }
+    std::cout << "(VAX-I / VAX-DC: the paper's INGRES and DC-INGRES CPU seconds on a VAX 11/780; impr = (first - this)"
+                 " / this, relative to "
+              << labels[0].runner << ")\n\n";
+  };
+  print_table(false);
+  print_table(true);
+
+  // Prepare cost and break-even, from (c) and (d) at the largest heap size measured.
+  std::cout << "Prepare cost (cold, median of 5) and break-even against " << labels[0].runner << "\n";
+  for (const char* qid : {"c", "d"}) {
+    const Row* best = nullptr;
+    for (const auto& r : rows)
+      if (r.query == qid && !r.keyed && (!best || r.size > best->size)) best = &r;
+    if (!best) continue;
+    std::cout << "  (" << qid << ") at " << best->size << " tuples:\n";
+    const Cell& base = best->cells[0];
+    double base_pt = base.m.median_ns / double(std::max<uint64_t>(best->size, 1));
+    for (const auto& c : best->cells) {
+      double pt = c.m.median_ns / double(std::max<uint64_t>(best->size, 1));
+      std::cout << "    " << std::left << std::setw(16) << c.runner << std::right << " prepare " << std::setw(10)
+                << dur(c.prepare_ns) << "  per tuple " << std::setw(10) << dur(pt);
+      if (&c != &base) {
+        double dp = c.prepare_ns - base.prepare_ns, dt = base_pt - pt;
+        if (dt > 0) std::cout << "  break-even " << fmt(std::max(0.0, dp / dt), 1) << " tuples";
+        else std::cout << "  never breaks even (not faster per tuple)";
+      }
+      std::cout << "\n";
+    }
+  }
+  std::cout << "  (the paper: about ten records; compile overhead about .012 s on the VAX)\n";
+
+  if (!out_dir.empty()) {
+    mkdir(out_dir.c_str(), 0755);
+    std::ofstream js(out_dir + "/paper.json"), csv(out_dir + "/paper.csv");
+    if (!js || !csv) {
+      std::cerr << "quelkit paper: error: cannot write into " << out_dir << "\n";
+      return 1;
+    }
+    auto esc = [](std::string s) {
+      std::string o;
+      for (char ch : s) {
+        if (ch == '"' || ch == '\\') o += '\\';
+        o += ch;
+      }
+      return o;
+    };
+    js << "{\"machine\":\"" << esc(machine_description()) << "\",\"build\":\"" << QUELKIT_BUILD_TYPE
+       << "\",\"reps\":" << reps << ",\"min_time_s\":" << min_time << ",\"results\":[\n";
+    csv << "query,tuples,keyed,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,prepare_ns,prepares,"
+           "cache_hits,rows_scanned,vax_ingres_s,vax_dcingres_s\n";
+    bool firstj = true;
+    for (const auto& r : rows) {
+      const PaperQuery* pq = nullptr;
+      for (const auto& q : queries())
+        if (r.query == q.id) pq = &q;
+      auto it = pq->vax.find(r.size);
+      for (const auto& c : r.cells) {
+        double pt = c.m.median_ns / double(std::max<uint64_t>(r.size, 1));
+        js << (firstj ? "" : ",\n") << "{\"query\":\"" << r.query << "\",\"tuples\":" << r.size
+           << ",\"keyed\":" << (r.keyed ? "true" : "false") << ",\"backend\":\"" << c.runner << "\",\"rows\":" << c.rows
+           << ",\"checksum\":\"" << checksum_hex(c.checksum) << "\",\"statement_ns\":" << c.m.median_ns
+           << ",\"min_ns\":" << c.m.min_ns << ",\"max_ns\":" << c.m.max_ns << ",\"per_tuple_ns\":" << pt
+           << ",\"prepare_ns\":" << c.prepare_ns << ",\"prepares\":" << c.prepares << ",\"cache_hits\":" << c.cache_hits
+           << ",\"rows_scanned\":" << c.scanned;
+        if (it != pq->vax.end())
+          js << ",\"vax_ingres_s\":" << it->second.first << ",\"vax_dcingres_s\":" << it->second.second;
+        js << "}";
+        firstj = false;
+        csv << r.query << ',' << r.size << ',' << (r.keyed ? 1 : 0) << ',' << c.runner << ',' << c.rows << ','
+            << checksum_hex(c.checksum) << ',' << c.m.median_ns << ',' << c.m.min_ns << ',' << c.m.max_ns << ',' << pt
+            << ',' << c.prepare_ns << ',' << c.prepares << ',' << c.cache_hits << ',' << c.scanned << ','
+            << (it != pq->vax.end() ? fmt(it->second.first) : "") << ','
+            << (it != pq->vax.end() ? fmt(it->second.second) : "") << '\n';
+      }
+    }
+    js << "\n]}\n";
+    std::cout << "\nwrote " << out_dir << "/paper.json and " << out_dir << "/paper.csv\n";
+  }
+  return mismatch ? 1 : 0;
+}
+
+}  // namespace quelkit

@@ -1,0 +1,74 @@
+// The parser's output: statements and untyped expressions exactly as written,
+// each with its source position. The binder turns expression-bearing
+// statements into frontend::BoundQuery; the harness executes the others
+// (create, copy, modify, destroy, print, help, range) directly from here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/source.h"
+
+namespace quelkit::frontend::ast {
+
+struct Expr {
+  enum Kind : uint8_t { Int, Float, String, Attr, Unary, Binary, Call } kind = Int;
+  SrcPos pos;           // of the token that starts it (operator for Unary/Binary)
+  int64_t ival = 0;     // Int
+  double fval = 0;      // Float
+  std::string text;     // String: the value (escapes resolved); Attr: variable; Call: function (lower case)
+  std::string attr;     // Attr: attribute (lower case)
+  std::string op;       // Unary: "-" "+" "not"; Binary: "+" "-" "*" "/" "**" "=" "!=" "<" "<=" ">" ">=" "and" "or"
+  std::vector<std::unique_ptr<Expr>> args;  // operands / call arguments
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct Target {     // `name = expr` or a bare `v.attr` (name = attr)
+  std::string name;  // lower case; empty if not given and expr is not a bare attribute
+  ExprPtr expr;
+  SrcPos pos;
+};
+
+struct ColumnDef {  // create/copy: `attr = fmt`
+  std::string name;
+  std::string format;  // as written, lower case: "i2", "c20"
+  SrcPos pos, format_pos;
+};
+
+struct SortItem {
+  std::string name;
+  bool descending = false;
+  SrcPos pos;
+};
+
+struct Stmt {
+  enum Kind : uint8_t {
+    Range, Retrieve, Create, Append, Delete, Replace, Copy, Modify, Destroy, Print, Help
+  } kind = Retrieve;
+  SrcPos pos;            // first token
+  size_t begin = 0, end = 0;  // byte range of the statement in the source
+
+  std::string var;       // Range: variable; Delete/Replace: variable
+  SrcPos var_pos;        // of `var`
+  std::string relation;  // Range/Create/Append/Copy/Modify/Destroy/Help(empty = all)/Print; Retrieve: into
+  SrcPos relation_pos;
+  std::vector<std::string> relations;  // Print/Destroy may name several
+  std::vector<SrcPos> relation_positions;  // Print/Destroy: one per entry of `relations`
+  bool unique = false;
+  std::vector<Target> targets;          // Retrieve/Append/Replace
+  ExprPtr where;                        // nullptr if none
+  std::vector<SortItem> sort;
+  std::vector<ColumnDef> columns;       // Create/Copy
+  bool copy_into = false;               // Copy: into file (else from)
+  std::string file;                     // Copy
+  SrcPos file_pos;
+  std::string structure;                // Modify: heap|isam|hash
+  std::string key;                      // Modify: on attr
+  SrcPos key_pos;
+  int fillfactor = 0;                   // Modify: 0 = default
+};
+using StmtPtr = std::unique_ptr<Stmt>;
+
+}  // namespace quelkit::frontend::ast

@@ -1,0 +1,437 @@
+// The binder: resolves names against range declarations and the catalog,
+// types every expression and makes every conversion an explicit IR node, so
+// back ends never decide a type rule themselves. The IR conventions here
+// (integers computed in i4, one conversion node straight from an operand's
+// type to its operator's class, patterns as MATCH_C/NOMATCH_C with the value
+// first) are what every back end relies on; DESIGN.md states the language rules.
+#include <array>
+
+#include "frontend/frontend.h"
+#include "harness/runtime/runtime.h"
+
+namespace quelkit::frontend {
+
+namespace {
+
+using ast::Expr;
+using ir::Generic;
+using ir::NodePtr;
+using ir::Op;
+
+Type type_of(Tk k) {
+  switch (k) {
+    case Tk::I1: return Type::i1();
+    case Tk::I2: return Type::i2();
+    case Tk::I4: return Type::i4();
+    case Tk::F4: return Type::f4();
+    case Tk::F8: return Type::f8();
+    case Tk::B: return Type::b();
+    case Tk::C: break;  // a character type needs a length; never asked for here
+  }
+  return Type::i4();
+}
+
+// The type in which a binary numeric operator computes: any f8 makes it f8,
+// else any f4 makes it f4, else integers are computed in i4.
+Tk numeric_class(Type a, Type b) {
+  if (a.kind == Tk::F8 || b.kind == Tk::F8) return Tk::F8;
+  if (a.kind == Tk::F4 || b.kind == Tk::F4) return Tk::F4;
+  return Tk::I4;
+}
+
+std::string type_text(Type t) { return t.kind == Tk::B ? std::string("a condition") : type_name(t); }
+
+// A string literal written in the query is a pattern (on either side of = or
+// !=) when it holds one of the pattern characters.
+bool is_pattern_literal(const Expr& e) {
+  return e.kind == Expr::String && e.text.find_first_of("*?[\\") != std::string::npos;
+}
+
+enum class Fn : uint8_t { Abs, Mod, Sqrt, Log, Exp, Sin, Cos, Atan, Ascii, Concat, Int1, Int2, Int4, Float4, Float8 };
+
+struct FnInfo {
+  const char* name;
+  Fn fn;
+  int arity;
+};
+
+constexpr std::array<FnInfo, 15> kFunctions = {{
+    {"abs", Fn::Abs, 1}, {"mod", Fn::Mod, 2}, {"sqrt", Fn::Sqrt, 1}, {"log", Fn::Log, 1},
+    {"exp", Fn::Exp, 1}, {"sin", Fn::Sin, 1}, {"cos", Fn::Cos, 1}, {"atan", Fn::Atan, 1},
+    {"ascii", Fn::Ascii, 1}, {"concat", Fn::Concat, 2}, {"int1", Fn::Int1, 1},
+    {"int2", Fn::Int2, 1}, {"int4", Fn::Int4, 1}, {"float4", Fn::Float4, 1},
+    {"float8", Fn::Float8, 1},
+}};
+
+class Binder {
+ public:
+  Binder(const RangeTable& ranges, const CatalogView& catalog, const SourceRef& src, BoundQuery& q)
+      : ranges_(ranges), catalog_(catalog), src_(src), q_(q) {}
+
+  void retrieve(const ast::Stmt& s) {
+    q_.kind = BoundKind::Retrieve;
+    q_.unique = s.unique;
+    if (!s.relation.empty()) {
+      if (catalog_.find_schema(s.relation))
+        fail(ErrKind::Name, s.relation_pos, "relation '" + s.relation + "' already exists");
+      q_.into = s.relation;
+    }
+    for (const auto& t : s.targets) {
+      // (f) retrieves p.qoh and q.qoh: equal names are fine on the terminal,
+      // but a relation cannot have two attributes of one name.
+      if (!s.relation.empty()) check_unique_target(t, "duplicate target name '" + t.name + "'");
+      BoundTarget bt;
+      bt.name = t.name;
+      bt.pos = t.pos;
+      bt.expr = expr(*t.expr);
+      if (bt.expr->type.kind == Tk::B)
+        fail(ErrKind::Type, t.expr->pos,
+             "target '" + t.name + "' is a condition; a target must be a number or characters");
+      q_.targets.push_back(std::move(bt));
+    }
+    qual(s);
+    for (const auto& k : s.sort) {
+      int found = -1;
+      for (size_t i = 0; i < q_.targets.size(); ++i)
+        if (q_.targets[i].name == k.name) found = int(i);
+      if (found < 0) fail(ErrKind::Name, k.pos, "sort key '" + k.name + "' is not a target name");
+      q_.sort.push_back({found, k.descending, k.pos});
+    }
+  }
+
+  void append(const ast::Stmt& s) {
+    q_.kind = BoundKind::Append;
+    const Schema* schema = catalog_.find_schema(s.relation);
+    if (!schema) fail(ErrKind::Name, s.relation_pos, "there is no relation '" + s.relation + "'");
+    q_.relation = s.relation;
+    assignments(s, *schema, s.relation);
+    qual(s);
+  }
+
+  void replace(const ast::Stmt& s) {
+    q_.kind = BoundKind::Replace;
+    q_.update_var = var(s.var, s.var_pos);
+    // A copy: vars_ may grow (and reallocate) while the assignments bind.
+    Schema schema = q_.vars[size_t(q_.update_var)].schema;
+    q_.relation = q_.vars[size_t(q_.update_var)].relation;
+    assignments(s, schema, q_.relation);
+    qual(s);
+  }
+
+  void delete_(const ast::Stmt& s) {
+    q_.kind = BoundKind::Delete;
+    q_.update_var = var(s.var, s.var_pos);
+    q_.relation = q_.vars[size_t(q_.update_var)].relation;
+    qual(s);
+  }
+
+ private:
+  [[noreturn]] void fail(ErrKind k, SrcPos pos, std::string msg) const {
+    throw_error(k, pos, src_, std::move(msg));
+  }
+
+  void check_unique_target(const ast::Target& t, const std::string& msg) const {
+    for (const auto& b : q_.targets)
+      if (b.name == t.name) fail(ErrKind::Name, t.pos, msg);
+  }
+
+  void qual(const ast::Stmt& s) {
+    if (!s.where) return;
+    q_.qual = expr(*s.where);
+    if (q_.qual->type.kind != Tk::B)
+      fail(ErrKind::Type, s.where->pos,
+           "a where clause must be a condition, not " + type_name(q_.qual->type));
+  }
+
+  // append/replace `(attr = expr, ...)`: each expression is converted to its
+  // column's exact numeric type here (range checked at run time); characters
+  // are stored as they are and the harness pads or truncates them.
+  void assignments(const ast::Stmt& s, const Schema& schema, const std::string& relation) {
+    for (const auto& t : s.targets) {
+      int col = schema.find(t.name);
+      if (col < 0) fail(ErrKind::Name, t.pos, "relation '" + relation + "' has no attribute '" + t.name + "'");
+      check_unique_target(t, "attribute '" + t.name + "' is assigned twice");
+      Type ct = schema.attrs[size_t(col)].type;
+      NodePtr e = expr(*t.expr);
+      Type et = e->type;
+      if (et.kind == Tk::B)
+        fail(ErrKind::Type, t.expr->pos, "cannot assign a condition to attribute '" + t.name + "'");
+      if (ct.is_numeric() && et.is_numeric()) {
+        e = convert(std::move(e), ct.kind, true);
+      } else if (ct.is_char() != et.is_char()) {
+        fail(ErrKind::Type, t.expr->pos,
+             std::string("cannot assign ") + (et.is_char() ? "characters" : "a number") + " to " +
+                 type_name(ct) + " attribute '" + t.name + "'");
+      }
+      BoundTarget bt;
+      bt.name = t.name;
+      bt.pos = t.pos;
+      bt.column = col;
+      bt.expr = std::move(e);
+      q_.targets.push_back(std::move(bt));
+    }
+  }
+
+  // Index of range variable `name`, added on first use. An undeclared name
+  // that is a relation ranges over that relation.
+  int var(const std::string& name, SrcPos pos) {
+    for (size_t i = 0; i < q_.vars.size(); ++i)
+      if (q_.vars[i].name == name) return int(i);
+    const std::string* declared = ranges_.find(name);
+    std::string relation = declared ? *declared : name;
+    const Schema* schema = catalog_.find_schema(relation);
+    if (!schema) {
+      if (declared)
+        fail(ErrKind::Name, pos,
+             "range variable '" + name + "' ranges over '" + relation + "', which does not exist");
+      fail(ErrKind::Name, pos, "'" + name + "' is neither a range variable nor a relation");
+    }
+    q_.vars.push_back({name, relation, *schema, pos});
+    return int(q_.vars.size()) - 1;
+  }
+
+  // One conversion node straight from n's type to `to` (none if equal).
+  // Implicit ones carry their operand's position, explicit ones the call's.
+  static NodePtr convert(NodePtr n, Tk to, bool implicit, SrcPos call_pos = {}) {
+    if (n->type.kind == to) return n;
+    Op op;
+    cvt_op(n->type.kind, to, &op);  // every numeric pair has a row in ops.def
+    SrcPos at = implicit ? n->pos : call_pos;
+    NodePtr c = ir::make_node(op, type_of(to), at, std::move(n));
+    c->implicit = implicit;
+    return c;
+  }
+
+  static NodePtr widen(NodePtr n) {
+    return n->type.is_int() ? convert(std::move(n), Tk::I4, true) : std::move(n);
+  }
+
+  static NodePtr typed(Generic g, Tk operand, Type result, SrcPos pos, NodePtr a, NodePtr b = nullptr) {
+    Op op;
+    typed_op(g, ir::tc_of(operand), &op);  // callers only ask for rows that exist
+    return ir::make_node(op, result, pos, std::move(a), std::move(b));
+  }
+
+  void scratch(ir::Node& n) {
+    n.scratch = q_.scratch_size;
+    q_.scratch_size += n.type.len;
+  }
+
+  // Where an unclosed '[' of a pattern literal is in the source: the value
+  // lost a byte for each \" or \\ escape, so walk the literal as written.
+  SrcPos pattern_pos(SrcPos lit, uint32_t index) const {
+    std::string_view line = src_ ? src_->line(lit.line) : std::string_view();
+    size_t raw = lit.col;  // 0-based index of the first byte after the opening quote
+    for (uint32_t i = 0; i < index && raw < line.size(); ++i)
+      raw += (line[raw] == '\\' && raw + 1 < line.size() && (line[raw + 1] == '"' || line[raw + 1] == '\\')) ? 2 : 1;
+    return {lit.line, uint32_t(raw + 1)};
+  }
+
+  NodePtr expr(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Int: {
+        ir::Value v;
+        v.i = e.ival;
+        bool small = e.ival >= -32768 && e.ival <= 32767;
+        return ir::make_const(small ? Type::i2() : Type::i4(), v, e.pos);
+      }
+      case Expr::Float: {
+        ir::Value v;
+        v.f8 = e.fval;
+        return ir::make_const(Type::f8(), v, e.pos);
+      }
+      case Expr::String: {
+        ir::Value v;
+        v.s = e.text;
+        return ir::make_const(Type::c(unsigned(e.text.size())), v, e.pos);
+      }
+      case Expr::Attr: {
+        int vi = var(e.text, e.pos);
+        const BoundVar& bv = q_.vars[size_t(vi)];
+        int ai = bv.schema.find(e.attr);
+        if (ai < 0)
+          fail(ErrKind::Name, e.pos,
+               "relation '" + bv.relation + "' (variable " + bv.name + ") has no attribute '" + e.attr + "'");
+        const Attribute& a = bv.schema.attrs[size_t(ai)];
+        auto n = ir::make_node(Op::ATTR, a.type, e.pos);
+        n->var = vi;
+        n->attr = ai;
+        n->offset = a.offset;
+        return n;
+      }
+      case Expr::Unary: return unary(e);
+      case Expr::Binary: return binary(e);
+      case Expr::Call: return call(e);
+    }
+    fail(ErrKind::Type, e.pos, "unknown expression");
+  }
+
+  NodePtr unary(const Expr& e) {
+    NodePtr a = expr(*e.args[0]);
+    if (e.op == "not") {
+      if (a->type.kind != Tk::B)
+        fail(ErrKind::Type, e.pos, "the operand of 'not' must be a condition, not " + type_text(a->type));
+      return ir::make_node(Op::NOT, Type::b(), e.pos, std::move(a));
+    }
+    if (!a->type.is_numeric())
+      fail(ErrKind::Type, e.pos, "unary '" + e.op + "' needs a number, not " + type_text(a->type));
+    if (e.op == "+") return a;  // no node: +x is x
+    a = widen(std::move(a));
+    Type t = a->type;
+    return typed(Generic::Neg, t.kind, t, e.pos, std::move(a));
+  }
+
+  NodePtr binary(const Expr& e) {
+    const std::string& op = e.op;
+    if (op == "and" || op == "or") {
+      NodePtr l = expr(*e.args[0]);
+      NodePtr r = expr(*e.args[1]);
+      for (const NodePtr* k : {&l, &r})
+        if ((*k)->type.kind != Tk::B)
+          fail(ErrKind::Type, e.pos, "the operands of '" + op + "' must be conditions, not " + type_text((*k)->type));
+      return ir::make_node(op == "and" ? Op::AND : Op::OR, Type::b(), e.pos, std::move(l), std::move(r));
+    }
+    static const struct { const char* text; Generic g; } kOps[] = {
+        {"+", Generic::Add}, {"-", Generic::Sub}, {"*", Generic::Mul}, {"/", Generic::Div},
+        {"**", Generic::Pow}, {"=", Generic::Eq}, {"!=", Generic::Ne}, {"<", Generic::Lt},
+        {"<=", Generic::Le}, {">", Generic::Gt}, {">=", Generic::Ge}};
+    Generic g = Generic::Add;
+    for (const auto& o : kOps)
+      if (op == o.text) g = o.g;
+    bool cmp = g == Generic::Eq || g == Generic::Ne || g == Generic::Lt || g == Generic::Le ||
+               g == Generic::Gt || g == Generic::Ge;
+    NodePtr l = expr(*e.args[0]);
+    NodePtr r = expr(*e.args[1]);
+    if (cmp) return comparison(e, g, std::move(l), std::move(r));
+    if (!l->type.is_numeric() || !r->type.is_numeric())
+      fail(ErrKind::Type, e.pos,
+           "'" + op + "' needs numbers, not " + type_text(l->type) + " and " + type_text(r->type));
+    Tk cls = g == Generic::Pow ? Tk::F8 : numeric_class(l->type, r->type);
+    l = convert(std::move(l), cls, true);
+    r = convert(std::move(r), cls, true);
+    return typed(g, cls, type_of(cls), e.pos, std::move(l), std::move(r));
+  }
+
+  NodePtr comparison(const Expr& e, Generic g, NodePtr l, NodePtr r) {
+    Type lt = l->type, rt = r->type;
+    if (lt.kind == Tk::B || rt.kind == Tk::B)
+      fail(ErrKind::Type, e.pos, "'" + e.op + "' compares numbers or characters, not conditions");
+    if (lt.is_char() != rt.is_char())
+      fail(ErrKind::Type, e.pos, "cannot compare characters with numbers");
+    if (lt.is_char()) {
+      if (g == Generic::Eq || g == Generic::Ne) {
+        // The right literal wins when both sides could be patterns.
+        const Expr* pat = is_pattern_literal(*e.args[1]) ? e.args[1].get()
+                          : is_pattern_literal(*e.args[0]) ? e.args[0].get() : nullptr;
+        if (pat) {
+          if (pat == e.args[0].get()) std::swap(l, r);
+          uint32_t bad = 0;
+          const auto* p = reinterpret_cast<const uint8_t*>(pat->text.data());
+          if (qk_pattern_check(p, uint32_t(pat->text.size()), &bad) != 0)
+            fail(ErrKind::Type, pattern_pos(pat->pos, bad), "unclosed '[' in pattern");
+          Op op = g == Generic::Eq ? Op::MATCH_C : Op::NOMATCH_C;
+          return ir::make_node(op, Type::b(), e.pos, std::move(l), std::move(r));
+        }
+      }
+      return typed(g, Tk::C, Type::b(), e.pos, std::move(l), std::move(r));
+    }
+    Tk cls = numeric_class(lt, rt);
+    l = convert(std::move(l), cls, true);
+    r = convert(std::move(r), cls, true);
+    return typed(g, cls, Type::b(), e.pos, std::move(l), std::move(r));
+  }
+
+  NodePtr call(const Expr& e) {
+    const FnInfo* fi = nullptr;
+    for (const auto& f : kFunctions)
+      if (e.text == f.name) fi = &f;
+    if (!fi) fail(ErrKind::Name, e.pos, "unknown function '" + e.text + "'");
+    if (int(e.args.size()) != fi->arity)
+      fail(ErrKind::Type, e.pos,
+           "'" + e.text + "' takes " + std::to_string(fi->arity) + (fi->arity == 1 ? " argument" : " arguments") +
+               ", not " + std::to_string(e.args.size()));
+    std::vector<NodePtr> a;
+    for (const auto& arg : e.args) a.push_back(expr(*arg));
+    auto need_numbers = [&] {
+      for (const auto& n : a) {
+        if (n->type.is_char())
+          fail(ErrKind::Type, e.pos, "'" + e.text + "' needs a number: cannot convert characters to numbers");
+        if (!n->type.is_numeric())
+          fail(ErrKind::Type, e.pos, "'" + e.text + "' needs a number, not " + type_text(n->type));
+      }
+    };
+    switch (fi->fn) {
+      case Fn::Abs: {
+        need_numbers();
+        NodePtr x = widen(std::move(a[0]));
+        Type t = x->type;
+        return typed(Generic::Abs, t.kind, t, e.pos, std::move(x));
+      }
+      case Fn::Mod: {
+        for (const auto& n : a)
+          if (!n->type.is_int())
+            fail(ErrKind::Type, e.pos, "'mod' takes integers, not " + type_text(n->type));
+        NodePtr x = widen(std::move(a[0])), y = widen(std::move(a[1]));
+        return ir::make_node(Op::MOD_I4, Type::i4(), e.pos, std::move(x), std::move(y));
+      }
+      case Fn::Sqrt: case Fn::Log: case Fn::Exp: case Fn::Sin: case Fn::Cos: case Fn::Atan: {
+        need_numbers();
+        static constexpr Op ops[] = {Op::SQRT_F8, Op::LOG_F8, Op::EXP_F8, Op::SIN_F8, Op::COS_F8, Op::ATAN_F8};
+        Op op = ops[int(fi->fn) - int(Fn::Sqrt)];
+        NodePtr x = convert(std::move(a[0]), Tk::F8, true);
+        return ir::make_node(op, Type::f8(), e.pos, std::move(x));
+      }
+      case Fn::Int1: case Fn::Int2: case Fn::Int4: case Fn::Float4: case Fn::Float8: {
+        need_numbers();
+        static constexpr Tk to[] = {Tk::I1, Tk::I2, Tk::I4, Tk::F4, Tk::F8};
+        return convert(std::move(a[0]), to[int(fi->fn) - int(Fn::Int1)], false, e.pos);
+      }
+      case Fn::Ascii: {
+        need_numbers();
+        static constexpr unsigned width[] = {6, 6, 11, 15, 24};  // i1 i2 i4 f4 f8
+        Tk k = a[0]->type.kind;
+        NodePtr n = typed(Generic::Ascii, k, Type::c(width[int(k)]), e.pos, std::move(a[0]));
+        scratch(*n);
+        return n;
+      }
+      case Fn::Concat: {
+        for (const auto& n : a)
+          if (!n->type.is_char())
+            fail(ErrKind::Type, e.pos, "'concat' takes characters, not " + type_text(n->type));
+        unsigned len = unsigned(a[0]->type.len) + a[1]->type.len;
+        if (len > 255)
+          fail(ErrKind::Type, e.pos,
+               "concat result would be " + std::to_string(len) + " characters wide (at most 255)");
+        NodePtr n = ir::make_node(Op::CONCAT_C, Type::c(len), e.pos, std::move(a[0]), std::move(a[1]));
+        scratch(*n);
+        return n;
+      }
+    }
+    fail(ErrKind::Name, e.pos, "unknown function '" + e.text + "'");
+  }
+
+  const RangeTable& ranges_;
+  const CatalogView& catalog_;
+  SourceRef src_;
+  BoundQuery& q_;
+};
+
+}  // namespace
+
+BoundQuery bind(const ast::Stmt& stmt, const RangeTable& ranges, const CatalogView& catalog,
+                const SourceRef& src) {
+  BoundQuery q;
+  q.pos = stmt.pos;
+  Binder b(ranges, catalog, src, q);
+  switch (stmt.kind) {
+    case ast::Stmt::Retrieve: b.retrieve(stmt); break;
+    case ast::Stmt::Append: b.append(stmt); break;
+    case ast::Stmt::Replace: b.replace(stmt); break;
+    case ast::Stmt::Delete: b.delete_(stmt); break;
+    default:
+      throw_error(ErrKind::Usage, stmt.pos, src, "only retrieve, append, replace and delete are bound");
+  }
+  return q;
+}
+
+}  // namespace quelkit::frontend

@@ -1,0 +1,133 @@
+// --dump=ast: a statement as one line of S-expression text, operators in
+// prefix form so precedence and associativity are visible at a glance:
+//   retrieve (x = -2**2) where not p.a = 1  ->
+//   (retrieve (targets (x (- (** 2 2)))) (where (not (= p.a 1))))
+#include <charconv>
+
+#include "frontend/frontend.h"
+
+namespace quelkit::frontend {
+
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Floats always show a '.' or an exponent, so 1.0 and the integer 1 differ.
+std::string float_text(double v) {
+  char buf[40];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+void expr(const ast::Expr& e, std::string& out) {
+  switch (e.kind) {
+    case ast::Expr::Int: out += std::to_string(e.ival); return;
+    case ast::Expr::Float: out += float_text(e.fval); return;
+    case ast::Expr::String: out += quoted(e.text); return;
+    case ast::Expr::Attr: out += e.text + "." + e.attr; return;
+    case ast::Expr::Unary:
+    case ast::Expr::Binary:
+    case ast::Expr::Call:
+      out += '(';
+      out += e.kind == ast::Expr::Call ? e.text : e.op;
+      for (const auto& a : e.args) {
+        out += ' ';
+        expr(*a, out);
+      }
+      out += ')';
+      return;
+  }
+}
+
+void targets(const ast::Stmt& s, std::string& out) {
+  out += " (targets";
+  for (const auto& t : s.targets) {
+    out += " (" + t.name + ' ';
+    expr(*t.expr, out);
+    out += ')';
+  }
+  out += ')';
+}
+
+void where(const ast::Stmt& s, std::string& out) {
+  if (!s.where) return;
+  out += " (where ";
+  expr(*s.where, out);
+  out += ')';
+}
+
+void columns(const ast::Stmt& s, std::string& out) {
+  for (const auto& c : s.columns) out += " (" + c.name + ' ' + c.format + ')';
+}
+
+}  // namespace
+
+std::string dump_ast(const ast::Stmt& s) {
+  std::string out = "(";
+  switch (s.kind) {
+    case ast::Stmt::Range:
+      out += "range " + s.var + ' ' + s.relation;
+      break;
+    case ast::Stmt::Retrieve:
+      out += "retrieve";
+      if (s.unique) out += " unique";
+      if (!s.relation.empty()) out += " (into " + s.relation + ')';
+      targets(s, out);
+      where(s, out);
+      if (!s.sort.empty()) {
+        out += " (sort";
+        for (const auto& k : s.sort) out += ' ' + k.name + (k.descending ? ":d" : ":a");
+        out += ')';
+      }
+      break;
+    case ast::Stmt::Create:
+      out += "create " + s.relation;
+      columns(s, out);
+      break;
+    case ast::Stmt::Append:
+      out += "append " + s.relation;
+      targets(s, out);
+      where(s, out);
+      break;
+    case ast::Stmt::Delete:
+      out += "delete " + s.var;
+      where(s, out);
+      break;
+    case ast::Stmt::Replace:
+      out += "replace " + s.var;
+      targets(s, out);
+      where(s, out);
+      break;
+    case ast::Stmt::Copy:
+      out += "copy " + s.relation;
+      columns(s, out);
+      out += (s.copy_into ? " into " : " from ") + quoted(s.file);
+      break;
+    case ast::Stmt::Modify:
+      out += "modify " + s.relation + ' ' + s.structure;
+      if (!s.key.empty()) out += " (on " + s.key + ')';
+      if (s.fillfactor) out += " (fillfactor " + std::to_string(s.fillfactor) + ')';
+      break;
+    case ast::Stmt::Destroy:
+    case ast::Stmt::Print:
+      out += s.kind == ast::Stmt::Destroy ? "destroy" : "print";
+      for (const auto& r : s.relations) out += ' ' + r;
+      break;
+    case ast::Stmt::Help:
+      out += "help";
+      if (!s.relation.empty()) out += ' ' + s.relation;
+      break;
+  }
+  return out + ")";
+}
+
+}  // namespace quelkit::frontend

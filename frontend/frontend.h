@@ -1,0 +1,39 @@
+// Entry points of the front end: text -> tokens -> statements -> typed IR.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/bound.h"
+#include "frontend/schema.h"
+#include "frontend/source.h"
+
+namespace quelkit::frontend {
+
+// Parses a whole source into statements. Throws QuelError (Lexical/Syntax) at
+// the first error; parse_prefix lets the terminal monitor keep the good ones.
+std::vector<ast::StmtPtr> parse(const SourceRef& src);
+
+// Range declarations in force in a session: variable -> relation (lower case).
+struct RangeTable {
+  std::vector<std::pair<std::string, std::string>> vars;
+  const std::string* find(std::string_view var) const;
+  void set(const std::string& var, const std::string& rel);
+};
+
+// Binds a retrieve/append/replace/delete. Throws QuelError (Name/Type).
+// A variable that is not declared but names a relation ranges over it.
+BoundQuery bind(const ast::Stmt& stmt, const RangeTable& ranges, const CatalogView& catalog,
+                const SourceRef& src);
+
+// Folds constant subexpressions (frontend/fold.cpp). Never mutates `n`.
+// A subexpression whose evaluation raises an error is left unfolded so the
+// error is raised at run time exactly when evaluation reaches it.
+ir::NodePtr fold(const ir::Node& n);
+
+// Text of an AST for --dump=ast.
+std::string dump_ast(const ast::Stmt& s);
+
+}  // namespace quelkit::frontend

@@ -1,0 +1,204 @@
+// Operator tables (generated from ops.def), node construction, the canonical
+// shape text used as the plan-cache key, and the IR dump.
+#include "frontend/ir.h"
+
+#include <charconv>
+#include <cstring>
+
+namespace quelkit::ir {
+
+static const OpInfo kOps[] = {
+#define QK_OP(ID, GEN, AR, R, A, B, SYN) {#ID, Generic::GEN, AR, TC::R, TC::A, TC::B, SYN},
+#include "frontend/ops.def"
+};
+static_assert(sizeof kOps / sizeof kOps[0] == kNumOps, "ops.def and the op table disagree");
+
+const OpInfo& op_info(Op op) { return kOps[size_t(op)]; }
+
+const char* generic_name(Generic g) {
+  static const char* const names[] = {
+      "const", "attr", "param", "convert", "-", "+", "-", "*", "/", "**", "mod",
+      "=", "!=", "<", "<=", ">", ">=", "=", "!=", "and", "or", "not",
+      "abs", "sqrt", "log", "exp", "sin", "cos", "atan", "ascii", "concat"};
+  static_assert(sizeof names / sizeof names[0] == kNumGenerics);
+  return names[size_t(g)];
+}
+
+TC tc_of(Tk k) {
+  switch (k) {
+    case Tk::I1: return TC::I1;
+    case Tk::I2: return TC::I2;
+    case Tk::I4: return TC::I4;
+    case Tk::F4: return TC::F4;
+    case Tk::F8: return TC::F8;
+    case Tk::C: return TC::C;
+    case Tk::B: return TC::B;
+  }
+  return TC::X;
+}
+
+bool typed_op(Generic g, TC operand, Op* out) {
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpInfo& o = kOps[i];
+    if (o.generic == g && g != Generic::Cvt && o.left == operand) {
+      *out = Op(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool cvt_op(Tk from, Tk to, Op* out) {
+  TC f = tc_of(from), t = tc_of(to);
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpInfo& o = kOps[i];
+    if (o.generic == Generic::Cvt && o.left == f && o.result == t) {
+      *out = Op(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+NodePtr Node::clone() const {
+  auto n = std::make_unique<Node>();
+  n->op = op;
+  n->type = type;
+  n->pos = pos;
+  for (int i = 0; i < 2; ++i)
+    if (kid[i]) n->kid[i] = kid[i]->clone();
+  n->val = val;
+  n->var = var;
+  n->attr = attr;
+  n->slot = slot;
+  n->offset = offset;
+  n->scratch = scratch;
+  n->implicit = implicit;
+  return n;
+}
+
+NodePtr make_const(Type t, Value v, SrcPos pos) {
+  auto n = std::make_unique<Node>();
+  n->op = Op::CONST;
+  n->type = t;
+  n->pos = pos;
+  n->val = std::move(v);
+  return n;
+}
+
+NodePtr make_node(Op op, Type t, SrcPos pos, NodePtr a, NodePtr b) {
+  auto n = std::make_unique<Node>();
+  n->op = op;
+  n->type = t;
+  n->pos = pos;
+  n->kid[0] = std::move(a);
+  n->kid[1] = std::move(b);
+  return n;
+}
+
+// Exact text of a constant: floats as their bit pattern so -0.0 and 0.0 (and
+// every rounding) are told apart in cache keys and golden dumps.
+static std::string const_text(const Node& n) {
+  char buf[64];
+  switch (n.type.kind) {
+    case Tk::I1: case Tk::I2: case Tk::I4: case Tk::B:
+      return std::to_string(n.val.i);
+    case Tk::F4: {
+      auto r = std::to_chars(buf, buf + sizeof buf, n.val.f4);
+      return std::string(buf, r.ptr);
+    }
+    case Tk::F8: {
+      auto r = std::to_chars(buf, buf + sizeof buf, n.val.f8);
+      return std::string(buf, r.ptr);
+    }
+    case Tk::C: {
+      std::string s = "\"";
+      for (char c : n.val.s) {
+        if (c == '"' || c == '\\') s += '\\';
+        s += c;
+      }
+      return s + "\"";
+    }
+  }
+  return "?";
+}
+
+static std::string bits_text(const Node& n) {
+  char buf[32];
+  if (n.type.kind == Tk::F4) {
+    uint32_t b;
+    std::memcpy(&b, &n.val.f4, 4);
+    snprintf(buf, sizeof buf, "#%08x", b);
+    return buf;
+  }
+  if (n.type.kind == Tk::F8) {
+    uint64_t b;
+    std::memcpy(&b, &n.val.f8, 8);
+    snprintf(buf, sizeof buf, "#%016llx", (unsigned long long)b);
+    return buf;
+  }
+  return {};
+}
+
+std::string shape(const Node& n) {
+  std::string s = "(";
+  s += op_name(n.op);
+  s += ':';
+  s += type_name(n.type);
+  switch (n.op) {
+    case Op::CONST: s += ' ' + const_text(n) + bits_text(n); break;
+    case Op::ATTR: s += " @" + std::to_string(n.offset); break;
+    case Op::PARAM: s += " $" + std::to_string(n.offset); break;
+    default: break;
+  }
+  if (n.op == Op::CONCAT_C || op_info(n.op).generic == Generic::Ascii) s += " s" + std::to_string(n.scratch);
+  for (const auto& k : n.kid)
+    if (k) s += ' ' + shape(*k);
+  return s + ")";
+}
+
+std::string dump(const Node& n, int indent) {
+  std::string s(size_t(indent) * 2, ' ');
+  s += op_name(n.op);
+  s += ' ';
+  s += type_name(n.type);
+  switch (n.op) {
+    case Op::CONST: s += ' ' + const_text(n); break;
+    case Op::ATTR:
+      s += " var" + std::to_string(n.var) + ".attr" + std::to_string(n.attr) + " @" + std::to_string(n.offset);
+      break;
+    case Op::PARAM: s += " $" + std::to_string(n.slot) + " @" + std::to_string(n.offset); break;
+    default: break;
+  }
+  if (n.implicit) s += " implicit";
+  if (n.op == Op::CONCAT_C || op_info(n.op).generic == Generic::Ascii) s += " scratch@" + std::to_string(n.scratch);
+  if (n.pos.line) s += "  @" + std::to_string(n.pos.line) + ":" + std::to_string(n.pos.col);
+  s += '\n';
+  for (const auto& k : n.kid)
+    if (k) s += dump(*k, indent + 1);
+  return s;
+}
+
+std::string format_value(Type t, const Value& v) {
+  char buf[64];
+  switch (t.kind) {
+    case Tk::I1: case Tk::I2: case Tk::I4: return std::to_string(v.i);
+    case Tk::B: return v.i ? "true" : "false";
+    case Tk::F4: {
+      auto r = std::to_chars(buf, buf + sizeof buf, v.f4);
+      return std::string(buf, r.ptr);
+    }
+    case Tk::F8: {
+      auto r = std::to_chars(buf, buf + sizeof buf, v.f8);
+      return std::string(buf, r.ptr);
+    }
+    case Tk::C: {
+      size_t n = v.s.size();
+      while (n > 0 && v.s[n - 1] == ' ') --n;
+      return v.s.substr(0, n);
+    }
+  }
+  return "?";
+}
+
+}  // namespace quelkit::ir

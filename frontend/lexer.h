@@ -1,0 +1,75 @@
+// Tokens of QUEL and the lexer that produces them (lexer.re, compiled by re2c
+// at build time). Private to the front end: the parser pulls tokens one at a
+// time, so a lexical error is reported only when parsing reaches it and the
+// first error in the text is the one the user sees.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "frontend/source.h"
+
+namespace quelkit::frontend {
+
+// Keywords are reserved (case-insensitive); heap/isam/hash/fillfactor are not:
+// the parser checks them as plain names where `modify` expects them.
+#define QK_KEYWORDS(X)                                                                           \
+  X(Range, "range") X(Of, "of") X(Is, "is") X(Retrieve, "retrieve") X(Unique, "unique")          \
+  X(Into, "into") X(Where, "where") X(Sort, "sort") X(By, "by") X(Create, "create")              \
+  X(Append, "append") X(To, "to") X(Delete, "delete") X(Replace, "replace") X(Copy, "copy")      \
+  X(From, "from") X(Modify, "modify") X(On, "on") X(Destroy, "destroy") X(Print, "print")        \
+  X(Help, "help") X(And, "and") X(Or, "or") X(Not, "not")
+
+#define QK_PUNCT(X)                                                                     \
+  X(Plus, "+") X(Minus, "-") X(Star, "*") X(Slash, "/") X(Power, "**") X(Eq, "=")       \
+  X(Ne, "!=") X(Lt, "<") X(Le, "<=") X(Gt, ">") X(Ge, ">=") X(LParen, "(")             \
+  X(RParen, ")") X(Comma, ",") X(Dot, ".") X(Colon, ":")
+
+enum class Tok : uint8_t {
+  End,     // end of input
+  Name,    // text = lower-cased name
+  Int,     // ival (0..2147483647)
+  Float,   // fval
+  String,  // text = value, escapes resolved
+#define QK_TOK_ENUM(ID, SPELL) ID,
+  QK_KEYWORDS(QK_TOK_ENUM) QK_PUNCT(QK_TOK_ENUM)
+#undef QK_TOK_ENUM
+};
+
+// "end of input", "name", "'where'", "'('": how messages name a token kind.
+std::string tok_kind_name(Tok k);
+
+struct Token {
+  Tok kind = Tok::End;
+  SrcPos pos;                 // of the first byte
+  size_t begin = 0, end = 0;  // byte range in the source
+  std::string text;           // Name: lower case; String: value
+  int64_t ival = 0;
+  double fval = 0;
+};
+
+// How a syntax error names the token it found: its spelling in quotes, or
+// "end of input".
+std::string describe(const Token& t, const Source& src);
+
+class Lexer {
+ public:
+  explicit Lexer(SourceRef src);
+  // Next token; Tok::End (repeatedly) at the end. Throws QuelError (Lexical).
+  Token next();
+
+ private:
+  [[noreturn]] void fail(const char* at, std::string msg) const;
+  Token make(Tok k, const char* b, const char* e) const;
+  Token string_literal(const char* start);
+
+  SourceRef src_;
+  const char* base_;
+  const char* cur_;
+  const char* lim_;
+  size_t last_end_ = 0;  // end of the last token returned (where Tok::End is placed)
+};
+
+}  // namespace quelkit::frontend

@@ -1,0 +1,220 @@
+// The QUEL lexer, compiled by re2c 3.0 (`re2c -W --case-ranges`). The source
+// text is a std::string, so its terminating NUL is the sentinel; the `$` rule
+// (re2c:eof) tells the real end from a NUL byte inside the text, which is an
+// "unexpected character" like any other stray byte.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "frontend/lexer.h"
+
+namespace quelkit::frontend {
+
+std::string tok_kind_name(Tok k) {
+  switch (k) {
+    case Tok::End: return "end of input";
+    case Tok::Name: return "name";
+    case Tok::Int: return "integer";
+    case Tok::Float: return "number";
+    case Tok::String: return "string";
+#define QK_TOK_NAME(ID, SPELL) \
+  case Tok::ID:                \
+    return std::string("'") + SPELL + "'";
+      QK_KEYWORDS(QK_TOK_NAME) QK_PUNCT(QK_TOK_NAME)
+#undef QK_TOK_NAME
+  }
+  return "?";
+}
+
+std::string describe(const Token& t, const Source& src) {
+  if (t.kind == Tok::End) return "end of input";
+  // Long string literals are cut so the message stays one readable line.
+  std::string_view s = std::string_view(src.text()).substr(t.begin, t.end - t.begin);
+  if (s.size() > 32) return "'" + std::string(s.substr(0, 29)) + "...'";
+  return "'" + std::string(s) + "'";
+}
+
+Lexer::Lexer(SourceRef src) : src_(std::move(src)) {
+  base_ = src_->text().c_str();
+  cur_ = base_;
+  lim_ = base_ + src_->text().size();
+}
+
+void Lexer::fail(const char* at, std::string msg) const {
+  throw_error(ErrKind::Lexical, src_->pos_of(size_t(at - base_)), src_, std::move(msg));
+}
+
+Token Lexer::make(Tok k, const char* b, const char* e) const {
+  Token t;
+  t.kind = k;
+  t.begin = size_t(b - base_);
+  t.end = size_t(e - base_);
+  t.pos = src_->pos_of(t.begin);
+  return t;
+}
+
+/*!re2c
+  re2c:define:YYCTYPE = "unsigned char";
+  re2c:yyfill:enable = 0;
+  re2c:eof = 0;
+
+  digit = [0-9];
+  letter = [a-zA-Z_];
+  exponent = [eE] [+-]? digit+;
+*/
+
+// Called with `start` at the opening quote. Only \" and \\ are escapes; any
+// other backslash stays in the value together with the character after it
+// (that character is scanned on the next round), so patterns keep `\*`.
+Token Lexer::string_literal(const char* start) {
+  const unsigned char* YYCURSOR = reinterpret_cast<const unsigned char*>(start) + 1;
+  const unsigned char* YYLIMIT = reinterpret_cast<const unsigned char*>(lim_);
+  std::string value;
+  for (;;) {
+    const unsigned char* run = YYCURSOR;
+    /*!re2c
+      $           { fail(start, "unterminated string literal"); }
+      "\n"        { fail(start, "newline in string literal (strings end on the line they start)"); }
+      "\\\""      { value += '"'; continue; }
+      "\\\\"      { value += '\\'; continue; }
+      "\\"        { value += '\\'; continue; }
+      "\""        { break; }
+      [^"\\\n]+   { value.append(reinterpret_cast<const char*>(run), size_t(YYCURSOR - run)); continue; }
+    */
+  }
+  const char* end = reinterpret_cast<const char*>(YYCURSOR);
+  if (value.size() > 255)
+    fail(start, "string literal of " + std::to_string(value.size()) + " characters is too long (at most 255)");
+  cur_ = end;
+  last_end_ = size_t(end - base_);
+  Token t = make(Tok::String, start, end);
+  t.text = std::move(value);
+  return t;
+}
+
+Token Lexer::next() {
+  const unsigned char* YYCURSOR = reinterpret_cast<const unsigned char*>(cur_);
+  const unsigned char* YYLIMIT = reinterpret_cast<const unsigned char*>(lim_);
+  const unsigned char* YYMARKER = nullptr;
+  for (;;) {
+    const char* tok = reinterpret_cast<const char*>(YYCURSOR);
+    // Every rule that produces a token goes through here: it moves cur_ past it.
+    auto emit = [&](Tok k) {
+      cur_ = reinterpret_cast<const char*>(YYCURSOR);
+      last_end_ = size_t(cur_ - base_);
+      Token t = make(k, tok, cur_);
+      if (k != Tok::Int && k != Tok::Float) {
+        t.text.assign(tok, cur_);
+        std::transform(t.text.begin(), t.text.end(), t.text.begin(),
+                       [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+      }
+      return t;
+    };
+    /*!re2c
+      $ {
+        // Placed just after the last token, so "unexpected end of input"
+        // points at the line where the statement stopped, not past comments.
+        cur_ = lim_;
+        return make(Tok::End, base_ + last_end_, base_ + last_end_);
+      }
+
+      [ \t\r\n\f\v]+ { continue; }
+
+      "/*" {
+        const char* close = static_cast<const char*>(
+            memmem(YYCURSOR, size_t(lim_ - reinterpret_cast<const char*>(YYCURSOR)), "*/", 2));
+        if (!close) fail(tok, "unterminated comment");
+        YYCURSOR = reinterpret_cast<const unsigned char*>(close) + 2;
+        continue;
+      }
+
+      'range'    { return emit(Tok::Range); }
+      'of'       { return emit(Tok::Of); }
+      'is'       { return emit(Tok::Is); }
+      'retrieve' { return emit(Tok::Retrieve); }
+      'unique'   { return emit(Tok::Unique); }
+      'into'     { return emit(Tok::Into); }
+      'where'    { return emit(Tok::Where); }
+      'sort'     { return emit(Tok::Sort); }
+      'by'       { return emit(Tok::By); }
+      'create'   { return emit(Tok::Create); }
+      'append'   { return emit(Tok::Append); }
+      'to'       { return emit(Tok::To); }
+      'delete'   { return emit(Tok::Delete); }
+      'replace'  { return emit(Tok::Replace); }
+      'copy'     { return emit(Tok::Copy); }
+      'from'     { return emit(Tok::From); }
+      'modify'   { return emit(Tok::Modify); }
+      'on'       { return emit(Tok::On); }
+      'destroy'  { return emit(Tok::Destroy); }
+      'print'    { return emit(Tok::Print); }
+      'help'     { return emit(Tok::Help); }
+      'and'      { return emit(Tok::And); }
+      'or'       { return emit(Tok::Or); }
+      'not'      { return emit(Tok::Not); }
+
+      letter (letter | digit)* { return emit(Tok::Name); }
+
+      digit+ {
+        // Saturate while scanning: anything above the i4 range is an error
+        // however many digits it has.
+        uint64_t v = 0;
+        for (const char* p = tok; p != reinterpret_cast<const char*>(YYCURSOR); ++p)
+          v = std::min<uint64_t>(v * 10 + uint64_t(*p - '0'), uint64_t(1) << 40);
+        if (v > 2147483647)
+          fail(tok, "integer literal " + std::string(tok, reinterpret_cast<const char*>(YYCURSOR)) +
+                        " is too large (the largest is 2147483647)");
+        Token t = emit(Tok::Int);
+        t.ival = int64_t(v);
+        return t;
+      }
+
+      digit+ "." digit* exponent? | "." digit+ exponent? | digit+ exponent {
+        const char* e = reinterpret_cast<const char*>(YYCURSOR);
+        double v = 0;
+        auto r = std::from_chars(tok, e, v);
+        // Out of range is an overflow to infinity or an underflow to zero;
+        // either way the literal does not mean what it says.
+        if (r.ec != std::errc() || r.ptr != e)
+          fail(tok, "float literal " + std::string(tok, e) + " is out of range");
+        Token t = emit(Tok::Float);
+        t.fval = v;
+        return t;
+      }
+
+      "\"" {
+        cur_ = tok;
+        return string_literal(tok);
+      }
+
+      "**" { return emit(Tok::Power); }
+      "+"  { return emit(Tok::Plus); }
+      "-"  { return emit(Tok::Minus); }
+      "*"  { return emit(Tok::Star); }
+      "/"  { return emit(Tok::Slash); }
+      "="  { return emit(Tok::Eq); }
+      "!=" { return emit(Tok::Ne); }
+      "<"  { return emit(Tok::Lt); }
+      "<=" { return emit(Tok::Le); }
+      ">"  { return emit(Tok::Gt); }
+      ">=" { return emit(Tok::Ge); }
+      "("  { return emit(Tok::LParen); }
+      ")"  { return emit(Tok::RParen); }
+      ","  { return emit(Tok::Comma); }
+      "."  { return emit(Tok::Dot); }
+      ":"  { return emit(Tok::Colon); }
+
+      * {
+        unsigned char c = static_cast<unsigned char>(*tok);
+        char buf[48];
+        if (c >= 0x21 && c < 0x7f)
+          snprintf(buf, sizeof buf, "unexpected character '%c'", c);
+        else
+          snprintf(buf, sizeof buf, "unexpected character (byte 0x%02x)", c);
+        fail(tok, buf);
+      }
+    */
+  }
+}
+
+}  // namespace quelkit::frontend

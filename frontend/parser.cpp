@@ -1,0 +1,456 @@
+// The QUEL parser: hand-written recursive descent for statements, precedence
+// climbing for expressions. It pulls tokens from the lexer on demand with at
+// most two tokens of lookahead (`name =` vs `v.attr` in a target list), so the
+// first error in the text, lexical or syntactic, is the one reported.
+#include <algorithm>
+#include <deque>
+
+#include "frontend/frontend.h"
+#include "frontend/lexer.h"
+#include "frontend/types.h"
+
+namespace quelkit::frontend {
+
+namespace {
+
+using ast::Expr;
+using ast::ExprPtr;
+using ast::Stmt;
+using ast::StmtPtr;
+
+// Binary operators and their binding power. Prefix `not` sits between `and`
+// and the comparisons, prefix `-`/`+` between `*`/`/` and `**`, so
+// `not a = b` is not (a = b) and `-2**2` is -(2**2).
+enum Prec : int { kOr = 1, kAnd = 2, kNot = 3, kCmp = 4, kAdd = 5, kMul = 6, kUnary = 7, kPow = 8 };
+
+struct BinOp {
+  const char* op;
+  int prec;
+};
+
+bool binop(Tok k, BinOp* out) {
+  switch (k) {
+    case Tok::Or: *out = {"or", kOr}; return true;
+    case Tok::And: *out = {"and", kAnd}; return true;
+    case Tok::Eq: *out = {"=", kCmp}; return true;
+    case Tok::Ne: *out = {"!=", kCmp}; return true;
+    case Tok::Lt: *out = {"<", kCmp}; return true;
+    case Tok::Le: *out = {"<=", kCmp}; return true;
+    case Tok::Gt: *out = {">", kCmp}; return true;
+    case Tok::Ge: *out = {">=", kCmp}; return true;
+    case Tok::Plus: *out = {"+", kAdd}; return true;
+    case Tok::Minus: *out = {"-", kAdd}; return true;
+    case Tok::Star: *out = {"*", kMul}; return true;
+    case Tok::Slash: *out = {"/", kMul}; return true;
+    case Tok::Power: *out = {"**", kPow}; return true;
+    default: return false;
+  }
+}
+
+bool starts_statement(Tok k) {
+  switch (k) {
+    case Tok::Range: case Tok::Retrieve: case Tok::Create: case Tok::Append: case Tok::Delete:
+    case Tok::Replace: case Tok::Copy: case Tok::Modify: case Tok::Destroy: case Tok::Print:
+    case Tok::Help:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class Parser {
+ public:
+  explicit Parser(const SourceRef& src) : src_(src), lex_(src) {}
+
+  std::vector<StmtPtr> parse_all() {
+    std::vector<StmtPtr> out;
+    while (peek().kind != Tok::End) out.push_back(statement());
+    return out;
+  }
+
+ private:
+  // ---- tokens ----
+  const Token& peek(size_t k = 0) {
+    while (buf_.size() <= k) buf_.push_back(lex_.next());
+    return buf_[k];
+  }
+  Token take() {
+    peek();
+    Token t = std::move(buf_.front());
+    buf_.pop_front();
+    last_end_ = t.end;
+    return t;
+  }
+  bool accept(Tok k) {
+    if (peek().kind != k) return false;
+    take();
+    return true;
+  }
+  [[noreturn]] void fail_at(const Token& t, const std::string& msg) {
+    throw_error(ErrKind::Syntax, t.pos, src_, msg);
+  }
+  // "expected ')' but found 'where'" / "unexpected end of input (expected ')')".
+  [[noreturn]] void expected(const std::string& what) {
+    const Token& t = peek();
+    if (t.kind == Tok::End) fail_at(t, "unexpected end of input (expected " + what + ")");
+    fail_at(t, "expected " + what + " but found " + describe(t, *src_));
+  }
+  Token expect(Tok k) {
+    if (peek().kind != k) expected(tok_kind_name(k));
+    return take();
+  }
+  Token expect_name(const char* what) {
+    if (peek().kind != Tok::Name) expected(what);
+    return take();
+  }
+
+  // ---- statements ----
+  StmtPtr statement() {
+    const Token& first = peek();
+    if (!starts_statement(first.kind))
+      expected("a statement (range, retrieve, create, append, delete, replace, copy, modify, "
+               "destroy, print, help)");
+    auto s = std::make_unique<Stmt>();
+    s->pos = first.pos;
+    s->begin = first.begin;
+    Token kw = take();
+    switch (kw.kind) {
+      case Tok::Range: range(*s); break;
+      case Tok::Retrieve: retrieve(*s); break;
+      case Tok::Create: create_or_copy(*s, Stmt::Create); break;
+      case Tok::Append: append(*s); break;
+      case Tok::Delete: delete_(*s); break;
+      case Tok::Replace: replace(*s); break;
+      case Tok::Copy: create_or_copy(*s, Stmt::Copy); break;
+      case Tok::Modify: modify(*s); break;
+      case Tok::Destroy: relation_list(*s, Stmt::Destroy); break;
+      case Tok::Print: relation_list(*s, Stmt::Print); break;
+      case Tok::Help: help(*s); break;
+      default: break;  // unreachable: starts_statement() checked the kind
+    }
+    s->end = last_end_;
+    // Statements need no terminator, so whatever follows must start the next one.
+    if (peek().kind != Tok::End && !starts_statement(peek().kind))
+      expected(std::string("the end of the ") + stmt_word(s->kind) + " statement or a new statement");
+    return s;
+  }
+
+  static const char* stmt_word(Stmt::Kind k) {
+    switch (k) {
+      case Stmt::Range: return "range";
+      case Stmt::Retrieve: return "retrieve";
+      case Stmt::Create: return "create";
+      case Stmt::Append: return "append";
+      case Stmt::Delete: return "delete";
+      case Stmt::Replace: return "replace";
+      case Stmt::Copy: return "copy";
+      case Stmt::Modify: return "modify";
+      case Stmt::Destroy: return "destroy";
+      case Stmt::Print: return "print";
+      case Stmt::Help: return "help";
+    }
+    return "?";
+  }
+
+  void relation_name(Stmt& s) {
+    Token t = expect_name("a relation name");
+    s.relation = t.text;
+    s.relation_pos = t.pos;
+  }
+
+  // range of v is rel
+  void range(Stmt& s) {
+    s.kind = Stmt::Range;
+    expect(Tok::Of);
+    Token v = expect_name("a range variable name");
+    s.var = v.text;
+    s.var_pos = v.pos;
+    expect(Tok::Is);
+    relation_name(s);
+  }
+
+  // retrieve [unique] [into rel] (targets) [where q] [sort by name[:a|:d], ...]
+  void retrieve(Stmt& s) {
+    s.kind = Stmt::Retrieve;
+    s.unique = accept(Tok::Unique);
+    if (accept(Tok::Into)) relation_name(s);
+    target_list(s);
+    where(s);
+    if (accept(Tok::Sort)) {
+      expect(Tok::By);
+      do {
+        Token n = expect_name("a target name to sort by");
+        ast::SortItem item{n.text, false, n.pos};
+        if (accept(Tok::Colon)) {
+          Token d = expect_name("'a' or 'd' (ascending or descending)");
+          if (d.text == "d") item.descending = true;
+          else if (d.text != "a") fail_at(d, "expected 'a' or 'd' (ascending or descending) but found " + describe(d, *src_));
+        }
+        s.sort.push_back(std::move(item));
+      } while (accept(Tok::Comma));
+    }
+  }
+
+  // create rel (attr = fmt, ...)   copy rel (attr = fmt, ...) from|into "file"
+  void create_or_copy(Stmt& s, Stmt::Kind kind) {
+    s.kind = kind;
+    relation_name(s);
+    expect(Tok::LParen);
+    do {
+      Token n = expect_name("an attribute name");
+      expect(Tok::Eq);
+      // Formats lex as names ("i2", "c20"); checking them here puts the error
+      // on the format the user wrote.
+      Token f = expect_name("a format (i1 i2 i4 f4 f8 c1..c255)");
+      if (!parse_format(f.text))
+        fail_at(f, "'" + f.text + "' is not a format (i1 i2 i4 f4 f8 c1..c255)");
+      s.columns.push_back({n.text, f.text, n.pos, f.pos});
+    } while (accept(Tok::Comma));
+    expect(Tok::RParen);
+    if (kind == Stmt::Copy) {
+      if (accept(Tok::Into)) s.copy_into = true;
+      else if (!accept(Tok::From)) expected("'from' or 'into'");
+      Token f = expect(Tok::String);
+      s.file = f.text;
+      s.file_pos = f.pos;
+    }
+  }
+
+  // append [to] rel (attr = expr, ...) [where q]
+  void append(Stmt& s) {
+    s.kind = Stmt::Append;
+    accept(Tok::To);
+    relation_name(s);
+    target_list(s);
+    where(s);
+  }
+
+  void update_var(Stmt& s) {
+    Token v = expect_name("a range variable");
+    s.var = v.text;
+    s.var_pos = v.pos;
+  }
+
+  // delete v [where q]
+  void delete_(Stmt& s) {
+    s.kind = Stmt::Delete;
+    update_var(s);
+    where(s);
+  }
+
+  // replace v (attr = expr, ...) [where q]
+  void replace(Stmt& s) {
+    s.kind = Stmt::Replace;
+    update_var(s);
+    target_list(s);
+    where(s);
+  }
+
+  // modify rel to heap|isam|hash [on attr] [where fillfactor = n]
+  void modify(Stmt& s) {
+    s.kind = Stmt::Modify;
+    relation_name(s);
+    expect(Tok::To);
+    Token st = expect_name("heap, isam or hash");
+    if (st.text != "heap" && st.text != "isam" && st.text != "hash")
+      fail_at(st, "expected heap, isam or hash but found " + describe(st, *src_));
+    s.structure = st.text;
+    if (peek().kind == Tok::On) {
+      Token on = take();
+      if (s.structure == "heap") fail_at(on, "a heap has no key: 'on' is only for isam and hash");
+      Token k = expect_name("a key attribute");
+      s.key = k.text;
+      s.key_pos = k.pos;
+    } else if (s.structure != "heap") {
+      expected("'on' and a key attribute (" + s.structure + " needs a key)");
+    }
+    if (accept(Tok::Where)) {
+      Token ff = expect_name("fillfactor");
+      if (ff.text != "fillfactor") fail_at(ff, "expected fillfactor but found " + describe(ff, *src_));
+      expect(Tok::Eq);
+      Token n = expect(Tok::Int);
+      if (n.ival < 1 || n.ival > 100) fail_at(n, "fillfactor must be between 1 and 100");
+      s.fillfactor = int(n.ival);
+    }
+  }
+
+  // destroy rel[, rel...]   print rel[, rel...]
+  void relation_list(Stmt& s, Stmt::Kind kind) {
+    s.kind = kind;
+    do {
+      Token t = expect_name("a relation name");
+      if (s.relations.empty()) {
+        s.relation = t.text;
+        s.relation_pos = t.pos;
+      }
+      s.relations.push_back(t.text);
+      s.relation_positions.push_back(t.pos);
+    } while (accept(Tok::Comma));
+  }
+
+  // help [rel]
+  void help(Stmt& s) {
+    s.kind = Stmt::Help;
+    if (peek().kind == Tok::Name) relation_name(s);
+  }
+
+  void where(Stmt& s) {
+    if (accept(Tok::Where)) s.where = expr(kOr);
+  }
+
+  // (entry, ...): `name = expr` or a bare `v.attr`, which names itself.
+  void target_list(Stmt& s) {
+    expect(Tok::LParen);
+    do {
+      ast::Target t;
+      if (peek().kind == Tok::Name && peek(1).kind == Tok::Eq) {
+        Token n = take();
+        take();
+        t.name = n.text;
+        t.pos = n.pos;
+        t.expr = expr(kOr);
+      } else {
+        t.pos = peek().pos;
+        t.expr = expr(kOr);
+        if (t.expr->kind != Expr::Attr)
+          throw_error(ErrKind::Syntax, t.expr->pos, src_,
+                      "a target list entry needs a name (name = expression)");
+        t.name = t.expr->attr;
+      }
+      s.targets.push_back(std::move(t));
+    } while (accept(Tok::Comma));
+    expect(Tok::RParen);
+  }
+
+  // ---- expressions ----
+  static ExprPtr node(Expr::Kind k, SrcPos pos) {
+    auto e = std::make_unique<Expr>();
+    e->kind = k;
+    e->pos = pos;
+    return e;
+  }
+
+  // Precedence climbing: parses operators binding at least as tightly as `min`.
+  ExprPtr expr(int min) {
+    ExprPtr lhs = prefix(min);
+    BinOp op;
+    while (binop(peek().kind, &op) && op.prec >= min) {
+      Token t = take();
+      // `**` is right associative; everything else is left associative
+      // (comparisons are rejected below rather than chained).
+      ExprPtr rhs = expr(op.prec == kPow ? op.prec : op.prec + 1);
+      auto e = node(Expr::Binary, t.pos);
+      e->op = op.op;
+      e->args.push_back(std::move(lhs));
+      e->args.push_back(std::move(rhs));
+      lhs = std::move(e);
+      BinOp next;
+      if (op.prec == kCmp && binop(peek().kind, &next) && next.prec == kCmp)
+        fail_at(peek(), "comparisons do not chain: write 'a < b and b < c'");
+    }
+    return lhs;
+  }
+
+  ExprPtr prefix(int min) {
+    const Token& t = peek();
+    if (t.kind == Tok::Not) {
+      // `not` may only start an operand of and/or (or the whole condition):
+      // `x = not y` is a syntax error, as in the grammar.
+      if (min > kNot) expected("an expression");
+      Token n = take();
+      auto e = node(Expr::Unary, n.pos);
+      e->op = "not";
+      e->args.push_back(expr(kNot));
+      return e;
+    }
+    if (t.kind == Tok::Minus || t.kind == Tok::Plus) {
+      // Allowed wherever an operand is, so `2 ** -1` and `a * -b` parse.
+      Token n = take();
+      auto e = node(Expr::Unary, n.pos);
+      e->op = n.kind == Tok::Minus ? "-" : "+";
+      e->args.push_back(expr(kUnary));
+      return e;
+    }
+    return primary();
+  }
+
+  ExprPtr primary() {
+    const Token& t = peek();
+    switch (t.kind) {
+      case Tok::Int: {
+        Token n = take();
+        auto e = node(Expr::Int, n.pos);
+        e->ival = n.ival;
+        return e;
+      }
+      case Tok::Float: {
+        Token n = take();
+        auto e = node(Expr::Float, n.pos);
+        e->fval = n.fval;
+        return e;
+      }
+      case Tok::String: {
+        Token n = take();
+        auto e = node(Expr::String, n.pos);
+        e->text = std::move(n.text);
+        return e;
+      }
+      case Tok::LParen: {
+        take();
+        ExprPtr e = expr(kOr);
+        expect(Tok::RParen);
+        return e;
+      }
+      case Tok::Name: {
+        Token n = take();
+        if (accept(Tok::Dot)) {
+          Token a = expect_name("an attribute name after '.'");
+          auto e = node(Expr::Attr, n.pos);
+          e->text = n.text;
+          e->attr = a.text;
+          return e;
+        }
+        if (accept(Tok::LParen)) {
+          auto e = node(Expr::Call, n.pos);
+          e->text = n.text;
+          if (!accept(Tok::RParen)) {
+            do e->args.push_back(expr(kOr));
+            while (accept(Tok::Comma));
+            expect(Tok::RParen);
+          }
+          return e;
+        }
+        fail_at(n, "expected v.attr but found the bare name '" + n.text +
+                       "' (attributes are written variable.attribute)");
+      }
+      default:
+        expected("an expression");
+    }
+  }
+
+  SourceRef src_;
+  Lexer lex_;
+  std::deque<Token> buf_;
+  size_t last_end_ = 0;
+};
+
+}  // namespace
+
+std::vector<ast::StmtPtr> parse(const SourceRef& src) { return Parser(src).parse_all(); }
+
+const std::string* RangeTable::find(std::string_view var) const {
+  for (const auto& [v, r] : vars)
+    if (v == var) return &r;
+  return nullptr;
+}
+
+void RangeTable::set(const std::string& var, const std::string& rel) {
+  for (auto& [v, r] : vars)
+    if (v == var) {
+      r = rel;
+      return;
+    }
+  vars.emplace_back(var, rel);
+}
+
+}  // namespace quelkit::frontend

@@ -1,0 +1,69 @@
+// Source text, positions and the kit's one error type. Every error a user can
+// cause (lexical, syntax, name, type, runtime, I/O, usage) is an Error with a
+// position, printed as `file:line:col: error: message`, the line and a caret.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quelkit {
+
+struct SrcPos {
+  uint32_t line = 0;  // 1-based; 0 = no position
+  uint32_t col = 0;   // 1-based byte column
+  // Packed form handed to generated code and runtime helpers (no pointers).
+  constexpr uint64_t pack() const { return (uint64_t(line) << 32) | col; }
+  static constexpr SrcPos unpack(uint64_t v) { return {uint32_t(v >> 32), uint32_t(v)}; }
+  friend constexpr bool operator==(SrcPos a, SrcPos b) { return a.line == b.line && a.col == b.col; }
+};
+
+// A named text (a .quel file, -e text or monitor buffer), shared by everything
+// that must quote a line in an error message.
+class Source {
+ public:
+  Source(std::string name, std::string text);
+  const std::string& name() const { return name_; }
+  const std::string& text() const { return text_; }
+  std::string_view line(uint32_t n) const;  // without newline; empty if out of range
+  SrcPos pos_of(size_t offset) const;       // byte offset -> line:col
+ private:
+  std::string name_, text_;
+  std::vector<size_t> line_starts_;
+};
+using SourceRef = std::shared_ptr<const Source>;
+
+enum class ErrKind : uint8_t { Lexical, Syntax, Name, Type, Runtime, IO, Usage };
+const char* errkind_name(ErrKind k);
+
+struct Error {
+  ErrKind kind = ErrKind::Syntax;
+  std::string message;
+  SrcPos pos;
+  SourceRef src;            // may be null (command-line errors)
+  std::string relation;     // runtime errors: relation being scanned
+  int64_t tuple = -1;       // runtime errors: 1-based ordinal of the tuple in scan order
+  int32_t code = 0;         // runtime errors: qk_err code (harness/runtime/runtime.h)
+
+  // `file:line:col: error: message` + source line + caret (no trailing newline).
+  std::string format() const;
+  // Same error, ignoring how it is printed: for differential comparison.
+  friend bool operator==(const Error& a, const Error& b) {
+    return a.kind == b.kind && a.message == b.message && a.pos == b.pos &&
+           a.relation == b.relation && a.tuple == b.tuple && a.code == b.code;
+  }
+};
+
+// Thrown inside the front end and harness (never across generated code; back
+// ends report runtime errors through qk_ctx and the harness turns them into this).
+struct QuelError : std::exception {
+  Error err;
+  explicit QuelError(Error e) : err(std::move(e)) {}
+  const char* what() const noexcept override { return err.message.c_str(); }
+};
+
+[[noreturn]] void throw_error(ErrKind k, SrcPos pos, const SourceRef& src, std::string msg);
+
+}  // namespace quelkit

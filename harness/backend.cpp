@@ -1,0 +1,29 @@
+// The back-end registry. Back ends add themselves (cli/ calls each one's
+// register function); the harness only ever looks them up by the name a user gave.
+#include "harness/backend.h"
+
+namespace quelkit::harness {
+
+static std::vector<BackendSpec>& registry() {
+  static std::vector<BackendSpec> r;
+  return r;
+}
+
+void register_backend(BackendSpec spec) {
+  for (auto& s : registry())
+    if (s.name == spec.name) {
+      s = std::move(spec);
+      return;
+    }
+  registry().push_back(std::move(spec));
+}
+
+const std::vector<BackendSpec>& registered_backends() { return registry(); }
+
+const BackendSpec* find_backend(std::string_view name) {
+  for (const auto& s : registry())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+}  // namespace quelkit::harness

@@ -1,0 +1,353 @@
+// CSV for copy and gen. Parsing is strict on purpose: a number with stray
+// blanks, a value too wide for its format or a ragged record is an error at
+// its line rather than a silently different relation, because differential
+// tests and other engines must load exactly the same tuples.
+#include "harness/csv.h"
+
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "harness/runtime/runtime_inline.h"
+
+namespace quelkit::harness {
+
+namespace {
+
+bool iequal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (std::tolower(x) != std::tolower(y)) return false;
+  }
+  return true;
+}
+
+int64_t int_min(Type t) { return t.kind == Tk::I1 ? -128 : t.kind == Tk::I2 ? -32768 : INT32_MIN; }
+int64_t int_max(Type t) { return t.kind == Tk::I1 ? 127 : t.kind == Tk::I2 ? 32767 : INT32_MAX; }
+
+// A parsed value on its way between a format and an attribute.
+struct Value {
+  int64_t i = 0;
+  double f = 0;
+  std::string_view s;
+};
+
+// The column list made concrete: attribute index per column, after the
+// checks that need no data (names, duplicates, convertible kinds).
+std::vector<CopyColumn> resolve(const Schema& schema, const std::vector<CopyColumn>& cols,
+                                std::vector<int>& attr, bool reading, SrcPos pos, const SourceRef& src) {
+  std::vector<CopyColumn> out = cols;
+  if (out.empty())
+    for (const Attribute& a : schema.attrs) out.push_back({a.name, a.type});
+  attr.clear();
+  for (const CopyColumn& c : out) {
+    int a = schema.find(c.name);
+    if (a < 0) throw_error(ErrKind::Name, pos, src, "copy: no attribute " + c.name);
+    for (int prev : attr)
+      if (prev == a) throw_error(ErrKind::Name, pos, src, "copy: attribute " + c.name + " listed twice");
+    Type at = schema.attrs[size_t(a)].type;
+    Type from = reading ? c.fmt : at, to = reading ? at : c.fmt;
+    bool ok = from.is_char() ? to.is_char()
+              : from.is_int() ? to.is_numeric()
+              : from.is_float() ? to.is_float()
+                                : false;
+    if (!ok)
+      throw_error(ErrKind::Type, pos, src,
+                  "copy: cannot convert " + type_name(from) + " to " + type_name(to) + " for " + c.name);
+    attr.push_back(a);
+  }
+  return out;
+}
+
+// Stores v (of kind `from`) into an attribute of type `to`; false if it does not fit.
+bool store_value(Type from, const Value& v, Type to, uint8_t* dst) {
+  if (to.is_char()) {
+    uint32_t n = rt::strip(reinterpret_cast<const uint8_t*>(v.s.data()), uint32_t(v.s.size()));
+    if (n > to.len) return false;
+    std::memcpy(dst, v.s.data(), n);
+    std::memset(dst + n, ' ', to.len - n);
+    return true;
+  }
+  if (to.is_int()) {
+    if (v.i < int_min(to) || v.i > int_max(to)) return false;
+    if (to.kind == Tk::I1) store<int8_t>(dst, int8_t(v.i));
+    else if (to.kind == Tk::I2) store<int16_t>(dst, int16_t(v.i));
+    else store<int32_t>(dst, int32_t(v.i));
+    return true;
+  }
+  double d = from.is_int() ? double(v.i) : v.f;
+  if (to.kind == Tk::F4) {
+    float x = float(d);
+    if (!std::isfinite(x)) return false;
+    store<float>(dst, x);
+  } else {
+    store<double>(dst, d);
+  }
+  return true;
+}
+
+// Reads one value of the attribute's type into a Value.
+Value load_value(Type t, const uint8_t* p) {
+  Value v;
+  switch (t.kind) {
+    case Tk::I1: v.i = load<int8_t>(p); break;
+    case Tk::I2: v.i = load<int16_t>(p); break;
+    case Tk::I4: v.i = load<int32_t>(p); break;
+    case Tk::F4: v.f = load<float>(p); break;
+    case Tk::F8: v.f = load<double>(p); break;
+    case Tk::C: v.s = std::string_view(reinterpret_cast<const char*>(p), rt::strip(p, t.len)); break;
+    case Tk::B: v.i = load<uint8_t>(p); break;
+  }
+  return v;
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, const std::string& file, SrcPos pos, const SourceRef& src)
+      : t_(text), file_(file), pos_(pos), src_(src) {}
+
+  [[noreturn]] void fail(uint32_t line, const std::string& msg) const {
+    throw_error(ErrKind::IO, pos_, src_, file_ + ":" + std::to_string(line) + ": " + msg);
+  }
+
+  // Next record into fields; false at the end of the text. rec_line is the
+  // line the record starts on (quoted line breaks make records span lines).
+  bool next(std::vector<std::string>& fields, uint32_t& rec_line) {
+    if (i_ >= t_.size()) return false;
+    fields.clear();
+    rec_line = line_;
+    const size_t n = t_.size();
+    for (;;) {
+      std::string f;
+      if (i_ < n && t_[i_] == '"') {
+        ++i_;
+        for (;;) {
+          if (i_ >= n) fail(rec_line, "unterminated quoted field");
+          char c = t_[i_++];
+          if (c == '"') {
+            if (i_ < n && t_[i_] == '"') {
+              f += '"';
+              ++i_;
+              continue;
+            }
+            break;
+          }
+          if (c == '\n') ++line_;
+          f += c;
+        }
+        fields.push_back(std::move(f));
+        if (i_ < n && t_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        if (i_ < n && t_[i_] == '\r' && i_ + 1 < n && t_[i_ + 1] == '\n') ++i_;
+        if (i_ < n && t_[i_] != '\n') fail(line_, "unexpected character after a closing quote");
+      } else {
+        size_t b = i_;
+        while (i_ < n && t_[i_] != ',' && t_[i_] != '\n') {
+          if (t_[i_] == '"') fail(line_, "quote in an unquoted field");
+          ++i_;
+        }
+        f.assign(t_.substr(b, i_ - b));
+        if (i_ < n && t_[i_] == ',') {
+          ++i_;
+          fields.push_back(std::move(f));
+          continue;
+        }
+        if (!f.empty() && f.back() == '\r') f.pop_back();  // CRLF line end
+        fields.push_back(std::move(f));
+      }
+      if (i_ < n) {  // at the '\n' ending the record
+        ++i_;
+        ++line_;
+      }
+      return true;
+    }
+  }
+
+ private:
+  std::string_view t_;
+  const std::string& file_;
+  SrcPos pos_;
+  const SourceRef& src_;
+  size_t i_ = 0;
+  uint32_t line_ = 1;
+};
+
+// Parses a field as written in format fmt; an error message or empty.
+std::string parse_field(Type fmt, const std::string& text, Value& v) {
+  const char* b = text.data();
+  const char* e = b + text.size();
+  if (fmt.is_char()) {
+    v.s = text;
+    if (rt::strip(reinterpret_cast<const uint8_t*>(b), uint32_t(text.size())) > fmt.len)
+      return "value longer than " + type_name(fmt);
+    return {};
+  }
+  if (fmt.is_int()) {
+    auto [p, ec] = std::from_chars(b, e, v.i);
+    if (text.empty() || p != e || (ec != std::errc() && ec != std::errc::result_out_of_range))
+      return "\"" + text + "\" is not an integer";
+    if (ec == std::errc::result_out_of_range || v.i < int_min(fmt) || v.i > int_max(fmt))
+      return text + " is out of range for " + type_name(fmt);
+    return {};
+  }
+  // Parse f4 directly as float: going through double would round twice.
+  std::from_chars_result r;
+  if (fmt.kind == Tk::F4) {
+    float x = 0;
+    r = std::from_chars(b, e, x, std::chars_format::general);
+    v.f = x;
+  } else {
+    r = std::from_chars(b, e, v.f, std::chars_format::general);
+  }
+  if (text.empty() || r.ptr != e || (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
+    return "\"" + text + "\" is not a number";
+  if (r.ec == std::errc::result_out_of_range) return text + " is out of range for " + type_name(fmt);
+  if (!std::isfinite(v.f)) return "\"" + text + "\" is not a finite number";
+  return {};
+}
+
+}  // namespace
+
+std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, const Schema& schema,
+                               const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
+  std::vector<int> attr;
+  std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
+  Parser in(text, file, pos, src);
+
+  std::vector<std::string> header, fields;
+  uint32_t line = 1;
+  if (!in.next(header, line)) in.fail(1, "no header line");
+  std::vector<size_t> where(cols.size());
+  for (size_t c = 0; c < cols.size(); ++c) {
+    size_t found = header.size();
+    for (size_t h = 0; h < header.size(); ++h) {
+      if (!iequal(header[h], cols[c].name)) continue;
+      if (found != header.size()) in.fail(line, "column " + cols[c].name + " appears twice in the header");
+      found = h;
+    }
+    if (found == header.size()) in.fail(line, "no column " + cols[c].name + " in the header");
+    where[c] = found;
+  }
+
+  // Unlisted attributes: integers and floats 0, characters blank.
+  std::vector<uint8_t> blank(schema.tuple_len, 0);
+  for (const Attribute& a : schema.attrs)
+    if (a.type.is_char()) std::memset(blank.data() + a.offset, ' ', a.type.len);
+
+  std::vector<uint8_t> out;
+  while (in.next(fields, line)) {
+    if (fields.size() != header.size())
+      in.fail(line, "expected " + std::to_string(header.size()) + " fields, found " +
+                        std::to_string(fields.size()));
+    size_t at = out.size();
+    out.insert(out.end(), blank.begin(), blank.end());
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const Attribute& a = schema.attrs[size_t(attr[c])];
+      Value v;
+      std::string err = parse_field(cols[c].fmt, fields[where[c]], v);
+      if (!err.empty()) in.fail(line, "column " + cols[c].name + ": " + err);
+      if (!store_value(cols[c].fmt, v, a.type, out.data() + at + a.offset))
+        in.fail(line, "column " + cols[c].name + ": " + fields[where[c]] + " does not fit attribute " +
+                          a.name + " (" + type_name(a.type) + ")");
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema,
+                                   const std::vector<CopyColumn>& cols, SrcPos pos, const SourceRef& src) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw_error(ErrKind::IO, pos, src, "cannot open " + path + ": " + std::strerror(errno));
+  std::string text;
+  char buf[1 << 16];
+  size_t k;
+  while ((k = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, k);
+  bool bad = std::ferror(f);
+  int err = errno;
+  std::fclose(f);
+  if (bad) throw_error(ErrKind::IO, pos, src, "cannot read " + path + ": " + std::strerror(err));
+  return parse_csv(text, path, schema, cols, pos, src);
+}
+
+CsvWriter::CsvWriter(const Schema& schema, std::vector<CopyColumn> cols, std::string file, SrcPos pos,
+                     SourceRef src)
+    : schema_(schema), file_(std::move(file)), pos_(pos), src_(std::move(src)) {
+  cols_ = resolve(schema_, cols, attr_, false, pos_, src_);
+  for (size_t c = 0; c < cols_.size(); ++c) {
+    if (c) out_ += ',';
+    out_ += cols_[c].name;
+  }
+  out_ += '\n';
+  line_ = 2;
+}
+
+void CsvWriter::fail(const std::string& msg) const {
+  throw_error(ErrKind::IO, pos_, src_, file_ + ":" + std::to_string(line_) + ": " + msg);
+}
+
+void CsvWriter::add(const uint8_t* tuple) {
+  // The row is built aside so a failed add leaves the text as it was.
+  std::string rowtext;
+  uint32_t breaks = 0;  // quoted line breaks: later rows start on later lines
+  for (size_t c = 0; c < cols_.size(); ++c) {
+    if (c) rowtext += ',';
+    const Attribute& a = schema_.attrs[size_t(attr_[c])];
+    const Type fmt = cols_[c].fmt;
+    Value v = load_value(a.type, tuple + a.offset);
+    // Convert to the column's format with the same rules the reader applies.
+    uint8_t conv[256];
+    if (!store_value(a.type, v, fmt, conv))
+      fail("attribute " + a.name + " does not fit column format " + type_name(fmt));
+    Value w = load_value(fmt, conv);
+    char num[64];
+    if (fmt.is_int()) {
+      rowtext.append(num, std::to_chars(num, num + sizeof num, w.i).ptr);
+    } else if (fmt.is_float()) {
+      if (!std::isfinite(w.f)) fail("attribute " + a.name + " holds a non-finite value");
+      auto r = fmt.kind == Tk::F4 ? std::to_chars(num, num + sizeof num, float(w.f))
+                                  : std::to_chars(num, num + sizeof num, w.f);
+      rowtext.append(num, r.ptr);
+    } else if (w.s.find_first_of(",\"\r\n") == std::string_view::npos) {
+      rowtext += w.s;
+    } else {
+      rowtext += '"';
+      for (char ch : w.s) {
+        if (ch == '"') rowtext += '"';
+        rowtext += ch;
+        breaks += ch == '\n';
+      }
+      rowtext += '"';
+    }
+  }
+  out_ += rowtext;
+  out_ += '\n';
+  line_ += 1 + breaks;
+}
+
+void CsvWriter::save() const {
+  std::FILE* f = std::fopen(file_.c_str(), "wb");
+  if (!f) throw_error(ErrKind::IO, pos_, src_, "cannot open " + file_ + ": " + std::strerror(errno));
+  bool ok = std::fwrite(out_.data(), 1, out_.size(), f) == out_.size();
+  int err = errno;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) throw_error(ErrKind::IO, pos_, src_, "cannot write " + file_ + ": " + std::strerror(err));
+}
+
+void write_csv_file(const std::string& path, const Relation& rel, const std::vector<CopyColumn>& cols,
+                    SrcPos pos, const SourceRef& src) {
+  CsvWriter w(rel.schema(), cols, path, pos, src);
+  rel.for_each([&](Tid, const uint8_t* t) { w.add(t); });
+  w.save();
+}
+
+}  // namespace quelkit::harness

@@ -1,0 +1,134 @@
+// The query engine every back end shares: decomposition of a bound statement
+// into one-variable plans (one-variable detachment, then tuple substitution,
+// DESIGN.md), access-path choice, the scan loop (tuple by tuple, or a back
+// end's fused page kernel), the plan cache, and the statement's result.
+// One Runner per back end and mode; the engine never names a back end.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <list>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "frontend/bound.h"
+#include "harness/backend.h"
+#include "harness/catalog.h"
+#include "harness/checksum.h"
+#include "harness/plan.h"
+
+namespace quelkit::harness {
+
+// Prepared plans of one back end, keyed by relation identity + plan key,
+// least recently used evicted beyond `capacity` (evicted plans free their code).
+class PlanCache {
+ public:
+  explicit PlanCache(size_t capacity = 1024) : capacity_(capacity) {}
+  Prepared* find(const std::string& key);
+  Prepared* insert(const std::string& key, std::unique_ptr<Prepared> p);
+  // Drops every plan over `relation` (modify, destroy, delete of the relation).
+  void invalidate(const std::string& relation);
+  void clear();
+  size_t size() const { return map_.size(); }
+  size_t evictions() const { return evictions_; }
+  void set_capacity(size_t c);
+
+ private:
+  struct Entry {
+    std::unique_ptr<Prepared> prepared;
+    std::list<std::string>::iterator lru;
+  };
+  size_t capacity_;
+  size_t evictions_ = 0;
+  std::unordered_map<std::string, Entry> map_;
+  std::list<std::string> lru_;  // front = most recent
+};
+
+// Counters and timings of one statement on one back end (--stats).
+struct ExecStats {
+  std::string access_path;     // per plan, e.g. "p:temp heap full scan; q:isam key ="
+  uint64_t rows_scanned = 0;   // tuples fetched by every scan, detachment included
+  uint64_t rows_qualified = 0; // tuples that satisfied a one-variable qualification
+  uint64_t rows_out = 0;       // result rows
+  uint64_t prepares = 0, cache_hits = 0;
+  uint64_t prepare_ns = 0, irgen_ns = 0, opt_ns = 0, codegen_ns = 0;
+  uint64_t run_ns = 0;         // wall time of the statement minus prepare time
+  uint64_t checksum = 0;
+  void add_scan(const ExecStats& o);
+};
+
+// Where result rows go. Rows arrive in execution order, in the statement's
+// result layout; tids are given for replace/delete (the updated variable's tuple).
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void rows(const uint8_t* data, size_t n, const Tid* tids) = 0;
+};
+
+// Result of evaluating one statement on one back end (nothing applied yet:
+// statements are atomic, the session applies a result only if it succeeded).
+struct Result {
+  bool ok = true;
+  Error error;
+  Schema layout;               // result row layout
+  bool keep_rows = true;       // false: checksum only
+  std::vector<uint8_t> data;   // rows, layout.tuple_len each
+  std::vector<Tid> tids;       // replace/delete
+  Checksum checksum;
+  ExecStats stats;
+  uint64_t nrows() const { return checksum.rows; }
+};
+
+struct RunnerOptions {
+  bool plan_cache = true;       // --no-plan-cache turns reuse off
+  bool use_kernel = true;       // use a fused kernel when the back end offers one
+  std::set<std::string> dumps;  // back-end forms to print when a plan is first prepared
+  std::ostream* dump_out = nullptr;
+};
+
+// One back end in one mode, with its plan cache.
+class Runner {
+ public:
+  Runner(std::string name, std::string mode, std::unique_ptr<Backend> be, RunnerOptions opt,
+         PrepareOptions popt);
+  const std::string& name() const { return name_; }
+  const std::string& mode() const { return mode_; }
+  std::string label() const { return name_ + ":" + mode_; }
+  Backend& backend() { return *backend_; }
+  PlanCache& cache() { return cache_; }
+  const RunnerOptions& options() const { return opt_; }
+  const PrepareOptions& prepare_options() const { return popt_; }
+
+  // Returns a prepared plan for `plan` over `rel` with parameter block `params`:
+  // from the cache if the back end reuses plans, else prepared afresh (owned by
+  // `scratch_owner`). Counts prepares, cache hits and compile time into st.
+  Prepared* get(const Plan& plan, const std::string& relation_id, const uint8_t* params,
+                std::unique_ptr<Prepared>& scratch_owner, ExecStats& st);
+
+ private:
+  std::string name_, mode_;
+  std::unique_ptr<Backend> backend_;
+  RunnerOptions opt_;
+  PrepareOptions popt_;
+  PlanCache cache_;
+  std::set<std::string> dumped_;  // plan keys already dumped
+};
+
+// Evaluates bound statements against a catalog on one runner.
+class Engine {
+ public:
+  Engine(Catalog& cat, const SourceRef& src, int stmt_no) : cat_(cat), src_(src), stmt_no_(stmt_no) {}
+  // Evaluates q; for retrieve/append the rows are the target list, for replace
+  // the assigned values plus tids, for delete only tids.
+  Result evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep_rows);
+
+ private:
+  Catalog& cat_;
+  SourceRef src_;
+  int stmt_no_;
+};
+
+}  // namespace quelkit::harness

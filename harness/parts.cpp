@@ -1,0 +1,158 @@
+// The PARTS generator. Everything here follows DESIGN.md to the bit: the Python
+// oracle (test/oracle/oracle.py) reimplements it independently and the tests
+// require byte-identical CSV from both.
+#include "harness/parts.h"
+
+#include <cstring>
+#include <ostream>
+
+#include "harness/runtime/runtime_inline.h"
+
+namespace quelkit::harness {
+
+namespace {
+
+constexpr const char* kNames[20] = {"processor", "bolt",   "nut",     "screw",  "washer",
+                                    "gear",      "cam",    "cog",     "spring", "bearing",
+                                    "shaft",     "pulley", "valve",   "gasket", "piston",
+                                    "rotor",     "sensor", "relay",   "switch", "fuse"};
+constexpr const char* kColors[7] = {"red", "green", "blue", "white", "yellow", "gray", "brown"};
+
+void put_chars(uint8_t* dst, uint32_t width, const std::string& s) {
+  size_t n = s.size() < width ? s.size() : width;
+  std::memcpy(dst, s.data(), n);
+  std::memset(dst + n, ' ', width - n);
+}
+
+}  // namespace
+
+uint64_t SplitMix64::next() {
+  s_ += 0x9e3779b97f4a7c15ULL;
+  return rt::mix64(s_);
+}
+
+Schema parts_schema(uint64_t rows, bool wide) {
+  std::vector<std::pair<std::string, Type>> cols = {
+      {"pnum", rows <= 32767 ? Type::i2() : Type::i4()},
+      {"pname", Type::c(20)},
+      {"color", Type::c(8)},
+      {"weight", Type::i2()},
+      {"qoh", Type::i2()}};
+  if (wide) cols.push_back({"filler", Type::c(166)});
+  return Schema::packed(cols);
+}
+
+bool PartsGenerator::next(PartsRow& row) {
+  if (done_ == n_) return false;
+  uint64_t a = rng_.next(), b = rng_.next(), c = rng_.next(), d = rng_.next();
+  row.pnum = int32_t(++done_);
+  row.pname = kNames[a % 20];
+  row.color = b % 100 == 0 ? "black" : kColors[(b % 100) % 7];
+  row.weight = int(1 + c % 100);
+  row.qoh = int(d % 500);
+  return true;
+}
+
+std::vector<PartsRow> parts_rows(uint64_t n) {
+  std::vector<PartsRow> rows;
+  rows.reserve(n);
+  PartsGenerator g(n);
+  PartsRow r;
+  while (g.next(r)) rows.push_back(r);
+  return rows;
+}
+
+void pack_parts_row(const Schema& schema, const PartsRow& row, uint8_t* t) {
+  const auto& at = schema.attrs;
+  if (at[0].type.kind == Tk::I2)
+    store<int16_t>(t + at[0].offset, int16_t(row.pnum));
+  else
+    store<int32_t>(t + at[0].offset, row.pnum);
+  put_chars(t + at[1].offset, at[1].type.len, row.pname);
+  put_chars(t + at[2].offset, at[2].type.len, row.color);
+  store<int16_t>(t + at[3].offset, int16_t(row.weight));
+  store<int16_t>(t + at[4].offset, int16_t(row.qoh));
+  if (at.size() > 5) std::memset(t + at[5].offset, ' ', at[5].type.len);
+}
+
+uint64_t parts_held_back_count(uint64_t n) {
+  // floor(n*130/3360 + 1/2) in integers; exact for any n this kit can hold.
+  return (2 * n * 130 + 3360) / (2 * 3360);
+}
+
+std::vector<int32_t> parts_held_back(uint64_t n) {
+  PartsGenerator g(n);
+  PartsRow r;
+  while (g.next(r)) {
+  }
+  uint64_t want = parts_held_back_count(n);
+  std::vector<bool> seen(n + 1, false);
+  std::vector<int32_t> out;
+  out.reserve(want);
+  while (out.size() < want) {
+    uint64_t k = 1 + g.rng().next() % n;
+    if (seen[k]) continue;
+    seen[k] = true;
+    out.push_back(int32_t(k));
+  }
+  return out;
+}
+
+std::unique_ptr<Relation> make_parts(uint64_t n, bool wide, Structure s, uint32_t page_size,
+                                     std::string name) {
+  Schema schema = parts_schema(n, wide);
+  auto rel = std::make_unique<Relation>(std::move(name), schema, page_size);
+  std::vector<uint8_t> tuple(schema.tuple_len);
+
+  std::vector<int32_t> held;
+  std::vector<bool> is_held;
+  if (s != Structure::Heap) {
+    held = parts_held_back(n);
+    is_held.assign(n + 1, false);
+    for (int32_t k : held) is_held[size_t(k)] = true;
+  }
+  // Held-back rows are kept packed so the generator runs once.
+  std::vector<uint8_t> held_tuples(held.size() * schema.tuple_len);
+  std::vector<size_t> held_slot(s != Structure::Heap ? n + 1 : 0);
+  for (size_t i = 0; i < held.size(); ++i) held_slot[size_t(held[i])] = i;
+
+  PartsGenerator g(n);
+  PartsRow r;
+  while (g.next(r)) {
+    if (s != Structure::Heap && is_held[size_t(r.pnum)]) {
+      pack_parts_row(schema, r, held_tuples.data() + held_slot[size_t(r.pnum)] * schema.tuple_len);
+      continue;
+    }
+    pack_parts_row(schema, r, tuple.data());
+    rel->insert(tuple.data());
+  }
+  if (s == Structure::Heap) return rel;
+
+  rel->modify(s, schema.find("pnum"), 0);
+  for (size_t i = 0; i < held.size(); ++i) rel->insert(held_tuples.data() + i * schema.tuple_len);
+  return rel;
+}
+
+void write_parts_csv(std::ostream& os, uint64_t n, bool wide) {
+  (void)wide;  // the filler is blank and not a column: both variants are the same text
+  os << "pnum,pname,color,weight,qoh\n";
+  PartsGenerator g(n);
+  PartsRow r;
+  std::string line;
+  while (g.next(r)) {
+    line.clear();
+    line += std::to_string(r.pnum);
+    line += ',';
+    line += r.pname;
+    line += ',';
+    line += r.color;
+    line += ',';
+    line += std::to_string(r.weight);
+    line += ',';
+    line += std::to_string(r.qoh);
+    line += '\n';
+    os << line;
+  }
+}
+
+}  // namespace quelkit::harness

@@ -1,0 +1,24 @@
+// The plan-cache key: everything that decides what prepared code does, and
+// nothing that changes between tuple substitutions (parameter values).
+#include "harness/plan.h"
+
+namespace quelkit::harness {
+
+static void layout_text(std::string& k, const char* tag, const Schema& s) {
+  k += tag;
+  for (const auto& a : s.attrs) k += type_name(a.type) + "@" + std::to_string(a.offset) + ",";
+  k += "/" + std::to_string(s.tuple_len) + ";";
+}
+
+void compute_key(Plan& plan) {
+  std::string k;
+  layout_text(k, "in:", plan.in);
+  layout_text(k, "out:", plan.out);
+  layout_text(k, "par:", plan.params);
+  k += "scratch:" + std::to_string(plan.scratch_size) + ";q:";
+  k += plan.qual_folded ? ir::shape(*plan.qual_folded) : "true";
+  for (const auto& t : plan.targets_folded) k += ";t:" + ir::shape(*t);
+  plan.key = std::move(k);
+}
+
+}  // namespace quelkit::harness

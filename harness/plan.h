@@ -1,0 +1,36 @@
+// A one-variable plan: what every back end prepares. Decomposition reduces each
+// statement to a sequence of these; the harness owns the relation and access
+// path, the back end only sees the shape: the qualification and target list
+// (unfolded for the 1976 interpreter, folded for everyone else) over an input
+// tuple layout, producing rows in an output layout, reading a parameter block.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "frontend/ir.h"
+#include "frontend/schema.h"
+
+namespace quelkit::harness {
+
+struct Plan {
+  // Names generated code and dumps after the statement ("q3", "q3_d1" for a
+  // detachment, "q3_s" for the substituted query): perf and gdb show it.
+  std::string name;
+  ir::NodePtr qual;         // unfolded; nullptr = always true
+  ir::NodePtr qual_folded;  // folded (frontend/fold.h); nullptr = always true
+  std::vector<ir::NodePtr> targets, targets_folded;
+  Schema in;      // tuple layout of the relation scanned; ATTR offsets point into it
+  Schema out;     // projected row layout; target i is written at out.attrs[i].offset
+  Schema params;  // parameter block layout; PARAM node offsets point into it
+  uint32_t scratch_size = 0;  // bytes of qk_ctx.scratch the expressions need
+  // Plan-cache key: the folded shape (literals included), layouts and widths.
+  // Parameter values are not part of it, so one prepared plan serves every
+  // tuple substitution.
+  std::string key;
+};
+
+// Fills plan.key from the folded trees and the layouts.
+void compute_key(Plan& plan);
+
+}  // namespace quelkit::harness

@@ -1,0 +1,282 @@
+// Heap, ISAM and hash storage over one contiguous page array (page.h format).
+// Deleted lines are never reused and pages never move, so a tuple's Tid and
+// its scan ordinal stay stable until the next modify; that is what lets
+// runtime errors name "tuple N" identically for every back end.
+#include "harness/relation.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "harness/runtime/runtime_inline.h"
+
+namespace quelkit::harness {
+
+namespace {
+
+// Versions are unique across all relations, not per relation: a destroyed and
+// re-created relation of the same name must not hit the old plans in the cache.
+std::atomic<uint64_t> g_version{0};
+uint64_t fresh_version() { return ++g_version; }
+
+void set_next(uint8_t* pg, uint32_t next) { store<uint32_t>(pg + kPageOffNext, next); }
+void set_nlines(uint8_t* pg, uint16_t n) { store<uint16_t>(pg + kPageOffNLines, n); }
+void set_line(uint8_t* pg, uint32_t i, uint16_t off) { store<uint16_t>(pg + kPageHeader + kLineSize * i, off); }
+
+}  // namespace
+
+const char* structure_name(Structure s) {
+  switch (s) {
+    case Structure::Heap: return "heap";
+    case Structure::Isam: return "isam";
+    case Structure::Hash: return "hash";
+  }
+  return "?";
+}
+
+Relation::Relation(std::string name, Schema schema, uint32_t page_size)
+    : name_(std::move(name)), schema_(std::move(schema)), page_size_(page_size) {
+  // Line entries are u16 byte offsets, so a page can be at most 64 KiB.
+  if (page_size_ < kPageHeader + kLineSize + 1 || page_size_ > 65536)
+    throw std::invalid_argument("page size " + std::to_string(page_size_) + " out of range");
+  if (schema_.tuple_len == 0) throw std::invalid_argument("relation " + name_ + " has no attributes");
+  tpp_ = harness::tuples_per_page(page_size_, schema_.tuple_len);
+  if (tpp_ == 0)
+    throw std::invalid_argument("a " + std::to_string(schema_.tuple_len) + "-byte tuple does not fit a " +
+                                std::to_string(page_size_) + "-byte page");
+  version_ = fresh_version();
+}
+
+uint32_t Relation::new_page(bool overflow) {
+  uint32_t n = npages();
+  pages_.resize(pages_.size() + page_size_, 0);
+  uint8_t* pg = pages_.data() + size_t(n) * page_size_;
+  set_next(pg, kNoPage);
+  store<uint32_t>(pg + kPageOffSelf, n);
+  set_nlines(pg, 0);
+  store<uint16_t>(pg + kPageOffFlags, overflow ? 1 : 0);
+  if (!overflow) ++nprimary_;
+  return n;
+}
+
+bool Relation::has_room(uint32_t page_no) const { return page_nlines(page(page_no)) < tpp_; }
+
+Tid Relation::put(uint32_t page_no, const uint8_t* tuple) {
+  uint8_t* pg = pages_.data() + size_t(page_no) * page_size_;
+  uint16_t i = page_nlines(pg);
+  // Tuple i always sits at the same place, so offsets never collide with
+  // deleted lines' old tuples and a Tid's bytes never move.
+  uint32_t off = page_size_ - (uint32_t(i) + 1) * schema_.tuple_len;
+  std::memcpy(pg + off, tuple, schema_.tuple_len);
+  set_line(pg, i, uint16_t(off));
+  set_nlines(pg, uint16_t(i + 1));
+  ++ntuples_;
+  return {page_no, i};
+}
+
+Tid Relation::insert(const uint8_t* tuple) {
+  if (structure_ == Structure::Heap) {
+    if (npages() == 0 || !has_room(npages() - 1)) new_page(false);
+    return put(npages() - 1, tuple);
+  }
+  uint32_t p = structure_ == Structure::Isam ? isam_page_for(key_of(tuple)) : hash_bucket(key_of(tuple));
+  if (has_room(p)) return put(p, tuple);
+  // Every page of the chain before its tail is full (lines are never reused),
+  // so only the tail can have room.
+  uint32_t tail = chain_tail_[p];
+  if (tail != p && has_room(tail)) return put(tail, tuple);
+  uint32_t n = new_page(true);
+  set_next(pages_.data() + size_t(tail) * page_size_, n);
+  chain_tail_[p] = n;
+  return put(n, tuple);
+}
+
+void Relation::erase(Tid t) {
+  uint8_t* pg = pages_.data() + size_t(t.page) * page_size_;
+  if (page_line(pg, t.line) == 0) return;  // already deleted: count it once
+  set_line(pg, t.line, 0);
+  --ntuples_;
+}
+
+void Relation::overwrite(Tid t, const uint8_t* tuple) {
+  uint8_t* pg = pages_.data() + size_t(t.page) * page_size_;
+  std::memcpy(pg + page_line(pg, t.line), tuple, schema_.tuple_len);
+}
+
+void Relation::modify(Structure s, int key_attr, int fillfactor) {
+  if (s != Structure::Heap && (key_attr < 0 || size_t(key_attr) >= schema_.attrs.size()))
+    throw std::invalid_argument("modify: no key attribute " + std::to_string(key_attr));
+  if (fillfactor == 0) fillfactor = s == Structure::Hash ? 50 : 100;
+  if (fillfactor < 1 || fillfactor > 100)
+    throw std::invalid_argument("modify: fillfactor " + std::to_string(fillfactor) + " not in 1..100");
+
+  // Live tuples in the current scan order: the rebuild is deterministic given
+  // the relation's history, and stable for equal keys.
+  const uint32_t len = schema_.tuple_len;
+  std::vector<uint8_t> old;
+  old.reserve(size_t(ntuples_) * len);
+  for_each([&](Tid, const uint8_t* t) { old.insert(old.end(), t, t + len); });
+  const size_t n = old.size() / len;
+
+  pages_.clear();
+  pages_.shrink_to_fit();
+  isam_dir_.clear();
+  chain_tail_.clear();
+  ntuples_ = 0;
+  nprimary_ = 0;
+  structure_ = s;
+  version_ = fresh_version();
+
+  if (s == Structure::Heap) {
+    key_attr_ = -1;
+    fillfactor_ = 100;
+    fill_limit_ = 0;
+    for (size_t i = 0; i < n; ++i) insert(old.data() + i * len);
+    return;
+  }
+
+  key_attr_ = key_attr;
+  fillfactor_ = fillfactor;
+  fill_limit_ = std::max<uint32_t>(1, uint32_t(uint64_t(tpp_) * uint32_t(fillfactor) / 100));
+  const size_t npri = std::max<size_t>(1, (n + fill_limit_ - 1) / fill_limit_);
+  if (npri >= kNoPage) throw std::length_error("relation " + name_ + " needs too many pages");
+  pages_.reserve(npri * page_size_);
+  for (size_t i = 0; i < npri; ++i) new_page(false);
+  chain_tail_.resize(npri);
+  std::iota(chain_tail_.begin(), chain_tail_.end(), 0u);
+
+  if (s == Structure::Hash) {
+    // Buckets may exceed fill_limit_ when keys collide; insert() chains them.
+    for (size_t i = 0; i < n; ++i) insert(old.data() + i * len);
+    return;
+  }
+
+  std::vector<KeyVal> keys(n);
+  for (size_t i = 0; i < n; ++i) keys[i] = key_of(old.data() + i * len);
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return key_cmp(keys[a], keys[b]) < 0; });
+  isam_dir_.resize(npri);  // an empty relation keeps one empty page with a default key
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t pg = uint32_t(i / fill_limit_);
+    if (i % fill_limit_ == 0) isam_dir_[pg] = keys[order[i]];
+    put(pg, old.data() + size_t(order[i]) * len);
+  }
+}
+
+uint32_t Relation::isam_page_for(const KeyVal& k) const {
+  // Last primary page whose first key <= k; page 0 takes keys below them all.
+  auto it = std::upper_bound(isam_dir_.begin() + 1, isam_dir_.end(), k,
+                             [&](const KeyVal& a, const KeyVal& b) { return key_cmp(a, b) < 0; });
+  return uint32_t(it - isam_dir_.begin()) - 1;
+}
+
+uint32_t Relation::hash_bucket(const KeyVal& k) const {
+  const Type t = schema_.attrs[size_t(key_attr_)].type;
+  uint64_t bits;
+  if (t.is_int()) {
+    bits = uint64_t(k.i);
+  } else if (t.is_float()) {
+    double f = k.f == 0.0 ? 0.0 : k.f;  // -0.0 and 0.0 are equal keys, so one bucket
+    std::memcpy(&bits, &f, sizeof bits);
+  } else {
+    const auto* p = reinterpret_cast<const uint8_t*>(k.s.data());
+    bits = rt::fnv1a64(p, rt::strip(p, uint32_t(k.s.size())), QK_FNV_OFFSET);
+  }
+  return uint32_t(rt::mix64(bits) % nprimary_);
+}
+
+int Relation::key_cmp(const KeyVal& a, const KeyVal& b) const {
+  const Type t = schema_.attrs[size_t(key_attr_)].type;
+  if (t.is_int()) return a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
+  if (t.is_float()) {
+    // A total order (NaN last) keeps stable_sort well defined even if a NaN
+    // ever got stored; -0.0 == 0.0 as the language compares them.
+    bool an = std::isnan(a.f), bn = std::isnan(b.f);
+    if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
+    return a.f < b.f ? -1 : (a.f > b.f ? 1 : 0);
+  }
+  return rt::char_cmp(reinterpret_cast<const uint8_t*>(a.s.data()), uint32_t(a.s.size()),
+                      reinterpret_cast<const uint8_t*>(b.s.data()), uint32_t(b.s.size()));
+}
+
+void Relation::scan_pages(const KeyBounds& b, const std::function<bool(uint32_t)>& f) const {
+  auto chain = [&](uint32_t p) {
+    for (uint32_t q = p; q != kNoPage; q = page_next(page(q)))
+      if (!f(q)) return false;
+    return true;
+  };
+
+  if (structure_ == Structure::Heap) {
+    for (uint32_t p = 0; p < npages(); ++p)
+      if (!f(p)) return;
+    return;
+  }
+  if (structure_ == Structure::Hash) {
+    if (b.kind == KeyBounds::Eq) {
+      chain(hash_bucket(b.lo));
+      return;
+    }
+    for (uint32_t p = 0; p < nprimary_; ++p)
+      if (!chain(p)) return;
+    return;
+  }
+
+  // ISAM. Sorted equal keys can span primary pages, and a later insert of k
+  // lands on the last page whose first key <= k, so a lookup starts at the
+  // last page whose first key is strictly below the low bound and runs while
+  // the next page's first key is still within the high bound.
+  bool has_lo = b.kind != KeyBounds::All && (b.kind == KeyBounds::Eq || b.has_lo);
+  bool has_hi = b.kind != KeyBounds::All && (b.kind == KeyBounds::Eq || b.has_hi);
+  const KeyVal& lo = b.lo;
+  const KeyVal& hi = b.kind == KeyBounds::Eq ? b.lo : b.hi;
+  bool hi_incl = b.kind == KeyBounds::Eq || b.hi_incl;
+
+  uint32_t start = 0;
+  if (has_lo) {
+    auto it = std::lower_bound(isam_dir_.begin() + 1, isam_dir_.end(), lo,
+                               [&](const KeyVal& a, const KeyVal& k) { return key_cmp(a, k) < 0; });
+    start = uint32_t(it - isam_dir_.begin()) - 1;
+  }
+  for (uint32_t p = start; p < nprimary_; ++p) {
+    if (p > start && has_hi) {
+      int c = key_cmp(isam_dir_[p], hi);
+      if (c > 0 || (c == 0 && !hi_incl)) return;
+    }
+    if (!chain(p)) return;
+  }
+}
+
+void Relation::for_each(const std::function<void(Tid, const uint8_t*)>& f) const {
+  scan_pages(KeyBounds{}, [&](uint32_t p) {
+    const uint8_t* pg = page(p);
+    uint16_t nl = page_nlines(pg);
+    for (uint16_t i = 0; i < nl; ++i) {
+      uint16_t off = page_line(pg, i);
+      if (off != 0) f(Tid{p, i}, pg + off);
+    }
+    return true;
+  });
+}
+
+KeyVal Relation::key_of(const uint8_t* tuple) const {
+  if (key_attr_ < 0) return {};  // a heap has no key
+  const Attribute& a = schema_.attrs[size_t(key_attr_)];
+  const uint8_t* p = tuple + a.offset;
+  KeyVal k;
+  switch (a.type.kind) {
+    case Tk::I1: k.i = load<int8_t>(p); break;
+    case Tk::I2: k.i = load<int16_t>(p); break;
+    case Tk::I4: k.i = load<int32_t>(p); break;
+    case Tk::F4: k.f = load<float>(p); break;
+    case Tk::F8: k.f = load<double>(p); break;
+    case Tk::C: k.s.assign(reinterpret_cast<const char*>(p), rt::strip(p, a.type.len)); break;
+    case Tk::B: k.i = load<uint8_t>(p); break;
+  }
+  return k;
+}
+
+}  // namespace quelkit::harness

@@ -1,0 +1,114 @@
+// A relation: schema plus its pages in one of three storage structures.
+//   heap  pages in insertion order, new tuples go to the last page
+//   isam  primary pages sorted on the key, filled to the fillfactor, a static
+//         directory (first key of each primary page); later inserts go to the
+//         overflow chain of the primary page the key belongs to
+//   hash  ceil(n / floor(tpp * ff / 100)) bucket pages, bucket =
+//         mix64(key) mod buckets, one overflow chain per bucket
+// Scans visit pages in a fixed order (primary page, then its overflow chain),
+// which defines the tuple ordinals that runtime errors report.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/schema.h"
+#include "harness/page.h"
+
+namespace quelkit::harness {
+
+enum class Structure : uint8_t { Heap, Isam, Hash };
+const char* structure_name(Structure s);
+
+// A key value in the key attribute's domain: integers (any width) in i,
+// floats (f4 widened) in f, characters (trailing blanks stripped) in s.
+struct KeyVal {
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+};
+
+// Which pages a one-variable plan fetches. The whole qualification is still
+// evaluated on every fetched tuple; bounds only narrow the pages visited.
+struct KeyBounds {
+  enum Kind : uint8_t { All, Eq, Range } kind = All;
+  KeyVal lo, hi;          // Eq uses lo
+  bool has_lo = false, has_hi = false;
+  bool lo_incl = true, hi_incl = true;
+};
+
+struct Tid {
+  uint32_t page = 0;
+  uint16_t line = 0;
+  friend bool operator==(Tid a, Tid b) { return a.page == b.page && a.line == b.line; }
+};
+
+class Relation {
+ public:
+  Relation(std::string name, Schema schema, uint32_t page_size = kDefaultPageSize);
+
+  const std::string& name() const { return name_; }
+  const Schema& schema() const { return schema_; }
+  uint32_t page_size() const { return page_size_; }
+  uint32_t tuple_len() const { return schema_.tuple_len; }
+  uint32_t tuples_per_page() const { return tpp_; }
+  Structure structure() const { return structure_; }
+  int key_attr() const { return key_attr_; }  // -1 for heap
+  int fillfactor() const { return fillfactor_; }
+  uint64_t ntuples() const { return ntuples_; }
+  uint32_t npages() const { return uint32_t(pages_.size() / page_size_); }
+  uint32_t nprimary() const { return nprimary_; }  // heap: all pages
+  uint32_t noverflow() const { return npages() - nprimary_; }
+  // Bumped whenever the structure or the pages' identity changes (modify,
+  // destroy+create): part of the plan-cache key.
+  uint64_t version() const { return version_; }
+
+  const uint8_t* page(uint32_t n) const { return pages_.data() + size_t(n) * page_size_; }
+  const uint8_t* tuple(Tid t) const { return page(t.page) + page_line(page(t.page), t.line); }
+
+  // Inserts a tuple (tuple_len bytes) where the structure puts it.
+  Tid insert(const uint8_t* tuple);
+  void erase(Tid t);                          // marks the line deleted
+  void overwrite(Tid t, const uint8_t* tuple);  // same key position; caller re-inserts if the key moved
+  // Rebuilds into another structure. fillfactor 0 = the structure's default
+  // (isam 100, hash 50). key_attr ignored for heap.
+  void modify(Structure s, int key_attr, int fillfactor);
+
+  // Pages in scan order for these bounds; stops early if f returns false.
+  void scan_pages(const KeyBounds& b, const std::function<bool(uint32_t page_no)>& f) const;
+  // Every live tuple in full-scan order.
+  void for_each(const std::function<void(Tid, const uint8_t*)>& f) const;
+
+  // The key of a tuple, in KeyVal form, for the key attribute.
+  KeyVal key_of(const uint8_t* tuple) const;
+
+ private:
+  uint32_t new_page(bool overflow);
+  Tid put(uint32_t page_no, const uint8_t* tuple);  // page must have room
+  bool has_room(uint32_t page_no) const;
+  uint32_t isam_page_for(const KeyVal& k) const;
+  uint32_t hash_bucket(const KeyVal& k) const;
+  int key_cmp(const KeyVal& a, const KeyVal& b) const;
+
+  std::string name_;
+  Schema schema_;
+  uint32_t page_size_;
+  uint32_t tpp_;
+  Structure structure_ = Structure::Heap;
+  int key_attr_ = -1;
+  int fillfactor_ = 100;
+  uint32_t fill_limit_ = 0;  // tuples per primary page when built (isam/hash)
+  uint64_t ntuples_ = 0;
+  uint32_t nprimary_ = 0;
+  uint64_t version_ = 0;
+  std::vector<uint8_t> pages_;
+  std::vector<KeyVal> isam_dir_;  // first key of each primary page
+  // Last page of each primary page's overflow chain (isam/hash; the page
+  // itself when it has none), so an insert never walks a long chain.
+  std::vector<uint32_t> chain_tail_;
+};
+
+}  // namespace quelkit::harness

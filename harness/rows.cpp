@@ -1,0 +1,130 @@
+// Row access and printing (rows.h).
+#include "harness/rows.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <ostream>
+
+#include "harness/page.h"
+#include "harness/runtime/runtime.h"
+
+namespace quelkit::harness {
+
+ir::Value get_value(const Attribute& a, const uint8_t* row) {
+  ir::Value v;
+  const uint8_t* p = row + a.offset;
+  switch (a.type.kind) {
+    case Tk::I1: v.i = int8_t(p[0]); break;
+    case Tk::I2: v.i = load<int16_t>(p); break;
+    case Tk::I4: v.i = load<int32_t>(p); break;
+    case Tk::F4: v.f4 = load<float>(p); break;
+    case Tk::F8: v.f8 = load<double>(p); break;
+    case Tk::C: v.s.assign(reinterpret_cast<const char*>(p), a.type.len); break;
+    case Tk::B: v.i = p[0]; break;
+  }
+  return v;
+}
+
+void put_value(const Attribute& a, const ir::Value& v, uint8_t* row) {
+  uint8_t* p = row + a.offset;
+  switch (a.type.kind) {
+    case Tk::I1: p[0] = uint8_t(int8_t(v.i)); break;
+    case Tk::I2: store<int16_t>(p, int16_t(v.i)); break;
+    case Tk::I4: store<int32_t>(p, int32_t(v.i)); break;
+    case Tk::F4: store<float>(p, v.f4); break;
+    case Tk::F8: store<double>(p, v.f8); break;
+    case Tk::C: {
+      size_t n = std::min<size_t>(v.s.size(), a.type.len);
+      std::memcpy(p, v.s.data(), n);
+      std::memset(p + n, ' ', a.type.len - n);
+      break;
+    }
+    case Tk::B: p[0] = uint8_t(v.i); break;
+  }
+}
+
+void copy_value(Type from, const uint8_t* src, const Attribute& to, uint8_t* row) {
+  uint8_t* p = row + to.offset;
+  if (to.type.kind == Tk::C) {
+    uint32_t n = std::min<uint32_t>(from.len, to.type.len);
+    std::memcpy(p, src, n);
+    std::memset(p + n, ' ', to.type.len - n);
+  } else {
+    std::memcpy(p, src, to.type.len);
+  }
+}
+
+int compare_value(const Attribute& a, const uint8_t* x, const uint8_t* y) {
+  if (a.type.kind == Tk::C) return qk_char_cmp(x + a.offset, a.type.len, y + a.offset, a.type.len);
+  ir::Value u = get_value(a, x), w = get_value(a, y);
+  if (a.type.kind == Tk::F4) return u.f4 < w.f4 ? -1 : u.f4 > w.f4 ? 1 : 0;
+  if (a.type.kind == Tk::F8) return u.f8 < w.f8 ? -1 : u.f8 > w.f8 ? 1 : 0;
+  return u.i < w.i ? -1 : u.i > w.i ? 1 : 0;
+}
+
+std::string value_text(const Attribute& a, const uint8_t* row) {
+  return ir::format_value(a.type, get_value(a, row));
+}
+
+static bool right_aligned(Type t) { return t.is_numeric(); }
+
+void print_table(std::ostream& os, const Schema& s, const uint8_t* rows, size_t n) {
+  std::vector<size_t> w;
+  for (const auto& a : s.attrs) w.push_back(std::max<size_t>(a.name.size(), 1));
+  std::vector<std::string> cells;
+  cells.reserve(n * s.attrs.size());
+  for (size_t r = 0; r < n; ++r)
+    for (size_t c = 0; c < s.attrs.size(); ++c) {
+      cells.push_back(value_text(s.attrs[c], rows + r * s.tuple_len));
+      w[c] = std::max(w[c], cells.back().size());
+    }
+  auto rule = [&] {
+    os << '+';
+    for (size_t c = 0; c < w.size(); ++c) os << std::string(w[c], '-') << '+';
+    os << '\n';
+  };
+  auto cell = [&](const std::string& v, size_t c, bool right) {
+    std::string pad(w[c] - v.size(), ' ');
+    os << (right ? pad + v : v + pad) << '|';
+  };
+  rule();
+  os << '|';
+  for (size_t c = 0; c < w.size(); ++c) cell(s.attrs[c].name, c, false);
+  os << '\n';
+  rule();
+  for (size_t r = 0; r < n; ++r) {
+    os << '|';
+    for (size_t c = 0; c < w.size(); ++c) cell(cells[r * w.size() + c], c, right_aligned(s.attrs[c].type));
+    os << '\n';
+  }
+  rule();
+  os << '(' << n << (n == 1 ? " row)\n" : " rows)\n");
+}
+
+static void csv_field(std::ostream& os, const std::string& v) {
+  if (v.find_first_of(",\"\n\r") == std::string::npos) {
+    os << v;
+    return;
+  }
+  os << '"';
+  for (char c : v) {
+    if (c == '"') os << '"';
+    os << c;
+  }
+  os << '"';
+}
+
+void print_csv(std::ostream& os, const Schema& s, const uint8_t* rows, size_t n) {
+  for (size_t c = 0; c < s.attrs.size(); ++c) os << (c ? "," : "") << s.attrs[c].name;
+  os << '\n';
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t c = 0; c < s.attrs.size(); ++c) {
+      if (c) os << ',';
+      csv_field(os, value_text(s.attrs[c], rows + r * s.tuple_len));
+    }
+    os << '\n';
+  }
+}
+
+}  // namespace quelkit::harness

@@ -1,0 +1,496 @@
+// Statement execution for a session (session.h). Expression statements are
+// evaluated on every runner before anything is applied, so a failed statement
+// changes nothing and every back end sees the relation as it was.
+#include "harness/session.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <ostream>
+#include <sstream>
+
+#include "harness/checksum.h"
+#include "harness/csv.h"
+#include "harness/rows.h"
+
+namespace quelkit::harness {
+
+using frontend::ast::Stmt;
+
+std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](const std::string& name, const std::string& mode) {
+    for (const auto& p : out)
+      if (p.first == name && p.second == mode) return;
+    out.emplace_back(name, mode);
+  };
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    if (item == "all") {
+      for (const auto& b : registered_backends())
+        for (const auto& m : b.modes) add(b.name, m);
+      continue;
+    }
+    std::string name = item, mode;
+    if (auto c = item.find(':'); c != std::string::npos) {
+      name = item.substr(0, c);
+      mode = item.substr(c + 1);
+    }
+    const BackendSpec* b = find_backend(name);
+    if (!b) {
+      std::string known;
+      for (const auto& r : registered_backends()) known += (known.empty() ? "" : ", ") + r.name;
+      throw_error(ErrKind::Usage, {}, nullptr,
+                  "unknown back end '" + name + "' (built: " + known + ", or all)");
+    }
+    if (mode.empty()) mode = b->modes.front();
+    if (mode == "all") {
+      for (const auto& m : b->modes) add(name, m);
+      continue;
+    }
+    if (std::find(b->modes.begin(), b->modes.end(), mode) == b->modes.end()) {
+      std::string known;
+      for (const auto& m : b->modes) known += (known.empty() ? "" : ", ") + m;
+      throw_error(ErrKind::Usage, {}, nullptr,
+                  "back end " + name + " has no mode '" + mode + "' (modes: " + known + ")");
+    }
+    add(name, mode);
+  }
+  if (out.empty()) throw_error(ErrKind::Usage, {}, nullptr, "no back end given");
+  return out;
+}
+
+Session::Session(SessionOptions opt, std::ostream& out, std::ostream& err)
+    : opt_(std::move(opt)), out_(out), err_(err) {
+  if (opt_.backends.empty()) opt_.backends = parse_backend_list("interp");
+  for (const auto& [name, mode] : opt_.backends) {
+    const BackendSpec* spec = find_backend(name);
+    RunnerOptions ro = opt_.runner;
+    ro.dump_out = &out_;
+    for (const auto& d : opt_.dumps)
+      if (std::find(spec->dump_forms.begin(), spec->dump_forms.end(), d) != spec->dump_forms.end())
+        ro.dumps.insert(d);
+    auto r = std::make_unique<Runner>(name, mode, spec->make(mode, opt_.prepare), ro, opt_.prepare);
+    r->cache().set_capacity(opt_.plan_cache_capacity);
+    runners_.push_back(std::move(r));
+  }
+}
+
+Session::~Session() = default;
+
+void Session::print_error(const Error& e) { err_ << e.format() << '\n'; }
+
+void Session::invalidate(const std::string& relation) {
+  for (auto& r : runners_) r->cache().invalidate(relation);
+}
+
+bool Session::run(const SourceRef& src) {
+  std::vector<frontend::ast::StmtPtr> stmts;
+  try {
+    stmts = frontend::parse(src);
+  } catch (QuelError& e) {
+    print_error(e.err);
+    return false;
+  }
+  bool ok = true;
+  for (const auto& s : stmts) ok = run_statement(*s, src) && ok;
+  return ok;
+}
+
+bool Session::run_statement(const Stmt& s, const SourceRef& src) {
+  ++stmt_no_;
+  if (opt_.dumps.count("ast")) out_ << "-- ast q" << stmt_no_ << "\n" << frontend::dump_ast(s) << "\n";
+  try {
+    return exec(s, src);
+  } catch (QuelError& e) {
+    if (!e.err.src) e.err.src = src;
+    print_error(e.err);
+    return false;
+  }
+}
+
+bool Session::exec(const Stmt& s, const SourceRef& src) {
+  switch (s.kind) {
+    case Stmt::Range: {
+      if (!cat_.find(s.relation))
+        throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
+      ranges_.set(s.var, lower(s.relation));
+      return true;
+    }
+    case Stmt::Retrieve:
+    case Stmt::Append:
+    case Stmt::Delete:
+    case Stmt::Replace: return exec_query(s, src);
+    case Stmt::Create: exec_create(s, src); return true;
+    case Stmt::Copy: exec_copy(s, src); return true;
+    case Stmt::Modify: exec_modify(s, src); return true;
+    case Stmt::Destroy: exec_destroy(s, src); return true;
+    case Stmt::Print: exec_print(s, src); return true;
+    case Stmt::Help: exec_help(s, src); return true;
+  }
+  return true;
+}
+
+Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows) {
+  Engine eng(cat_, src, stmt_no_);
+  return eng.evaluate(q, r, keep_rows);
+}
+
+// The first difference between two runners' results, or "" if they agree.
+static std::string first_difference(const Result& a, const Result& b) {
+  if (a.ok != b.ok) {
+    const Result& bad = a.ok ? b : a;
+    return std::string(a.ok ? "second" : "first") + " failed: " + bad.error.format();
+  }
+  if (!a.ok) {
+    if (a.error == b.error) return "";
+    return "different errors:\n  " + a.error.format() + "\n  " + b.error.format();
+  }
+  if (a.nrows() != b.nrows())
+    return std::to_string(a.nrows()) + " rows vs " + std::to_string(b.nrows()) + " rows";
+  if (a.keep_rows && b.keep_rows) {
+    const uint32_t len = a.layout.tuple_len;
+    for (uint64_t i = 0; i < a.nrows(); ++i) {
+      const uint8_t* x = a.data.data() + i * len;
+      const uint8_t* y = b.data.data() + i * len;
+      if (len && std::memcmp(x, y, len) != 0) {
+        std::string m = "row " + std::to_string(i + 1) + " differs:";
+        for (const auto& at : a.layout.attrs)
+          if (std::memcmp(x + at.offset, y + at.offset, at.type.len) != 0)
+            m += " " + at.name + " = " + value_text(at, x) + " vs " + value_text(at, y);
+        return m;
+      }
+    }
+    if (a.tids.size() != b.tids.size() || !std::equal(a.tids.begin(), a.tids.end(), b.tids.begin()))
+      return "different tuples updated";
+  }
+  if (a.checksum.sum != b.checksum.sum) return "checksums differ";
+  return "";
+}
+
+static uint64_t median(std::vector<uint64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Sort keys first, then (for unique) every column, so duplicates are adjacent.
+static void sort_rows(std::vector<uint8_t>& data, const Schema& s, const std::vector<frontend::SortKey>& keys,
+                      bool unique) {
+  const uint32_t len = s.tuple_len;
+  if (len == 0) return;
+  size_t n = data.size() / len;
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::vector<std::pair<int, bool>> order;
+  for (const auto& k : keys) order.emplace_back(k.target, k.descending);
+  if (unique)
+    for (size_t c = 0; c < s.attrs.size(); ++c) order.emplace_back(int(c), false);
+  auto cmp = [&](size_t x, size_t y) {
+    for (auto [c, desc] : order) {
+      int r = compare_value(s.attrs[size_t(c)], data.data() + x * len, data.data() + y * len);
+      if (r) return desc ? r > 0 : r < 0;
+    }
+    return false;
+  };
+  std::stable_sort(idx.begin(), idx.end(), cmp);
+  std::vector<uint8_t> out;
+  out.reserve(data.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (unique && i > 0 && !cmp(idx[i - 1], idx[i]) && !cmp(idx[i], idx[i - 1])) continue;
+    out.insert(out.end(), data.begin() + long(idx[i] * len), data.begin() + long((idx[i] + 1) * len));
+  }
+  data.swap(out);
+}
+
+bool Session::exec_query(const Stmt& s, const SourceRef& src) {
+  frontend::BoundQuery q = frontend::bind(s, ranges_, cat_, src);
+  if (opt_.dumps.count("ir") || opt_.dumps.count("folded")) {
+    for (const char* form : {"ir", "folded"}) {
+      if (!opt_.dumps.count(form)) continue;
+      bool folded = form[0] == 'f';
+      out_ << "-- " << form << " q" << stmt_no_ << "\n";
+      if (q.qual) out_ << "where:\n" << ir::dump(folded ? *frontend::fold(*q.qual) : *q.qual, 1);
+      for (const auto& t : q.targets)
+        out_ << "target " << t.name << ":\n" << ir::dump(folded ? *frontend::fold(*t.expr) : *t.expr, 1);
+    }
+  }
+  // Rows are needed unless a plain retrieve prints nothing (--format none).
+  const bool keep = !(q.kind == frontend::BoundKind::Retrieve && q.into.empty() && opt_.format == OutFormat::None);
+  std::vector<Result> results;
+  // Stats follow the statement's output (and its error, if any).
+  struct StatsAtEnd {
+    Session* self;
+    size_t from;
+    ~StatsAtEnd() {
+      if (self->opt_.stats)
+        for (size_t i = from; i < self->reports_.size(); ++i) self->emit_stats(self->reports_[i]);
+    }
+  } stats_at_end{this, reports_.size()};
+  for (auto& r : runners_) {
+    std::vector<uint64_t> times;
+    Result first = evaluate(q, *r, src, keep);
+    times.push_back(first.stats.run_ns);
+    for (int k = 1; k < opt_.repeat && first.ok && q.kind == frontend::BoundKind::Retrieve; ++k)
+      times.push_back(evaluate(q, *r, src, false).stats.run_ns);
+    StmtReport rep;
+    rep.stmt = stmt_no_;
+    rep.line = s.pos.line;
+    rep.backend = r->name();
+    rep.mode = r->mode();
+    rep.stats = first.stats;
+    rep.stats.run_ns = median(times);
+    rep.run_ns_min = *std::min_element(times.begin(), times.end());
+    rep.run_ns_max = *std::max_element(times.begin(), times.end());
+    if (!first.ok) rep.error = first.error.format();
+    reports_.push_back(rep);
+    results.push_back(std::move(first));
+  }
+  bool agree = true;
+  for (size_t i = 1; i < results.size(); ++i) {
+    std::string d = first_difference(results[0], results[i]);
+    if (!d.empty()) {
+      err_ << (src ? src->name() + ":" : "") << s.pos.line << ":" << s.pos.col << ": error: back ends disagree: "
+           << runners_[0]->label() << " vs " << runners_[i]->label() << ": " << d << '\n';
+      agree = false;
+      break;
+    }
+  }
+  Result& res = results[0];
+  if (!res.ok) {
+    print_error(res.error);
+    return false;
+  }
+  if (!agree) return false;
+
+  const uint32_t len = res.layout.tuple_len;
+  switch (q.kind) {
+    case frontend::BoundKind::Retrieve: {
+      if (!q.sort.empty() || q.unique) sort_rows(res.data, res.layout, q.sort, q.unique);
+      size_t n = len ? res.data.size() / len : res.nrows();
+      if (!q.into.empty()) {
+        if (cat_.find(q.into))
+          throw_error(ErrKind::Name, s.relation_pos, src, "relation " + q.into + " already exists");
+        auto rel = std::make_unique<Relation>(q.into, res.layout, opt_.page_size);
+        for (size_t i = 0; i < n; ++i) rel->insert(res.data.data() + i * len);
+        cat_.add(std::move(rel));
+        out_ << "(" << n << (n == 1 ? " row" : " rows") << " into " << q.into << ")\n";
+      } else if (opt_.format == OutFormat::Table) {
+        print_table(out_, res.layout, res.data.data(), n);
+      } else if (opt_.format == OutFormat::Csv) {
+        print_csv(out_, res.layout, res.data.data(), n);
+      }
+      return true;
+    }
+    case frontend::BoundKind::Append: {
+      Relation* rel = cat_.find(q.relation);
+      const Schema& sch = rel->schema();
+      std::vector<uint8_t> base(sch.tuple_len);
+      for (const auto& a : sch.attrs)
+        if (a.type.kind == Tk::C) std::memset(base.data() + a.offset, ' ', a.type.len);
+      std::vector<uint8_t> tuple(sch.tuple_len);
+      size_t n = res.nrows();
+      for (size_t i = 0; i < n; ++i) {
+        tuple = base;
+        for (size_t t = 0; t < q.targets.size(); ++t)
+          copy_value(res.layout.attrs[t].type, res.data.data() + i * len + res.layout.attrs[t].offset,
+                     sch.attrs[size_t(q.targets[t].column)], tuple.data());
+        rel->insert(tuple.data());
+      }
+      out_ << "(" << n << (n == 1 ? " row" : " rows") << " appended to " << rel->name() << ")\n";
+      return true;
+    }
+    case frontend::BoundKind::Delete:
+    case frontend::BoundKind::Replace: {
+      Relation* rel = cat_.find(q.vars[size_t(q.update_var)].relation);
+      const Schema& sch = rel->schema();
+      // A tuple qualifying through several combinations is updated once, by the first.
+      std::vector<std::pair<Tid, size_t>> todo;
+      for (size_t i = 0; i < res.tids.size(); ++i) {
+        bool seen = false;
+        for (const auto& [t, k] : todo) seen = seen || t == res.tids[i];
+        if (!seen) todo.emplace_back(res.tids[i], i);
+      }
+      if (q.kind == frontend::BoundKind::Delete) {
+        for (const auto& [t, k] : todo) rel->erase(t);
+        out_ << "(" << todo.size() << (todo.size() == 1 ? " row" : " rows") << " deleted from " << rel->name()
+             << ")\n";
+        return true;
+      }
+      // Build every new tuple from the old relation first, then apply.
+      std::vector<std::vector<uint8_t>> fresh;
+      for (const auto& [t, k] : todo) {
+        const uint8_t* old = rel->tuple(t);
+        std::vector<uint8_t> nt(old, old + sch.tuple_len);
+        for (size_t c = 0; c < q.targets.size(); ++c)
+          copy_value(res.layout.attrs[c].type, res.data.data() + k * len + res.layout.attrs[c].offset,
+                     sch.attrs[size_t(q.targets[c].column)], nt.data());
+        fresh.push_back(std::move(nt));
+      }
+      const int key = rel->key_attr();
+      std::vector<size_t> moved;
+      for (size_t i = 0; i < todo.size(); ++i) {
+        const uint8_t* old = rel->tuple(todo[i].first);
+        bool key_changed = key >= 0 && compare_value(sch.attrs[size_t(key)], old, fresh[i].data()) != 0;
+        if (key_changed) {
+          rel->erase(todo[i].first);
+          moved.push_back(i);
+        } else {
+          rel->overwrite(todo[i].first, fresh[i].data());
+        }
+      }
+      for (size_t i : moved) rel->insert(fresh[i].data());
+      out_ << "(" << todo.size() << (todo.size() == 1 ? " row" : " rows") << " replaced in " << rel->name()
+           << ")\n";
+      return true;
+    }
+  }
+  return true;
+}
+
+void Session::emit_stats(const StmtReport& r) {
+  const ExecStats& s = r.stats;
+  if (opt_.stats_json) {
+    auto esc = [](const std::string& v) {
+      std::string o;
+      for (char c : v) {
+        if (c == '"' || c == '\\') o += '\\';
+        if (c == '\n') {
+          o += "\\n";
+          continue;
+        }
+        o += c;
+      }
+      return o;
+    };
+    out_ << "{\"stmt\":" << r.stmt << ",\"line\":" << r.line << ",\"backend\":\"" << r.backend
+         << "\",\"mode\":\"" << r.mode << "\",\"jit_opt\":" << opt_.prepare.jit_opt << ",\"access_path\":\""
+         << esc(s.access_path) << "\",\"rows_scanned\":" << s.rows_scanned
+         << ",\"rows_qualified\":" << s.rows_qualified << ",\"rows_out\":" << s.rows_out
+         << ",\"prepares\":" << s.prepares << ",\"cache_hits\":" << s.cache_hits
+         << ",\"prepare_ns\":" << s.prepare_ns << ",\"irgen_ns\":" << s.irgen_ns << ",\"opt_ns\":" << s.opt_ns
+         << ",\"codegen_ns\":" << s.codegen_ns << ",\"run_ns\":" << s.run_ns << ",\"run_ns_min\":" << r.run_ns_min
+         << ",\"run_ns_max\":" << r.run_ns_max << ",\"repeat\":" << opt_.repeat << ",\"checksum\":\""
+         << checksum_hex(s.checksum) << "\",\"error\":" << (r.error.empty() ? "null" : "\"" + esc(r.error) + "\"")
+         << "}\n";
+    return;
+  }
+  out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode << ": " << s.access_path
+       << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
+       << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << s.prepare_ns / 1000.0
+       << " us, run " << s.run_ns / 1000.0 << " us (min " << r.run_ns_min / 1000.0 << ", max "
+       << r.run_ns_max / 1000.0 << ", " << opt_.repeat << " runs); checksum " << checksum_hex(s.checksum)
+       << (r.error.empty() ? "" : "; error") << "\n";
+}
+
+void Session::exec_create(const Stmt& s, const SourceRef& src) {
+  if (cat_.find(s.relation))
+    throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " already exists");
+  std::vector<std::pair<std::string, Type>> cols;
+  for (const auto& c : s.columns) {
+    for (const auto& p : cols)
+      if (p.first == c.name) throw_error(ErrKind::Name, c.pos, src, "attribute " + c.name + " given twice");
+    auto t = parse_format(c.format);
+    if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
+    cols.emplace_back(c.name, *t);
+  }
+  cat_.add(std::make_unique<Relation>(lower(s.relation), Schema::packed(cols), opt_.page_size));
+}
+
+void Session::exec_modify(const Stmt& s, const SourceRef& src) {
+  Relation* rel = cat_.find(s.relation);
+  if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
+  Structure st = s.structure == "isam" ? Structure::Isam : s.structure == "hash" ? Structure::Hash : Structure::Heap;
+  int key = -1;
+  if (st != Structure::Heap) {
+    key = rel->schema().find(s.key);
+    if (key < 0) throw_error(ErrKind::Name, s.key_pos, src, "relation " + rel->name() + " has no attribute " + s.key);
+  }
+  if (s.fillfactor < 0 || s.fillfactor > 100)
+    throw_error(ErrKind::Syntax, s.pos, src, "fillfactor must be between 1 and 100");
+  rel->modify(st, key, s.fillfactor);
+  invalidate(rel->name());
+}
+
+void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
+  std::vector<std::string> names = s.relations;
+  if (names.empty()) names.push_back(s.relation);
+  for (const auto& n : names)  // check all first: the statement is atomic
+    if (!cat_.find(n)) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + n + " does not exist");
+  for (const auto& n : names) {
+    invalidate(lower(n));
+    cat_.remove(n);
+  }
+}
+
+void Session::exec_print(const Stmt& s, const SourceRef& src) {
+  std::vector<std::string> names = s.relations;
+  if (names.empty()) names.push_back(s.relation);
+  for (const auto& n : names)
+    if (!cat_.find(n)) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + n + " does not exist");
+  for (const auto& n : names) {
+    Relation* rel = cat_.find(n);
+    std::vector<uint8_t> rows;
+    rel->for_each([&](Tid, const uint8_t* t) { rows.insert(rows.end(), t, t + rel->tuple_len()); });
+    size_t cnt = rel->ntuples();
+    out_ << rel->name() << " relation\n";
+    if (opt_.format == OutFormat::Csv) print_csv(out_, rel->schema(), rows.data(), cnt);
+    else print_table(out_, rel->schema(), rows.data(), cnt);
+  }
+}
+
+void Session::exec_help(const Stmt& s, const SourceRef& src) {
+  if (s.relation.empty()) {
+    out_ << "relations:\n";
+    for (const auto& n : cat_.names()) {
+      Relation* r = cat_.find(n);
+      out_ << "  " << n << " (" << structure_name(r->structure()) << ", " << r->ntuples() << " tuples)\n";
+    }
+    if (!ranges_.vars.empty()) {
+      out_ << "range variables:\n";
+      for (const auto& [v, r] : ranges_.vars) out_ << "  " << v << " is " << r << "\n";
+    }
+    return;
+  }
+  Relation* r = cat_.find(s.relation);
+  if (!r) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
+  out_ << "Relation:            " << r->name() << "\n"
+       << "Storage structure:   " << structure_name(r->structure());
+  if (r->key_attr() >= 0) out_ << " on " << r->schema().attrs[size_t(r->key_attr())].name;
+  out_ << "\n";
+  if (r->structure() != Structure::Heap) out_ << "Fillfactor:          " << r->fillfactor() << "\n";
+  out_ << "Tuples:              " << r->ntuples() << "\n"
+       << "Tuple width:         " << r->tuple_len() << " bytes\n"
+       << "Page size:           " << r->page_size() << " bytes (" << r->tuples_per_page() << " tuples per page)\n"
+       << "Pages:               " << r->npages() << " (" << r->nprimary() << " primary, " << r->noverflow()
+       << " overflow)\n"
+       << "Attributes:\n";
+  for (const auto& a : r->schema().attrs) out_ << "  " << a.name << "  " << type_name(a.type) << "\n";
+}
+
+void Session::exec_copy(const Stmt& s, const SourceRef& src) {
+  Relation* rel = cat_.find(s.relation);
+  if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
+  // Column names and conversions are checked by the CSV layer (harness/csv.h).
+  std::vector<CopyColumn> cols;
+  for (const auto& c : s.columns) {
+    auto t = parse_format(c.format);
+    if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
+    cols.push_back({c.name, *t});
+  }
+  if (s.copy_into) {
+    write_csv_file(s.file, *rel, cols, s.file_pos, src);
+    uint64_t n = rel->ntuples();
+    out_ << "(" << n << (n == 1 ? " row" : " rows") << " copied into \"" << s.file << "\")\n";
+  } else {
+    std::vector<uint8_t> tuples = read_csv_file(s.file, rel->schema(), cols, s.file_pos, src);
+    size_t n = rel->tuple_len() ? tuples.size() / rel->tuple_len() : 0;
+    for (size_t i = 0; i < n; ++i) rel->insert(tuples.data() + i * rel->tuple_len());
+    out_ << "(" << n << (n == 1 ? " row" : " rows") << " copied from \"" << s.file << "\")\n";
+  }
+}
+
+}  // namespace quelkit::harness

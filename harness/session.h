@@ -1,0 +1,91 @@
+// A session: the catalog, range declarations, one Runner per selected back end
+// and mode, and the execution of every statement kind. Expression statements
+// are evaluated on every runner, compared (rows bit for bit, errors exactly),
+// and applied once; a failed statement applies nothing (statements are atomic).
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/frontend.h"
+#include "harness/catalog.h"
+#include "harness/engine.h"
+
+namespace quelkit::harness {
+
+enum class OutFormat : uint8_t { Table, Csv, None };
+
+struct SessionOptions {
+  std::vector<std::pair<std::string, std::string>> backends;  // (name, mode)
+  OutFormat format = OutFormat::Table;
+  bool stats = false, stats_json = false;
+  int repeat = 1;
+  std::set<std::string> dumps;  // ast ir folded + back-end forms
+  RunnerOptions runner;
+  PrepareOptions prepare;
+  uint32_t page_size = kDefaultPageSize;
+  size_t plan_cache_capacity = 1024;
+};
+
+// One statement's outcome on one runner, for --stats and the report.
+struct StmtReport {
+  int stmt = 0;
+  uint32_t line = 0;
+  std::string backend, mode;
+  ExecStats stats;
+  uint64_t run_ns_min = 0, run_ns_max = 0;
+  std::string error;
+};
+
+class Session {
+ public:
+  Session(SessionOptions opt, std::ostream& out, std::ostream& err);
+  ~Session();
+
+  Catalog& catalog() { return cat_; }
+  frontend::RangeTable& ranges() { return ranges_; }
+  std::vector<std::unique_ptr<Runner>>& runners() { return runners_; }
+  const SessionOptions& options() const { return opt_; }
+
+  // Parses and runs every statement; errors are printed and the next
+  // statement runs. Returns false if anything failed (parse, run, mismatch).
+  bool run(const SourceRef& src);
+  // Runs one parsed statement; false if it failed.
+  bool run_statement(const frontend::ast::Stmt& s, const SourceRef& src);
+  // Reports of the statements run so far (cleared by the caller if wanted).
+  std::vector<StmtReport>& reports() { return reports_; }
+  // Evaluates a bound query on runner r (no comparison, nothing applied).
+  Result evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows);
+  // Drops cached plans over a relation on every runner.
+  void invalidate(const std::string& relation);
+  void print_error(const Error& e);
+
+ private:
+  bool exec(const frontend::ast::Stmt& s, const SourceRef& src);
+  bool exec_query(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_create(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_copy(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_modify(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_destroy(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_print(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_help(const frontend::ast::Stmt& s, const SourceRef& src);
+  void emit_stats(const StmtReport& r);
+
+  SessionOptions opt_;
+  std::ostream& out_;
+  std::ostream& err_;
+  Catalog cat_;
+  frontend::RangeTable ranges_;
+  std::vector<std::unique_ptr<Runner>> runners_;
+  std::vector<StmtReport> reports_;
+  int stmt_no_ = 0;
+};
+
+// Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).
+std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec);
+
+}  // namespace quelkit::harness

@@ -1,0 +1,196 @@
+// Parser: every statement form (checked through dump_ast), the fields the
+// harness reads directly (positions, byte ranges), expression precedence and
+// associativity, and syntax errors at the offending token.
+#include <gtest/gtest.h>
+
+#include "test_catalog.h"
+
+namespace quelkit::frontend {
+namespace {
+
+using testing::err_text;
+using testing::error_of;
+using testing::source;
+
+std::string ast_of(const std::string& text) {
+  auto stmts = parse(source(text));
+  std::string out;
+  for (const auto& s : stmts) out += (out.empty() ? "" : "\n") + dump_ast(*s);
+  return out;
+}
+
+std::string where_of(const std::string& cond) {
+  std::string a = ast_of("retrieve (p.a) where " + cond);
+  std::string prefix = "(retrieve (targets (a p.a)) (where ";
+  EXPECT_EQ(a.substr(0, prefix.size()), prefix);
+  return a.substr(prefix.size(), a.size() - prefix.size() - 2);
+}
+
+std::string syntax(const std::string& text) { return err_text(error_of(text, false)); }
+
+TEST(Parser, Range) {
+  auto s = parse(source("range of P is PARTS"));
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0]->kind, ast::Stmt::Range);
+  EXPECT_EQ(s[0]->var, "p");
+  EXPECT_EQ(s[0]->var_pos, (SrcPos{1, 10}));
+  EXPECT_EQ(s[0]->relation, "parts");
+  EXPECT_EQ(s[0]->relation_pos, (SrcPos{1, 15}));
+  EXPECT_EQ(dump_ast(*s[0]), "(range p parts)");
+}
+
+TEST(Parser, RetrieveForms) {
+  EXPECT_EQ(ast_of("retrieve (a = 1)"), "(retrieve (targets (a 1)))");
+  EXPECT_EQ(ast_of("retrieve (p.pnum)"), "(retrieve (targets (pnum p.pnum)))");
+  EXPECT_EQ(ast_of("retrieve unique into r (p.pname, w = p.weight * 2) where p.qoh > 3 "
+                   "sort by pname:d, w:a, pname"),
+            "(retrieve unique (into r) (targets (pname p.pname) (w (* p.weight 2))) "
+            "(where (> p.qoh 3)) (sort pname:d w:a pname:a))");
+  EXPECT_EQ(ast_of("retrieve (s = \"a\\\"b\", f = 1.5, g = 1e3)"),
+            "(retrieve (targets (s \"a\\\"b\") (f 1.5) (g 1000.0)))");
+}
+
+TEST(Parser, RetrieveFields) {
+  auto s = parse(source("retrieve unique into Tmp (X = p.pnum) sort by x:d"));
+  const ast::Stmt& r = *s[0];
+  EXPECT_TRUE(r.unique);
+  EXPECT_EQ(r.relation, "tmp");
+  EXPECT_EQ(r.relation_pos, (SrcPos{1, 22}));
+  ASSERT_EQ(r.targets.size(), 1u);
+  EXPECT_EQ(r.targets[0].name, "x");
+  EXPECT_EQ(r.targets[0].pos, (SrcPos{1, 27}));
+  EXPECT_EQ(r.targets[0].expr->pos, (SrcPos{1, 31}));
+  ASSERT_EQ(r.sort.size(), 1u);
+  EXPECT_TRUE(r.sort[0].descending);
+  EXPECT_EQ(r.sort[0].pos, (SrcPos{1, 47}));
+}
+
+TEST(Parser, CreateAndCopy) {
+  EXPECT_EQ(ast_of("create parts (pnum = i2, pname = C20, w = f8)"),
+            "(create parts (pnum i2) (pname c20) (w f8))");
+  EXPECT_EQ(ast_of("copy parts (pnum = i4, pname = c20) from \"/tmp/p.csv\""),
+            "(copy parts (pnum i4) (pname c20) from \"/tmp/p.csv\")");
+  auto s = parse(source("copy r (a = i1) into \"out.csv\""));
+  EXPECT_TRUE(s[0]->copy_into);
+  EXPECT_EQ(s[0]->file, "out.csv");
+  EXPECT_EQ(s[0]->file_pos, (SrcPos{1, 22}));
+  EXPECT_EQ(s[0]->columns[0].format_pos, (SrcPos{1, 13}));
+}
+
+TEST(Parser, UpdateStatements) {
+  EXPECT_EQ(ast_of("append to parts (pnum = 1, qoh = p.qoh + 1) where p.pnum = 2"),
+            "(append parts (targets (pnum 1) (qoh (+ p.qoh 1))) (where (= p.pnum 2)))");
+  EXPECT_EQ(ast_of("append parts (p.pnum)"), "(append parts (targets (pnum p.pnum)))");
+  EXPECT_EQ(ast_of("delete p where p.qoh = 0"), "(delete p (where (= p.qoh 0)))");
+  EXPECT_EQ(ast_of("delete p"), "(delete p)");
+  EXPECT_EQ(ast_of("replace p (qoh = p.qoh - 1) where p.qoh > 0"),
+            "(replace p (targets (qoh (- p.qoh 1))) (where (> p.qoh 0)))");
+  auto s = parse(source("delete  q"));
+  EXPECT_EQ(s[0]->var_pos, (SrcPos{1, 9}));
+}
+
+TEST(Parser, Modify) {
+  EXPECT_EQ(ast_of("modify parts to heap"), "(modify parts heap)");
+  EXPECT_EQ(ast_of("modify parts to ISAM on pnum"), "(modify parts isam (on pnum))");
+  EXPECT_EQ(ast_of("modify parts to hash on pnum where fillfactor = 80"),
+            "(modify parts hash (on pnum) (fillfactor 80))");
+  auto s = parse(source("modify r to isam on k"));
+  EXPECT_EQ(s[0]->key_pos, (SrcPos{1, 21}));
+  EXPECT_EQ(s[0]->fillfactor, 0);
+}
+
+TEST(Parser, DestroyPrintHelp) {
+  EXPECT_EQ(ast_of("destroy a, b,c"), "(destroy a b c)");
+  EXPECT_EQ(ast_of("print parts"), "(print parts)");
+  EXPECT_EQ(ast_of("help"), "(help)");
+  EXPECT_EQ(ast_of("help parts"), "(help parts)");
+  auto s = parse(source("destroy a, bb"));
+  EXPECT_EQ(s[0]->relation, "a");
+  ASSERT_EQ(s[0]->relation_positions.size(), 2u);
+  EXPECT_EQ(s[0]->relation_positions[1], (SrcPos{1, 12}));
+}
+
+TEST(Parser, SeveralStatementsWithoutTerminators) {
+  std::string text = "range of p is parts\nretrieve (p.pnum) /* c */ help\n  print parts";
+  auto s = parse(source(text));
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(text.substr(s[0]->begin, s[0]->end - s[0]->begin), "range of p is parts");
+  EXPECT_EQ(text.substr(s[1]->begin, s[1]->end - s[1]->begin), "retrieve (p.pnum)");
+  EXPECT_EQ(text.substr(s[2]->begin, s[2]->end - s[2]->begin), "help");
+  EXPECT_EQ(text.substr(s[3]->begin, s[3]->end - s[3]->begin), "print parts");
+  EXPECT_EQ(s[3]->pos, (SrcPos{3, 3}));
+  EXPECT_TRUE(parse(source("  /* nothing */ ")).empty());
+}
+
+TEST(Parser, Precedence) {
+  EXPECT_EQ(where_of("p.a = -2**2"), "(= p.a (- (** 2 2)))");
+  EXPECT_EQ(where_of("p.a = 2**3**2"), "(= p.a (** 2 (** 3 2)))");
+  EXPECT_EQ(where_of("p.a = 2**-1*3"), "(= p.a (* (** 2 (- 1)) 3))");
+  EXPECT_EQ(where_of("p.a = 1 + 2 * 3 - 4 / 5"), "(= p.a (- (+ 1 (* 2 3)) (/ 4 5)))");
+  EXPECT_EQ(where_of("p.a = -p.b * p.c"), "(= p.a (* (- p.b) p.c))");
+  EXPECT_EQ(where_of("p.a = +p.b"), "(= p.a (+ p.b))");
+  EXPECT_EQ(where_of("p.a = 1 - 2 - 3"), "(= p.a (- (- 1 2) 3))");
+  EXPECT_EQ(where_of("p.a = (1 - 2) * 3"), "(= p.a (* (- 1 2) 3))");
+  EXPECT_EQ(where_of("p.a < 1 or p.b < 2 and not p.c < 3"),
+            "(or (< p.a 1) (and (< p.b 2) (not (< p.c 3))))");
+  EXPECT_EQ(where_of("not not p.a = 1"), "(not (not (= p.a 1)))");
+  EXPECT_EQ(where_of("(p.a = 1 or p.b = 2) and p.c = 3"), "(and (or (= p.a 1) (= p.b 2)) (= p.c 3))");
+  EXPECT_EQ(where_of("p.a != 1 and p.b <= 2 or p.c >= 3"), "(or (and (!= p.a 1) (<= p.b 2)) (>= p.c 3))");
+  EXPECT_EQ(where_of("p.qoh < log(9.5) * p.weight"), "(< p.qoh (* (log 9.5) p.weight))");
+  EXPECT_EQ(where_of("concat(p.a, \"x\") = mod(p.b, 3)"), "(= (concat p.a \"x\") (mod p.b 3))");
+}
+
+TEST(Parser, ExpressionPositions) {
+  auto s = parse(source("retrieve (p.a) where p.b + log(2) > -3"));
+  const ast::Expr& w = *s[0]->where;
+  EXPECT_EQ(w.pos, (SrcPos{1, 35}));           // '>'
+  EXPECT_EQ(w.args[0]->pos, (SrcPos{1, 26}));  // '+'
+  EXPECT_EQ(w.args[0]->args[0]->pos, (SrcPos{1, 22}));
+  EXPECT_EQ(w.args[0]->args[1]->pos, (SrcPos{1, 28}));  // log
+  EXPECT_EQ(w.args[1]->pos, (SrcPos{1, 37}));           // unary '-'
+  EXPECT_EQ(w.args[1]->args[0]->pos, (SrcPos{1, 38}));
+}
+
+TEST(Parser, Errors) {
+  EXPECT_EQ(syntax("retrieve (p.a where p.b = 1"), "syntax 1:15 expected ')' but found 'where'");
+  EXPECT_EQ(syntax("retrieve (p.a"), "syntax 1:14 unexpected end of input (expected ')')");
+  EXPECT_EQ(syntax("retrieve (p.a) where\n"), "syntax 1:21 unexpected end of input (expected an expression)");
+  EXPECT_EQ(syntax("retrieve (1 + p.a)"), "syntax 1:13 a target list entry needs a name (name = expression)");
+  EXPECT_EQ(syntax("retrieve (p.a = 1)"), "syntax 1:15 a target list entry needs a name (name = expression)");
+  EXPECT_EQ(syntax("retrieve (x = y)"),
+            "syntax 1:15 expected v.attr but found the bare name 'y' (attributes are written variable.attribute)");
+  EXPECT_EQ(syntax("retrieve (x = p.)"), "syntax 1:17 expected an attribute name after '.' but found ')'");
+  EXPECT_EQ(syntax("retrieve (x = 1) where p.a < 1 < 2"),
+            "syntax 1:32 comparisons do not chain: write 'a < b and b < c'");
+  EXPECT_EQ(syntax("retrieve (x = 1) where p.a = not p.b"), "syntax 1:30 expected an expression but found 'not'");
+  EXPECT_EQ(syntax("retrieve (x = f(1,))"), "syntax 1:19 expected an expression but found ')'");
+  EXPECT_EQ(syntax("retrieve (x = 1) sort p"), "syntax 1:23 expected 'by' but found 'p'");
+  EXPECT_EQ(syntax("retrieve (x = 1) sort by x:z"),
+            "syntax 1:28 expected 'a' or 'd' (ascending or descending) but found 'z'");
+  EXPECT_EQ(syntax("retrieve (x = 1) p.a"),
+            "syntax 1:18 expected the end of the retrieve statement or a new statement but found 'p'");
+  EXPECT_EQ(syntax("x = 1"),
+            "syntax 1:1 expected a statement (range, retrieve, create, append, delete, replace, copy, "
+            "modify, destroy, print, help) but found 'x'");
+  EXPECT_EQ(syntax("range p is parts"), "syntax 1:7 expected 'of' but found 'p'");
+  EXPECT_EQ(syntax("create r (a = i3)"), "syntax 1:15 'i3' is not a format (i1 i2 i4 f4 f8 c1..c255)");
+  EXPECT_EQ(syntax("create r (a = c256)"), "syntax 1:15 'c256' is not a format (i1 i2 i4 f4 f8 c1..c255)");
+  EXPECT_EQ(syntax("create r ()"), "syntax 1:11 expected an attribute name but found ')'");
+  EXPECT_EQ(syntax("copy r (a = i2) to \"f\""), "syntax 1:17 expected 'from' or 'into' but found 'to'");
+  EXPECT_EQ(syntax("copy r (a = i2) from f"), "syntax 1:22 expected string but found 'f'");
+  EXPECT_EQ(syntax("modify r to btree"), "syntax 1:13 expected heap, isam or hash but found 'btree'");
+  EXPECT_EQ(syntax("modify r to isam"),
+            "syntax 1:17 unexpected end of input (expected 'on' and a key attribute (isam needs a key))");
+  EXPECT_EQ(syntax("modify r to heap on k"), "syntax 1:18 a heap has no key: 'on' is only for isam and hash");
+  EXPECT_EQ(syntax("modify r to hash on k where fill = 5"), "syntax 1:29 expected fillfactor but found 'fill'");
+  EXPECT_EQ(syntax("modify r to hash on k where fillfactor = 101"),
+            "syntax 1:42 fillfactor must be between 1 and 100");
+  EXPECT_EQ(syntax("destroy a,"), "syntax 1:11 unexpected end of input (expected a relation name)");
+  EXPECT_EQ(syntax("delete where"), "syntax 1:8 expected a range variable but found 'where'");
+  // A lexical error before the first syntax error wins, and vice versa.
+  EXPECT_EQ(err_text(error_of("retrieve (x = 1) ;", false)), "lexical 1:18 unexpected character ';'");
+  EXPECT_EQ(syntax("retrieve x ;"), "syntax 1:10 expected '(' but found 'x'");
+}
+
+}  // namespace
+}  // namespace quelkit::frontend

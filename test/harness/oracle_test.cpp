@@ -1,0 +1,226 @@
+// quelkit's generator, storage and checksum against the independent Python
+// oracle (test/oracle/oracle.py): its CSV must be byte-identical, and the
+// paper's queries computed here by plain loops over quelkit's relations must
+// give the oracle's row counts and checksums (test/oracle/expected.json).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <variant>
+
+#include "harness/checksum.h"
+#include "harness/parts.h"
+
+using namespace quelkit;
+using namespace quelkit::harness;
+
+namespace {
+
+const std::string kOracle = std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/oracle.py";
+
+// Just enough JSON for expected.json: objects, arrays, strings, integers.
+struct Json {
+  std::variant<std::monostate, int64_t, std::string, std::vector<Json>, std::map<std::string, Json>> v;
+  const Json& operator[](const std::string& k) const { return std::get<4>(v).at(k); }
+  const std::string& str() const { return std::get<2>(v); }
+  int64_t num() const { return std::get<1>(v); }
+  const std::vector<Json>& arr() const { return std::get<3>(v); }
+};
+
+struct JsonParser {
+  const std::string& t;
+  size_t i = 0;
+  void ws() {
+    while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+  }
+  Json value() {
+    ws();
+    Json j;
+    if (t.at(i) == '{') {
+      std::map<std::string, Json> m;
+      ++i;
+      for (ws(); t.at(i) != '}'; ws()) {
+        std::string k = value().str();
+        ws();
+        ++i;  // ':'
+        m[k] = value();
+        ws();
+        if (t.at(i) == ',') ++i;
+      }
+      ++i;
+      j.v = std::move(m);
+    } else if (t[i] == '[') {
+      std::vector<Json> a;
+      ++i;
+      for (ws(); t.at(i) != ']'; ws()) {
+        a.push_back(value());
+        ws();
+        if (t.at(i) == ',') ++i;
+      }
+      ++i;
+      j.v = std::move(a);
+    } else if (t[i] == '"') {
+      size_t e = t.find('"', i + 1);
+      j.v = t.substr(i + 1, e - i - 1);
+      i = e + 1;
+    } else {
+      size_t used = 0;
+      j.v = int64_t(std::stoll(t.substr(i), &used));
+      i += used;
+    }
+    return j;
+  }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+const Json& expected() {
+  static const std::string text = slurp(std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/expected.json");
+  static const Json j = JsonParser{text}.value();
+  return j;
+}
+
+bool have_python() { return std::system("python3 -c pass >/dev/null 2>&1") == 0; }
+
+std::string run(const std::string& cmd) {
+  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
+  if (!p) return {};
+  std::string out;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p.get())) > 0) out.append(buf, n);
+  return out;
+}
+
+void expect_result(const Json& want, const Checksum& got, const std::string& what) {
+  EXPECT_EQ(uint64_t(want["rows"].num()), got.rows) << what;
+  EXPECT_EQ(want["checksum"].str(), checksum_hex(got.sum)) << what;
+}
+
+// Attribute readers for PARTS tuples of either pnum width.
+struct PartsView {
+  const Schema& s;
+  int32_t pnum(const uint8_t* t) const {
+    return s.attrs[0].type.kind == Tk::I2 ? load<int16_t>(t) : load<int32_t>(t + 0);
+  }
+  const uint8_t* pname(const uint8_t* t) const { return t + s.attrs[1].offset; }
+  std::string color(const uint8_t* t) const {
+    std::string c(reinterpret_cast<const char*>(t + s.attrs[2].offset), 8);
+    return c.substr(0, c.find_last_not_of(' ') + 1);
+  }
+  int weight(const uint8_t* t) const { return load<int16_t>(t + s.attrs[3].offset); }
+  int qoh(const uint8_t* t) const { return load<int16_t>(t + s.attrs[4].offset); }
+  // QUEL: p.qoh < log(9.5) * p.weight, in f8.
+  static bool below_log(int qoh, int weight) { return double(qoh) < std::log(9.5) * double(weight); }
+};
+
+}  // namespace
+
+TEST(Oracle, CsvIsByteIdentical) {
+  if (!have_python()) GTEST_SKIP() << "python3 not found";
+  for (uint64_t n : {1, 210, 3360})
+    for (bool wide : {false, true}) {
+      std::ostringstream ours;
+      write_parts_csv(ours, n, wide);
+      std::string theirs = run("python3 " + kOracle + " csv --rows " + std::to_string(n) + (wide ? " --wide" : ""));
+      EXPECT_EQ(ours.str(), theirs) << n << (wide ? " wide" : "");
+    }
+}
+
+TEST(Oracle, ExpectedJsonIsCurrent) {
+  if (!have_python()) GTEST_SKIP() << "python3 not found";
+  EXPECT_EQ(run("python3 " + kOracle + " expected"),
+            slurp(std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/expected.json"))
+      << "regenerate: python3 test/oracle/oracle.py expected > test/oracle/expected.json";
+}
+
+TEST(Oracle, HeldBackKeys) {
+  std::vector<int32_t> want;
+  for (const Json& k : expected()["held_back"]["3360"].arr()) want.push_back(int32_t(k.num()));
+  EXPECT_EQ(parts_held_back(3360), want);
+}
+
+// (a)-(d) on heaps of 1, 210 and 3360 narrow tuples.
+TEST(Oracle, QueriesAToD) {
+  for (uint64_t n : {1, 210, 3360}) {
+    const Json& want = expected()["queries"][std::to_string(n)];
+    auto rel = make_parts(n, false, Structure::Heap);
+    PartsView p{rel->schema()};
+    Schema i2 = Schema::packed({{"x", Type::i2()}});
+    Schema c_out = Schema::packed({{"pname", Type::c(20)}, {"pnum", Type::i2()}});
+    Checksum a, b, c, d;
+    uint8_t row[22];
+    store<int16_t>(row, 1);
+    a.add(i2, row);
+    rel->for_each([&](Tid, const uint8_t* t) {
+      store<int16_t>(row, int16_t(p.pnum(t)));
+      b.add(i2, row);
+      if (p.below_log(p.qoh(t), p.weight(t))) d.add(i2, row);
+      if (p.pnum(t) > 3 || std::memcmp(p.pname(t), "processor           ", 20) == 0 || p.color(t) == "black") {
+        std::memcpy(row, p.pname(t), 20);
+        store<int16_t>(row + 20, int16_t(p.pnum(t)));
+        c.add(c_out, row);
+      }
+    });
+    std::string at = " at " + std::to_string(n);
+    expect_result(want["a"], a, "a" + at);
+    expect_result(want["b"], b, "b" + at);
+    expect_result(want["c"], c, "c" + at);
+    expect_result(want["d"], d, "d" + at);
+  }
+}
+
+// (e)-(i) on the wide keyed relation, ISAM and hash: q is fetched through the
+// key lookup exactly as tuple substitution does it, so the access paths are
+// checked against the oracle too.
+TEST(Oracle, QueriesEToI) {
+  const Json& want = expected()["keyed"]["3360"];
+  for (Structure st : {Structure::Isam, Structure::Hash}) {
+    auto rel = make_parts(3360, true, st);
+    PartsView p{rel->schema()};
+    Schema one = Schema::packed({{"qoh", Type::i2()}});
+    Schema two = Schema::packed({{"p", Type::i2()}, {"q", Type::i2()}});
+    Checksum e, f, g, h, i;
+    uint8_t row[4];
+    auto lookup = [&](int32_t key, auto&& each) {
+      KeyBounds kb;
+      kb.kind = KeyBounds::Eq;
+      kb.lo.i = key;
+      rel->scan_pages(kb, [&](uint32_t pg_no) {
+        const uint8_t* pg = rel->page(pg_no);
+        for (uint16_t l = 0; l < page_nlines(pg); ++l)
+          if (page_line(pg, l) && p.pnum(pg + page_line(pg, l)) == key) each(pg + page_line(pg, l));
+        return true;
+      });
+    };
+    rel->for_each([&](Tid, const uint8_t* t) {
+      store<int16_t>(row, int16_t(p.qoh(t)));
+      if (p.pnum(t) < 2500) e.add(one, row);
+      bool black = p.color(t) == "black";
+      bool p_low = p.below_log(p.qoh(t), p.weight(t));
+      lookup(p.pnum(t), [&](const uint8_t* q) {
+        store<int16_t>(row + 2, int16_t(p.qoh(q)));
+        f.add(two, row);
+        if (black) g.add(two, row);
+        if (p.pnum(t) < 2500) h.add(one, row);
+        if (black && p_low && p.below_log(p.qoh(q), p.weight(t))) i.add(two, row);
+      });
+    });
+    std::string at = std::string(" on ") + structure_name(st);
+    expect_result(want["e"], e, "e" + at);
+    expect_result(want["f"], f, "f" + at);
+    expect_result(want["g"], g, "g" + at);
+    expect_result(want["h"], h, "h" + at);
+    expect_result(want["i"], i, "i" + at);
+  }
+}

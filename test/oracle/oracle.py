@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Independent oracle for quelkit: PARTS data, its CSV and the paper's queries.
+
+Written from docs (DESIGN.md "The PARTS data", "Result checksum", "The paper's
+queries") alone, with the Python standard library, so quelkit's generator,
+checksum and back ends are checked against something that shares no code.
+
+  oracle.py csv --rows N [--wide]   the CSV `quelkit gen` / write_parts_csv writes
+  oracle.py queries --rows N        (a)-(d) on N narrow tuples, as JSON
+  oracle.py keyed --rows N          (e)-(i) on N wide tuples, as JSON
+  oracle.py expected                all of the above the test suite checks
+
+Regenerate the committed answers with:
+  python3 test/oracle/oracle.py expected > test/oracle/expected.json
+"""
+
+import argparse
+import json
+import math
+import struct
+import sys
+
+M64 = (1 << 64) - 1
+
+NAMES = ("processor bolt nut screw washer gear cam cog spring bearing shaft "
+         "pulley valve gasket piston rotor sensor relay switch fuse").split()
+COLORS = "red green blue white yellow gray brown".split()
+
+
+class SplitMix64:
+    def __init__(self, seed=1981):
+        self.s = seed & M64
+
+    def next(self):
+        self.s = (self.s + 0x9E3779B97F4A7C15) & M64
+        return mix(self.s)
+
+
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def parts(n):
+    """The N PARTS rows as dicts, and the generator positioned after them."""
+    g = SplitMix64()
+    rows = []
+    for pnum in range(1, n + 1):
+        a, b, c, d = g.next(), g.next(), g.next(), g.next()
+        color = "black" if b % 100 == 0 else COLORS[(b % 100) % 7]
+        rows.append({"pnum": pnum, "pname": NAMES[a % 20], "color": color,
+                     "weight": 1 + c % 100, "qoh": d % 500})
+    return rows, g
+
+
+def held_back(n):
+    """The pnums the keyed setup appends after building the structure."""
+    _, g = parts(n)
+    # round-half-up(n * 130 / 3360) in exact rational arithmetic
+    count = (2 * n * 130 + 3360) // (2 * 3360)
+    seen, order = set(), []
+    while len(order) < count:
+        k = 1 + g.next() % n
+        if k not in seen:
+            seen.add(k)
+            order.append(k)
+    return order
+
+
+# ---- checksum: sum mod 2^64 of mix(FNV-1a-64(row encoding)) ----------------
+
+def fnv1a64(data):
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & M64
+    return h
+
+
+def encode(row):
+    """Each value is ('i', int), ('f', float) or ('c', str)."""
+    out = bytearray()
+    for kind, v in row:
+        if kind == "i":
+            out += struct.pack("<q", v)
+        elif kind == "f":
+            out += struct.pack("<d", v)
+        else:
+            out += v.rstrip(" ").encode("latin-1") + b"\x00"
+    return bytes(out)
+
+
+def result(rows):
+    total = 0
+    for row in rows:
+        total = (total + mix(fnv1a64(encode(row)))) & M64
+    return {"rows": len(rows), "checksum": "%016x" % total}
+
+
+# ---- the paper's queries, evaluated directly --------------------------------
+
+LOG95 = math.log(9.5)
+
+
+def below_log(qoh, weight):
+    # QUEL: i2 < f8 * i2 is compared in f8
+    return float(qoh) < LOG95 * float(weight)
+
+
+def queries(n):
+    ps, _ = parts(n)
+    out = {}
+    out["a"] = result([[("i", 1)]])
+    out["b"] = result([[("i", p["pnum"])] for p in ps])
+    out["c"] = result([[("c", p["pname"]), ("i", p["pnum"])] for p in ps
+                       if p["pnum"] > 3 or p["pname"] == "processor"
+                       or p["color"] == "black"])
+    out["d"] = result([[("i", p["pnum"])] for p in ps
+                       if below_log(p["qoh"], p["weight"])])
+    return out
+
+
+def keyed(n):
+    # Results are bags, so the storage structure (and the held-back order)
+    # does not change them: every one of the N tuples is in the relation.
+    ps, _ = parts(n)
+    by_pnum = {}
+    for q in ps:
+        by_pnum.setdefault(q["pnum"], []).append(q)
+
+    def pairs(p_filter):
+        for p in ps:
+            if not p_filter(p):
+                continue
+            for q in by_pnum.get(p["pnum"], []):
+                yield p, q
+
+    out = {}
+    out["e"] = result([[("i", p["qoh"])] for p in ps if p["pnum"] < 2500])
+    out["f"] = result([[("i", p["qoh"]), ("i", q["qoh"])]
+                       for p, q in pairs(lambda p: True)])
+    out["g"] = result([[("i", p["qoh"]), ("i", q["qoh"])]
+                       for p, q in pairs(lambda p: p["color"] == "black")])
+    out["h"] = result([[("i", p["qoh"])]
+                       for p, q in pairs(lambda p: p["pnum"] < 2500)])
+    out["i"] = result([[("i", p["qoh"]), ("i", q["qoh"])]
+                       for p, q in pairs(lambda p: p["color"] == "black"
+                                         and below_log(p["qoh"], p["weight"]))
+                       if below_log(q["qoh"], p["weight"])])
+    return out
+
+
+# ---- CSV ---------------------------------------------------------------------
+
+def csv_text(n, wide):
+    # The wide variant's filler is all blanks and is not a CSV column, so both
+    # variants write the same five columns.
+    del wide
+    ps, _ = parts(n)
+    lines = ["pnum,pname,color,weight,qoh"]
+    for p in ps:
+        lines.append("%d,%s,%s,%d,%d" % (p["pnum"], p["pname"], p["color"],
+                                         p["weight"], p["qoh"]))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("command", choices=["csv", "queries", "keyed", "held", "expected"])
+    ap.add_argument("--rows", type=int, default=3360)
+    ap.add_argument("--wide", action="store_true")
+    args = ap.parse_args()
+    if args.command != "expected" and args.rows < 1:
+        ap.error("--rows must be at least 1")
+    if args.command == "csv":
+        sys.stdout.write(csv_text(args.rows, args.wide))
+    elif args.command == "queries":
+        print(json.dumps(queries(args.rows), sort_keys=True))
+    elif args.command == "keyed":
+        print(json.dumps(keyed(args.rows), sort_keys=True))
+    elif args.command == "held":
+        print(json.dumps(held_back(args.rows)))
+    else:
+        doc = {"queries": {str(n): queries(n) for n in (1, 210, 3360)},
+               "keyed": {"3360": keyed(3360)},
+               "held_back": {"3360": held_back(3360)}}
+        print(json.dumps(doc, indent=1, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
