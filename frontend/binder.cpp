@@ -92,8 +92,11 @@ class Binder {
     qual(s);
     for (const auto& k : s.sort) {
       int found = -1;
-      for (size_t i = 0; i < q_.targets.size(); ++i)
-        if (q_.targets[i].name == k.name) found = int(i);
+      for (size_t i = 0; i < q_.targets.size(); ++i) {
+        if (q_.targets[i].name != k.name) continue;
+        if (found >= 0) fail(ErrKind::Name, k.pos, "sort key '" + k.name + "' names more than one target");
+        found = int(i);
+      }
       if (found < 0) fail(ErrKind::Name, k.pos, "sort key '" + k.name + "' is not a target name");
       q_.sort.push_back({found, k.descending, k.pos});
     }

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <ostream>
+#include <unordered_map>
 
 #include "harness/runtime/runtime_inline.h"
 
@@ -105,23 +106,21 @@ std::unique_ptr<Relation> make_parts(uint64_t n, bool wide, Structure s, uint32_
   std::vector<uint8_t> tuple(schema.tuple_len);
 
   std::vector<int32_t> held;
-  std::vector<bool> is_held;
-  if (s != Structure::Heap) {
-    held = parts_held_back(n);
-    is_held.assign(n + 1, false);
-    for (int32_t k : held) is_held[size_t(k)] = true;
-  }
-  // Held-back rows are kept packed so the generator runs once.
+  if (s != Structure::Heap) held = parts_held_back(n);
+  // Held-back rows are kept packed, in drawn order, so the generator runs once.
+  std::unordered_map<int32_t, size_t> held_slot;
+  for (size_t i = 0; i < held.size(); ++i) held_slot.emplace(held[i], i);
   std::vector<uint8_t> held_tuples(held.size() * schema.tuple_len);
-  std::vector<size_t> held_slot(s != Structure::Heap ? n + 1 : 0);
-  for (size_t i = 0; i < held.size(); ++i) held_slot[size_t(held[i])] = i;
 
   PartsGenerator g(n);
   PartsRow r;
   while (g.next(r)) {
-    if (s != Structure::Heap && is_held[size_t(r.pnum)]) {
-      pack_parts_row(schema, r, held_tuples.data() + held_slot[size_t(r.pnum)] * schema.tuple_len);
-      continue;
+    if (!held_slot.empty()) {
+      auto it = held_slot.find(r.pnum);
+      if (it != held_slot.end()) {
+        pack_parts_row(schema, r, held_tuples.data() + it->second * schema.tuple_len);
+        continue;
+      }
     }
     pack_parts_row(schema, r, tuple.data());
     rel->insert(tuple.data());

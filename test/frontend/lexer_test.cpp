@@ -10,8 +10,8 @@
 namespace quelkit::frontend {
 namespace {
 
-using testing::err_text;
-using testing::source;
+using fetest::err_text;
+using fetest::source;
 
 std::vector<Token> lex_all(const std::string& text) {
   Lexer lx(source(text));
@@ -175,7 +175,7 @@ TEST(Lexer, Describe) {
   Token w = lx.next();
   EXPECT_EQ(describe(w, *src), "'where'");
   Token s = lx.next();
-  EXPECT_EQ(describe(s, *src), "'\"a long string literal that ...'");
+  EXPECT_EQ(describe(s, *src), "'\"a long string literal that g...'");
   EXPECT_EQ(describe(lx.next(), *src), "end of input");
 }
 

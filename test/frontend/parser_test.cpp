@@ -8,9 +8,9 @@
 namespace quelkit::frontend {
 namespace {
 
-using testing::err_text;
-using testing::error_of;
-using testing::source;
+using fetest::err_text;
+using fetest::error_of;
+using fetest::source;
 
 std::string ast_of(const std::string& text) {
   auto stmts = parse(source(text));

@@ -12,7 +12,7 @@
 
 #include "frontend/frontend.h"
 
-namespace quelkit::frontend::testing {
+namespace quelkit::frontend::fetest {
 
 class TestCatalog : public CatalogView {
  public:
@@ -58,7 +58,7 @@ inline BoundQuery bind_text(const std::string& text, const RangeTable& ranges = 
   SourceRef src = source(text);
   auto stmts = parse(src);
   EXPECT_EQ(stmts.size(), 1u);
-  return bind(*stmts.at(0), ranges, catalog, src);
+  return frontend::bind(*stmts.at(0), ranges, catalog, src);
 }
 
 // The error a piece of text raises when parsed (and bound, if `bind_too`);
@@ -73,7 +73,7 @@ inline Error error_of(const std::string& text, bool bind_too = true) {
       for (const auto& s : stmts)
         if (s->kind == ast::Stmt::Retrieve || s->kind == ast::Stmt::Append ||
             s->kind == ast::Stmt::Replace || s->kind == ast::Stmt::Delete)
-          bind(*s, ranges, catalog, src);
+          frontend::bind(*s, ranges, catalog, src);
   } catch (const QuelError& e) {
     return e.err;
   }
@@ -106,4 +106,4 @@ inline std::string tree(const ir::Node& n) {
   return s + ")";
 }
 
-}  // namespace quelkit::frontend::testing
+}  // namespace quelkit::frontend::fetest

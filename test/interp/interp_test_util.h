@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -366,7 +367,7 @@ class Oracle {
   const uint8_t* tuple_;
   const uint8_t* params_;
   uint8_t* scratch_;
-  std::vector<std::string> consts_;
+  std::deque<std::string> consts_;  // a deque: growing it never moves the strings Refs point into
 };
 
 // The bytes a value occupies in a row column of type `col` (what project writes).

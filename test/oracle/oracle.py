@@ -17,6 +17,7 @@ Regenerate the committed answers with:
 import argparse
 import json
 import math
+import re
 import struct
 import sys
 
@@ -184,7 +185,11 @@ def main():
         doc = {"queries": {str(n): queries(n) for n in (1, 210, 3360)},
                "keyed": {"3360": keyed(3360)},
                "held_back": {"3360": held_back(3360)}}
-        print(json.dumps(doc, indent=1, sort_keys=True))
+        text = json.dumps(doc, indent=1, sort_keys=True)
+        # keep the held-back key list on one line
+        text = re.sub(r"\[\s*([-\d,\s]+?)\s*\]",
+                      lambda m: "[" + " ".join(m.group(1).split()) + "]", text)
+        print(text)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,748 @@
+// The walk over the folded typed IR that both JITs share (codegen.h). Every
+// operator's semantics as generated code sees them is decided here, once:
+// which checks run, in which order, with which error code and position, and
+// which runtime helper is called. The rules are those of runtime_inline.h (the
+// interpreter and the fold pass use the same), emitted inline where they are
+// simple (checked integer arithmetic, finite float results, comparisons,
+// widening conversions) and called where they are subtle.
+#include "jit/codegen.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+
+#include "harness/page.h"
+
+#pragma GCC diagnostic error "-Wswitch"
+
+namespace quelkit::jit {
+
+// ------------------------------------------------------------- small tables
+
+const char* mode_name(Mode m) {
+  static const char* const names[] = {
+#define QK_JIT_MODE_NAME(id, name) name,
+      QK_JIT_MODES(QK_JIT_MODE_NAME)
+#undef QK_JIT_MODE_NAME
+  };
+  return names[size_t(m)];
+}
+
+bool parse_mode(const std::string& name, Mode* out) {
+  if (name.empty()) {
+    *out = Mode::Fused;  // the first listed
+    return true;
+  }
+#define QK_JIT_MODE_PARSE(id, text) \
+  if (name == text) {               \
+    *out = Mode::id;                \
+    return true;                    \
+  }
+  QK_JIT_MODES(QK_JIT_MODE_PARSE)
+#undef QK_JIT_MODE_PARSE
+  return false;
+}
+
+const char* fn_suffix(FnKind k) {
+  switch (k) {
+    case FnKind::Qual: return "qual";
+    case FnKind::Project: return "project";
+    case FnKind::Kernel: return "kernel";
+  }
+  return "?";
+}
+
+std::string function_name(const std::string& base, FnKind k) { return base + "_" + fn_suffix(k); }
+
+namespace {
+
+// The C type a helper's parameter has -> the machine type generated code passes.
+template <class T>
+constexpr Ty ty_of() {
+  if constexpr (std::is_void_v<T>) return Ty::Void;
+  else if constexpr (std::is_pointer_v<T>) return Ty::Ptr;
+  else if constexpr (std::is_same_v<T, float>) return Ty::F32;
+  else if constexpr (std::is_same_v<T, double>) return Ty::F64;
+  else if constexpr (std::is_integral_v<T> && sizeof(T) == 4) return Ty::I32;
+  else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) return Ty::I64;
+  else return Ty::Bool;  // nothing generated code could pass
+}
+
+template <class R, class... A>
+constexpr bool sig_matches(R (*)(A...) noexcept, Ty r, std::initializer_list<Ty> args) {
+  const Ty have[] = {ty_of<A>()..., Ty::Void};
+  if (ty_of<R>() != r || sizeof...(A) != args.size()) return false;
+  size_t i = 0;
+  for (Ty t : args)
+    if (have[i++] != t) return false;
+  return true;
+}
+
+constexpr uint8_t count(std::initializer_list<Ty> a) { return uint8_t(a.size()); }
+
+bool uses_param(const ir::Node* n) {
+  if (!n) return false;
+  if (n->op == ir::Op::PARAM) return true;
+  return uses_param(n->kid[0].get()) || uses_param(n->kid[1].get());
+}
+
+bool uses_scratch(const ir::Node* n) {
+  if (!n) return false;
+  ir::Generic g = ir::op_info(n->op).generic;
+  if (g == ir::Generic::Ascii || g == ir::Generic::Concat) return true;
+  return uses_scratch(n->kid[0].get()) || uses_scratch(n->kid[1].get());
+}
+
+}  // namespace
+
+const HelperInfo& helper_info(Helper h) {
+  using enum Ty;
+#define QK_JIT_HELPER_SIG(name, res, ...) \
+  static_assert(sig_matches(&name, res, {__VA_ARGS__}), #name ": QK_JIT_HELPERS disagrees with runtime.h");
+  QK_JIT_HELPERS(QK_JIT_HELPER_SIG)
+#undef QK_JIT_HELPER_SIG
+  static const HelperInfo table[] = {
+#define QK_JIT_HELPER_ROW(name, res, ...) \
+  {#name, reinterpret_cast<void*>(&name), res, count({__VA_ARGS__}), {__VA_ARGS__}},
+      QK_JIT_HELPERS(QK_JIT_HELPER_ROW)
+#undef QK_JIT_HELPER_ROW
+  };
+  static_assert(std::size(table) == size_t(kNumHelpers));
+  return table[size_t(h)];
+}
+
+const LibSymbol* lib_symbols(size_t* n) {
+  static const LibSymbol table[] = {
+      {"memcpy", reinterpret_cast<void*>(&std::memcpy)},
+      {"memmove", reinterpret_cast<void*>(&std::memmove)},
+      {"memset", reinterpret_cast<void*>(&std::memset)},
+      {"memcmp", reinterpret_cast<void*>(&std::memcmp)},
+  };
+  *n = std::size(table);
+  return table;
+}
+
+// ------------------------------------------------------------- plans
+
+namespace {
+
+bool always_true(const ir::Node* q) { return !q || (q->op == ir::Op::CONST && q->val.i != 0); }
+
+}  // namespace
+
+Functions functions_for(Mode m, const harness::Plan& plan) {
+  Functions f;
+  if (m == Mode::Fused && !plan.in.attrs.empty()) {
+    f.kernel = true;
+    return f;
+  }
+  f.qual = !always_true(plan.qual_folded.get());
+  f.project = !plan.targets_folded.empty();
+  return f;
+}
+
+harness::Plan clone_plan(const harness::Plan& plan) {
+  harness::Plan c;
+  c.name = plan.name;
+  if (plan.qual_folded) c.qual_folded = plan.qual_folded->clone();
+  for (const auto& t : plan.targets_folded) c.targets_folded.push_back(t->clone());
+  c.in = plan.in;
+  c.out = plan.out;
+  c.params = plan.params;
+  c.scratch_size = plan.scratch_size;
+  c.key = plan.key;
+  return c;
+}
+
+// ------------------------------------------------------------- the walk
+
+namespace {
+
+using ir::Generic;
+using ir::Node;
+using ir::TC;
+
+// Per typed operator, generated from ops.def: what the walk dispatches on (the
+// generic operator) and the operand and result classes that specialise it.
+struct OpRow {
+  Generic generic;
+  TC result, left, right;
+};
+constexpr OpRow kOpRows[] = {
+#define QK_OP(ID, GEN, AR, R, A, B, SYN) {Generic::GEN, TC::R, TC::A, TC::B},
+#include "frontend/ops.def"
+};
+static_assert(std::size(kOpRows) == size_t(ir::kNumOps), "ops.def and the walk's table disagree");
+
+[[noreturn]] void internal_error(const std::string& what) {
+  std::fprintf(stderr, "quelkit: internal error: jit: %s\n", what.c_str());
+  std::abort();
+}
+
+constexpr bool is_int(TC c) { return c == TC::I1 || c == TC::I2 || c == TC::I4; }
+constexpr bool is_float(TC c) { return c == TC::F4 || c == TC::F8; }
+// The machine type a value of class c is held in.
+constexpr Ty value_ty(TC c) {
+  switch (c) {
+    case TC::I1: case TC::I2: case TC::I4: return Ty::I32;
+    case TC::F4: return Ty::F32;
+    case TC::F8: return Ty::F64;
+    case TC::C: return Ty::Ptr;
+    case TC::B: return Ty::Bool;
+    case TC::X: break;
+  }
+  return Ty::Void;
+}
+// The machine type a value of kind k is stored as in a tuple, row or parameter block.
+constexpr Ty stored_ty(Tk k) {
+  switch (k) {
+    case Tk::I1: return Ty::I8;
+    case Tk::I2: return Ty::I16;
+    case Tk::I4: return Ty::I32;
+    case Tk::F4: return Ty::F32;
+    case Tk::F8: return Ty::F64;
+    case Tk::C: return Ty::Ptr;
+    case Tk::B: return Ty::Bool;
+  }
+  return Ty::Void;
+}
+
+class Walk {
+ public:
+  Walk(const harness::Plan& plan, const GenOptions& opt, Emitter& e) : plan_(plan), opt_(opt), e_(e) {
+    if (plan.qual_folded) stmt_pos_ = plan.qual_folded->pos;
+    else if (!plan.targets_folded.empty()) stmt_pos_ = plan.targets_folded[0]->pos;
+    for (const auto& t : plan.targets_folded) {
+      need_params_ = need_params_ || uses_param(t.get());
+      need_scratch_ = need_scratch_ || uses_scratch(t.get());
+    }
+    need_params_ = need_params_ || uses_param(plan.qual_folded.get());
+    need_scratch_ = need_scratch_ || uses_scratch(plan.qual_folded.get());
+    if (plan.targets_folded.size() != plan.out.attrs.size()) internal_error("targets and output columns differ");
+  }
+
+  // int32 q_qual(tuple, ctx): 1 qualifies, 0 not, -1 raised.
+  void qual_function(const std::string& name) {
+    begin(FnKind::Qual, name);
+    tuple_ = e_.param(0);
+    ctx_ = e_.param(1);
+    load_ctx();
+    Block yes = e_.block("qualifies"), no = e_.block("fails");
+    cond(*plan_.qual_folded, yes, no);
+    e_.place(yes);
+    e_.ret(e_.int_const(Ty::I32, 1));
+    e_.place(no);
+    e_.ret(e_.int_const(Ty::I32, 0));
+    end();
+  }
+
+  // int32 q_project(tuple, row, ctx): 0, or -1 raised.
+  void project_function(const std::string& name) {
+    begin(FnKind::Project, name);
+    tuple_ = e_.param(0);
+    Value row = e_.param(1);
+    ctx_ = e_.param(2);
+    load_ctx();
+    project(row);
+    e_.ret(e_.int_const(Ty::I32, 0));
+    end();
+  }
+
+  // int64 q_kernel(page, rows, ctx): the page's line table in order; each live
+  // tuple qualified and, if it qualifies, projected into the next row.
+  void kernel_function(const std::string& name) {
+    begin(FnKind::Kernel, name);
+    Value page = e_.param(0);
+    Value rows = e_.param(1);
+    ctx_ = e_.param(2);
+    line_ = e_.local(Ty::I64, "line");
+    e_.assign(line_, i64(0));  // before any check can fail: err_slot reads it
+    load_ctx();
+    Local nrows = e_.local(Ty::I64, "rows");
+    e_.assign(nrows, i64(0));
+    Value nlines = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageOffNLines))), true);
+    Block head = e_.block("line"), body = e_.block("entry"), live = e_.block("tuple"), emit = e_.block("project"),
+          next = e_.block("next"), done = e_.block("done");
+    e_.jump(head);
+
+    e_.place(head);
+    e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(line_), nlines), body, done, Hint::Likely);
+
+    e_.place(body);
+    Value i = e_.read(line_);
+    Value entry = e_.at(page, e_.arith(Arith::Add, Ty::I64, i64(harness::kPageHeader),
+                                       e_.arith(Arith::Mul, Ty::I64, i, i64(harness::kLineSize))));
+    Value off = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, entry), true);
+    e_.branch(e_.compare(Pred::Eq, Ty::I64, off, i64(0)), next, live, Hint::Unlikely);  // 0 = deleted
+
+    e_.place(live);
+    if (opt_.checks) {
+      // The tuple lies after the line table and inside the largest page.
+      Value table_end = e_.arith(Arith::Add, Ty::I64, i64(harness::kPageHeader),
+                                 e_.arith(Arith::Mul, Ty::I64, nlines, i64(harness::kLineSize)));
+      expect(e_.compare(Pred::Ge, Ty::I64, off, table_end), QK_ERR_BOUNDS, stmt_pos_, "line_below_table");
+      Value end = e_.arith(Arith::Add, Ty::I64, off, i64(plan_.in.tuple_len));
+      expect(e_.compare(Pred::Le, Ty::I64, end, i64(kMaxPageSize)), QK_ERR_BOUNDS, stmt_pos_, "tuple_past_page");
+    }
+    tuple_ = e_.at(page, off);
+    if (always_true(plan_.qual_folded.get())) e_.jump(emit);
+    else cond(*plan_.qual_folded, emit, next);
+
+    e_.place(emit);
+    Value n = e_.read(nrows);
+    if (opt_.checks)  // the harness's row buffer holds a row per line of the page
+      expect(e_.compare(Pred::Lt, Ty::I64, n, nlines), QK_ERR_BOUNDS, stmt_pos_, "row_past_buffer");
+    Value row = e_.at(rows, e_.arith(Arith::Mul, Ty::I64, n, i64(plan_.out.tuple_len)));
+    project(row);
+    e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), i64(1)));
+    e_.jump(next);
+
+    e_.place(next);
+    e_.assign(line_, e_.arith(Arith::Add, Ty::I64, e_.read(line_), i64(1)));
+    e_.jump(head);
+
+    e_.place(done);
+    e_.ret(e_.read(nrows));
+    end();
+  }
+
+ private:
+  // A value: numbers and booleans in v; characters as a pointer and a length
+  // (always the node's type.len, known when generating).
+  struct Val {
+    Value v;
+    uint32_t len = 0;
+  };
+
+  Value i64(int64_t v) { return e_.int_const(Ty::I64, v); }
+  Value i32(int64_t v) { return e_.int_const(Ty::I32, v); }
+
+  void begin(FnKind k, const std::string& name) {
+    kind_ = k;
+    fail_ = Block{};
+    line_ = Local{};
+    params_ = scratch_ = Value{};
+    e_.begin_function(k, name);
+  }
+
+  void end() {
+    // The one error exit: qk_raise already recorded the error.
+    if (fail_.h) {
+      e_.place(fail_);
+      if (kind_ == FnKind::Kernel) {
+        e_.store(Ty::I64, e_.at(ctx_, i64(kCtxErrSlot)), e_.read(line_));
+        e_.ret(i64(-1));
+      } else {
+        e_.ret(i32(-1));
+      }
+    }
+    e_.end_function();
+  }
+
+  // Parameters and scratch are read from ctx once, at function entry.
+  void load_ctx() {
+    if (need_params_) {
+      params_ = e_.load(Ty::Ptr, e_.at(ctx_, i64(kCtxParams)));
+      if (opt_.checks)
+        expect(e_.compare(Pred::Ne, Ty::Ptr, params_, e_.int_const(Ty::Ptr, 0)), QK_ERR_BOUNDS, stmt_pos_,
+               "no_params");
+    }
+    if (need_scratch_) {
+      scratch_ = e_.load(Ty::Ptr, e_.at(ctx_, i64(kCtxScratch)));
+      if (opt_.checks)
+        expect(e_.compare(Pred::Ne, Ty::Ptr, scratch_, e_.int_const(Ty::Ptr, 0)), QK_ERR_BOUNDS, stmt_pos_,
+               "no_scratch");
+    }
+  }
+
+  Block fail() {
+    if (!fail_.h) fail_ = e_.block("raised");
+    return fail_;
+  }
+
+  // Raises code at pos, then leaves through the error exit.
+  void raise(Value code, SrcPos pos) {
+    e_.call(Helper::qk_raise, {ctx_, code, e_.int_const(Ty::I64, int64_t(pos.pack()))});
+    e_.jump(fail());
+  }
+
+  // Continues only if ok holds; else raises `code` at `pos`.
+  void expect(Value ok, int code, SrcPos pos, const std::string& what) {
+    Block good = e_.block(what + ".ok"), bad = e_.block(what);
+    e_.branch(ok, good, bad, Hint::Likely);
+    e_.place(bad);
+    raise(i32(code), pos);
+    e_.place(good);
+  }
+  void fail_if(Value bad_cond, int code, SrcPos pos, const std::string& what) {
+    Block good = e_.block(what + ".ok"), bad = e_.block(what);
+    e_.branch(bad_cond, bad, good, Hint::Unlikely);
+    e_.place(bad);
+    raise(i32(code), pos);
+    e_.place(good);
+  }
+  // A helper's status (0 or a qk_err code) raised as it is.
+  void check_status(Value rc, SrcPos pos, const std::string& what) {
+    Block good = e_.block(what + ".ok"), bad = e_.block(what);
+    e_.branch(e_.compare(Pred::Ne, Ty::I32, rc, i32(0)), bad, good, Hint::Unlikely);
+    e_.place(bad);
+    raise(rc, pos);
+    e_.place(good);
+  }
+
+  // [off, off + len) must lie in [0, limit): checked in generated code with
+  // --jit-checks, else when generating (a plan violating it is a harness bug).
+  void within(uint32_t off, uint32_t len, uint32_t limit, SrcPos pos, const char* what) {
+    if (opt_.checks) {
+      expect(e_.compare(Pred::Le, Ty::I64, i64(int64_t(off) + len), i64(limit)), QK_ERR_BOUNDS, pos, what);
+    } else if (uint64_t(off) + len > limit) {
+      internal_error(std::string(what) + ": " + std::to_string(off) + "+" + std::to_string(len) + " > " +
+                     std::to_string(limit));
+    }
+  }
+
+  static std::string label(const Node& n, const char* what) { return std::string(ir::op_name(n.op)) + "." + what; }
+
+  // ---- projection: each target into its column of the row
+
+  void project(Value row) {
+    for (size_t k = 0; k < plan_.targets_folded.size(); ++k) {
+      const Node& t = *plan_.targets_folded[k];
+      const Attribute& col = plan_.out.attrs[k];
+      if (col.type.kind != t.type.kind || col.type.kind == Tk::B)
+        internal_error("target " + std::to_string(k) + " does not fit its column");
+      Val v = expr(t);
+      within(col.offset, col.type.len, plan_.out.tuple_len, t.pos, "row_column");
+      Value dst = col.offset ? e_.at(row, i64(col.offset)) : row;
+      switch (col.type.kind) {
+        case Tk::I1: e_.store(Ty::I8, dst, e_.convert(Ty::I32, Ty::I8, v.v)); break;
+        case Tk::I2: e_.store(Ty::I16, dst, e_.convert(Ty::I32, Ty::I16, v.v)); break;
+        case Tk::I4: e_.store(Ty::I32, dst, v.v); break;
+        case Tk::F4: e_.store(Ty::F32, dst, v.v); break;
+        case Tk::F8: e_.store(Ty::F64, dst, v.v); break;
+        case Tk::C: {
+          uint32_t n = v.len < col.type.len ? v.len : col.type.len;
+          if (n) e_.copy(dst, v.v, n);
+          if (n < col.type.len) e_.fill(e_.at(dst, i64(n)), ' ', col.type.len - n);
+          break;
+        }
+        case Tk::B: break;
+      }
+    }
+  }
+
+  // ---- conditions: booleans become control flow (short-circuit by construction)
+
+  void cond(const Node& n, Block t, Block f) {
+    e_.note(n);
+    const OpRow& r = kOpRows[size_t(n.op)];
+    switch (r.generic) {
+      case Generic::And: {
+        Block rhs = e_.block("and.rhs");
+        cond(*n.kid[0], rhs, f);
+        e_.place(rhs);
+        cond(*n.kid[1], t, f);
+        return;
+      }
+      case Generic::Or: {
+        Block rhs = e_.block("or.rhs");
+        cond(*n.kid[0], t, rhs);
+        e_.place(rhs);
+        cond(*n.kid[1], t, f);
+        return;
+      }
+      case Generic::Not:
+        cond(*n.kid[0], f, t);
+        return;
+      case Generic::Const:
+        e_.jump(n.val.i ? t : f);
+        return;
+      default: {
+        Val v = expr(n);
+        e_.branch(v.v, t, f, Hint::None);
+        return;
+      }
+    }
+  }
+
+  // A boolean needed as a value (never in a qualification, which uses cond).
+  Value boolean(const Node& n) {
+    Local b = e_.local(Ty::Bool, "bool");
+    Block t = e_.block("true"), f = e_.block("false"), join = e_.block("bool");
+    cond(n, t, f);
+    e_.place(t);
+    e_.assign(b, e_.int_const(Ty::Bool, 1));
+    e_.jump(join);
+    e_.place(f);
+    e_.assign(b, e_.int_const(Ty::Bool, 0));
+    e_.jump(join);
+    e_.place(join);
+    return e_.read(b);
+  }
+
+  // ---- expressions
+
+  Val expr(const Node& n) {
+    e_.note(n);
+    const OpRow& r = kOpRows[size_t(n.op)];
+    switch (r.generic) {
+      case Generic::Const: return constant(n);
+      case Generic::Attr: return attribute(n);
+      case Generic::Param: return parameter(n);
+      case Generic::Cvt: return convert(n, r);
+      case Generic::Neg: return negate(n, r);
+      case Generic::Add: return arith(n, r, Arith::Add);
+      case Generic::Sub: return arith(n, r, Arith::Sub);
+      case Generic::Mul: return arith(n, r, Arith::Mul);
+      case Generic::Div: return divide(n, r);
+      case Generic::Mod: return modulo(n);
+      case Generic::Pow: return math(n, Helper::qk_pow_f8);
+      case Generic::Sqrt: return math(n, Helper::qk_sqrt_f8);
+      case Generic::Log: return math(n, Helper::qk_log_f8);
+      case Generic::Exp: return math(n, Helper::qk_exp_f8);
+      case Generic::Sin: return math(n, Helper::qk_sin_f8);
+      case Generic::Cos: return math(n, Helper::qk_cos_f8);
+      case Generic::Atan: return math(n, Helper::qk_atan_f8);
+      case Generic::Abs: return absolute(n, r);
+      case Generic::Eq: return compare(n, r, Pred::Eq);
+      case Generic::Ne: return compare(n, r, Pred::Ne);
+      case Generic::Lt: return compare(n, r, Pred::Lt);
+      case Generic::Le: return compare(n, r, Pred::Le);
+      case Generic::Gt: return compare(n, r, Pred::Gt);
+      case Generic::Ge: return compare(n, r, Pred::Ge);
+      case Generic::Match: return match(n, true);
+      case Generic::NoMatch: return match(n, false);
+      case Generic::And:
+      case Generic::Or:
+      case Generic::Not: return {boolean(n)};
+      case Generic::Ascii: return ascii(n, r);
+      case Generic::Concat: return concat(n);
+    }
+    internal_error("bad operator");
+  }
+
+  Val constant(const Node& n) {
+    switch (n.type.kind) {
+      case Tk::I1: case Tk::I2: case Tk::I4: return {i32(int32_t(n.val.i))};
+      case Tk::F4: return {e_.f4_const(n.val.f4)};
+      case Tk::F8: return {e_.f8_const(n.val.f8)};
+      case Tk::B: return {e_.int_const(Ty::Bool, n.val.i != 0)};
+      case Tk::C: {
+        std::string b = n.val.s;
+        b.resize(n.type.len, ' ');  // the node's length is the value's, as the interpreter holds it
+        return {e_.bytes(b, "lit"), n.type.len};
+      }
+    }
+    internal_error("bad constant");
+  }
+
+  // A stored value at p: integers widened to I32, characters by address.
+  Val fetch(Value p, Type t) {
+    switch (t.kind) {
+      case Tk::I1: return {e_.convert(Ty::I8, Ty::I32, e_.load(Ty::I8, p))};
+      case Tk::I2: return {e_.convert(Ty::I16, Ty::I32, e_.load(Ty::I16, p))};
+      case Tk::I4: return {e_.load(Ty::I32, p)};
+      case Tk::F4: return {e_.load(Ty::F32, p)};
+      case Tk::F8: return {e_.load(Ty::F64, p)};
+      case Tk::C: return {p, t.len};
+      case Tk::B: break;
+    }
+    internal_error("boolean in a tuple or parameter block");
+  }
+
+  Val attribute(const Node& n) {
+    within(n.offset, n.type.len, plan_.in.tuple_len, n.pos, "tuple_attribute");
+    return fetch(n.offset ? e_.at(tuple_, i64(n.offset)) : tuple_, n.type);
+  }
+
+  Val parameter(const Node& n) {
+    within(n.offset, n.type.len, plan_.params.tuple_len, n.pos, "parameter");
+    return fetch(n.offset ? e_.at(params_, i64(n.offset)) : params_, n.type);
+  }
+
+  // Where a character result of n goes: its slot of ctx->scratch.
+  Value scratch_slot(const Node& n) {
+    within(n.scratch, n.type.len, plan_.scratch_size, n.pos, "scratch");
+    return n.scratch ? e_.at(scratch_, i64(n.scratch)) : scratch_;
+  }
+
+  // A helper returning a status and writing its result through a pointer.
+  Value status_call(const Node& n, Helper h, Ty out_ty, std::initializer_list<Value> in) {
+    Local out = e_.local(out_ty, std::string(helper_info(h).name) + ".out");
+    Value args[3];
+    size_t k = 0;
+    for (Value v : in) args[k++] = v;
+    Value rc = k == 1 ? e_.call(h, {args[0], e_.address(out)}) : e_.call(h, {args[0], args[1], e_.address(out)});
+    check_status(rc, n.pos, label(n, "raised"));
+    return e_.read(out);
+  }
+
+  Val convert(const Node& n, const OpRow& r) {
+    Val a = expr(*n.kid[0]);
+    const TC from = r.left, to = r.result;
+    if (is_int(from) && is_int(to)) {
+      if (to == TC::I4 || (to == TC::I2 && from == TC::I1)) return a;  // widening keeps the value
+      const int64_t lo = to == TC::I1 ? -128 : -32768, hi = to == TC::I1 ? 127 : 32767;
+      fail_if(e_.compare(Pred::Lt, Ty::I32, a.v, i32(lo)), QK_ERR_CONVERT_RANGE, n.pos, label(n, "below"));
+      fail_if(e_.compare(Pred::Gt, Ty::I32, a.v, i32(hi)), QK_ERR_CONVERT_RANGE, n.pos, label(n, "above"));
+      return a;
+    }
+    if (is_int(from) && is_float(to)) return {e_.convert(Ty::I32, value_ty(to), a.v)};
+    if (from == TC::F4 && to == TC::F8) return {e_.convert(Ty::F32, Ty::F64, a.v)};
+    if (from == TC::F8 && to == TC::F4) {
+      Value f = e_.convert(Ty::F64, Ty::F32, a.v);
+      expect(e_.is_finite(Ty::F32, f), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
+      return {f};
+    }
+    if (is_float(from) && is_int(to)) {
+      // f4 -> f8 is exact, so the f8 rules decide f4 conversions too (as consteval does).
+      Value d = from == TC::F4 ? e_.convert(Ty::F32, Ty::F64, a.v) : a.v;
+      Helper h = to == TC::I4 ? Helper::qk_cvt_f8_i4 : to == TC::I2 ? Helper::qk_cvt_f8_i2 : Helper::qk_cvt_f8_i1;
+      return {status_call(n, h, Ty::I32, {d})};
+    }
+    internal_error(std::string("conversion ") + ir::op_name(n.op));
+  }
+
+  Val negate(const Node& n, const OpRow& r) {
+    Val a = expr(*n.kid[0]);
+    if (r.result == TC::I4) {
+      fail_if(e_.compare(Pred::Eq, Ty::I32, a.v, i32(INT32_MIN)), QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
+      return {e_.arith(Arith::Sub, Ty::I32, i32(0), a.v)};
+    }
+    return {e_.negate(value_ty(r.result), a.v)};
+  }
+
+  Val absolute(const Node& n, const OpRow& r) {
+    Val a = expr(*n.kid[0]);
+    if (r.result == TC::I4)
+      fail_if(e_.compare(Pred::Eq, Ty::I32, a.v, i32(INT32_MIN)), QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
+    return {e_.abs(value_ty(r.result), a.v)};
+  }
+
+  Val arith(const Node& n, const OpRow& r, Arith op) {
+    Val a = expr(*n.kid[0]);
+    Val b = expr(*n.kid[1]);
+    if (r.result == TC::I4) {
+      Value res;
+      Value ov = e_.overflows(op, a.v, b.v, &res);
+      fail_if(ov, QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
+      return {res};
+    }
+    const Ty t = value_ty(r.result);
+    Value res = e_.arith(op, t, a.v, b.v);
+    expect(e_.is_finite(t, res), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
+    return {res};
+  }
+
+  // Division by zero is checked before dividing (integers: then INT32_MIN / -1).
+  Val divide(const Node& n, const OpRow& r) {
+    Val a = expr(*n.kid[0]);
+    Val b = expr(*n.kid[1]);
+    const Ty t = value_ty(r.result);
+    Value zero = t == Ty::I32 ? i32(0) : t == Ty::F32 ? e_.f4_const(0.0f) : e_.f8_const(0.0);
+    fail_if(e_.compare(Pred::Eq, t, b.v, zero), QK_ERR_DIV_ZERO, n.pos, label(n, "by_zero"));
+    if (t == Ty::I32) {
+      Block min = e_.block(label(n, "min")), ok = e_.block(label(n, "divide"));
+      e_.branch(e_.compare(Pred::Eq, Ty::I32, a.v, i32(INT32_MIN)), min, ok, Hint::Unlikely);
+      e_.place(min);
+      fail_if(e_.compare(Pred::Eq, Ty::I32, b.v, i32(-1)), QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
+      e_.jump(ok);
+      e_.place(ok);
+      return {e_.arith(Arith::Div, Ty::I32, a.v, b.v)};  // truncates toward zero
+    }
+    Value res = e_.arith(Arith::Div, t, a.v, b.v);
+    expect(e_.is_finite(t, res), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
+    return {res};
+  }
+
+  // mod(a, b): b = 0 raises; the sign follows a; b = -1 gives 0 without
+  // dividing (INT32_MIN % -1 traps on the machine).
+  Val modulo(const Node& n) {
+    Val a = expr(*n.kid[0]);
+    Val b = expr(*n.kid[1]);
+    fail_if(e_.compare(Pred::Eq, Ty::I32, b.v, i32(0)), QK_ERR_MOD_ZERO, n.pos, label(n, "by_zero"));
+    Local res = e_.local(Ty::I32, "mod");
+    Block minus1 = e_.block(label(n, "minus1")), rem = e_.block(label(n, "rem")), join = e_.block(label(n, "join"));
+    e_.branch(e_.compare(Pred::Eq, Ty::I32, b.v, i32(-1)), minus1, rem, Hint::Unlikely);
+    e_.place(minus1);
+    e_.assign(res, i32(0));
+    e_.jump(join);
+    e_.place(rem);
+    e_.assign(res, e_.arith(Arith::Rem, Ty::I32, a.v, b.v));
+    e_.jump(join);
+    e_.place(join);
+    return {e_.read(res)};
+  }
+
+  // ** and the functions of one f8, through their checked helpers.
+  Val math(const Node& n, Helper h) {
+    Val a = expr(*n.kid[0]);
+    if (n.arity() == 2) {
+      Val b = expr(*n.kid[1]);
+      return {status_call(n, h, Ty::F64, {a.v, b.v})};
+    }
+    return {status_call(n, h, Ty::F64, {a.v})};
+  }
+
+  Val compare(const Node& n, const OpRow& r, Pred p) {
+    Val a = expr(*n.kid[0]);
+    Val b = expr(*n.kid[1]);
+    if (r.left == TC::C) {
+      Value c = e_.call(Helper::qk_char_cmp, {a.v, i32(a.len), b.v, i32(b.len)});
+      return {e_.compare(p, Ty::I32, c, i32(0))};
+    }
+    return {e_.compare(p, value_ty(r.left), a.v, b.v)};
+  }
+
+  Val match(const Node& n, bool want) {
+    Val a = expr(*n.kid[0]);
+    Val pat = expr(*n.kid[1]);
+    Value m = e_.call(Helper::qk_pattern_match, {a.v, i32(a.len), pat.v, i32(pat.len)});
+    return {e_.compare(want ? Pred::Ne : Pred::Eq, Ty::I32, m, i32(0))};
+  }
+
+  Val ascii(const Node& n, const OpRow& r) {
+    Val a = expr(*n.kid[0]);
+    Value out = scratch_slot(n);
+    Helper h = r.left == TC::F4 ? Helper::qk_ascii_f4 : r.left == TC::F8 ? Helper::qk_ascii_f8 : Helper::qk_ascii_i4;
+    e_.call(h, {a.v, out, i32(n.type.len)});
+    return {out, n.type.len};
+  }
+
+  Val concat(const Node& n) {
+    Val a = expr(*n.kid[0]);
+    Val b = expr(*n.kid[1]);
+    if (a.len + b.len != n.type.len) internal_error("concat width is not the sum of its operands'");
+    Value out = scratch_slot(n);
+    e_.call(Helper::qk_concat, {a.v, i32(a.len), b.v, i32(b.len), out});
+    return {out, n.type.len};
+  }
+
+  const harness::Plan& plan_;
+  const GenOptions& opt_;
+  Emitter& e_;
+  SrcPos stmt_pos_;
+  bool need_params_ = false, need_scratch_ = false;
+
+  // Per function.
+  FnKind kind_ = FnKind::Qual;
+  Value tuple_, ctx_, params_, scratch_;
+  Local line_;  // kernels: the line being evaluated (err_slot on error)
+  Block fail_;
+};
+
+}  // namespace
+
+void generate(const harness::Plan& plan, Functions which, const std::string& base, const GenOptions& opt,
+              Emitter& e) {
+  Walk w(plan, opt, e);
+  if (which.kernel) w.kernel_function(function_name(base, FnKind::Kernel));
+  if (which.qual) {
+    if (!plan.qual_folded) internal_error("qualification function without a qualification");
+    w.qual_function(function_name(base, FnKind::Qual));
+  }
+  if (which.project) w.project_function(function_name(base, FnKind::Project));
+}
+
+}  // namespace quelkit::jit

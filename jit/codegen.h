@@ -1,0 +1,229 @@
+// What both code generators (jit/llvm/, jit/gccjit/) share: the calling
+// convention of generated functions, the two modes, the runtime helpers that
+// generated code calls, and the walk over the folded typed IR that decides
+// what code a plan becomes. A generator only supplies an Emitter: how to emit
+// a constant, a load, an add, a branch. The walk (jit/codegen.cpp) holds every
+// semantic decision (check order, error codes and positions, short-circuits,
+// the fused page loop), so both JITs raise the same errors at the same tuple.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "frontend/ir.h"
+#include "harness/plan.h"
+#include "harness/runtime/runtime.h"
+
+namespace quelkit::jit {
+
+// ---------------------------------------------------------------- modes
+
+// "fused" (the default, listed first): a page-at-a-time kernel per plan that
+// loops over the page's line table, qualifies each live tuple and projects the
+// qualifying ones (HyPer style). "qual": one function per qualification and one
+// per target list, called by the harness per tuple (PostgreSQL style).
+#define QK_JIT_MODES(X) X(Fused, "fused") X(Qual, "qual")
+enum class Mode : uint8_t {
+#define QK_JIT_MODE_ENUM(id, name) id,
+  QK_JIT_MODES(QK_JIT_MODE_ENUM)
+#undef QK_JIT_MODE_ENUM
+};
+const char* mode_name(Mode m);
+// "" means the default mode; false for an unknown name.
+bool parse_mode(const std::string& name, Mode* out);
+
+// ------------------------------------------------------ calling convention
+
+// The generated functions. None embeds a per-execution pointer: the tuple,
+// page and row arrive as arguments, parameters and scratch through ctx, so one
+// compiled plan serves every tuple substitution.
+//
+//   <name>_qual    int32 (const uint8_t* tuple, qk_ctx* ctx)        1, 0, or -1 after qk_raise
+//   <name>_project int32 (const uint8_t* tuple, uint8_t* row, qk_ctx* ctx)   0 or -1
+//   <name>_kernel  int64 (const uint8_t* page, uint8_t* rows, qk_ctx* ctx)
+//                  rows written, or -1 with ctx->err_slot = the failing line index
+enum class FnKind : uint8_t { Qual, Project, Kernel };
+const char* fn_suffix(FnKind k);  // "qual", "project", "kernel"
+using QualFn = int32_t (*)(const uint8_t* tuple, qk_ctx* ctx);
+using ProjectFn = int32_t (*)(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx);
+using KernelFn = int64_t (*)(const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
+
+// qk_ctx fields generated code reads and writes, at these offsets.
+constexpr uint32_t kCtxParams = offsetof(qk_ctx, params);
+constexpr uint32_t kCtxScratch = offsetof(qk_ctx, scratch);
+constexpr uint32_t kCtxErrSlot = offsetof(qk_ctx, err_slot);
+static_assert(kCtxParams == 0 && kCtxScratch == 8 && kCtxErrSlot == 24 && sizeof(qk_ctx) == 32,
+              "generated code hard-codes the qk_ctx layout");
+
+// Which functions a plan's module holds. Fused plans over a relation get only
+// the kernel; their per-tuple functions (needed by replace/delete, which want
+// tids) are generated on first use. A plan over no relation (`retrieve (a = 1)`)
+// is evaluated once, through the per-tuple functions, in both modes.
+struct Functions {
+  bool qual = false, project = false, kernel = false;
+};
+Functions functions_for(Mode m, const harness::Plan& plan);
+
+// What the kernel's checks treat as the largest page (line offsets are u16).
+constexpr uint32_t kMaxPageSize = 65536;
+
+// ---------------------------------------------------------------- types
+
+// Machine types of emitted values. Integer values of every width are held as
+// I32 (sign-extended when loaded, truncated when stored), as the runtime's
+// int32_t arguments are; Bool is a branch condition.
+enum class Ty : uint8_t { Void, Bool, I8, I16, I32, I64, F32, F64, Ptr };
+
+// Opaque handles an Emitter hands out and takes back (an llvm::Value*, a
+// gcc_jit_rvalue*, ...). The walk never looks inside.
+struct Value {
+  void* h = nullptr;
+  explicit operator bool() const { return h != nullptr; }
+};
+struct Block {
+  void* h = nullptr;
+};
+struct Local {
+  void* h = nullptr;
+};
+
+// ---------------------------------------------------------------- helpers
+
+// The runtime helpers generated code calls (harness/runtime/runtime.h), with
+// their C signatures: QK_JIT_HELPER(name, result, arg types...). Subtle rules
+// (string compare, patterns, text, transcendental functions, float-to-integer
+// conversion) are called, never re-implemented in generated code.
+#define QK_JIT_HELPERS(X)                                 \
+  X(qk_raise, I32, Ptr, I32, I64)                         \
+  X(qk_char_cmp, I32, Ptr, I32, Ptr, I32)                 \
+  X(qk_pattern_match, I32, Ptr, I32, Ptr, I32)            \
+  X(qk_concat, Void, Ptr, I32, Ptr, I32, Ptr)             \
+  X(qk_ascii_i4, Void, I32, Ptr, I32)                     \
+  X(qk_ascii_f4, Void, F32, Ptr, I32)                     \
+  X(qk_ascii_f8, Void, F64, Ptr, I32)                     \
+  X(qk_pow_f8, I32, F64, F64, Ptr)                        \
+  X(qk_sqrt_f8, I32, F64, Ptr)                            \
+  X(qk_log_f8, I32, F64, Ptr)                             \
+  X(qk_exp_f8, I32, F64, Ptr)                             \
+  X(qk_sin_f8, I32, F64, Ptr)                             \
+  X(qk_cos_f8, I32, F64, Ptr)                             \
+  X(qk_atan_f8, I32, F64, Ptr)                            \
+  X(qk_cvt_f8_i4, I32, F64, Ptr)                          \
+  X(qk_cvt_f8_i2, I32, F64, Ptr)                          \
+  X(qk_cvt_f8_i1, I32, F64, Ptr)
+
+enum class Helper : uint8_t {
+#define QK_JIT_HELPER_ENUM(name, ...) name,
+  QK_JIT_HELPERS(QK_JIT_HELPER_ENUM)
+#undef QK_JIT_HELPER_ENUM
+};
+constexpr int kNumHelpers = 0
+#define QK_JIT_HELPER_COUNT(name, ...) +1
+    QK_JIT_HELPERS(QK_JIT_HELPER_COUNT)
+#undef QK_JIT_HELPER_COUNT
+    ;
+
+struct HelperInfo {
+  const char* name;  // the C symbol
+  void* address;     // where it is in this process (generators register it)
+  Ty result;
+  uint8_t nargs;
+  Ty args[5];
+};
+const HelperInfo& helper_info(Helper h);
+
+// C library functions a code generator may itself emit calls to (block copies
+// of character columns); registered like the helpers, never called by the walk.
+struct LibSymbol {
+  const char* name;
+  void* address;
+};
+const LibSymbol* lib_symbols(size_t* n);
+
+// ---------------------------------------------------------------- emitter
+
+enum class Arith : uint8_t { Add, Sub, Mul, Div, Rem };  // integers: signed; floats: IEEE
+enum class Pred : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };    // integers: signed; floats: as C (Ne unordered)
+enum class Hint : uint8_t { None, Likely, Unlikely };
+
+// How a code generator emits. The walk calls these in program order with an
+// insertion point (the current block) that begin_function and place() set.
+// Every Value has the machine type the walk asked for.
+class Emitter {
+ public:
+  virtual ~Emitter() = default;
+
+  // A function of the calling convention above; its entry block is current.
+  virtual void begin_function(FnKind kind, const std::string& name) = 0;
+  virtual Value param(int i) = 0;  // 0..2 in the order of the signature
+  virtual void end_function() = 0;
+
+  virtual Block block(const std::string& name) = 0;
+  virtual void place(Block b) = 0;  // b becomes current
+  virtual void jump(Block to) = 0;
+  virtual void branch(Value cond, Block if_true, Block if_false, Hint h) = 0;
+  virtual void ret(Value v) = 0;
+
+  // Mutable variables of the function (merges, loop counters, out-arguments).
+  virtual Local local(Ty t, const std::string& name) = 0;
+  virtual void assign(Local l, Value v) = 0;
+  virtual Value read(Local l) = 0;
+  virtual Value address(Local l) = 0;  // a Ptr to it, for helpers' out-arguments
+
+  virtual Value int_const(Ty t, int64_t v) = 0;
+  virtual Value f4_const(float v) = 0;  // bit-exact (-0.0 stays -0.0)
+  virtual Value f8_const(double v) = 0;
+  // A Ptr to read-only bytes owned by the generated code (character literals).
+  virtual Value bytes(const std::string& b, const std::string& name) = 0;
+
+  // Memory: byte addressing, no alignment assumed (tuples and pages are packed).
+  virtual Value at(Value ptr, Value byte_offset_i64) = 0;
+  virtual Value load(Ty t, Value ptr) = 0;
+  virtual void store(Ty t, Value ptr, Value v) = 0;
+  virtual void copy(Value dst, Value src, uint32_t n) = 0;  // n constant, no overlap
+  virtual void fill(Value dst, uint8_t byte, uint32_t n) = 0;
+
+  // Operations. None may be contracted, reassociated or otherwise relaxed:
+  // results must be bit-equal to the C++ rules in runtime_inline.h.
+  virtual Value arith(Arith op, Ty t, Value a, Value b) = 0;
+  // I32 Add/Sub/Mul: *result = a op b wrapped; returns the overflow Bool.
+  virtual Value overflows(Arith op, Value a, Value b, Value* result) = 0;
+  virtual Value negate(Ty t, Value a) = 0;  // floats: flip the sign bit (-0.0 kept)
+  virtual Value abs(Ty t, Value a) = 0;     // integers: never called with INT32_MIN
+  virtual Value is_finite(Ty t, Value a) = 0;
+  virtual Value compare(Pred p, Ty t, Value a, Value b) = 0;
+  // Value-preserving or rounding conversion: integer widen (sign-extending) or
+  // narrow (truncating), integer to float (round to nearest), float widen or
+  // narrow (round to nearest). `zero_extend` widens integers unsigned.
+  virtual Value convert(Ty from, Ty to, Value a, bool zero_extend = false) = 0;
+  virtual Value call(Helper h, std::initializer_list<Value> args) = 0;  // Void helpers: empty Value
+
+  // Debugging aids: called before the code of each IR node (gccjit: comment and
+  // source location; LLVM: names). Optional.
+  virtual void note(const ir::Node& n) { (void)n; }
+};
+
+// ---------------------------------------------------------------- the walk
+
+struct GenOptions {
+  bool checks = false;  // --jit-checks: bounds assertions raising QK_ERR_BOUNDS
+};
+
+// Emits the functions `which` of `plan` (its folded trees and layouts) through
+// `e`, named `base`_qual / `base`_project / `base`_kernel. Aborts on a plan the
+// harness should never produce (an attribute outside the tuple, a boolean
+// column): that is an internal error, not a user's.
+void generate(const harness::Plan& plan, Functions which, const std::string& base, const GenOptions& opt,
+              Emitter& e);
+
+// Name of a generated function.
+std::string function_name(const std::string& base, FnKind k);
+
+// A copy of what code generation reads of a plan (name, folded trees, layouts,
+// scratch size, key), for back ends that generate more code later (the lazily
+// generated per-tuple functions of fused plans).
+harness::Plan clone_plan(const harness::Plan& plan);
+
+}  // namespace quelkit::jit

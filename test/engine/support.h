@@ -1,0 +1,63 @@
+// Helpers for the engine tests: run QUEL text in a Session on chosen back
+// ends and capture what it printed; list every registered back end and mode so
+// query tests are parameterised over all of them (a back end that is not built
+// is simply not registered, and its instances do not exist).
+#pragma once
+
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/backends.h"
+#include "harness/parts.h"
+#include "harness/session.h"
+
+namespace quelkit::test {
+
+struct RunResult {
+  bool ok = false;
+  std::string out, err;
+};
+
+inline std::vector<std::string> all_backend_modes() {
+  register_all_backends();
+  std::vector<std::string> v;
+  for (const auto& b : harness::registered_backends())
+    for (const auto& m : b.modes) v.push_back(b.name + ":" + m);
+  return v;
+}
+
+// A session on the given back ends (e.g. "interp:switch" or "all").
+class Kit {
+ public:
+  explicit Kit(const std::string& backends = "interp", harness::OutFormat fmt = harness::OutFormat::Csv) {
+    register_all_backends();
+    harness::SessionOptions o;
+    o.backends = harness::parse_backend_list(backends);
+    o.format = fmt;
+    session_ = std::make_unique<harness::Session>(o, out_, err_);
+  }
+  harness::Session& session() { return *session_; }
+  void add_parts(uint64_t n, bool wide = false, harness::Structure s = harness::Structure::Heap) {
+    if (session_->catalog().find("parts")) session_->catalog().remove("parts");
+    session_->catalog().add(harness::make_parts(n, wide, s));
+  }
+  RunResult run(const std::string& text, const std::string& name = "t.quel") {
+    out_.str("");
+    err_.str("");
+    RunResult r;
+    r.ok = session_->run(std::make_shared<Source>(name, text));
+    r.out = out_.str();
+    r.err = err_.str();
+    return r;
+  }
+  const harness::StmtReport& last_report() { return session_->reports().back(); }
+
+ private:
+  std::ostringstream out_, err_;
+  std::unique_ptr<harness::Session> session_;
+};
+
+}  // namespace quelkit::test

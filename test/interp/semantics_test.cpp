@@ -1,0 +1,423 @@
+// The interpreter's evaluation rules one at a time, in both dispatch modes:
+// and/or stop early, every runtime error carries its code and the position of
+// the operator that raised it, parameters are inlined when the plan is
+// prepared, characters compare and match as the runtime says, ascii/concat
+// write into scratch, and projection writes every type at its column width.
+#include <functional>
+
+#include "test/interp/tuples.h"
+
+namespace qi_test {
+namespace {
+
+class Semantics : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::unique_ptr<harness::Backend> be = backend_for(GetParam());
+  Fixture fx;
+  Schema parts = parts_schema();
+
+  Outcome qualify(const harness::Plan& plan, const std::vector<uint8_t>& tuple, const uint8_t* params = nullptr) {
+    auto prep = be->prepare(plan, params);
+    return run_qualify(*prep, plan, tuple.data(), params);
+  }
+  Outcome project(const harness::Plan& plan, const std::vector<uint8_t>& tuple, const uint8_t* params = nullptr) {
+    auto prep = be->prepare(plan, params);
+    return run_project(*prep, plan, tuple.data(), params);
+  }
+  // A one-target plan over the fixture raising `code` at `pos` on row `row`.
+  void expect_error(NodePtr target, size_t row, int code, SrcPos pos, const char* what) {
+    std::vector<NodePtr> ts;
+    ts.push_back(std::move(target));
+    auto plan = target_plan(fx.all, std::move(ts), 64);
+    Outcome o = project(plan, fx.rows[row]);
+    EXPECT_EQ(o.rc, -1) << what;
+    EXPECT_EQ(o.err, code) << what << ": " << qk_err_message(o.err);
+    EXPECT_EQ(o.pos, pos) << what << " @" << o.pos.line << ":" << o.pos.col;
+    EXPECT_EQ(o, expect_project(plan, fx.rows[row].data())) << what;
+  }
+};
+
+// ---- and/or ----
+
+TEST_P(Semantics, AndSkipsItsRightOperandWhenTheLeftIsFalse) {
+  // p.qoh > 100 and 1/0 = 1
+  Builder b;
+  NodePtr div = b.bin(Generic::Div, b.lit(1), b.lit(0));
+  SrcPos div_pos = div->pos;
+  NodePtr q = b.bin(Generic::And, b.bin(Generic::Gt, b.attr(parts, "qoh"), b.lit(100)),
+                    b.bin(Generic::Eq, std::move(div), b.lit(1)));
+  auto plan = qual_plan(parts, std::move(q), 0);
+  Outcome low = qualify(plan, part(parts, 1, "nut", "red", 5, 50));
+  EXPECT_EQ(low.rc, 0);
+  EXPECT_EQ(low.err, 0);
+  Outcome high = qualify(plan, part(parts, 2, "nut", "red", 5, 200));
+  EXPECT_EQ(high.rc, -1);
+  EXPECT_EQ(high.err, QK_ERR_DIV_ZERO);
+  EXPECT_EQ(high.pos, div_pos);
+}
+
+TEST_P(Semantics, OrRaisesOnlyWhenTheLeftIsFalse) {
+  // p.qoh < 100 or 1/0 = 1
+  Builder b;
+  NodePtr div = b.bin(Generic::Div, b.lit(1), b.lit(0));
+  SrcPos div_pos = div->pos;
+  NodePtr q = b.bin(Generic::Or, b.bin(Generic::Lt, b.attr(parts, "qoh"), b.lit(100)),
+                    b.bin(Generic::Eq, std::move(div), b.lit(1)));
+  auto plan = qual_plan(parts, std::move(q), 0);
+  Outcome low = qualify(plan, part(parts, 1, "nut", "red", 5, 50));
+  EXPECT_EQ(low.rc, 1);
+  EXPECT_EQ(low.err, 0);
+  Outcome high = qualify(plan, part(parts, 2, "nut", "red", 5, 200));
+  EXPECT_EQ(high.rc, -1);
+  EXPECT_EQ(high.err, QK_ERR_DIV_ZERO);
+  EXPECT_EQ(high.pos, div_pos);
+}
+
+TEST_P(Semantics, NestedBranchesLeaveTheDecidingValue) {
+  // (qoh > 100 and 1/0 = 1) or not (weight = 5)   and   not (qoh < 100 or 1/0 = 1)
+  for (int qoh : {50, 200}) {
+    for (int weight : {5, 6}) {
+      Builder b;
+      NodePtr l = b.bin(Generic::And, b.bin(Generic::Gt, b.attr(parts, "qoh"), b.lit(100)),
+                        b.bin(Generic::Eq, b.bin(Generic::Div, b.lit(1), b.lit(0)), b.lit(1)));
+      NodePtr r = b.un(Generic::Not, b.bin(Generic::Eq, b.attr(parts, "weight"), b.lit(5)));
+      auto plan = qual_plan(parts, b.bin(Generic::Or, std::move(l), std::move(r)), 0);
+      auto t = part(parts, 1, "nut", "red", weight, qoh);
+      Outcome o = qualify(plan, t);
+      EXPECT_EQ(o, expect_qualify(plan, t.data())) << qoh << " " << weight;
+      if (qoh == 50) {
+        EXPECT_EQ(o.rc, weight == 5 ? 0 : 1);
+      }
+    }
+  }
+}
+
+// ---- runtime errors: code and the raising operator's position ----
+
+TEST_P(Semantics, EveryRuntimeErrorWithItsPosition) {
+  struct Case {
+    const char* what;
+    size_t row;
+    int code;
+    std::function<NodePtr(Builder&, SrcPos&)> make;  // sets the expected position
+  };
+  auto keep = [](NodePtr n, SrcPos& p) {
+    p = n->pos;
+    return n;
+  };
+  const Schema& s = fx.all;
+  std::vector<Case> cases = {
+      {"i4 + overflow", 1, QK_ERR_OVERFLOW,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Add, b.attr(s, "a4"), b.attr(s, "a4")), p); }},
+      {"i4 - overflow", 3, QK_ERR_OVERFLOW,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Sub, b.attr(s, "a4"), b.lit(1)), p); }},
+      {"i4 * overflow", 5, QK_ERR_OVERFLOW,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Mul, b.attr(s, "a4"), b.attr(s, "a4")), p); }},
+      {"i4 / overflow", 3, QK_ERR_OVERFLOW,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Div, b.attr(s, "a4"), b.lit(-1)), p); }},
+      {"unary - overflow", 3, QK_ERR_OVERFLOW,
+       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Neg, b.attr(s, "a4")), p); }},
+      {"abs overflow", 3, QK_ERR_OVERFLOW,
+       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Abs, b.attr(s, "a4")), p); }},
+      {"i4 / 0", 2, QK_ERR_DIV_ZERO,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Div, b.attr(s, "a2"), b.attr(s, "a4")), p); }},
+      {"f4 / 0", 2, QK_ERR_DIV_ZERO,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Div, b.attr(s, "b4"), b.attr(s, "a2")), p); }},
+      {"f8 / 0", 2, QK_ERR_DIV_ZERO,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Div, b.attr(s, "b8"), b.attr(s, "a1")), p); }},
+      {"mod 0", 2, QK_ERR_MOD_ZERO,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Mod, b.attr(s, "a4"), b.attr(s, "a2")), p); }},
+      {"sqrt < 0", 0, QK_ERR_SQRT_NEG,
+       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Sqrt, b.attr(s, "a2")), p); }},
+      {"log 0", 2, QK_ERR_LOG_DOMAIN,
+       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Log, b.attr(s, "a4")), p); }},
+      {"log < 0", 0, QK_ERR_LOG_DOMAIN,
+       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Log, b.attr(s, "b8")), p); }},
+      {"int1 of i2", 0, QK_ERR_CONVERT_RANGE,
+       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::I1, b.attr(s, "a2")), p); }},
+      {"int2 of i4", 0, QK_ERR_CONVERT_RANGE,
+       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::I2, b.attr(s, "a4")), p); }},
+      {"int4 of f8", 1, QK_ERR_CONVERT_RANGE,
+       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::I4, b.attr(s, "b8")), p); }},
+      {"int1 of f4", 3, QK_ERR_CONVERT_RANGE,
+       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::I1, b.attr(s, "b4")), p); }},
+      {"f8 * overflow", 1, QK_ERR_FLOAT_RESULT,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Mul, b.attr(s, "b8"), b.attr(s, "b8")), p); }},
+      {"f4 * overflow", 3, QK_ERR_FLOAT_RESULT,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Mul, b.attr(s, "b4"), b.attr(s, "b4")), p); }},
+      {"exp overflow", 0, QK_ERR_FLOAT_RESULT,
+       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Exp, b.attr(s, "a4")), p); }},
+      {"** overflow", 1, QK_ERR_FLOAT_RESULT,
+       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Pow, b.attr(s, "b8"), b.attr(s, "a2")), p); }},
+      {"float4 of f8", 1, QK_ERR_FLOAT_RESULT,
+       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::F4, b.attr(s, "b8")), p); }},
+      // The first error in execution order: the left operand is evaluated first.
+      {"left error first", 0, QK_ERR_CONVERT_RANGE,
+       [&](Builder& b, SrcPos& p) {
+         NodePtr l = keep(b.cvt(Tk::I2, b.attr(s, "a4")), p);
+         return b.bin(Generic::Add, std::move(l), b.un(Generic::Sqrt, b.attr(s, "a2")));
+       }},
+      {"right error when the left is fine", 0, QK_ERR_SQRT_NEG,
+       [&](Builder& b, SrcPos& p) {
+         NodePtr l = b.un(Generic::Sqrt, b.attr(s, "a2"));
+         return b.bin(Generic::Add, keep(std::move(l), p), b.cvt(Tk::I2, b.attr(s, "a4")));
+       }},
+  };
+  for (auto& c : cases) {
+    Builder b;
+    SrcPos pos;
+    NodePtr e = c.make(b, pos);
+    expect_error(std::move(e), c.row, c.code, pos, c.what);
+  }
+}
+
+TEST_P(Semantics, ErrorsInTheQualificationCarryTheOperatorPosition) {
+  // where p.weight / (p.qoh - 7) > 1: the "/" raises, not the comparison.
+  Builder b;
+  NodePtr div = b.bin(Generic::Div, b.attr(parts, "weight"), b.bin(Generic::Sub, b.attr(parts, "qoh"), b.lit(7)));
+  SrcPos pos = div->pos;
+  auto plan = qual_plan(parts, b.bin(Generic::Gt, std::move(div), b.lit(1)), 0);
+  Outcome o = qualify(plan, part(parts, 1, "cam", "red", 10, 7));
+  EXPECT_EQ(o.rc, -1);
+  EXPECT_EQ(o.err, QK_ERR_DIV_ZERO);
+  EXPECT_EQ(o.pos, pos);
+  EXPECT_EQ(qualify(plan, part(parts, 1, "cam", "red", 10, 8)).rc, 1);
+}
+
+TEST_P(Semantics, AssignmentConversionAtTheTargetRoot) {
+  // append/replace: the binder converts to the column type at the root (here
+  // an implicit i4 -> i2); the interpreter's Store does that conversion.
+  Builder b;
+  NodePtr sum = b.bin(Generic::Add, b.attr(fx.all, "a4"), b.lit(1));
+  NodePtr root = b.convert(Tk::I2, std::move(sum), true);
+  SrcPos pos = root->pos;
+  std::vector<NodePtr> ts;
+  ts.push_back(std::move(root));
+  auto plan = target_plan(fx.all, std::move(ts), 0);
+  EXPECT_EQ(plan.out.attrs[0].type, Type::i2());
+  Outcome ok = project(plan, fx.rows[4]);  // -7 + 1
+  EXPECT_EQ(ok.rc, 0);
+  EXPECT_EQ(harness::load<int16_t>(ok.row.data()), -6);
+  Outcome bad = project(plan, fx.rows[0]);  // 100001
+  EXPECT_EQ(bad.rc, -1);
+  EXPECT_EQ(bad.err, QK_ERR_CONVERT_RANGE);
+  EXPECT_EQ(bad.pos, pos);
+}
+
+// ---- parameters ----
+
+TEST_P(Semantics, ParametersAreInlinedWhenPrepared) {
+  // where p.pnum = $pnum and p.color = $color (tuple substitution values)
+  Schema ps = Schema::packed({{"pnum", Type::i2()}, {"color", Type::c(8)}});
+  auto block = [&](int pnum, const char* color) { return TupleWriter(ps).i("pnum", pnum).c("color", color).bytes(); };
+  Builder b;
+  NodePtr q = b.bin(Generic::And, b.bin(Generic::Eq, b.attr(parts, "pnum"), b.param(ps, "pnum")),
+                    b.bin(Generic::Eq, b.attr(parts, "color"), b.param(ps, "color")));
+  auto plan = qual_plan(parts, std::move(q), 0, ps);
+  auto t5 = part(parts, 5, "bolt", "black", 1, 2);
+  auto t6 = part(parts, 6, "bolt", "black", 1, 2);
+
+  auto p5 = block(5, "black");
+  auto prep = be->prepare(plan, p5.data());
+  EXPECT_EQ(run_qualify(*prep, plan, t5.data(), p5.data()).rc, 1);
+  EXPECT_EQ(run_qualify(*prep, plan, t6.data(), p5.data()).rc, 0);
+
+  // The values were copied into the program: changing the block afterwards
+  // does not change what this prepared plan computes (no plan reuse).
+  auto p6 = block(6, "red");
+  EXPECT_EQ(run_qualify(*prep, plan, t5.data(), p6.data()).rc, 1);
+  p5 = block(6, "black");
+  EXPECT_EQ(run_qualify(*prep, plan, t5.data(), p5.data()).rc, 1);
+
+  // Prepared afresh, the next substitution's values apply.
+  auto p6b = block(6, "black");
+  auto prep6 = be->prepare(plan, p6b.data());
+  EXPECT_EQ(run_qualify(*prep6, plan, t5.data(), p6b.data()).rc, 0);
+  EXPECT_EQ(run_qualify(*prep6, plan, t6.data(), p6b.data()).rc, 1);
+  EXPECT_FALSE(be->reuses_plans());
+}
+
+TEST_P(Semantics, ParametersOfEveryTypeProject) {
+  std::vector<NodePtr> ts;
+  Builder b;
+  for (const char* n : {"a1", "a2", "a4", "b4", "b8", "c10", "c3"}) ts.push_back(b.param(fx.all, n));
+  auto plan = target_plan(fx.all, std::move(ts), 0, fx.all);
+  for (const auto& params : fx.rows) {
+    Outcome o = project(plan, fx.rows[0], params.data());
+    EXPECT_EQ(o.rc, 0);
+    EXPECT_EQ(o.row, params);  // same layout: the row is the parameter block
+  }
+}
+
+// ---- characters ----
+
+TEST_P(Semantics, CharacterComparisonStripsTrailingBlanks) {
+  struct Case {
+    const char *a, *b;
+    int cmp;
+  } cases[] = {
+      {"ab  ", "ab", 0}, {"ab", "abc", -1}, {"abc", "ab ", 1}, {"", "   ", 0},
+      {"z\xe9", "zz", 1},  // bytes compare unsigned
+      {"a b", "a", 1},     {"A", "a", -1},
+  };
+  Schema s = Schema::packed({{"x", Type::c(6)}, {"y", Type::c(4)}});
+  for (const auto& c : cases) {
+    auto t = TupleWriter(s).c("x", c.a).c("y", c.b).bytes();
+    for (Generic g : {Generic::Eq, Generic::Ne, Generic::Lt, Generic::Le, Generic::Gt, Generic::Ge}) {
+      Builder b;
+      auto plan = qual_plan(s, b.bin(g, b.attr(s, "x"), b.attr(s, "y")), 0);
+      Outcome o = qualify(plan, t);
+      bool want = g == Generic::Eq ? c.cmp == 0 : g == Generic::Ne ? c.cmp != 0 : g == Generic::Lt ? c.cmp < 0
+                : g == Generic::Le ? c.cmp <= 0 : g == Generic::Gt ? c.cmp > 0 : c.cmp >= 0;
+      EXPECT_EQ(o.rc, int(want)) << c.a << " " << ir::generic_name(g) << " " << c.b;
+    }
+  }
+}
+
+TEST_P(Semantics, PatternsMatchAsTheRuntimeSays) {
+  struct Case {
+    const char* value;
+    const char* pattern;
+    bool match;
+  } cases[] = {
+      {"processor", "processor", true}, {"processor", "p*r", true},      {"processor", "*sor", true},
+      {"processor", "pro?essor", true}, {"processor", "pro?sor", false}, {"processor", "[a-p]rocessor", true},
+      {"processor", "[^p]rocessor", false}, {"processor", "proc\\essor", true}, {"bolt", "bolt   ", true},
+      {"bolt", "b*", true},             {"nut", "[bn]ut", true},          {"nut", "*", true},
+      {"gear", "?ear?", false},         {"a*b", "a\\*b", true},           {"axb", "a\\*b", false},
+  };
+  for (const auto& c : cases)
+    for (bool negated : {false, true}) {
+      Builder b;
+      auto plan = qual_plan(parts, b.match(b.attr(parts, "pname"), c.pattern, negated), 0);
+      auto t = part(parts, 1, c.value, "red", 1, 1);
+      Outcome o = qualify(plan, t);
+      EXPECT_EQ(o.rc, int(c.match != negated)) << c.value << (negated ? " != " : " = ") << c.pattern;
+      EXPECT_EQ(o, expect_qualify(plan, t.data()));
+    }
+}
+
+TEST_P(Semantics, AsciiAndConcatWriteIntoScratchAtTheNodeOffset) {
+  // retrieve (concat(ascii(a2), c3), ascii(b8), ascii(b4), concat(c10, c3))
+  Builder b;
+  std::vector<NodePtr> ts;
+  ts.push_back(b.bin(Generic::Concat, b.un(Generic::Ascii, b.attr(fx.all, "a2")), b.attr(fx.all, "c3")));
+  ts.push_back(b.un(Generic::Ascii, b.attr(fx.all, "b8")));
+  ts.push_back(b.un(Generic::Ascii, b.attr(fx.all, "b4")));
+  ts.push_back(b.bin(Generic::Concat, b.attr(fx.all, "c10"), b.attr(fx.all, "c3")));
+  const uint32_t ascii_a2 = ts[0]->kid[0]->scratch, concat0 = ts[0]->scratch, concat3 = ts[3]->scratch;
+  auto plan = target_plan(fx.all, std::move(ts), b.scratch_size());
+  ASSERT_EQ(plan.out.attrs[0].type, Type::c(9));
+  ASSERT_EQ(plan.out.attrs[1].type, Type::c(24));
+  ASSERT_EQ(plan.out.attrs[2].type, Type::c(15));
+  ASSERT_EQ(plan.out.attrs[3].type, Type::c(13));
+
+  auto prep = be->prepare(plan, nullptr);
+  Scratch sc(plan.scratch_size);
+  qk_ctx ctx = make_ctx(nullptr, sc);
+  std::vector<uint8_t> row(plan.out.tuple_len);
+  ASSERT_EQ(prep->project(fx.rows[0].data(), row.data(), &ctx), 0);
+  auto col = [&](int i) {
+    const Attribute& a = plan.out.attrs[size_t(i)];
+    return std::string(reinterpret_cast<const char*>(row.data()) + a.offset, a.type.len);
+  };
+  EXPECT_EQ(col(0), "-300ab   ");  // concat drops the left operand's trailing blanks
+  EXPECT_EQ(col(1), "-0.75" + std::string(19, ' '));
+  EXPECT_EQ(col(2), "2.5" + std::string(12, ' '));
+  EXPECT_EQ(col(3), "boltab       ");
+  auto scratch = [&](uint32_t off, size_t n) { return std::string(reinterpret_cast<char*>(sc.bytes.data()) + off, n); };
+  EXPECT_EQ(scratch(ascii_a2, 6), "-300  ");
+  EXPECT_EQ(scratch(concat0, 9), "-300ab   ");
+  EXPECT_EQ(scratch(concat3, 13), "boltab       ");
+  EXPECT_EQ(sc.bytes[plan.scratch_size], 0xAA) << "wrote past scratch_size";
+
+  // ascii of a value that needs every column of its width, and of extremes.
+  for (size_t r = 0; r < fx.rows.size(); ++r)
+    EXPECT_EQ(run_project(*prep, plan, fx.rows[r].data()), expect_project(plan, fx.rows[r].data())) << r;
+}
+
+TEST_P(Semantics, CharacterResultsCompare) {
+  // where concat(p.pname, p.color) = "bolt" ... compare computed characters
+  Builder b;
+  NodePtr cat = b.bin(Generic::Concat, b.attr(parts, "pname"), b.attr(parts, "color"));
+  auto plan = qual_plan(parts, b.bin(Generic::Eq, std::move(cat), b.str("boltred")), b.scratch_size());
+  EXPECT_EQ(qualify(plan, part(parts, 1, "bolt", "red", 1, 1)).rc, 1);
+  EXPECT_EQ(qualify(plan, part(parts, 1, "bolt", "blue", 1, 1)).rc, 0);
+  Builder b2;
+  NodePtr m = b2.match(b2.un(Generic::Ascii, b2.attr(parts, "qoh")), "4?");
+  auto plan2 = qual_plan(parts, std::move(m), b2.scratch_size());
+  EXPECT_EQ(qualify(plan2, part(parts, 1, "bolt", "red", 1, 42)).rc, 1);
+  EXPECT_EQ(qualify(plan2, part(parts, 1, "bolt", "red", 1, 420)).rc, 0);
+}
+
+// ---- projection ----
+
+TEST_P(Semantics, ProjectionWritesEveryTypeAtItsColumn) {
+  Builder b;
+  std::vector<NodePtr> ts;
+  for (const char* n : {"a1", "a2", "a4", "b4", "b8", "c10", "c3"}) ts.push_back(b.attr(fx.all, n));
+  auto plan = target_plan(fx.all, std::move(ts), 0);
+  for (const auto& t : fx.rows) {
+    Outcome o = project(plan, t);
+    EXPECT_EQ(o.rc, 0);
+    EXPECT_EQ(o.row, t);  // -0.0, extremes and blanks kept bit for bit
+  }
+}
+
+TEST_P(Semantics, ProjectionPadsTruncatesAndConverts) {
+  // Columns other than the targets' types: characters are truncated or blank
+  // padded to the column; numbers go through the (implicit) assignment rule.
+  Builder b;
+  std::vector<NodePtr> ts;
+  ts.push_back(b.attr(fx.all, "c10"));
+  ts.push_back(b.attr(fx.all, "c10"));
+  ts.push_back(b.convert(Tk::I4, b.attr(fx.all, "a2"), true));
+  ts.push_back(b.convert(Tk::F4, b.attr(fx.all, "b8"), true));
+  ts.push_back(b.convert(Tk::I1, b.attr(fx.all, "a4"), true));
+  ts.push_back(b.convert(Tk::F8, b.attr(fx.all, "b4"), true));
+  auto plan = target_plan(fx.all, std::move(ts), 0, {},
+                          {Type::c(4), Type::c(12), Type::i4(), Type::f4(), Type::i1(), Type::f8()});
+  Outcome o = project(plan, fx.rows[6]);  // "nut bolt", 1, 1, 1.0
+  ASSERT_EQ(o.rc, 0);
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(o.row.data()), 4), "nut ");
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(o.row.data()) + 4, 12), "nut bolt    ");
+  EXPECT_EQ(harness::load<int32_t>(o.row.data() + 16), 1);
+  EXPECT_EQ(harness::load<float>(o.row.data() + 20), 1.0f);
+  EXPECT_EQ(harness::load<int8_t>(o.row.data() + 24), 1);
+  EXPECT_EQ(harness::load<double>(o.row.data() + 25), 1.0);
+  for (size_t r = 0; r < fx.rows.size(); ++r)
+    EXPECT_EQ(project(plan, fx.rows[r]), expect_project(plan, fx.rows[r].data())) << r;
+}
+
+TEST_P(Semantics, NoQualificationQualifiesEveryTuple) {
+  harness::Plan plan = qual_plan(parts, nullptr, 0);
+  EXPECT_EQ(qualify(plan, part(parts, 1, "x", "y", 1, 1)).rc, 1);
+  auto prep = be->prepare(plan, nullptr);
+  EXPECT_FALSE(prep->has_kernel());
+}
+
+TEST_P(Semantics, PaperQueryD) {
+  // retrieve (p.pnum) where p.qoh < log(9.5) * p.weight — log(9.5) ~ 2.2513
+  Builder b;
+  NodePtr q = b.bin(Generic::Lt, b.attr(parts, "qoh"),
+                    b.bin(Generic::Mul, b.un(Generic::Log, b.f8_c(9.5)), b.attr(parts, "weight")));
+  std::vector<NodePtr> ts;
+  ts.push_back(b.attr(parts, "pnum"));
+  harness::Plan plan = target_plan(parts, std::move(ts), 0);
+  plan.qual = std::move(q);
+  auto prep = be->prepare(plan, nullptr);
+  struct {
+    int weight, qoh, want;
+  } cases[] = {{10, 22, 1}, {10, 23, 0}, {1, 2, 1}, {1, 3, 0}, {100, 225, 1}, {100, 226, 0}};
+  for (auto c : cases) {
+    auto t = part(parts, 77, "cam", "gray", c.weight, c.qoh);
+    EXPECT_EQ(run_qualify(*prep, plan, t.data()).rc, c.want) << c.weight << " " << c.qoh;
+    Outcome o = run_project(*prep, plan, t.data());
+    EXPECT_EQ(harness::load<int16_t>(o.row.data()), 77);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Semantics, ::testing::Values("switch", "goto"));
+
+}  // namespace
+}  // namespace qi_test
