@@ -27,18 +27,8 @@ namespace quelkit {
 
 using namespace harness;
 
-namespace {
-
-struct PaperQuery {
-  const char* id;
-  const char* text;  // after `range of p is parts range of q is parts`
-  bool keyed;        // (e)-(i): wide relation, ISAM on pnum
-  // The paper's VAX 11/780 CPU seconds, INGRES and DC-INGRES, by size (0 = keyed).
-  std::map<uint64_t, std::pair<double, double>> vax;
-};
-
-const std::vector<PaperQuery>& queries() {
-  static const std::vector<PaperQuery> q = {
+const std::vector<PaperQuerySpec>& paper_queries() {
+  static const std::vector<PaperQuerySpec> q = {
       {"a", "retrieve (a = 1)", false, {{1, {.087, .087}}, {210, {.087, .087}}, {3360, {.087, .087}}}},
       {"b", "retrieve (p.pnum)", false, {{1, {.112, .123}}, {210, {.401, .353}}, {3360, {4.73, 3.88}}}},
       {"c", "retrieve (p.pname, p.pnum) where p.pnum > 3 or p.pname = \"processor\" or p.color = \"black\"", false,
@@ -56,6 +46,8 @@ const std::vector<PaperQuery>& queries() {
   };
   return q;
 }
+
+namespace {
 
 struct Cell {
   std::string runner;
@@ -161,7 +153,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
     session.catalog().add(make_parts(n, is_keyed, is_keyed ? Structure::Isam : Structure::Heap));
     auto setup = std::make_shared<Source>("<paper>", "range of p is parts range of q is parts");
     session.run(setup);
-    for (const auto& pq : queries()) {
+    for (const auto& pq : paper_queries()) {
       if (pq.keyed != is_keyed) continue;
       if (!only.empty() && only.find(pq.id) == std::string::npos) continue;
       auto src = std::make_shared<Source>(std::string("<paper ") + pq.id + ">", pq.text);
@@ -230,8 +222,8 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
     std::cout << "\n";
     for (const auto& r : rows) {
       if (r.keyed != is_keyed) continue;
-      const PaperQuery* pq = nullptr;
-      for (const auto& q : queries())
+      const PaperQuerySpec* pq = nullptr;
+      for (const auto& q : paper_queries())
         if (r.query == q.id) pq = &q;
       std::string vi = "", vd = "", vimp = "";
       if (auto it = pq->vax.find(r.size); it != pq->vax.end()) {
@@ -303,8 +295,8 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
            "cache_hits,rows_scanned,vax_ingres_s,vax_dcingres_s\n";
     bool firstj = true;
     for (const auto& r : rows) {
-      const PaperQuery* pq = nullptr;
-      for (const auto& q : queries())
+      const PaperQuerySpec* pq = nullptr;
+      for (const auto& q : paper_queries())
         if (r.query == q.id) pq = &q;
       auto it = pq->vax.find(r.size);
       for (const auto& c : r.cells) {

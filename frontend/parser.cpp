@@ -313,7 +313,7 @@ class Parser {
         t.pos = peek().pos;
         t.expr = expr(kOr);
         if (t.expr->kind != Expr::Attr)
-          throw_error(ErrKind::Syntax, t.expr->pos, src_,
+          throw_error(ErrKind::Syntax, t.pos, src_,
                       "a target list entry needs a name (name = expression)");
         t.name = t.expr->attr;
       }

@@ -98,13 +98,13 @@ bool uses_scratch(const ir::Node* n) {
 
 const HelperInfo& helper_info(Helper h) {
   using enum Ty;
-#define QK_JIT_HELPER_SIG(name, res, ...) \
+#define QK_JIT_HELPER_SIG(name, eff, res, ...) \
   static_assert(sig_matches(&name, res, {__VA_ARGS__}), #name ": QK_JIT_HELPERS disagrees with runtime.h");
   QK_JIT_HELPERS(QK_JIT_HELPER_SIG)
 #undef QK_JIT_HELPER_SIG
   static const HelperInfo table[] = {
-#define QK_JIT_HELPER_ROW(name, res, ...) \
-  {#name, reinterpret_cast<void*>(&name), res, count({__VA_ARGS__}), {__VA_ARGS__}},
+#define QK_JIT_HELPER_ROW(name, eff, res, ...) \
+  {#name, reinterpret_cast<void*>(&name), Effect::eff, res, count({__VA_ARGS__}), {__VA_ARGS__}},
       QK_JIT_HELPERS(QK_JIT_HELPER_ROW)
 #undef QK_JIT_HELPER_ROW
   };
@@ -435,8 +435,10 @@ class Walk {
   // ---- conditions: booleans become control flow (short-circuit by construction)
 
   void cond(const Node& n, Block t, Block f) {
-    e_.note(n);
     const OpRow& r = kOpRows[size_t(n.op)];
+    if (r.generic == Generic::And || r.generic == Generic::Or || r.generic == Generic::Not ||
+        r.generic == Generic::Const)
+      e_.note(n);  // expr() notes the others
     switch (r.generic) {
       case Generic::And: {
         Block rhs = e_.block("and.rhs");

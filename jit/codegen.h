@@ -92,27 +92,32 @@ struct Local {
 // ---------------------------------------------------------------- helpers
 
 // The runtime helpers generated code calls (harness/runtime/runtime.h), with
-// their C signatures: QK_JIT_HELPER(name, result, arg types...). Subtle rules
-// (string compare, patterns, text, transcendental functions, float-to-integer
-// conversion) are called, never re-implemented in generated code.
+// their C signatures: QK_JIT_HELPER(name, effect, result, arg types...). Subtle
+// rules (string compare, patterns, text, transcendental functions,
+// float-to-integer conversion) are called, never re-implemented in generated
+// code. The effect lets a generator tell its optimiser what a call may touch:
+//   Reads   reads only memory its pointer arguments point to
+//   Writes  writes (and reads) only memory its pointer arguments point to
+//   Raise   records an error in the qk_ctx it is given; rarely executed (cold)
+enum class Effect : uint8_t { Reads, Writes, Raise };
 #define QK_JIT_HELPERS(X)                                 \
-  X(qk_raise, I32, Ptr, I32, I64)                         \
-  X(qk_char_cmp, I32, Ptr, I32, Ptr, I32)                 \
-  X(qk_pattern_match, I32, Ptr, I32, Ptr, I32)            \
-  X(qk_concat, Void, Ptr, I32, Ptr, I32, Ptr)             \
-  X(qk_ascii_i4, Void, I32, Ptr, I32)                     \
-  X(qk_ascii_f4, Void, F32, Ptr, I32)                     \
-  X(qk_ascii_f8, Void, F64, Ptr, I32)                     \
-  X(qk_pow_f8, I32, F64, F64, Ptr)                        \
-  X(qk_sqrt_f8, I32, F64, Ptr)                            \
-  X(qk_log_f8, I32, F64, Ptr)                             \
-  X(qk_exp_f8, I32, F64, Ptr)                             \
-  X(qk_sin_f8, I32, F64, Ptr)                             \
-  X(qk_cos_f8, I32, F64, Ptr)                             \
-  X(qk_atan_f8, I32, F64, Ptr)                            \
-  X(qk_cvt_f8_i4, I32, F64, Ptr)                          \
-  X(qk_cvt_f8_i2, I32, F64, Ptr)                          \
-  X(qk_cvt_f8_i1, I32, F64, Ptr)
+  X(qk_raise, Raise, I32, Ptr, I32, I64)                  \
+  X(qk_char_cmp, Reads, I32, Ptr, I32, Ptr, I32)          \
+  X(qk_pattern_match, Reads, I32, Ptr, I32, Ptr, I32)     \
+  X(qk_concat, Writes, Void, Ptr, I32, Ptr, I32, Ptr)     \
+  X(qk_ascii_i4, Writes, Void, I32, Ptr, I32)             \
+  X(qk_ascii_f4, Writes, Void, F32, Ptr, I32)             \
+  X(qk_ascii_f8, Writes, Void, F64, Ptr, I32)             \
+  X(qk_pow_f8, Writes, I32, F64, F64, Ptr)                \
+  X(qk_sqrt_f8, Writes, I32, F64, Ptr)                    \
+  X(qk_log_f8, Writes, I32, F64, Ptr)                     \
+  X(qk_exp_f8, Writes, I32, F64, Ptr)                     \
+  X(qk_sin_f8, Writes, I32, F64, Ptr)                     \
+  X(qk_cos_f8, Writes, I32, F64, Ptr)                     \
+  X(qk_atan_f8, Writes, I32, F64, Ptr)                    \
+  X(qk_cvt_f8_i4, Writes, I32, F64, Ptr)                  \
+  X(qk_cvt_f8_i2, Writes, I32, F64, Ptr)                  \
+  X(qk_cvt_f8_i1, Writes, I32, F64, Ptr)
 
 enum class Helper : uint8_t {
 #define QK_JIT_HELPER_ENUM(name, ...) name,
@@ -128,6 +133,7 @@ constexpr int kNumHelpers = 0
 struct HelperInfo {
   const char* name;  // the C symbol
   void* address;     // where it is in this process (generators register it)
+  Effect effect;
   Ty result;
   uint8_t nargs;
   Ty args[5];
@@ -150,7 +156,12 @@ enum class Hint : uint8_t { None, Likely, Unlikely };
 
 // How a code generator emits. The walk calls these in program order with an
 // insertion point (the current block) that begin_function and place() set.
-// Every Value has the machine type the walk asked for.
+// Every Value has the machine type the walk asked for, and is computed once,
+// where it is emitted: the walk may use it later in any block that the
+// emitting block dominates (a generator whose values are expression trees,
+// like gccjit's rvalues, binds loads and calls to temporaries when emitted).
+// Blocks may end up unreachable (a qualification folded to false): a
+// generator must accept them (gccjit: allow_unreachable_blocks).
 class Emitter {
  public:
   virtual ~Emitter() = default;

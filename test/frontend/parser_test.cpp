@@ -155,8 +155,8 @@ TEST(Parser, Errors) {
   EXPECT_EQ(syntax("retrieve (p.a where p.b = 1"), "syntax 1:15 expected ')' but found 'where'");
   EXPECT_EQ(syntax("retrieve (p.a"), "syntax 1:14 unexpected end of input (expected ')')");
   EXPECT_EQ(syntax("retrieve (p.a) where\n"), "syntax 1:21 unexpected end of input (expected an expression)");
-  EXPECT_EQ(syntax("retrieve (1 + p.a)"), "syntax 1:13 a target list entry needs a name (name = expression)");
-  EXPECT_EQ(syntax("retrieve (p.a = 1)"), "syntax 1:15 a target list entry needs a name (name = expression)");
+  EXPECT_EQ(syntax("retrieve (1 + p.a)"), "syntax 1:11 a target list entry needs a name (name = expression)");
+  EXPECT_EQ(syntax("retrieve (p.a = 1)"), "syntax 1:11 a target list entry needs a name (name = expression)");
   EXPECT_EQ(syntax("retrieve (x = y)"),
             "syntax 1:15 expected v.attr but found the bare name 'y' (attributes are written variable.attribute)");
   EXPECT_EQ(syntax("retrieve (x = p.)"), "syntax 1:17 expected an attribute name after '.' but found ')'");

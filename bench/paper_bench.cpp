@@ -1,0 +1,107 @@
+// Google Benchmark suite of the paper's queries: each query is written once
+// (its QUEL text, from the report's table) and registered for every back end,
+// mode and size as paper/<query>/<backend:mode>/<tuples>. Prepare and run are
+// timed apart: prepare/<query>/<backend:mode> times a cold preparation, and
+// paper/... times execution with a warm plan cache.
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "cli/backends.h"
+#include "cli/report.h"
+#include "frontend/frontend.h"
+#include "harness/parts.h"
+#include "harness/session.h"
+
+using namespace quelkit;
+using namespace quelkit::harness;
+
+namespace {
+
+// One session per (relation kind, size, back end), built on first use.
+struct Fixture {
+  std::ostringstream out, err;
+  std::unique_ptr<Session> session;
+  SourceRef src;
+  frontend::BoundQuery q;
+};
+
+Fixture& fixture(const PaperQuerySpec& pq, uint64_t n, const std::string& backend) {
+  static std::map<std::string, std::unique_ptr<Fixture>> cache;
+  std::string key = std::string(pq.id) + "/" + backend + "/" + std::to_string(n);
+  auto& f = cache[key];
+  if (!f) {
+    f = std::make_unique<Fixture>();
+    SessionOptions o;
+    o.backends = parse_backend_list(backend);
+    o.format = OutFormat::None;
+    f->session = std::make_unique<Session>(o, f->out, f->err);
+    f->session->catalog().add(make_parts(n, pq.keyed, pq.keyed ? Structure::Isam : Structure::Heap));
+    f->session->run(std::make_shared<Source>("<bench>", "range of p is parts range of q is parts"));
+    f->src = std::make_shared<Source>(std::string("<") + pq.id + ">", pq.text);
+    auto stmts = frontend::parse(f->src);
+    f->q = frontend::bind(*stmts[0], f->session->ranges(), f->session->catalog(), f->src);
+  }
+  return *f;
+}
+
+void bm_paper(benchmark::State& state, const PaperQuerySpec* pq, std::string backend, uint64_t n) {
+  Fixture& f = fixture(*pq, n, backend);
+  Runner& r = *f.session->runners()[0];
+  Result warm = f.session->evaluate(f.q, r, f.src, false);  // fills the plan cache
+  if (!warm.ok) {
+    state.SkipWithError(warm.error.message.c_str());
+    return;
+  }
+  uint64_t checksum = 0;
+  for (auto _ : state) {
+    Result res = f.session->evaluate(f.q, r, f.src, false);
+    checksum = res.checksum.sum;
+    benchmark::DoNotOptimize(checksum);
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
+  state.counters["rows"] = double(warm.nrows());
+  state.counters["prepares"] = double(warm.stats.prepares);
+  state.counters["cache_hits"] = double(warm.stats.cache_hits);
+  state.counters["ns_per_tuple"] =
+      benchmark::Counter(double(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+void bm_prepare(benchmark::State& state, const PaperQuerySpec* pq, std::string backend) {
+  Fixture& f = fixture(*pq, pq->keyed ? 3360 : 210, backend);
+  Runner& r = *f.session->runners()[0];
+  uint64_t prepare_ns = 0, n = 0;
+  for (auto _ : state) {
+    r.cache().clear();
+    Result res = f.session->evaluate(f.q, r, f.src, false);
+    prepare_ns += res.stats.prepare_ns;
+    ++n;
+  }
+  state.counters["prepare_ns"] = double(prepare_ns) / double(n ? n : 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all_backends();
+  std::vector<std::string> labels;
+  for (const auto& b : registered_backends())
+    for (const auto& m : b.modes) labels.push_back(b.name + ":" + m);
+  for (const auto& pq : paper_queries()) {
+    for (const auto& l : labels) {
+      benchmark::RegisterBenchmark(("prepare/" + std::string(pq.id) + "/" + l).c_str(), bm_prepare, &pq, l);
+      std::vector<uint64_t> sizes = pq.keyed ? std::vector<uint64_t>{3360, 100000}
+                                             : std::vector<uint64_t>{1, 210, 3360, 100000, 1000000};
+      for (uint64_t n : sizes)
+        benchmark::RegisterBenchmark(("paper/" + std::string(pq.id) + "/" + l + "/" + std::to_string(n)).c_str(),
+                                     bm_paper, &pq, l, n)
+            ->MinTime(0.1);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,93 @@
+// The process's one ORC LLJIT, shaped like LLVM's KaleidoscopeJIT: modules go
+// in under their own ResourceTracker (removing it frees the plan's code), the
+// optimisation pipeline of the module's --jit-opt level runs as an IR
+// transform with the new pass manager, and machine code is generated at the
+// matching CodeGenOptLevel. The runtime helpers are defined as absolute
+// symbols, so generated code links without the executable exporting anything.
+// Generated code is registered with GDB (JIT interface) always, and with perf
+// when QUELKIT_JIT_PERF is set ("map": /tmp/perf-PID.map, "jitdump": LLVM's
+// jitdump for `perf inject --jit`; see set_perf()).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <llvm/ExecutionEngine/JITEventListener.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Target/TargetMachine.h>
+
+namespace quelkit::jit::llvmjit {
+
+// --jit-opt levels: 0 no IR passes, fastest instruction selection
+// (CodeGenOptLevel::None); 1 mem2reg, instcombine, simplifycfg, early-cse at
+// CodeGenOptLevel::Less; 2 and 3 LLVM's standard O2 / O3 pipelines.
+constexpr int kMaxOptLevel = 3;
+
+enum class Perf : uint8_t { Off, Map, JitDump };
+
+// Compile cost of one module, split as --stats reports it.
+struct CompileTimes {
+  uint64_t opt_ns = 0;      // the IR transform (pass pipeline)
+  uint64_t codegen_ns = 0;  // instruction selection to callable: codegen, link, lookup
+};
+
+class Jit {
+ public:
+  static llvm::Expected<std::unique_ptr<Jit>> Create();
+  // The process's JIT, created on first use and never destroyed (prepared
+  // plans in static objects may outlive static destructors). Aborts with
+  // LLVM's message if the host cannot be targeted.
+  static Jit& get();
+  // Perf registration for code compiled from now on; QUELKIT_JIT_PERF=map|jitdump
+  // sets it at creation. Call before the first compile to catch everything.
+  void set_perf(Perf p);
+
+  // A new LLVMContext + Module set up for this JIT (triple, data layout, level).
+  struct NewModule {
+    std::unique_ptr<llvm::LLVMContext> ctx;
+    std::unique_ptr<llvm::Module> mod;
+  };
+  NewModule new_module(const std::string& name, int level);
+
+  // Adds the module under a new tracker, optimises and compiles it, and looks
+  // up `symbols` (in order). On failure nothing stays loaded.
+  struct Loaded {
+    llvm::orc::ResourceTrackerSP tracker;
+    std::vector<void*> addresses;
+  };
+  llvm::Expected<Loaded> load(NewModule m, const std::vector<std::string>& symbols, CompileTimes* times);
+  // Frees a loaded module's code and data.
+  void unload(const llvm::orc::ResourceTrackerSP& tracker);
+
+  // The IR pipeline of a level; the transform runs it, --dump=llvm too.
+  void optimize(llvm::Module& m, int level);
+  static int level_of(const llvm::Module& m);
+  llvm::TargetMachine& target_machine(int level);
+
+  // Symbol suffix unique in this process (".17").
+  std::string unique_suffix();
+
+  ~Jit();
+
+ private:
+  Jit() = default;
+  llvm::Error init();
+
+  std::unique_ptr<llvm::orc::LLJIT> lljit_;
+  std::unique_ptr<llvm::orc::JITTargetMachineBuilder> jtmb_;
+  std::unique_ptr<llvm::TargetMachine> tms_[kMaxOptLevel + 1];
+  std::recursive_mutex mu_;  // one compile at a time; LLJIT compiles on the calling thread
+  CompileTimes* current_ = nullptr;
+  llvm::JITEventListener* perf_listener_ = nullptr;
+  std::unique_ptr<llvm::JITEventListener> perf_map_;
+  llvm::orc::ObjectLayer* objects_ = nullptr;
+  uint64_t serial_ = 0;
+  uint64_t removed_since_sweep_ = 0;
+};
+
+}  // namespace quelkit::jit::llvmjit
