@@ -19,18 +19,7 @@ NodePtr bool_const(bool v, SrcPos pos) {
   return ir::make_const(Type::b(), std::move(val), pos);
 }
 
-// A copy of n's own fields (not its kids).
-NodePtr copy_node(const ir::Node& n, NodePtr a, NodePtr b) {
-  NodePtr m = ir::make_node(n.op, n.type, n.pos, std::move(a), std::move(b));
-  m->val = n.val;
-  m->var = n.var;
-  m->attr = n.attr;
-  m->slot = n.slot;
-  m->offset = n.offset;
-  m->scratch = n.scratch;
-  m->implicit = n.implicit;
-  return m;
-}
+NodePtr copy_node(const ir::Node& n, NodePtr a, NodePtr b) { return ir::copy_with_kids(n, std::move(a), std::move(b)); }
 
 }  // namespace
 

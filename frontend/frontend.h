@@ -13,7 +13,7 @@
 namespace quelkit::frontend {
 
 // Parses a whole source into statements. Throws QuelError (Lexical/Syntax) at
-// the first error; parse_prefix lets the terminal monitor keep the good ones.
+// the first error, before anything runs.
 std::vector<ast::StmtPtr> parse(const SourceRef& src);
 
 // Range declarations in force in a session: variable -> relation (lower case).

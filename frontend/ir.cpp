@@ -60,21 +60,20 @@ bool cvt_op(Tk from, Tk to, Op* out) {
   return false;
 }
 
+NodePtr copy_with_kids(const Node& n, NodePtr a, NodePtr b) {
+  NodePtr m = make_node(n.op, n.type, n.pos, std::move(a), std::move(b));
+  m->val = n.val;
+  m->var = n.var;
+  m->attr = n.attr;
+  m->slot = n.slot;
+  m->offset = n.offset;
+  m->scratch = n.scratch;
+  m->implicit = n.implicit;
+  return m;
+}
+
 NodePtr Node::clone() const {
-  auto n = std::make_unique<Node>();
-  n->op = op;
-  n->type = type;
-  n->pos = pos;
-  for (int i = 0; i < 2; ++i)
-    if (kid[i]) n->kid[i] = kid[i]->clone();
-  n->val = val;
-  n->var = var;
-  n->attr = attr;
-  n->slot = slot;
-  n->offset = offset;
-  n->scratch = scratch;
-  n->implicit = implicit;
-  return n;
+  return copy_with_kids(*this, kid[0] ? kid[0]->clone() : nullptr, kid[1] ? kid[1]->clone() : nullptr);
 }
 
 NodePtr make_const(Type t, Value v, SrcPos pos) {

@@ -87,6 +87,8 @@ using NodePtr = std::unique_ptr<Node>;
 
 NodePtr make_const(Type t, Value v, SrcPos pos);
 NodePtr make_node(Op op, Type t, SrcPos pos, NodePtr a = nullptr, NodePtr b = nullptr);
+// A node with n's own fields and the given kids: what tree rewrites build on.
+NodePtr copy_with_kids(const Node& n, NodePtr a, NodePtr b);
 
 // Canonical text of a tree: the plan-cache key part (literals included,
 // positions excluded) and the golden-test form.

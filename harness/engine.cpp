@@ -242,20 +242,8 @@ NodePtr Exec::rewrite(const Node& n, const Level& lv, int scan_var) {
     (void)scan_var;
     return a;
   }
-  auto c = std::make_unique<Node>();
-  c->op = n.op;
-  c->type = n.type;
-  c->pos = n.pos;
-  c->val = n.val;
-  c->var = n.var;
-  c->attr = n.attr;
-  c->slot = n.slot;
-  c->offset = n.offset;
-  c->scratch = n.scratch;
-  c->implicit = n.implicit;
-  for (int i = 0; i < 2; ++i)
-    if (n.kid[i]) c->kid[i] = rewrite(*n.kid[i], lv, scan_var);
-  return c;
+  return ir::copy_with_kids(n, n.kid[0] ? rewrite(*n.kid[0], lv, scan_var) : nullptr,
+                            n.kid[1] ? rewrite(*n.kid[1], lv, scan_var) : nullptr);
 }
 
 Plan Exec::make_plan(const Level& lv, int scan_var, const std::vector<const Node*>& conj,
@@ -542,27 +530,23 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
   }
 
   // 1. One-variable detachment, in text order of the conjuncts.
+  // The one variable a conjunct names (substituted ones are parameters now), or -1.
+  auto only_var = [&](const Node* c) {
+    std::set<int> r, live_r;
+    refs(*c, r);
+    for (int x : r)
+      if (!lv.vars[size_t(x)]->substituted) live_r.insert(x);
+    return live_r.size() == 1 ? *live_r.begin() : -1;
+  };
   std::vector<int> order;
   for (const Node* c : lv.conjuncts) {
-    std::set<int> r;
-    refs(*c, r);
-    std::set<int> lr;
-    for (int x : r)
-      if (!lv.vars[size_t(x)]->substituted) lr.insert(x);
-    if (lr.size() == 1 && *lr.begin() != q_.update_var &&
-        std::find(order.begin(), order.end(), *lr.begin()) == order.end())
-      order.push_back(*lr.begin());
+    int v = only_var(c);
+    if (v >= 0 && v != q_.update_var && std::find(order.begin(), order.end(), v) == order.end())
+      order.push_back(v);
   }
   for (int v : order) {
     std::vector<const Node*> mine, rest;
-    for (const Node* c : lv.conjuncts) {
-      std::set<int> r;
-      refs(*c, r);
-      std::set<int> lr;
-      for (int x : r)
-        if (!lv.vars[size_t(x)]->substituted) lr.insert(x);
-      (lr.size() == 1 && *lr.begin() == v ? mine : rest).push_back(c);
-    }
+    for (const Node* c : lv.conjuncts) (only_var(c) == v ? mine : rest).push_back(c);
     // The temporary holds only what the rest of the query still needs of v.
     std::set<int> need;
     for (const Node* c : rest) attr_refs(*c, v, need);

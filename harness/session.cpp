@@ -415,11 +415,16 @@ void Session::exec_modify(const Stmt& s, const SourceRef& src) {
   invalidate(rel->name());
 }
 
+// Position of the i-th relation named by print/destroy.
+static SrcPos name_pos(const Stmt& s, size_t i) {
+  return i < s.relation_positions.size() ? s.relation_positions[i] : s.relation_pos;
+}
+
 void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
   std::vector<std::string> names = s.relations;
   if (names.empty()) names.push_back(s.relation);
-  for (const auto& n : names)  // check all first: the statement is atomic
-    if (!cat_.find(n)) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + n + " does not exist");
+  for (size_t i = 0; i < names.size(); ++i)  // check all first: the statement is atomic
+    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "relation " + names[i] + " does not exist");
   for (const auto& n : names) {
     invalidate(lower(n));
     cat_.remove(n);
@@ -429,8 +434,8 @@ void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
 void Session::exec_print(const Stmt& s, const SourceRef& src) {
   std::vector<std::string> names = s.relations;
   if (names.empty()) names.push_back(s.relation);
-  for (const auto& n : names)
-    if (!cat_.find(n)) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + n + " does not exist");
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "relation " + names[i] + " does not exist");
   for (const auto& n : names) {
     Relation* rel = cat_.find(n);
     std::vector<uint8_t> rows;

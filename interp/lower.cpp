@@ -7,7 +7,6 @@
 
 #include <charconv>
 #include <cstdio>
-#include <cstring>
 #include <ostream>
 #include <string>
 

@@ -29,6 +29,14 @@ const char* mode_name(Mode m) {
   return names[size_t(m)];
 }
 
+std::vector<std::string> mode_names() {
+  return {
+#define QK_JIT_MODE_TEXT(id, name) name,
+      QK_JIT_MODES(QK_JIT_MODE_TEXT)
+#undef QK_JIT_MODE_TEXT
+  };
+}
+
 bool parse_mode(const std::string& name, Mode* out) {
   if (name.empty()) {
     *out = Mode::Fused;  // the first listed
@@ -131,15 +139,20 @@ bool always_true(const ir::Node* q) { return !q || (q->op == ir::Op::CONST && q-
 
 }  // namespace
 
-Functions functions_for(Mode m, const harness::Plan& plan) {
+Functions tuple_functions(const harness::Plan& plan) {
   Functions f;
-  if (m == Mode::Fused && !plan.in.attrs.empty()) {
-    f.kernel = true;
-    return f;
-  }
   f.qual = !always_true(plan.qual_folded.get());
   f.project = !plan.targets_folded.empty();
   return f;
+}
+
+Functions functions_for(Mode m, const harness::Plan& plan) {
+  if (m == Mode::Fused && !plan.in.attrs.empty()) {
+    Functions f;
+    f.kernel = true;
+    return f;
+  }
+  return tuple_functions(plan);
 }
 
 harness::Plan clone_plan(const harness::Plan& plan) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "frontend/ir.h"
 #include "harness/plan.h"
@@ -31,6 +32,7 @@ enum class Mode : uint8_t {
 #undef QK_JIT_MODE_ENUM
 };
 const char* mode_name(Mode m);
+std::vector<std::string> mode_names();  // in QK_JIT_MODES order, the default first
 // "" means the default mode; false for an unknown name.
 bool parse_mode(const std::string& name, Mode* out);
 
@@ -65,6 +67,10 @@ struct Functions {
   bool qual = false, project = false, kernel = false;
 };
 Functions functions_for(Mode m, const harness::Plan& plan);
+// The per-tuple functions a plan needs: a qualification function unless the
+// folded qualification is absent or constant true, a projection function
+// unless there are no targets (the prepared plan supplies trivial ones).
+Functions tuple_functions(const harness::Plan& plan);
 
 // What the kernel's checks treat as the largest page (line offsets are u16).
 constexpr uint32_t kMaxPageSize = 65536;

@@ -28,6 +28,8 @@ class CompiledPlan : public harness::Prepared {
 
   // A plan without a qualification qualifies every tuple without generated code.
   static int32_t always(const uint8_t*, qk_ctx*) { return 1; }
+  // A plan without targets (delete) projects nothing.
+  static int32_t nothing(const uint8_t*, uint8_t*, qk_ctx*) { return 0; }
 
   QualFn qual_ = nullptr;
   ProjectFn project_ = nullptr;

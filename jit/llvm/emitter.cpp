@@ -55,6 +55,7 @@ void LlvmEmitter::begin_function(FnKind kind, const std::string& name) {
   std::string sym = name + suffix_;
   fn_ = llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, sym, m_);
   symbols_.push_back(sym);
+  kinds_.push_back(kind);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   // Every pointer argument is distinct memory, never kept; the tuple or page is only read.
   for (unsigned i = 0; i < ft->getNumParams(); ++i) {

@@ -22,8 +22,9 @@ class LlvmEmitter final : public Emitter {
   // plans with the same statement name apart in the one process-wide JIT).
   LlvmEmitter(llvm::Module& m, std::string suffix);
 
-  // Symbol names of the functions emitted, in order.
+  // Symbol names and kinds of the functions emitted, in order.
   const std::vector<std::string>& symbols() const { return symbols_; }
+  const std::vector<FnKind>& kinds() const { return kinds_; }
 
   void begin_function(FnKind kind, const std::string& name) override;
   Value param(int i) override;
@@ -72,6 +73,7 @@ class LlvmEmitter final : public Emitter {
   llvm::BasicBlock* entry_ = nullptr;
   llvm::FunctionCallee helpers_[kNumHelpers] = {};
   std::vector<std::string> symbols_;
+  std::vector<FnKind> kinds_;
 };
 
 }  // namespace quelkit::jit::llvmjit

@@ -146,6 +146,9 @@ TEST(Lexer, Errors) {
   EXPECT_EQ(lex_error("99999999999999999999999"),
             "lexical 1:1 integer literal 99999999999999999999999 is too large (the largest is 2147483647)");
   EXPECT_EQ(lex_error("  1e999"), "lexical 1:3 float literal 1e999 is out of range");
+  // Underflow to zero is out of range too; a subnormal is still a number.
+  EXPECT_EQ(lex_error("1e-400"), "lexical 1:1 float literal 1e-400 is out of range");
+  EXPECT_EQ(lex_error("1e-310"), "no error");
   EXPECT_EQ(lex_error("a \"abc"), "lexical 1:3 unterminated string literal");
   EXPECT_EQ(lex_error("a \"ab\\\""), "lexical 1:3 unterminated string literal");
   EXPECT_EQ(lex_error("\n \"ab\ncd\""),

@@ -1,0 +1,155 @@
+// The "llvm" back end (llvm_backend.h): prepare = generate the plan's module
+// through the shared walk (IR generation), add it to the process's LLJIT under
+// a tracker of its own (optimisation, then code generation, timed apart), and
+// keep pointers to the functions. Destroying the prepared plan — the harness's
+// plan cache evicting it — removes the tracker and frees the code.
+#include "jit/llvm/llvm_backend.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ostream>
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_os_ostream.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "jit/llvm/emitter.h"
+#include "jit/llvm/jit.h"
+#include "jit/prepared.h"
+
+namespace quelkit::jit::llvmjit {
+
+namespace {
+
+uint64_t now_ns() {
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+std::string base_name(const harness::Plan& plan) { return plan.name.empty() ? "plan" : plan.name; }
+
+[[noreturn]] void fatal(const std::string& what) {
+  std::fprintf(stderr, "quelkit: internal error: llvm: %s\n", what.c_str());
+  std::abort();
+}
+
+class LlvmPlan final : public CompiledPlan {
+ public:
+  LlvmPlan(const harness::PrepareOptions& opt) : opt_(opt) {}
+  ~LlvmPlan() override {
+    for (auto& t : trackers_) Jit::get().unload(t);
+  }
+
+  // Generates, optimises and compiles `which` of `plan`, adding to times.
+  void compile(const harness::Plan& plan, Functions which) {
+    if (!which.qual && !which.kernel) qual_ = always;
+    if (!which.project && !which.kernel) project_ = nothing;
+    if (!which.qual && !which.project && !which.kernel) return;
+    Jit& jit = Jit::get();
+    uint64_t t0 = now_ns();
+    std::string suffix = jit.unique_suffix();
+    Jit::NewModule nm = jit.new_module(base_name(plan) + suffix, opt_.jit_opt);
+    LlvmEmitter em(*nm.mod, suffix);
+    generate(plan, which, base_name(plan), GenOptions{opt_.jit_checks}, em);
+    if (opt_.jit_checks) {  // the differential tests run with checks: verify what we generate too
+      std::string msg;
+      llvm::raw_string_ostream os(msg);
+      if (llvm::verifyModule(*nm.mod, &os)) fatal("generated module is broken: " + os.str());
+    }
+    times.irgen_ns += now_ns() - t0;
+    CompileTimes ct;
+    std::vector<std::string> symbols = em.symbols();
+    std::vector<FnKind> kinds = em.kinds();
+    auto loaded = jit.load(std::move(nm), symbols, &ct);
+    if (!loaded) fatal("compiling " + base_name(plan) + ": " + llvm::toString(loaded.takeError()));
+    times.opt_ns += ct.opt_ns;
+    times.codegen_ns += ct.codegen_ns;
+    trackers_.push_back(loaded->tracker);
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      void* a = loaded->addresses[i];
+      switch (kinds[i]) {
+        case FnKind::Qual: qual_ = reinterpret_cast<QualFn>(a); break;
+        case FnKind::Project: project_ = reinterpret_cast<ProjectFn>(a); break;
+        case FnKind::Kernel: kernel_ = reinterpret_cast<KernelFn>(a); break;
+      }
+    }
+  }
+
+  // Fused plans keep what they need to generate their per-tuple functions later.
+  void keep_for_later(const harness::Plan& plan) { later_ = std::make_unique<harness::Plan>(clone_plan(plan)); }
+
+ protected:
+  void compile_tuple_functions() override {
+    if (!later_) fatal("per-tuple functions requested without a plan to generate them from");
+    compile(*later_, tuple_functions(*later_));
+    later_.reset();
+  }
+
+ private:
+  harness::PrepareOptions opt_;
+  std::vector<llvm::orc::ResourceTrackerSP> trackers_;
+  std::unique_ptr<harness::Plan> later_;
+};
+
+class LlvmBackend final : public harness::Backend {
+ public:
+  LlvmBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {
+    Jit::get();  // create the JIT now, not inside the first statement's prepare time
+  }
+
+  bool reuses_plans() const override { return true; }
+
+  std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
+    (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
+    auto p = std::make_unique<LlvmPlan>(opt_);
+    Functions which = functions_for(mode_, plan);
+    p->compile(plan, which);
+    if (which.kernel) p->keep_for_later(plan);
+    return p;
+  }
+
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
+    (void)params;
+    if (form != "llvm") return false;
+    os << "; llvm:" << mode_name(mode_) << " " << base_name(plan) << ", before optimisation\n";
+    print_module(plan, mode_, opt_, false, os);
+    os << "; llvm:" << mode_name(mode_) << " " << base_name(plan) << ", after --jit-opt " << opt_.jit_opt << "\n";
+    print_module(plan, mode_, opt_, true, os);
+    return true;
+  }
+
+ private:
+  Mode mode_;
+  harness::PrepareOptions opt_;
+};
+
+}  // namespace
+
+void print_module(const harness::Plan& plan, Mode mode, const harness::PrepareOptions& opt, bool optimized,
+                  std::ostream& os) {
+  Jit& jit = Jit::get();
+  Jit::NewModule nm = jit.new_module(base_name(plan), opt.jit_opt);
+  LlvmEmitter em(*nm.mod, "");
+  generate(plan, functions_for(mode, plan), base_name(plan), GenOptions{opt.jit_checks}, em);
+  if (optimized) jit.optimize(*nm.mod, opt.jit_opt);
+  llvm::raw_os_ostream out(os);
+  nm.mod->print(out, nullptr);
+}
+
+std::unique_ptr<harness::Backend> make_backend(Mode mode, const harness::PrepareOptions& opt) {
+  return std::make_unique<LlvmBackend>(mode, opt);
+}
+
+void register_backend() {
+  harness::register_backend(harness::BackendSpec{
+      "llvm", mode_names(), {"llvm"},
+      [](const std::string& mode, const harness::PrepareOptions& opt) -> std::unique_ptr<harness::Backend> {
+        Mode m;
+        if (!parse_mode(mode, &m)) return nullptr;
+        return make_backend(m, opt);
+      }});
+}
+
+}  // namespace quelkit::jit::llvmjit

@@ -1,0 +1,151 @@
+// The node kinds of the threaded tree, generated at compile time from the one
+// operator list (frontend/ops.def): one kind per typed operator, plus the
+// leaf, store and end kinds, plus superinstructions derived from the same rows
+// (a comparison whose left operand is read straight from the tuple, a
+// conversion fused with the attribute load it converts). Nothing here lists an
+// operator by hand; both dispatch methods' tables are built from kKinds.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iterator>
+
+#include "frontend/ir.h"
+#include "frontend/types.h"
+
+namespace quelkit::threaded {
+
+// The ops.def rows as a constexpr table (ir::op_info is not constexpr).
+struct OpRow {
+  ir::Generic generic;
+  uint8_t arity;
+  ir::TC result, left, right;
+};
+inline constexpr OpRow kOpRows[] = {
+#define QK_OP(ID, GEN, AR, R, A, B, SYN) {ir::Generic::GEN, AR, ir::TC::R, ir::TC::A, ir::TC::B},
+#include "frontend/ops.def"
+};
+static_assert(std::size(kOpRows) == size_t(ir::kNumOps), "ops.def and the threaded op table disagree");
+constexpr const OpRow& op_row(ir::Op op) { return kOpRows[size_t(op)]; }
+
+constexpr int kNumTk = int(Tk::B) + 1;
+
+constexpr bool is_int(Tk t) { return t == Tk::I1 || t == Tk::I2 || t == Tk::I4; }
+constexpr Tk tk_of(ir::TC c) {
+  switch (c) {
+    case ir::TC::I1: return Tk::I1;
+    case ir::TC::I2: return Tk::I2;
+    case ir::TC::I4: return Tk::I4;
+    case ir::TC::F4: return Tk::F4;
+    case ir::TC::F8: return Tk::F8;
+    case ir::TC::C: return Tk::C;
+    case ir::TC::B: case ir::TC::X: break;
+  }
+  return Tk::B;
+}
+
+// What a register holds for a value of type t: integers of every width are
+// held as int32 (as the interpreter's cells do), so integer widening is no
+// work at all and never needs a node.
+constexpr Tk reg_class(Tk t) { return is_int(t) ? Tk::I4 : t; }
+
+// A conversion that cannot raise and changes the register representation:
+// integers to f4 (rounded) or f8 (exact), f4 to f8 (exact). These, and only
+// these, may be fused with the attribute load that feeds them.
+constexpr bool widening(Tk from, Tk to) {
+  return (is_int(from) && (to == Tk::F4 || to == Tk::F8)) || (from == Tk::F4 && to == Tk::F8);
+}
+// An attribute stored as s can be loaded into a register of class t without
+// a run-time check.
+constexpr bool loads_as(Tk s, Tk t) {
+  if (s == Tk::B || t == Tk::B) return false;
+  return reg_class(s) == reg_class(t) || widening(s, t);
+}
+
+enum class Form : uint8_t {
+  None,     // unused table slot
+  Op,       // an ops.def operator over registers (AND/OR: conditional jumps)
+  Attr,     // R[d] = tuple attribute (stored as src), widened to `to`
+  Param,    // R[d] = parameter block slot (type src)
+  CmpAttr,  // R[d] = op(tuple attribute widened to op's operand type, R[b])
+  Move,     // R[d] = R[a]
+  Store,    // row[off] = R[a] (column type src)
+  Copy,     // row[off2] = tuple[off] (an attribute projected unchanged, type src)
+  QualEnd,  // the qualification's value is R[a]
+  ProjEnd,  // the projection is complete
+};
+
+struct KindDesc {
+  Form form = Form::None;
+  ir::Op op = ir::Op::CONST;
+  Tk src = Tk::I4;
+  Tk to = Tk::I4;
+};
+
+constexpr int kMaxKinds = 256;  // the goto table's size; kinds fit in one byte
+
+struct KindTable {
+  std::array<KindDesc, kMaxKinds> k{};
+  int n = 0;
+  // Kind lookups for the builder; 0 (CONST, never emitted) means "none".
+  std::array<std::array<uint8_t, kNumTk>, kNumTk> attr{};             // [stored][register type]
+  std::array<std::array<uint8_t, kNumTk>, ir::kNumOps> cmp_attr{};    // [op][stored]
+  std::array<uint8_t, kNumTk> param{}, store{}, copy{};
+  uint8_t move = 0, qual_end = 0, proj_end = 0;
+};
+
+constexpr bool is_compare(ir::Generic g) {
+  using G = ir::Generic;
+  return g == G::Eq || g == G::Ne || g == G::Lt || g == G::Le || g == G::Gt || g == G::Ge || g == G::Match ||
+         g == G::NoMatch;
+}
+
+constexpr KindTable make_kinds() {
+  KindTable t;
+  auto add = [&](KindDesc d) {
+    t.k[size_t(t.n)] = d;
+    return uint8_t(t.n++);
+  };
+  constexpr Tk kStored[] = {Tk::I1, Tk::I2, Tk::I4, Tk::F4, Tk::F8, Tk::C};
+  // 1. One kind per typed operator, numbered as ir::Op (leaves stay unused:
+  //    constants are registers, attributes and parameters have typed kinds).
+  for (int i = 0; i < ir::kNumOps; ++i) {
+    const OpRow& r = kOpRows[i];
+    bool leaf = r.arity == 0;
+    add(leaf ? KindDesc{} : KindDesc{Form::Op, ir::Op(i)});
+  }
+  // 2. Attribute loads, fused with each widening conversion they can feed.
+  for (Tk s : kStored)
+    for (Tk to : {reg_class(s), Tk::F4, Tk::F8})
+      if ((to == reg_class(s) || widening(s, to)) && !t.attr[size_t(s)][size_t(to)])
+        t.attr[size_t(s)][size_t(to)] = add({Form::Attr, ir::Op::ATTR, s, to});
+  // 3. Parameter loads, stores into the row, attribute copies into the row.
+  for (Tk s : kStored) t.param[size_t(s)] = add({Form::Param, ir::Op::PARAM, s, reg_class(s)});
+  for (Tk s : kStored) t.store[size_t(s)] = add({Form::Store, ir::Op::CONST, s, s});
+  for (Tk s : kStored) t.copy[size_t(s)] = add({Form::Copy, ir::Op::ATTR, s, s});
+  // 4. Superinstructions: every comparison (and pattern match) of ops.def
+  //    with its left operand read from the tuple, for every stored type that
+  //    loads into the operand type without a check.
+  for (int i = 0; i < ir::kNumOps; ++i) {
+    const OpRow& r = kOpRows[i];
+    if (!is_compare(r.generic)) continue;
+    Tk operand = tk_of(r.left);
+    for (Tk s : kStored)
+      if (loads_as(s, operand)) t.cmp_attr[size_t(i)][size_t(s)] = add({Form::CmpAttr, ir::Op(i), s, operand});
+  }
+  t.move = add({Form::Move});
+  t.qual_end = add({Form::QualEnd});
+  t.proj_end = add({Form::ProjEnd});
+  return t;
+}
+
+inline constexpr KindTable kKinds = make_kinds();
+inline constexpr int kNumKinds = kKinds.n;
+static_assert(kNumKinds <= kMaxKinds, "node kinds no longer fit the goto table");
+static_assert(kKinds.k[size_t(ir::Op::ADD_F8)].form == Form::Op && kKinds.k[size_t(ir::Op::ADD_F8)].op == ir::Op::ADD_F8,
+              "operator kinds are numbered as ir::Op");
+static_assert(kKinds.cmp_attr[size_t(ir::Op::LT_F8)][size_t(Tk::I2)] != 0 &&
+              kKinds.attr[size_t(Tk::I2)][size_t(Tk::F8)] != 0 && kKinds.cmp_attr[size_t(ir::Op::LT_I4)][size_t(Tk::F4)] == 0,
+              "superinstructions follow the widening rules");
+
+}  // namespace quelkit::threaded
