@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "cli/backends.h"
+#include "cli/sqlite_ref.h"
 #include "frontend/frontend.h"
 #include "harness/checksum.h"
 #include "harness/measure.h"
@@ -51,6 +52,7 @@ namespace {
 
 struct Cell {
   std::string runner;
+  bool external = false;  // sqlite / reference loop: no prepare cost, no break-even
   Measurement m;
   double prepare_ns = 0;  // median over cold preparations
   uint64_t prepares = 0, cache_hits = 0;
@@ -101,6 +103,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
   std::string backends = "all", out_dir, only;
   int reps = 5;
   double min_time = 0.1;
+  bool with_sqlite = true;
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto val = [&]() -> std::string {
@@ -120,9 +123,11 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
     else if (name == "--queries") only = val();
     else if (name == "--reps") reps = std::max(1, std::atoi(val().c_str()));
     else if (name == "--min-time") min_time = std::atof(val().c_str());
+    else if (a == "--no-sqlite") with_sqlite = false;
     else if (a == "-h" || a == "--help") {
       std::cout << "quelkit paper [--sizes 1,210,3360,100000,1000000] [--keyed-sizes 3360,100000]\n"
-                   "              [-b all|LIST] [--queries abcdefghi] [--reps 5] [--min-time 0.1] [--out DIR]\n";
+                   "              [-b all|LIST] [--queries abcdefghi] [--reps 5] [--min-time 0.1] [--out DIR]\n"
+                   "              [--no-sqlite]\n";
       return 0;
     } else {
       std::cerr << "quelkit paper: error: unknown option " << a << "\n";
@@ -153,6 +158,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
     session.catalog().add(make_parts(n, is_keyed, is_keyed ? Structure::Isam : Structure::Heap));
     auto setup = std::make_shared<Source>("<paper>", "range of p is parts range of q is parts");
     session.run(setup);
+    std::unique_ptr<SqliteRef> db = with_sqlite ? SqliteRef::open(n, is_keyed, is_keyed) : nullptr;
     for (const auto& pq : paper_queries()) {
       if (pq.keyed != is_keyed) continue;
       if (!only.empty() && only.find(pq.id) == std::string::npos) continue;
@@ -194,6 +200,24 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
           std::cerr << "quelkit paper: back ends disagree on (" << pq.id << ") at " << n << ": " << row.cells[0].runner
                     << " " << row.cells[0].rows << " rows " << checksum_hex(row.cells[0].checksum) << " vs "
                     << c.runner << " " << c.rows << " rows " << checksum_hex(c.checksum) << "\n";
+          mismatch = true;
+        }
+        row.cells.push_back(c);
+      }
+      if (db) {
+        // SQLite on the same data, checksummed the same way: it must agree.
+        Cell c;
+        c.runner = "sqlite";
+        c.external = true;
+        std::string sql = SqliteRef::sql_for(pq.id[0]), err;
+        if (!db->run(sql, &c.rows, &c.checksum, &err)) {
+          std::cerr << "quelkit paper: sqlite failed on (" << pq.id << "): " << err << "\n";
+          std::exit(1);
+        }
+        c.m = measure([&] { db->run(sql, &c.rows, &c.checksum, &err); }, reps, min_time);
+        if (c.rows != row.cells[0].rows || c.checksum != row.cells[0].checksum) {
+          std::cerr << "quelkit paper: sqlite disagrees on (" << pq.id << ") at " << n << ": " << c.rows << " rows "
+                    << checksum_hex(c.checksum) << "\n";
           mismatch = true;
         }
         row.cells.push_back(c);
@@ -261,6 +285,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
     const Cell& base = best->cells[0];
     double base_pt = base.m.median_ns / double(std::max<uint64_t>(best->size, 1));
     for (const auto& c : best->cells) {
+      if (c.external) continue;
       double pt = c.m.median_ns / double(std::max<uint64_t>(best->size, 1));
       std::cout << "    " << std::left << std::setw(16) << c.runner << std::right << " prepare " << std::setw(10)
                 << dur(c.prepare_ns) << "  per tuple " << std::setw(10) << dur(pt);

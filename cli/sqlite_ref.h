@@ -1,0 +1,31 @@
+// SQLite as the report's external reference engine: the same PARTS data loaded
+// into an in-memory database, the paper's queries as SQL, rows checksummed
+// the way quelkit checksums them (DESIGN.md), so the report can show both that
+// SQLite agrees and what its bytecode VM — today's descendant of the INGRES
+// interpreter — costs per tuple on the same machine in the same run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace quelkit {
+
+class SqliteRef {
+ public:
+  // Loads n PARTS rows (wide adds the blank filler); keyed adds an index on
+  // pnum (SQLite's B-tree standing in for ISAM).
+  static std::unique_ptr<SqliteRef> open(uint64_t n, bool wide, bool keyed);
+  ~SqliteRef();
+  // SQL for a paper query id, or "" if there is none.
+  static std::string sql_for(char query);
+  // Runs the query once; returns rows and the DESIGN.md checksum of them.
+  bool run(const std::string& sql, uint64_t* rows, uint64_t* checksum, std::string* err);
+
+ private:
+  SqliteRef() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quelkit
