@@ -233,43 +233,68 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
   }
 
   const auto& labels = rows[0].cells;
+  // One block per query: sizes across, back ends down, so the report stays
+  // readable however many back ends are built. Statement time with the
+  // improvement over the first back end, as the paper reports it; then cost per tuple.
   auto print_table = [&](bool is_keyed) {
     std::cout << (is_keyed ? "Table 2: keyed queries (e)-(i), wide PARTS (200-byte tuples), ISAM on pnum\n"
                            : "Table 1: queries (a)-(d), PARTS heap (34-byte tuples)\n");
-    std::cout << std::left << std::setw(4) << "q" << std::right << std::setw(9) << "tuples" << std::setw(9) << "rows"
-              << std::setw(9) << "VAX-I s" << std::setw(9) << "VAX-DC" << std::setw(8) << "impr";
-    for (const auto& c : labels) std::cout << " | " << std::setw(36) << std::left << c.runner << std::right;
-    std::cout << "\n" << std::setw(48) << "";
-    for (size_t k = 0; k < labels.size(); ++k)
-      std::cout << " | " << std::setw(11) << "statement" << std::setw(10) << "per tuple" << std::setw(8) << "spread"
-                << std::setw(7) << "impr";
-    std::cout << "\n";
-    for (const auto& r : rows) {
-      if (r.keyed != is_keyed) continue;
-      const PaperQuerySpec* pq = nullptr;
-      for (const auto& q : paper_queries())
-        if (r.query == q.id) pq = &q;
-      std::string vi = "", vd = "", vimp = "";
-      if (auto it = pq->vax.find(r.size); it != pq->vax.end()) {
-        vi = fmt(it->second.first);
-        vd = fmt(it->second.second);
-        vimp = fmt(100 * (it->second.first - it->second.second) / it->second.second, 0) + "%";
-      }
-      std::cout << std::left << std::setw(4) << ("(" + r.query + ")") << std::right << std::setw(9) << r.size
-                << std::setw(9) << r.cells[0].rows << std::setw(9) << vi << std::setw(9) << vd << std::setw(8) << vimp;
-      double base = r.cells[0].m.median_ns;
-      for (const auto& c : r.cells) {
-        double spread = c.m.median_ns > 0 ? 100 * (c.m.max_ns - c.m.min_ns) / c.m.median_ns : 0;
-        std::string imp = c.runner == r.cells[0].runner ? "" : fmt(100 * (base - c.m.median_ns) / c.m.median_ns, 0) + "%";
-        std::cout << " | " << std::setw(11) << dur(c.m.median_ns) << std::setw(10)
-                  << dur(c.m.median_ns / double(std::max<uint64_t>(r.size, 1))) << std::setw(7) << fmt(spread, 1)
-                  << "%" << std::setw(7) << imp;
-      }
+    for (const auto& pq : paper_queries()) {
+      if (pq.keyed != is_keyed) continue;
+      std::vector<const Row*> qs;
+      for (const auto& r : rows)
+        if (r.query == pq.id) qs.push_back(&r);
+      if (qs.empty()) continue;
+      std::cout << "\n(" << pq.id << ") " << pq.text << "\n";
+      auto head = [&](const char* what) {
+        std::cout << "  " << std::left << std::setw(18) << what << std::right;
+        for (const Row* r : qs) std::cout << " |" << std::setw(17) << (std::to_string(r->size) + " tuples");
+        std::cout << "\n";
+      };
+      head("statement");
+      std::cout << "  " << std::left << std::setw(18) << "rows" << std::right;
+      for (const Row* r : qs) std::cout << " |" << std::setw(17) << r->cells[0].rows;
       std::cout << "\n";
+      for (int which = 0; which < 2; ++which) {
+        std::cout << "  " << std::left << std::setw(18) << (which ? "VAX DC-INGRES" : "VAX INGRES") << std::right;
+        for (const Row* r : qs) {
+          auto it = pq.vax.find(r->size);
+          std::string cell;
+          if (it != pq.vax.end()) {
+            double v = which ? it->second.second : it->second.first;
+            cell = fmt(v) + " s";
+            if (which)
+              cell += " " + fmt(100 * (it->second.first - it->second.second) / it->second.second, 0) + "%";
+          }
+          std::cout << " |" << std::setw(17) << cell;
+        }
+        std::cout << "\n";
+      }
+      for (size_t k = 0; k < qs[0]->cells.size(); ++k) {
+        std::cout << "  " << std::left << std::setw(18) << qs[0]->cells[k].runner << std::right;
+        for (const Row* r : qs) {
+          const Cell& c = r->cells[k];
+          std::string cell = dur(c.m.median_ns);
+          if (k) cell += " " + fmt(100 * (r->cells[0].m.median_ns - c.m.median_ns) / c.m.median_ns, 0) + "%";
+          std::cout << " |" << std::setw(17) << cell;
+        }
+        std::cout << "\n";
+      }
+      head("per tuple");
+      for (size_t k = 0; k < qs[0]->cells.size(); ++k) {
+        std::cout << "  " << std::left << std::setw(18) << qs[0]->cells[k].runner << std::right;
+        for (const Row* r : qs) {
+          const Cell& c = r->cells[k];
+          double spread = c.m.median_ns > 0 ? 100 * (c.m.max_ns - c.m.min_ns) / c.m.median_ns : 0;
+          std::cout << " |" << std::setw(10) << dur(c.m.median_ns / double(std::max<uint64_t>(r->size, 1)))
+                    << std::setw(6) << ("±" + fmt(spread / 2, 0)) << "%";
+        }
+        std::cout << "\n";
+      }
     }
-    std::cout << "(VAX-I / VAX-DC: the paper's INGRES and DC-INGRES CPU seconds on a VAX 11/780; impr = (first - this)"
-                 " / this, relative to "
-              << labels[0].runner << ")\n\n";
+    std::cout << "\n(VAX: the paper's CPU seconds on a VAX 11/780, its improvement (INGRES - DC) / DC; ours:"
+                 " median statement time, improvement (first - this) / this relative to "
+              << labels[0].runner << "; ± = half the min-max spread of the repetitions)\n\n";
   };
   print_table(false);
   print_table(true);
