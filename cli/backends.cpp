@@ -3,6 +3,7 @@
 #include "cli/backends.h"
 
 #include "interp/interp.h"
+#include "threaded/threaded.h"
 
 namespace quelkit {
 
@@ -11,6 +12,7 @@ void register_all_backends() {
   if (done) return;
   done = true;
   interp::register_backend();
+  threaded::register_backend();
 }
 
 }  // namespace quelkit

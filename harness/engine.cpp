@@ -25,14 +25,16 @@ using ir::Op;
 
 // ---------------------------------------------------------------- plan cache
 
-Prepared* PlanCache::find(const std::string& key) {
+Prepared* PlanCache::find(const std::string& key, const std::vector<uint64_t>** positions) {
   auto it = map_.find(key);
   if (it == map_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
+  if (positions) *positions = &it->second.positions;
   return it->second.prepared.get();
 }
 
-Prepared* PlanCache::insert(const std::string& key, std::unique_ptr<Prepared> p) {
+Prepared* PlanCache::insert(const std::string& key, std::unique_ptr<Prepared> p, std::vector<uint64_t> positions,
+                            const std::vector<uint64_t>** stored) {
   while (capacity_ > 0 && map_.size() >= capacity_ && !lru_.empty()) {
     map_.erase(lru_.back());
     lru_.pop_back();
@@ -40,7 +42,9 @@ Prepared* PlanCache::insert(const std::string& key, std::unique_ptr<Prepared> p)
   }
   lru_.push_front(key);
   auto* raw = p.get();
-  map_[key] = Entry{std::move(p), lru_.begin()};
+  Entry& e = map_[key];
+  e = Entry{std::move(p), lru_.begin(), std::move(positions)};
+  if (stored) *stored = &e.positions;
   return raw;
 }
 
@@ -89,12 +93,14 @@ Runner::Runner(std::string name, std::string mode, std::unique_ptr<Backend> be, 
       popt_(popt) {}
 
 Prepared* Runner::get(const Plan& plan, const std::string& relation_id, const uint8_t* params,
-                      std::unique_ptr<Prepared>& scratch_owner, ExecStats& st) {
+                      std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
+                      const std::vector<uint64_t>** positions) {
   bool reuse = backend_->reuses_plans() && opt_.plan_cache;
   std::string key;
+  if (positions) *positions = nullptr;
   if (reuse) {
     key = relation_id + "|" + plan.key;
-    if (Prepared* p = cache_.find(key)) {
+    if (Prepared* p = cache_.find(key, positions)) {
       ++st.cache_hits;
       return p;
     }
@@ -112,7 +118,7 @@ Prepared* Runner::get(const Plan& plan, const std::string& relation_id, const ui
   st.irgen_ns += p->times.irgen_ns;
   st.opt_ns += p->times.opt_ns;
   st.codegen_ns += p->times.codegen_ns;
-  if (reuse) return cache_.insert(key, std::move(p));
+  if (reuse) return cache_.insert(key, std::move(p), plan_positions(plan), positions);
   scratch_owner = std::move(p);
   return scratch_owner.get();
 }
@@ -410,7 +416,8 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& rel_id, c
                    std::vector<uint8_t>& params, Sink& out, bool want_tids) {
   ExecStats& st = res_.stats;
   std::unique_ptr<Prepared> owner;
-  Prepared* prep = runner_.get(plan, rel_id, params.empty() ? nullptr : params.data(), owner, st);
+  const std::vector<uint64_t>* prepared_at = nullptr;
+  Prepared* prep = runner_.get(plan, rel_id, params.empty() ? nullptr : params.data(), owner, st, &prepared_at);
   if (scratch_.size() < plan.scratch_size + 1) scratch_.resize(plan.scratch_size + 1);
   qk_ctx ctx{};
   ctx.params = params.data();
@@ -423,6 +430,12 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& rel_id, c
     e.code = ctx.err_code;
     e.message = qk_err_message(ctx.err_code);
     e.pos = SrcPos::unpack(ctx.err_pos);
+    if (prepared_at) {  // a cached plan raises at the positions it was prepared with
+      auto at = std::find(prepared_at->begin(), prepared_at->end(), ctx.err_pos);
+      std::vector<uint64_t> here = plan_positions(plan);
+      if (at != prepared_at->end() && size_t(at - prepared_at->begin()) < here.size())
+        e.pos = SrcPos::unpack(here[size_t(at - prepared_at->begin())]);
+    }
     e.src = src_;
     e.relation = rel ? rel->name() : "";
     e.tuple = ordinal;
@@ -551,6 +564,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     std::set<int> need;
     for (const Node* c : rest) attr_refs(*c, v, need);
     for (const Node* t : targets) attr_refs(*t, v, need);
+    if (need.empty()) need.insert(0);  // v only counts: keep one column (a relation has at least one)
     VarState& vs = *lv.vars[size_t(v)];
     std::vector<const Node*> cols;
     std::vector<NodePtr> col_nodes;

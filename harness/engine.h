@@ -27,8 +27,12 @@ namespace quelkit::harness {
 class PlanCache {
  public:
   explicit PlanCache(size_t capacity = 1024) : capacity_(capacity) {}
-  Prepared* find(const std::string& key);
-  Prepared* insert(const std::string& key, std::unique_ptr<Prepared> p);
+  // `positions` (optional out): plan_positions() of the plan it was prepared
+  // from, so errors it raises can be mapped to the positions of the statement
+  // that reuses it (plans share a key across statements, not their positions).
+  Prepared* find(const std::string& key, const std::vector<uint64_t>** positions = nullptr);
+  Prepared* insert(const std::string& key, std::unique_ptr<Prepared> p, std::vector<uint64_t> positions = {},
+                   const std::vector<uint64_t>** stored = nullptr);
   // Drops every plan over `relation` (modify, destroy, delete of the relation).
   void invalidate(const std::string& relation);
   void clear();
@@ -40,6 +44,7 @@ class PlanCache {
   struct Entry {
     std::unique_ptr<Prepared> prepared;
     std::list<std::string>::iterator lru;
+    std::vector<uint64_t> positions;
   };
   size_t capacity_;
   size_t evictions_ = 0;
@@ -105,8 +110,10 @@ class Runner {
   // Returns a prepared plan for `plan` over `rel` with parameter block `params`:
   // from the cache if the back end reuses plans, else prepared afresh (owned by
   // `scratch_owner`). Counts prepares, cache hits and compile time into st.
+  // `positions` is set when the plan came from the cache (see PlanCache::find).
   Prepared* get(const Plan& plan, const std::string& relation_id, const uint8_t* params,
-                std::unique_ptr<Prepared>& scratch_owner, ExecStats& st);
+                std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
+                const std::vector<uint64_t>** positions = nullptr);
 
  private:
   std::string name_, mode_;

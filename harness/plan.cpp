@@ -22,3 +22,20 @@ void compute_key(Plan& plan) {
 }
 
 }  // namespace quelkit::harness
+
+namespace quelkit::harness {
+
+static void preorder_positions(const ir::Node& n, std::vector<uint64_t>& out) {
+  out.push_back(n.pos.pack());
+  for (const auto& c : n.kid)
+    if (c) preorder_positions(*c, out);
+}
+
+std::vector<uint64_t> plan_positions(const Plan& plan) {
+  std::vector<uint64_t> out;
+  if (plan.qual_folded) preorder_positions(*plan.qual_folded, out);
+  for (const auto& t : plan.targets_folded) preorder_positions(*t, out);
+  return out;
+}
+
+}  // namespace quelkit::harness

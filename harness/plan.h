@@ -32,5 +32,9 @@ struct Plan {
 
 // Fills plan.key from the folded trees and the layouts.
 void compute_key(Plan& plan);
+// Source positions (packed) of the folded trees' nodes in preorder, qual first.
+// Plans with one key have the same trees, so a position found in one plan's
+// list names the node at the same index in the other's.
+std::vector<uint64_t> plan_positions(const Plan& plan);
 
 }  // namespace quelkit::harness

@@ -1,9 +1,10 @@
 // The node kinds of the threaded tree, generated at compile time from the one
 // operator list (frontend/ops.def): one kind per typed operator, plus the
 // leaf, store and end kinds, plus superinstructions derived from the same rows
-// (a comparison whose left operand is read straight from the tuple, a
-// conversion fused with the attribute load it converts). Nothing here lists an
-// operator by hand; both dispatch methods' tables are built from kKinds.
+// (a comparison or arithmetic operator whose left operand is read straight
+// from the tuple, a conversion fused with the attribute load it converts).
+// Nothing here lists an operator by hand; both dispatch methods' tables are
+// built from kKinds.
 #pragma once
 
 #include <array>
@@ -63,16 +64,17 @@ constexpr bool loads_as(Tk s, Tk t) {
 }
 
 enum class Form : uint8_t {
-  None,     // unused table slot
-  Op,       // an ops.def operator over registers (AND/OR: conditional jumps)
-  Attr,     // R[d] = tuple attribute (stored as src), widened to `to`
-  Param,    // R[d] = parameter block slot (type src)
-  CmpAttr,  // R[d] = op(tuple attribute widened to op's operand type, R[b])
-  Move,     // R[d] = R[a]
-  Store,    // row[off] = R[a] (column type src)
-  Copy,     // row[off2] = tuple[off] (an attribute projected unchanged, type src)
-  QualEnd,  // the qualification's value is R[a]
-  ProjEnd,  // the projection is complete
+  None,       // unused table slot
+  Op,         // an ops.def operator over registers (AND/OR: conditional jumps)
+  Attr,       // R[d] = tuple attribute (stored as src), widened to `to`
+  Param,      // R[d] = parameter block slot (type src)
+  CmpAttr,    // R[d] = op(tuple attribute widened to op's operand type, R[b])
+  ArithAttr,  // R[d] = op(tuple attribute widened to op's operand type, R[b]), checked
+  Move,       // R[d] = R[a]
+  Store,      // row[off] = R[a] (column type src)
+  Copy,       // row[off2] = tuple[off] (an attribute projected unchanged, type src)
+  QualEnd,    // the qualification's value is R[a]
+  ProjEnd,    // the projection is complete
 };
 
 struct KindDesc {
@@ -82,17 +84,22 @@ struct KindDesc {
   Tk to = Tk::I4;
 };
 
-constexpr int kMaxKinds = 256;  // the goto table's size; kinds fit in one byte
+constexpr int kMaxKinds = 512;  // the goto table's size
 
 struct KindTable {
   std::array<KindDesc, kMaxKinds> k{};
   int n = 0;
   // Kind lookups for the builder; 0 (CONST, never emitted) means "none".
-  std::array<std::array<uint8_t, kNumTk>, kNumTk> attr{};             // [stored][register type]
-  std::array<std::array<uint8_t, kNumTk>, ir::kNumOps> cmp_attr{};    // [op][stored]
-  std::array<uint8_t, kNumTk> param{}, store{}, copy{};
-  uint8_t move = 0, qual_end = 0, proj_end = 0;
+  std::array<std::array<uint16_t, kNumTk>, kNumTk> attr{};             // [stored][register type]
+  std::array<std::array<uint16_t, kNumTk>, ir::kNumOps> attr_op{};     // [op][stored]: CmpAttr, ArithAttr
+  std::array<uint16_t, kNumTk> param{}, store{}, copy{};
+  uint16_t move = 0, qual_end = 0, proj_end = 0;
 };
+
+constexpr bool is_arith(ir::Generic g) {
+  using G = ir::Generic;
+  return g == G::Add || g == G::Sub || g == G::Mul || g == G::Div || g == G::Pow || g == G::Mod;
+}
 
 constexpr bool is_compare(ir::Generic g) {
   using G = ir::Generic;
@@ -104,7 +111,7 @@ constexpr KindTable make_kinds() {
   KindTable t;
   auto add = [&](KindDesc d) {
     t.k[size_t(t.n)] = d;
-    return uint8_t(t.n++);
+    return uint16_t(t.n++);
   };
   constexpr Tk kStored[] = {Tk::I1, Tk::I2, Tk::I4, Tk::F4, Tk::F8, Tk::C};
   // 1. One kind per typed operator, numbered as ir::Op (leaves stay unused:
@@ -123,15 +130,17 @@ constexpr KindTable make_kinds() {
   for (Tk s : kStored) t.param[size_t(s)] = add({Form::Param, ir::Op::PARAM, s, reg_class(s)});
   for (Tk s : kStored) t.store[size_t(s)] = add({Form::Store, ir::Op::CONST, s, s});
   for (Tk s : kStored) t.copy[size_t(s)] = add({Form::Copy, ir::Op::ATTR, s, s});
-  // 4. Superinstructions: every comparison (and pattern match) of ops.def
-  //    with its left operand read from the tuple, for every stored type that
-  //    loads into the operand type without a check.
+  // 4. Superinstructions: every comparison (and pattern match) and every
+  //    binary arithmetic operator of ops.def with its left operand read from
+  //    the tuple, for every stored type that loads into the operand type
+  //    without a check.
   for (int i = 0; i < ir::kNumOps; ++i) {
     const OpRow& r = kOpRows[i];
-    if (!is_compare(r.generic)) continue;
+    Form f = is_compare(r.generic) ? Form::CmpAttr : is_arith(r.generic) ? Form::ArithAttr : Form::None;
+    if (f == Form::None) continue;
     Tk operand = tk_of(r.left);
     for (Tk s : kStored)
-      if (loads_as(s, operand)) t.cmp_attr[size_t(i)][size_t(s)] = add({Form::CmpAttr, ir::Op(i), s, operand});
+      if (loads_as(s, operand)) t.attr_op[size_t(i)][size_t(s)] = add({f, ir::Op(i), s, operand});
   }
   t.move = add({Form::Move});
   t.qual_end = add({Form::QualEnd});
@@ -144,8 +153,11 @@ inline constexpr int kNumKinds = kKinds.n;
 static_assert(kNumKinds <= kMaxKinds, "node kinds no longer fit the goto table");
 static_assert(kKinds.k[size_t(ir::Op::ADD_F8)].form == Form::Op && kKinds.k[size_t(ir::Op::ADD_F8)].op == ir::Op::ADD_F8,
               "operator kinds are numbered as ir::Op");
-static_assert(kKinds.cmp_attr[size_t(ir::Op::LT_F8)][size_t(Tk::I2)] != 0 &&
-              kKinds.attr[size_t(Tk::I2)][size_t(Tk::F8)] != 0 && kKinds.cmp_attr[size_t(ir::Op::LT_I4)][size_t(Tk::F4)] == 0,
+static_assert(kKinds.attr_op[size_t(ir::Op::LT_F8)][size_t(Tk::I2)] != 0 &&
+                  kKinds.attr[size_t(Tk::I2)][size_t(Tk::F8)] != 0 &&
+                  kKinds.attr_op[size_t(ir::Op::LT_I4)][size_t(Tk::F4)] == 0 &&
+                  kKinds.attr_op[size_t(ir::Op::MUL_F8)][size_t(Tk::I2)] != 0 &&
+                  kKinds.attr_op[size_t(ir::Op::MOD_I4)][size_t(Tk::F8)] == 0,
               "superinstructions follow the widening rules");
 
 }  // namespace quelkit::threaded

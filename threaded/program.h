@@ -3,7 +3,7 @@
 // type decision is made here, once, at prepare time; evaluating a tuple only
 // runs node handlers. Both dispatch modes (call, goto) run the same array.
 //
-// A node (32 bytes, two per cache line pair):
+// A node (32 bytes, two to a cache line):
 //
 //   byte  0..7   fn     call mode: the kind's handler (goto mode: unused)
 //   byte  8..15  pos    packed SrcPos of the IR node, for qk_raise
@@ -22,9 +22,10 @@
 //
 //   r0           status: set by QUAL_END (0/1), PROJ_END (0), errors (-1)
 //   r1           call mode: the output row of the projection being run
-//   r2 ..        constants, loaded once by lower() (folded constants, query
-//                literals; characters point into Program::chars)
-//   ..           temporaries, one per node result, written before they are read
+//   r2 ..        in the order the walk meets them:
+//                constants, loaded once by lower() (folded constants, query
+//                literals; characters point into Program::chars), and
+//                temporaries, one per node result, written before they are read
 //
 // Integers of every width are held as int32, f4 as float, f8 as double,
 // characters as a pointer (into the tuple, the parameter block, the constant
@@ -36,6 +37,7 @@
 // overwrite the register: short-circuit without a copy.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -73,6 +75,9 @@ struct Node {
   uint16_t off2 = 0;
 };
 static_assert(sizeof(Node) == 32, "a node is 32 bytes; keep it so");
+static_assert(offsetof(Node, pos) == 8 && offsetof(Node, kind) == 16 && offsetof(Node, off) == 24 &&
+                  offsetof(Node, alen) == 28 && offsetof(Node, off2) == 30,
+              "the layout drawn above");
 
 constexpr uint16_t kStatusReg = 0, kRowReg = 1, kFirstFreeReg = 2;
 
@@ -86,7 +91,8 @@ struct Program {
   std::vector<uint8_t> chars;   // bytes of character constants
   uint32_t proj_start = 0;      // first node of the projection
   uint32_t row_len = 0;         // plan.out.tuple_len
-  uint16_t nconst = 0;          // constant registers r2 .. r2+nconst-1
+  uint32_t in_len = 0;          // plan.in.tuple_len
+  uint16_t nconst = 0;          // how many registers are constants
   bool qual_always = false;     // no qualification (or folded to true): every tuple qualifies
 
   Program() = default;

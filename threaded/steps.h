@@ -85,6 +85,41 @@ QT_INLINE void store_col(uint8_t* p, V v) {
   else static_assert(kNever<S>, "characters are stored by length");
 }
 
+// Copies n (< 256) bytes with overlapping fixed-size moves: character
+// attributes are short, and a variable-length memcpy became `rep movsq`,
+// whose start-up cost dominated the projection.
+QT_INLINE void copy_bytes(uint8_t* d, const uint8_t* s, uint32_t n) {
+  auto mv = [&](uint32_t at, auto tag) {
+    decltype(tag) v;
+    std::memcpy(&v, s + at, sizeof v);
+    std::memcpy(d + at, &v, sizeof v);
+  };
+  struct B16 {
+    uint64_t x[2];
+  };
+  struct B32 {
+    uint64_t x[4];
+  };
+  if (n >= 32) {
+    for (uint32_t i = 0; i + 32 < n; i += 32) mv(i, B32{});
+    mv(n - 32, B32{});
+  } else if (n >= 16) {
+    mv(0, B16{});
+    mv(n - 16, B16{});
+  } else if (n >= 8) {
+    mv(0, uint64_t{});
+    mv(n - 8, uint64_t{});
+  } else if (n >= 4) {
+    mv(0, uint32_t{});
+    mv(n - 4, uint32_t{});
+  } else if (n >= 2) {
+    mv(0, uint16_t{});
+    mv(n - 2, uint16_t{});
+  } else if (n == 1) {
+    d[0] = s[0];
+  }
+}
+
 // ---- operator rules, chosen by the ops.def row ----
 
 template <ir::Generic G, class V>
@@ -252,19 +287,26 @@ QT_INLINE const Node* step(const Node* n, Reg* R, const uint8_t* t, uint8_t* row
       R[n->dst].i = compare<G>(rt::char_cmp(t + n->off, n->alen, R[n->b].s, n->blen), 0);
     else
       R[n->dst].i = compare<G>(load_as<K.src, K.to>(t + n->off), rget<K.to>(R[n->b]));
+  } else if constexpr (K.form == Form::ArithAttr) {
+    constexpr auto f = arith<op_row(K.op).generic, K.to>();
+    auto x = load_as<K.src, K.to>(t + n->off);
+    auto y = rget<K.to>(R[n->b]);
+    decltype(y) r;
+    QT_CHECK(f(x, y, &r));
+    rset<K.to>(R[n->dst], r);
   } else if constexpr (K.form == Form::Move) {
     R[n->dst] = R[n->a];
   } else if constexpr (K.form == Form::Store) {
     if constexpr (K.src == Tk::C) {
       // value alen bytes, column blen bytes: truncated or blank padded
       uint32_t len = n->alen < n->blen ? n->alen : n->blen;
-      std::memcpy(row + n->off, R[n->a].s, len);
+      copy_bytes(row + n->off, R[n->a].s, len);
       std::memset(row + n->off + len, ' ', n->blen - len);
     } else {
       store_col<K.src>(row + n->off, rget<reg_class(K.src)>(R[n->a]));
     }
   } else if constexpr (K.form == Form::Copy) {
-    if constexpr (K.src == Tk::C) std::memcpy(row + n->off2, t + n->off, n->alen);
+    if constexpr (K.src == Tk::C) copy_bytes(row + n->off2, t + n->off, n->alen);
     else if constexpr (K.src == Tk::I1) row[n->off2] = t[n->off];
     else if constexpr (K.src == Tk::I2) std::memcpy(row + n->off2, t + n->off, 2);
     else if constexpr (K.src == Tk::I4 || K.src == Tk::F4) std::memcpy(row + n->off2, t + n->off, 4);

@@ -1,0 +1,75 @@
+// The "threaded" back end: prepare = lower the folded plan into a threaded
+// program (no parameter values are read: one Prepared serves every
+// parameter block), run = the program's dispatch method over a tuple or a
+// page. One Prepared type per dispatch method, so the per-tuple path carries
+// no mode test.
+#include <ostream>
+
+#include "threaded/threaded.h"
+
+namespace quelkit::threaded {
+
+namespace {
+
+template <Dispatch D>
+class PreparedProgram final : public harness::Prepared {
+ public:
+  explicit PreparedProgram(Program p) : p_(std::move(p)) {}
+
+  int qualify(const uint8_t* tuple, qk_ctx* ctx) override { return run_qual(D, p_, tuple, ctx); }
+  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return run_proj(D, p_, tuple, row, ctx); }
+  bool has_kernel() const override { return true; }
+  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
+    return threaded::run_page(D, p_, page, rows, ctx);
+  }
+
+ private:
+  // The registers are this plan's: the harness runs one Prepared on one
+  // thread, one evaluation at a time, and every temporary is written before
+  // it is read, so nothing of one execution leaks into the next.
+  Program p_;
+};
+
+class ThreadedBackend final : public harness::Backend {
+ public:
+  explicit ThreadedBackend(Dispatch d) : d_(d) {}
+
+  bool reuses_plans() const override { return true; }
+
+  std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
+    (void)params;  // parameters are read from qk_ctx.params by PARAM nodes, never inlined
+    Program p = lower(plan, d_);
+    if (d_ == Dispatch::Goto) return std::make_unique<PreparedProgram<Dispatch::Goto>>(std::move(p));
+    return std::make_unique<PreparedProgram<Dispatch::Call>>(std::move(p));
+  }
+
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
+    (void)params;
+    if (form != "threaded") return false;
+    lower(plan, d_, &os);
+    return true;
+  }
+
+ private:
+  Dispatch d_;
+};
+
+}  // namespace
+
+std::unique_ptr<harness::Backend> make_backend(Dispatch d) { return std::make_unique<ThreadedBackend>(d); }
+
+void register_backend() {
+  harness::register_backend(harness::BackendSpec{
+      "threaded",
+      // goto first, so a bare "threaded" means it: measured faster than call on
+      // every paper query (threaded/README.md has the figures)
+      {"goto", "call"},
+      {"threaded"},
+      [](const std::string& mode, const harness::PrepareOptions&) -> std::unique_ptr<harness::Backend> {
+        if (mode == "goto" || mode.empty()) return make_backend(Dispatch::Goto);
+        if (mode == "call") return make_backend(Dispatch::Call);
+        return nullptr;
+      }});
+}
+
+}  // namespace quelkit::threaded
