@@ -4,6 +4,9 @@
 
 #include "interp/interp.h"
 #include "threaded/threaded.h"
+#ifdef QUELKIT_HAVE_LLVM
+#include "jit/llvm/llvm_backend.h"
+#endif
 
 namespace quelkit {
 
@@ -13,6 +16,9 @@ void register_all_backends() {
   done = true;
   interp::register_backend();
   threaded::register_backend();
+#ifdef QUELKIT_HAVE_LLVM
+  jit::llvmjit::register_backend();
+#endif
 }
 
 }  // namespace quelkit

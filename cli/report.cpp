@@ -16,6 +16,7 @@
 #include <map>
 #include <sstream>
 
+#include "bench/reference.h"
 #include "cli/backends.h"
 #include "cli/sqlite_ref.h"
 #include "frontend/frontend.h"
@@ -218,6 +219,28 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
         if (c.rows != row.cells[0].rows || c.checksum != row.cells[0].checksum) {
           std::cerr << "quelkit paper: sqlite disagrees on (" << pq.id << ") at " << n << ": " << c.rows << " rows "
                     << checksum_hex(c.checksum) << "\n";
+          mismatch = true;
+        }
+        row.cells.push_back(c);
+      }
+      if (bench::has_reference(pq.id[0])) {
+        // The hand-written loop over the same pages (bench/reference.h): the physical limit.
+        Cell c;
+        c.runner = "reference";
+        c.external = true;
+        const Relation& rel = *session.catalog().find("parts");
+        bench::ReferenceResult rr;
+        std::string err;
+        if (!bench::run_reference(pq.id[0], rel, &rr, &err)) {
+          std::cerr << "quelkit paper: reference loop failed on (" << pq.id << "): " << err << "\n";
+          std::exit(1);
+        }
+        c.rows = rr.rows;
+        c.checksum = rr.checksum;
+        c.m = measure([&] { bench::run_reference(pq.id[0], rel, &rr, &err); }, reps, min_time);
+        if (c.rows != row.cells[0].rows || c.checksum != row.cells[0].checksum) {
+          std::cerr << "quelkit paper: the reference loop disagrees on (" << pq.id << ") at " << n << ": " << c.rows
+                    << " rows " << checksum_hex(c.checksum) << "\n";
           mismatch = true;
         }
         row.cells.push_back(c);

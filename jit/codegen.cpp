@@ -126,6 +126,7 @@ const LibSymbol* lib_symbols(size_t* n) {
       {"memmove", reinterpret_cast<void*>(&std::memmove)},
       {"memset", reinterpret_cast<void*>(&std::memset)},
       {"memcmp", reinterpret_cast<void*>(&std::memcmp)},
+      {"bcmp", reinterpret_cast<void*>(&std::memcmp)},  // zero iff equal, as memcmp
   };
   *n = std::size(table);
   return table;
@@ -207,20 +208,6 @@ constexpr Ty value_ty(TC c) {
   }
   return Ty::Void;
 }
-// The machine type a value of kind k is stored as in a tuple, row or parameter block.
-constexpr Ty stored_ty(Tk k) {
-  switch (k) {
-    case Tk::I1: return Ty::I8;
-    case Tk::I2: return Ty::I16;
-    case Tk::I4: return Ty::I32;
-    case Tk::F4: return Ty::F32;
-    case Tk::F8: return Ty::F64;
-    case Tk::C: return Ty::Ptr;
-    case Tk::B: return Ty::Bool;
-  }
-  return Ty::Void;
-}
-
 class Walk {
  public:
   Walk(const harness::Plan& plan, const GenOptions& opt, Emitter& e) : plan_(plan), opt_(opt), e_(e) {
@@ -241,6 +228,11 @@ class Walk {
     tuple_ = e_.param(0);
     ctx_ = e_.param(1);
     load_ctx();
+    if (is_comparison(*plan_.qual_folded)) {  // one comparison: its value, no branch
+      e_.ret(e_.convert(Ty::Bool, Ty::I32, expr(*plan_.qual_folded).v, true));
+      end();
+      return;
+    }
     Block yes = e_.block("qualifies"), no = e_.block("fails");
     cond(*plan_.qual_folded, yes, no);
     e_.place(yes);
@@ -275,6 +267,14 @@ class Walk {
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value nlines = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageOffNLines))), true);
+    // A scan is memory-bound: fetch the next page while this one is evaluated.
+    // Tuples fill a page from its end down, so line 0's tuple ends the page,
+    // and a heap scan's next page most likely starts right there; each tuple's
+    // counterpart on that page lies `span` bytes on. Only a hint: a wrong
+    // guess (an overflow chain, a deleted line 0) costs nothing but the fetch.
+    Value first = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageHeader))), true);
+    Value span = e_.arith(Arith::Add, Ty::I64, first, i64(plan_.in.tuple_len));
+    e_.prefetch(e_.at(page, span));
     Block head = e_.block("line"), body = e_.block("entry"), live = e_.block("tuple"), emit = e_.block("project"),
           next = e_.block("next"), done = e_.block("done");
     e_.jump(head);
@@ -299,8 +299,16 @@ class Walk {
       expect(e_.compare(Pred::Le, Ty::I64, end, i64(kMaxPageSize)), QK_ERR_BOUNDS, stmt_pos_, "tuple_past_page");
     }
     tuple_ = e_.at(page, off);
-    if (always_true(plan_.qual_folded.get())) e_.jump(emit);
-    else cond(*plan_.qual_folded, emit, next);
+    e_.prefetch(e_.at(tuple_, span));
+    Value qualifies;  // branch-free selection: the qualification as a value
+    if (branch_free_selection()) {
+      qualifies = always_true(plan_.qual_folded.get()) ? e_.int_const(Ty::Bool, 1) : expr(*plan_.qual_folded).v;
+      e_.jump(emit);
+    } else if (always_true(plan_.qual_folded.get())) {
+      e_.jump(emit);
+    } else {
+      cond(*plan_.qual_folded, emit, next);
+    }
 
     e_.place(emit);
     Value n = e_.read(nrows);
@@ -308,7 +316,9 @@ class Walk {
       expect(e_.compare(Pred::Lt, Ty::I64, n, nlines), QK_ERR_BOUNDS, stmt_pos_, "row_past_buffer");
     Value row = e_.at(rows, e_.arith(Arith::Mul, Ty::I64, n, i64(plan_.out.tuple_len)));
     project(row);
-    e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), i64(1)));
+    // Branch-free: the row was written either way; only a qualifying tuple keeps it.
+    Value step = qualifies ? e_.convert(Ty::Bool, Ty::I64, qualifies, true) : i64(1);
+    e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), step));
     e_.jump(next);
 
     e_.place(next);
@@ -404,15 +414,60 @@ class Walk {
     e_.place(good);
   }
 
-  // [off, off + len) must lie in [0, limit): checked in generated code with
-  // --jit-checks, else when generating (a plan violating it is a harness bug).
+  // [off, off + len) must lie in [0, limit). Offsets into tuples, rows,
+  // parameter blocks and scratch are constants of the plan, so this is decided
+  // here: a plan violating it (a harness bug) raises QK_ERR_BOUNDS when the
+  // access is reached under --jit-checks, and is an internal error without.
   void within(uint32_t off, uint32_t len, uint32_t limit, SrcPos pos, const char* what) {
-    if (opt_.checks) {
-      expect(e_.compare(Pred::Le, Ty::I64, i64(int64_t(off) + len), i64(limit)), QK_ERR_BOUNDS, pos, what);
-    } else if (uint64_t(off) + len > limit) {
+    if (uint64_t(off) + len <= limit) return;
+    if (!opt_.checks)
       internal_error(std::string(what) + ": " + std::to_string(off) + "+" + std::to_string(len) + " > " +
                      std::to_string(limit));
+    Block bad = e_.block(what), after = e_.block(std::string(what) + ".unreachable");
+    e_.jump(bad);
+    e_.place(bad);
+    raise(i32(QK_ERR_BOUNDS), pos);
+    e_.place(after);  // what follows is never executed, but must still be emitted
+  }
+
+  // A comparison (or pattern match): a boolean computed without control flow.
+  static bool is_comparison(const Node& n) {
+    switch (kOpRows[size_t(n.op)].generic) {
+      case Generic::Eq: case Generic::Ne: case Generic::Lt: case Generic::Le: case Generic::Gt: case Generic::Ge:
+      case Generic::Match: case Generic::NoMatch:
+        return true;
+      default:
+        return false;
     }
+  }
+
+  // A target that can be computed for any tuple without raising or calling:
+  // leaves and exact or rounding widenings of them.
+  static bool plain(const Node& n) {
+    const OpRow& r = kOpRows[size_t(n.op)];
+    switch (r.generic) {
+      case Generic::Const: case Generic::Attr: case Generic::Param: return true;
+      case Generic::Cvt:
+        return ((is_int(r.left) && (is_float(r.result) || r.result == TC::I4 ||
+                                     (r.result == TC::I2 && r.left == TC::I1))) ||
+                (r.left == TC::F4 && r.result == TC::F8)) &&
+               plain(*n.kid[0]);
+      default:
+        return false;
+    }
+  }
+
+  // Kernels select without a branch on the qualification (write the row, then
+  // count it only if the tuple qualifies: no misprediction on a data-dependent
+  // outcome) when that costs little and cannot change what happens: the
+  // qualification is one comparison and the row is short and cannot raise.
+  bool branch_free_selection() const {
+    if (plan_.qual_folded && !always_true(plan_.qual_folded.get()) && !is_comparison(*plan_.qual_folded))
+      return false;
+    if (plan_.out.tuple_len > 32) return false;
+    for (const auto& t : plan_.targets_folded)
+      if (!plain(*t)) return false;
+    return true;
   }
 
   static std::string label(const Node& n, const char* what) { return std::string(ir::op_name(n.op)) + "." + what; }

@@ -56,7 +56,7 @@ using KernelFn = int64_t (*)(const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
 constexpr uint32_t kCtxParams = offsetof(qk_ctx, params);
 constexpr uint32_t kCtxScratch = offsetof(qk_ctx, scratch);
 constexpr uint32_t kCtxErrSlot = offsetof(qk_ctx, err_slot);
-static_assert(kCtxParams == 0 && kCtxScratch == 8 && kCtxErrSlot == 24 && sizeof(qk_ctx) == 32,
+static_assert(kCtxParams == 0 && kCtxScratch == 8 && kCtxErrSlot == 32 && sizeof(qk_ctx) == 40,
               "generated code hard-codes the qk_ctx layout");
 
 // Which functions a plan's module holds. Fused plans over a relation get only
@@ -216,6 +216,8 @@ class Emitter {
   // narrow (round to nearest). `zero_extend` widens integers unsigned.
   virtual Value convert(Ty from, Ty to, Value a, bool zero_extend = false) = 0;
   virtual Value call(Helper h, std::initializer_list<Value> args) = 0;  // Void helpers: empty Value
+  // A hint that memory at ptr will be read soon (never faults, may do nothing).
+  virtual void prefetch(Value ptr) = 0;
 
   // Debugging aids: called before the code of each IR node (gccjit: comment and
   // source location; LLVM: names). Optional.

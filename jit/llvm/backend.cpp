@@ -37,7 +37,7 @@ std::string base_name(const harness::Plan& plan) { return plan.name.empty() ? "p
 
 class LlvmPlan final : public CompiledPlan {
  public:
-  LlvmPlan(const harness::PrepareOptions& opt) : opt_(opt) {}
+  explicit LlvmPlan(const harness::PrepareOptions& opt) : opt_(opt) {}
   ~LlvmPlan() override {
     for (auto& t : trackers_) Jit::get().unload(t);
   }
@@ -136,6 +136,15 @@ void print_module(const harness::Plan& plan, Mode mode, const harness::PrepareOp
   if (optimized) jit.optimize(*nm.mod, opt.jit_opt);
   llvm::raw_os_ostream out(os);
   nm.mod->print(out, nullptr);
+}
+
+size_t loaded_modules() { return Jit::get().loaded(); }
+
+bool enable_perf(const std::string& how) {
+  if (how == "map") Jit::get().set_perf(Perf::Map);
+  else if (how == "jitdump") Jit::get().set_perf(Perf::JitDump);
+  else return false;
+  return true;
 }
 
 std::unique_ptr<harness::Backend> make_backend(Mode mode, const harness::PrepareOptions& opt) {

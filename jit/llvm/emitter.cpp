@@ -57,6 +57,9 @@ void LlvmEmitter::begin_function(FnKind kind, const std::string& name) {
   symbols_.push_back(sym);
   kinds_.push_back(kind);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  // A frame pointer costs one register and lets gdb and perf walk the stack
+  // through generated code (it has no unwind tables).
+  fn_->addFnAttr("frame-pointer", "all");
   // Every pointer argument is distinct memory, never kept; the tuple or page is only read.
   for (unsigned i = 0; i < ft->getNumParams(); ++i) {
     fn_->addParamAttr(i, llvm::Attribute::NoAlias);
@@ -233,6 +236,12 @@ Value LlvmEmitter::convert(Ty from, Ty to, Value a, bool zero_extend) {
   if (from == Ty::F32 && to == Ty::F64) return W(b_.CreateFPExt(x, dt));
   if (from == Ty::F64 && to == Ty::F32) return W(b_.CreateFPTrunc(x, dt));  // round to nearest
   return {};
+}
+
+// llvm.prefetch(ptr, read, high locality, data cache).
+void LlvmEmitter::prefetch(Value ptr) {
+  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()},
+                     {V(ptr), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
 }
 
 // ---- helpers: declared once per module, with what they may touch

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -21,16 +22,21 @@
 #include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/ExecutionEngine/SectionMemoryManager.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/Object/SymbolSize.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
+#include "harness/perfmap.h"
 #include "jit/codegen.h"
 
 namespace quelkit::jit::llvmjit {
@@ -45,34 +51,70 @@ uint64_t now_ns() {
 
 constexpr const char* kLevelFlag = "quelkit.jit_opt";
 
-// Compiles each module with the TargetMachine of its level.
+// Compiles each module with the TargetMachine of its level, through one
+// codegen pass pipeline per level that is built once and rerun for every
+// module: the pipeline keeps no state from one module to the next (LLVM's own
+// `llc -compile-twice` reruns a pipeline the same way to check exactly that),
+// and building it costs about a fifth of compiling a plan's small module.
 class LevelCompiler final : public llvm::orc::IRCompileLayer::IRCompiler {
  public:
   LevelCompiler(Jit& jit, llvm::orc::IRSymbolMapper::ManglingOptions mo) : IRCompiler(std::move(mo)), jit_(jit) {}
+
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& m) override {
-    llvm::orc::SimpleCompiler compile(jit_.target_machine(Jit::level_of(m)));
-    return compile(m);
+    const int level = std::clamp(Jit::level_of(m), 0, kMaxOptLevel);
+    std::unique_ptr<Pipeline>& p = pipelines_[level];
+    if (!p) {
+      auto made = std::make_unique<Pipeline>();
+      made->os = std::make_unique<llvm::raw_svector_ostream>(made->object);
+      llvm::MCContext* mc = nullptr;
+      if (jit_.target_machine(level).addPassesToEmitMC(made->pm, mc, *made->os))
+        return llvm::make_error<llvm::StringError>("the target cannot emit machine code",
+                                                   llvm::inconvertibleErrorCode());
+      p = std::move(made);
+    }
+    std::unique_ptr<llvm::Module> check;
+    if (self_check()) check = llvm::CloneModule(m);
+    p->object.clear();
+    p->pm.run(m);
+    if (p->object.empty()) return llvm::make_error<llvm::StringError>("no object emitted", llvm::inconvertibleErrorCode());
+    if (check) {
+      llvm::orc::SimpleCompiler fresh(jit_.target_machine(level));
+      auto obj = fresh(*check);
+      if (!obj) return obj.takeError();
+      if ((*obj)->getBuffer() != llvm::StringRef(p->object.data(), p->object.size())) {
+        std::fprintf(stderr, "quelkit: llvm: the reused codegen pipeline emitted a different object\n");
+        std::abort();
+      }
+    }
+    auto buf = std::make_unique<llvm::SmallVectorMemoryBuffer>(
+        std::move(p->object), m.getModuleIdentifier() + "-jitted-objectbuffer", /*RequiresNullTerminator=*/false);
+    p->object.clear();  // moved from: empty and reusable, the stream still writes into it
+    return buf;
   }
 
  private:
+  struct Pipeline {
+    llvm::legacy::PassManager pm;
+    llvm::SmallVector<char, 0> object;
+    std::unique_ptr<llvm::raw_svector_ostream> os;
+  };
+  static bool self_check() {
+    static const bool on = std::getenv("QUELKIT_JIT_SELF_CHECK") != nullptr;
+    return on;
+  }
   Jit& jit_;
+  std::unique_ptr<Pipeline> pipelines_[kMaxOptLevel + 1];
 };
 
 // perf's JIT symbol map: one "START SIZE name" line per generated function, in
-// /tmp/perf-PID.map, which `perf report` reads by itself. Entries are never
-// removed (perf has no way to), so a long session's map lists evicted plans too.
+// /tmp/perf-PID.map, through the kit's writer (harness/perfmap.h), which the
+// gccjit back end shares and `quelkit profile` switches on. Always registered;
+// does nothing until the writer is enabled.
 class PerfMapListener final : public llvm::JITEventListener {
  public:
-  PerfMapListener() {
-    std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
-    f_ = std::fopen(path.c_str(), "a");
-  }
-  ~PerfMapListener() override {
-    if (f_) std::fclose(f_);
-  }
   void notifyObjectLoaded(ObjectKey, const llvm::object::ObjectFile& obj,
                           const llvm::RuntimeDyld::LoadedObjectInfo& info) override {
-    if (!f_) return;
+    if (!harness::perfmap_enabled()) return;
     llvm::object::OwningBinary<llvm::object::ObjectFile> loaded = info.getObjectForDebug(obj);
     const llvm::object::ObjectFile* o = loaded.getBinary();
     if (!o) return;
@@ -90,20 +132,16 @@ class PerfMapListener final : public llvm::JITEventListener {
         if (!addr) llvm::consumeError(addr.takeError());
         continue;
       }
-      std::fprintf(f_, "%" PRIx64 " %" PRIx64 " %s\n", uint64_t(*addr), uint64_t(size), name->str().c_str());
+      harness::perfmap_register(reinterpret_cast<const void*>(uintptr_t(*addr)), size_t(size), *name);
     }
-    std::fflush(f_);
   }
-
- private:
-  std::FILE* f_ = nullptr;
 };
 
 }  // namespace
 
 llvm::Expected<std::unique_ptr<Jit>> Jit::Create() {
   std::unique_ptr<Jit> j(new Jit());
-  if (llvm::Error e = j->init()) return std::move(e);
+  if (llvm::Error e = j->init()) return e;
   return j;
 }
 
@@ -140,6 +178,8 @@ llvm::Error Jit::init() {
             auto layer = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
                 es, []() { return std::make_unique<llvm::SectionMemoryManager>(); });
             layer->registerJITEventListener(*llvm::JITEventListener::createGDBRegistrationListener());
+            perf_map_ = std::make_unique<PerfMapListener>();
+            layer->registerJITEventListener(*perf_map_);
             objects_ = layer.get();
             return layer;
           })
@@ -172,7 +212,7 @@ llvm::Error Jit::init() {
         uint64_t t0 = now_ns();
         tsm.withModuleDo([&](llvm::Module& m) { optimize(m, level_of(m)); });
         if (current_) current_->opt_ns += now_ns() - t0;
-        return std::move(tsm);
+        return tsm;
       });
 
   if (const char* p = std::getenv("QUELKIT_JIT_PERF"); p && *p && std::strcmp(p, "0") != 0)
@@ -183,9 +223,8 @@ llvm::Error Jit::init() {
 void Jit::set_perf(Perf p) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto* layer = static_cast<llvm::orc::RTDyldObjectLinkingLayer*>(objects_);
-  if (p == Perf::Map && !perf_map_) {
-    perf_map_ = std::make_unique<PerfMapListener>();
-    layer->registerJITEventListener(*perf_map_);
+  if (p == Perf::Map) {
+    harness::perfmap_enable(true);
   } else if (p == Perf::JitDump && !perf_listener_) {
     perf_listener_ = llvm::JITEventListener::createPerfJITEventListener();  // null if LLVM lacks it
     if (perf_listener_) layer->registerJITEventListener(*perf_listener_);
@@ -209,6 +248,8 @@ llvm::TargetMachine& Jit::target_machine(int level) {
       std::abort();
     }
     tm = std::move(*made);
+    // Level 1 keeps SelectionDAG: FastISel would save about a tenth of the
+    // compile but made the (d) kernel 10-20% slower (measured).
   }
   return *tm;
 }
@@ -217,6 +258,11 @@ int Jit::level_of(const llvm::Module& m) {
   if (auto* c = llvm::mdconst::extract_or_null<llvm::ConstantInt>(m.getModuleFlag(kLevelFlag)))
     return int(c->getZExtValue());
   return 1;
+}
+
+size_t Jit::loaded() {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  return loaded_;
 }
 
 std::string Jit::unique_suffix() {
@@ -280,10 +326,11 @@ llvm::Expected<Jit::Loaded> Jit::load(NewModule nm, const std::vector<std::strin
   current_ = nullptr;
   if (err) {
     llvm::consumeError(out.tracker->remove());
-    return std::move(err);
+    return err;
   }
   t.codegen_ns = total > t.opt_ns ? total - t.opt_ns : 0;
   if (times) *times = t;
+  ++loaded_;
   return out;
 }
 
@@ -291,6 +338,7 @@ void Jit::unload(const llvm::orc::ResourceTrackerSP& tracker) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   if (llvm::Error e = tracker->remove())
     std::fprintf(stderr, "quelkit: llvm: freeing a plan's code failed: %s\n", llvm::toString(std::move(e)).c_str());
+  --loaded_;
   // Removed symbols leave their interned names behind until swept.
   if (++removed_since_sweep_ >= 256) {
     removed_since_sweep_ = 0;

@@ -2,8 +2,9 @@
 // in under their own ResourceTracker (removing it frees the plan's code), the
 // optimisation pipeline of the module's --jit-opt level runs as an IR
 // transform with the new pass manager, and machine code is generated at the
-// matching CodeGenOptLevel. The runtime helpers are defined as absolute
-// symbols, so generated code links without the executable exporting anything.
+// matching CodeGenOptLevel through a codegen pipeline built once per level.
+// The runtime helpers are defined as absolute symbols, so generated code
+// links without the executable exporting anything.
 // Generated code is registered with GDB (JIT interface) always, and with perf
 // when QUELKIT_JIT_PERF is set ("map": /tmp/perf-PID.map, "jitdump": LLVM's
 // jitdump for `perf inject --jit`; see set_perf()).
@@ -23,9 +24,11 @@
 
 namespace quelkit::jit::llvmjit {
 
-// --jit-opt levels: 0 no IR passes, fastest instruction selection
-// (CodeGenOptLevel::None); 1 mem2reg, instcombine, simplifycfg, early-cse at
-// CodeGenOptLevel::Less; 2 and 3 LLVM's standard O2 / O3 pipelines.
+// --jit-opt levels: 0 no IR passes, fastest code generation
+// (CodeGenOptLevel::None: FastISel, the fast register allocator); 1 mem2reg,
+// instcombine, simplifycfg, early-cse, then the reduced machine pipeline of
+// CodeGenOptLevel::Less; 2 and 3 LLVM's standard O2 / O3 pipelines at
+// CodeGenOptLevel::Default / Aggressive.
 constexpr int kMaxOptLevel = 3;
 
 enum class Perf : uint8_t { Off, Map, JitDump };
@@ -63,6 +66,8 @@ class Jit {
   llvm::Expected<Loaded> load(NewModule m, const std::vector<std::string>& symbols, CompileTimes* times);
   // Frees a loaded module's code and data.
   void unload(const llvm::orc::ResourceTrackerSP& tracker);
+  // Modules loaded and not yet unloaded (tests check evicted plans free theirs).
+  size_t loaded();
 
   // The IR pipeline of a level; the transform runs it, --dump=llvm too.
   void optimize(llvm::Module& m, int level);
@@ -88,6 +93,7 @@ class Jit {
   llvm::orc::ObjectLayer* objects_ = nullptr;
   uint64_t serial_ = 0;
   uint64_t removed_since_sweep_ = 0;
+  size_t loaded_ = 0;
 };
 
 }  // namespace quelkit::jit::llvmjit

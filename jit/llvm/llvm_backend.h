@@ -4,8 +4,10 @@
 // when CMake finds LLVM 19 (QUELKIT_HAVE_LLVM on the targets that link it).
 #pragma once
 
+#include <cstddef>
 #include <iosfwd>
 #include <memory>
+#include <string>
 
 #include "harness/backend.h"
 #include "jit/codegen.h"
@@ -23,5 +25,16 @@ std::unique_ptr<harness::Backend> make_backend(Mode mode, const harness::Prepare
 // prints. Function names carry no process-unique suffix here.
 void print_module(const harness::Plan& plan, Mode mode, const harness::PrepareOptions& opt, bool optimized,
                   std::ostream& os);
+
+// Registers generated code with perf from now on: "map" writes
+// /tmp/perf-PID.map (read by `perf report` as it is), "jitdump" uses LLVM's
+// perf listener (for `perf record -k 1` + `perf inject --jit`). The environment
+// variable QUELKIT_JIT_PERF=map|jitdump does the same when the JIT starts.
+// False for any other value. GDB registration is always on.
+bool enable_perf(const std::string& how);
+
+// Compiled modules currently loaded in the process's JIT (each prepared plan
+// holds one or two; evicted plans must have freed theirs).
+size_t loaded_modules();
 
 }  // namespace quelkit::jit::llvmjit
