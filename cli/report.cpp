@@ -323,29 +323,102 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
   print_table(true);
 
   // Prepare cost and break-even, from (c) and (d) at the largest heap size measured.
-  std::cout << "Prepare cost (cold, median of 5) and break-even against " << labels[0].runner << "\n";
+  // Break-even = (prepare_x - prepare_base) / (per-tuple_base - per-tuple_x)
+  // (DESIGN.md), from (c) and (d) at the largest heap size measured, against
+  // the interpreter (the first back end) and against the threaded back end.
+  std::cout << "Prepare cost (cold, median of 5) and break-even tuple counts\n";
   for (const char* qid : {"c", "d"}) {
     const Row* best = nullptr;
     for (const auto& r : rows)
       if (r.query == qid && !r.keyed && (!best || r.size > best->size)) best = &r;
     if (!best) continue;
-    std::cout << "  (" << qid << ") at " << best->size << " tuples:\n";
-    const Cell& base = best->cells[0];
-    double base_pt = base.m.median_ns / double(std::max<uint64_t>(best->size, 1));
+    const double n = double(std::max<uint64_t>(best->size, 1));
+    std::vector<const Cell*> bases = {&best->cells[0]};
+    for (const auto& c : best->cells)
+      if (c.runner.rfind("threaded:", 0) == 0) {
+        bases.push_back(&c);
+        break;
+      }
+    std::cout << "  (" << qid << ") at " << best->size << " tuples:" << std::string(17, ' ');
+    for (const Cell* b : bases) std::cout << std::setw(22) << ("vs " + b->runner);
+    std::cout << "\n";
     for (const auto& c : best->cells) {
       if (c.external) continue;
-      double pt = c.m.median_ns / double(std::max<uint64_t>(best->size, 1));
-      std::cout << "    " << std::left << std::setw(16) << c.runner << std::right << " prepare " << std::setw(10)
-                << dur(c.prepare_ns) << "  per tuple " << std::setw(10) << dur(pt);
-      if (&c != &base) {
-        double dp = c.prepare_ns - base.prepare_ns, dt = base_pt - pt;
-        if (dt > 0) std::cout << "  break-even " << fmt(std::max(0.0, dp / dt), 1) << " tuples";
-        else std::cout << "  never breaks even (not faster per tuple)";
+      std::cout << "    " << std::left << std::setw(16) << c.runner << std::right << " prepare " << std::setw(9)
+                << dur(c.prepare_ns) << "  per tuple " << std::setw(9) << dur(c.m.median_ns / n);
+      for (const Cell* b : bases) {
+        std::string be;
+        if (&c == b) {
+          be = "-";
+        } else {
+          double dp = c.prepare_ns - b->prepare_ns, dt = (b->m.median_ns - c.m.median_ns) / n;
+          be = dt > 0 ? fmt(std::max(0.0, dp / dt), 0) + " tuples" : "never";
+        }
+        std::cout << std::setw(22) << be;
       }
       std::cout << "\n";
     }
   }
-  std::cout << "  (the paper: about ten records; compile overhead about .012 s on the VAX)\n";
+  std::cout << "  (the paper: break-even about ten records, compile overhead about .012 s on the VAX;"
+               " never = not faster per tuple)\n\n";
+
+  // Compile cost by optimisation level, for back ends that compile (whose
+  // prepare reports code-generation time): cold prepares of (c) and (d).
+  struct LevelCost {
+    std::string runner;
+    int level;
+    char query;
+    double median_ns, min_ns, max_ns;
+  };
+  std::vector<LevelCost> levels;
+  {
+    std::vector<std::pair<std::string, std::string>> compiling;
+    for (const auto& b : so.backends) {
+      SessionOptions lo = so;
+      lo.backends = {b};
+      Session probe(lo, sink_out, sink_err);
+      probe.catalog().add(make_parts(1, false, Structure::Heap));
+      probe.run(std::make_shared<Source>("<probe>", "range of p is parts"));
+      auto src = std::make_shared<Source>("<probe d>", paper_queries()[3].text);
+      auto stmts = frontend::parse(src);
+      auto q = frontend::bind(*stmts[0], probe.ranges(), probe.catalog(), src);
+      Result r = probe.evaluate(q, *probe.runners()[0], src, false);
+      if (r.ok && r.stats.codegen_ns > 0) compiling.push_back(b);
+    }
+    if (!compiling.empty()) {
+      std::cout << "Compile cost by --jit-opt level (cold prepare, median of 9, [min - max])\n";
+      std::cout << "  " << std::left << std::setw(16) << "back end" << std::right;
+      for (int l = 0; l <= 3; ++l) std::cout << std::setw(34) << ("level " + std::to_string(l));
+      std::cout << "\n";
+    }
+    for (const auto& b : compiling) {
+      for (char qc : {'c', 'd'}) {
+        std::cout << "  " << std::left << std::setw(16) << (b.first + ":" + b.second + " (" + qc + ")") << std::right;
+        for (int l = 0; l <= 3; ++l) {
+          SessionOptions lo = so;
+          lo.backends = {b};
+          lo.prepare.jit_opt = l;
+          Session s(lo, sink_out, sink_err);
+          s.catalog().add(make_parts(1, false, Structure::Heap));
+          s.run(std::make_shared<Source>("<levels>", "range of p is parts"));
+          auto src = std::make_shared<Source>("<levels>", paper_queries()[size_t(qc - 'a')].text);
+          auto stmts = frontend::parse(src);
+          auto q = frontend::bind(*stmts[0], s.ranges(), s.catalog(), src);
+          std::vector<double> t;
+          for (int k = 0; k < 9; ++k) {
+            s.runners()[0]->cache().clear();
+            t.push_back(double(s.evaluate(q, *s.runners()[0], src, false).stats.prepare_ns));
+          }
+          std::sort(t.begin(), t.end());
+          levels.push_back({b.first + ":" + b.second, l, qc, t[t.size() / 2], t.front(), t.back()});
+          std::cout << std::setw(34)
+                    << (dur(t[t.size() / 2]) + " [" + dur(t.front()) + " - " + dur(t.back()) + "]");
+        }
+        std::cout << "\n";
+      }
+    }
+    if (!compiling.empty()) std::cout << "\n";
+  }
 
   if (!out_dir.empty()) {
     mkdir(out_dir.c_str(), 0755);
@@ -391,6 +464,11 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
             << (it != pq->vax.end() ? fmt(it->second.second) : "") << '\n';
       }
     }
+    js << "\n],\"compile_levels\":[";
+    for (size_t k = 0; k < levels.size(); ++k)
+      js << (k ? "," : "") << "\n{\"backend\":\"" << levels[k].runner << "\",\"level\":" << levels[k].level
+         << ",\"query\":\"" << levels[k].query << "\",\"prepare_ns\":" << levels[k].median_ns
+         << ",\"min_ns\":" << levels[k].min_ns << ",\"max_ns\":" << levels[k].max_ns << "}";
     js << "\n]}\n";
     std::cout << "\nwrote " << out_dir << "/paper.json and " << out_dir << "/paper.csv\n";
   }

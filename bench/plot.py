@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Plots of a `quelkit paper --out DIR` run (reads DIR/paper.json).
+
+  python3 bench/plot.py DIR
+
+writes next to the report, as PNG and SVG:
+  per_tuple.{png,svg}   ns per tuple against relation size per back end, one
+                        panel per query, log-log: where a compiling back end's
+                        line crosses the interpreter's is its break-even
+  compile.{png,svg}     compile (cold prepare) time per back end and --jit-opt level
+Needs Debian's python3-matplotlib (`./kit paper --plots` installs it).
+"""
+
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def save(fig, out_dir, name):
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(out_dir, f"{name}.{ext}"), dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
+def plot_per_tuple(data, out_dir):
+    results = data["results"]
+    queries = sorted({r["query"] for r in results})
+    cols = 3
+    rows = (len(queries) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False, constrained_layout=True)
+    for ax, q in zip([a for row in axes for a in row], queries):
+        mine = [r for r in results if r["query"] == q]
+        backends = list(dict.fromkeys(r["backend"] for r in mine))
+        for b in backends:
+            pts = sorted((r["tuples"], r["per_tuple_ns"]) for r in mine if r["backend"] == b)
+            xs, ys = zip(*pts)
+            style = "--" if b in ("reference", "sqlite") else "-"
+            ax.plot(xs, ys, style, marker="o", markersize=3, label=b)
+        keyed = mine[0]["keyed"]
+        ax.set_title(f"({q})" + (" wide, ISAM" if keyed else " heap"))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("tuples in the relation")
+        ax.set_ylabel("ns per tuple (statement / tuples)")
+        ax.grid(True, which="both", alpha=0.3)
+    for ax in [a for row in axes for a in row][len(queries):]:
+        ax.axis("off")
+    # One legend for all panels: the union of their lines (not every query has
+    # a reference loop).
+    seen = {}
+    for ax in [a for row in axes for a in row]:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(l, h)
+    fig.legend(list(seen.values()), list(seen.keys()), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(seen), 5))
+    fig.suptitle("quelkit paper: ns per tuple against relation size\n" + data.get("machine", ""), fontsize=9)
+    save(fig, out_dir, "per_tuple")
+
+
+def plot_compile(data, out_dir):
+    levels = data.get("compile_levels", [])
+    if not levels:
+        return
+    keys = list(dict.fromkeys((l["backend"], l["query"]) for l in levels))
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(keys)), 4))
+    width = 0.2
+    for lv in range(4):
+        xs, ys, lo, hi = [], [], [], []
+        for i, (b, q) in enumerate(keys):
+            for l in levels:
+                if l["backend"] == b and l["query"] == q and l["level"] == lv:
+                    xs.append(i + (lv - 1.5) * width)
+                    ys.append(l["prepare_ns"] / 1e6)
+                    lo.append((l["prepare_ns"] - l["min_ns"]) / 1e6)
+                    hi.append((l["max_ns"] - l["prepare_ns"]) / 1e6)
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=f"--jit-opt {lv}")
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels([f"{b}\n({q})" for b, q in keys], fontsize=8)
+    ax.set_ylabel("compile time, ms (median, min-max)")
+    ax.legend()
+    ax.grid(True, axis="y", alpha=0.3)
+    save(fig, out_dir, "compile")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out_dir = sys.argv[1]
+    with open(os.path.join(out_dir, "paper.json")) as f:
+        data = json.load(f)
+    plot_per_tuple(data, out_dir)
+    plot_compile(data, out_dir)
+    print(f"plots: {out_dir}/per_tuple.png .svg, {out_dir}/compile.png .svg")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
