@@ -9,8 +9,10 @@
 #include <memory>
 #include <sstream>
 
+#include "bench/reference.h"
 #include "cli/backends.h"
 #include "cli/report.h"
+#include "cli/sqlite_ref.h"
 #include "frontend/frontend.h"
 #include "harness/parts.h"
 #include "harness/session.h"
@@ -82,6 +84,41 @@ void bm_prepare(benchmark::State& state, const PaperQuerySpec* pq, std::string b
   state.counters["prepare_ns"] = double(prepare_ns) / double(n ? n : 1);
 }
 
+// The physical-limit column: the hand-written loop over the same pages.
+void bm_reference(benchmark::State& state, const PaperQuerySpec* pq, uint64_t n) {
+  Fixture& f = fixture(*pq, n, "interp");
+  const Relation& rel = *f.session->catalog().find("parts");
+  bench::ReferenceResult rr;
+  std::string err;
+  for (auto _ : state) {
+    if (!bench::run_reference(pq->id[0], rel, &rr, &err)) {
+      state.SkipWithError(err.c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(rr.checksum);
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
+  state.counters["rows"] = double(rr.rows);
+}
+
+// SQLite on the same data: the external reference engine.
+void bm_sqlite(benchmark::State& state, const PaperQuerySpec* pq, uint64_t n) {
+  static std::map<std::string, std::unique_ptr<SqliteRef>> dbs;
+  auto& db = dbs[std::to_string(n) + (pq->keyed ? "k" : "")];
+  if (!db) db = SqliteRef::open(n, pq->keyed, pq->keyed);
+  std::string sql = SqliteRef::sql_for(pq->id[0]), err;
+  uint64_t rows = 0, sum = 0;
+  for (auto _ : state) {
+    if (!db->run(sql, &rows, &sum, &err)) {
+      state.SkipWithError(err.c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
+  state.counters["rows"] = double(rows);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,6 +127,17 @@ int main(int argc, char** argv) {
   for (const auto& b : registered_backends())
     for (const auto& m : b.modes) labels.push_back(b.name + ":" + m);
   for (const auto& pq : paper_queries()) {
+    std::vector<uint64_t> all_sizes = pq.keyed ? std::vector<uint64_t>{3360, 100000}
+                                               : std::vector<uint64_t>{1, 210, 3360, 100000, 1000000};
+    for (uint64_t n : all_sizes) {
+      if (bench::has_reference(pq.id[0]))
+        benchmark::RegisterBenchmark(("reference/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(),
+                                     bm_reference, &pq, n)
+            ->MinTime(0.1);
+      benchmark::RegisterBenchmark(("sqlite/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(), bm_sqlite,
+                                   &pq, n)
+          ->MinTime(0.1);
+    }
     for (const auto& l : labels) {
       benchmark::RegisterBenchmark(("prepare/" + std::string(pq.id) + "/" + l).c_str(), bm_prepare, &pq, l);
       std::vector<uint64_t> sizes = pq.keyed ? std::vector<uint64_t>{3360, 100000}
