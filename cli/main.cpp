@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/backends.h"
+#include "cli/profile.h"
 #include "cli/report.h"
 #include "harness/parts.h"
 #include "harness/session.h"
@@ -46,6 +47,9 @@ const char* kUsage = R"(usage:
                                         the PARTS data as CSV (pnum,pname,color,weight,qoh)
   quelkit paper [--sizes LIST] [-b LIST] [--out DIR] [--reps N] [--min-time S]
                                         the paper's benchmark on every back end: the report
+  quelkit profile [-b LIST] [--parts N] [--instructions] [--json] FILE.quel|-e TEXT|--query LETTERS
+                                        hot routines of each back end, JIT code included, beside the
+                                        paper's Table 3 (quelkit profile --help)
 )";
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -177,6 +181,7 @@ int main(int argc, char** argv) {
     ++a.i;
     return cmd_gen(a);
   }
+  if (a.more() && a.v[0] == "profile") return profile::profile_main(a.v, 1);
   if (a.more() && a.v[0] == "paper") {
     ++a.i;
     return run_paper(a.v, a.i);

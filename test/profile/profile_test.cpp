@@ -1,0 +1,283 @@
+// `quelkit profile`: the instruction counts users get from --instructions (the
+// 1976 interpreter's symbol fetch is a real share of its work on query (d),
+// generated functions carry their statement's name, two runs count the same),
+// the fallback to callgrind when perf cannot sample, and the pieces that name
+// routines and read perf maps and callgrind files. Nothing here needs perf to
+// be permitted; the callgrind tests skip when valgrind is missing.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "cli/backends.h"
+#include "cli/profile.h"
+#include "harness/backend.h"
+#include "harness/perfmap.h"
+#include "test/engine/json_mini.h"
+
+namespace {
+
+using quelkit::test::Json;
+namespace prof = quelkit::profile;
+
+const std::string kBin = std::string(QUELKIT_BINARY_DIR) + "/bin/quelkit";
+
+struct Out {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs a shell command; stdout and stderr apart (stdout is the JSON).
+Out sh(const std::string& cmd) {
+  Out o;
+  char errf[] = "/tmp/quelkit-profile-test-XXXXXX";
+  int fd = mkstemp(errf);
+  if (fd >= 0) close(fd);
+  FILE* p = popen((cmd + " 2>" + errf).c_str(), "r");
+  if (!p) return o;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+  int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream f(errf);
+  o.err.assign(std::istreambuf_iterator<char>(f), {});
+  std::remove(errf);
+  return o;
+}
+
+bool have_valgrind() { return sh("valgrind --version").status == 0; }
+
+#define NEED_VALGRIND()                                                                     \
+  if (!have_valgrind()) GTEST_SKIP() << "valgrind is not installed: --instructions cannot run"
+
+// `quelkit profile --instructions --json` on the paper's query (d) at 210
+// tuples: short, and every routine of the run phase is there.
+Json instructions(const std::string& backends, const std::string& extra = "") {
+  Out o = sh(kBin + " profile --instructions --json --no-prepare --reps 1 --parts 210 --query d -b " + backends + " " +
+             extra);
+  EXPECT_EQ(o.status, 0) << o.err;
+  if (o.status != 0) return Json{};
+  return Json::parse(o.out);
+}
+
+const Json* routine(const Json& backend, const std::string& name) {
+  for (const auto& r : backend["routines"].arr)
+    if (r["routine"].str == name) return &r;
+  return nullptr;
+}
+
+std::vector<std::string> jit_backends() {
+  quelkit::register_all_backends();
+  std::vector<std::string> v;
+  for (const char* b : {"llvm", "gccjit"})
+    if (quelkit::harness::find_backend(b)) v.push_back(b);
+  return v;
+}
+
+TEST(ProfileInstructions, InterpreterSymbolFetchOnQueryD) {
+  NEED_VALGRIND();
+  Json j = instructions("interp:all");
+  ASSERT_EQ(j.kind, Json::Obj);
+  EXPECT_EQ(j["method"].str, "callgrind");
+  ASSERT_EQ(j["backends"].arr.size(), 2u);  // switch and goto
+  for (const auto& b : j["backends"].arr) {
+    SCOPED_TRACE(b["label"].str);
+    const Json* gs = routine(b, "interp::getsymbol");
+    ASSERT_NE(gs, nullptr);
+    EXPECT_GE(gs->operator[]("percent").num, 5.0);
+    EXPECT_EQ(gs->operator[]("role").str, "GETSYMBOL");
+    const Json* in = routine(b, "interp::interpret");
+    ASSERT_NE(in, nullptr);
+    EXPECT_GE(in->operator[]("percent").num, 5.0);
+    // log(9.5) is computed per tuple (no folding in 1976): the logarithm shows.
+    double log = 0;
+    for (const auto& r : b["routines"].arr)
+      if (r["role"].str == "LOG") log += r["percent"].num;
+    EXPECT_GT(log, 1.0);
+    // Table 3 beside it, with the counterpart of GETSYMBOL.
+    ASSERT_EQ(b["table3"].arr.size(), 8u);
+    EXPECT_EQ(b["table3"].arr[0]["routine"].str, "GETSYMBOL");
+    EXPECT_DOUBLE_EQ(b["table3"].arr[0]["paper_percent"].num, 17.1);
+    EXPECT_GE(b["table3"].arr[0]["percent"].num, 5.0);
+    // 210 tuples, one evaluation: instructions per tuple is total / 210.
+    const Json& st = b["statements"].arr.at(0);
+    EXPECT_EQ(st["tuples"].num, 210);
+    EXPECT_NEAR(st["instructions_per_tuple"].num, st["instructions"].num / 210.0, 0.01);
+  }
+}
+
+TEST(ProfileInstructions, GeneratedFunctionsAreNamed) {
+  NEED_VALGRIND();
+  std::vector<std::string> jits = jit_backends();
+  if (jits.empty()) GTEST_SKIP() << "no JIT back end is built (llvm, gccjit): nothing generated to name";
+  for (const auto& jit : jits) {
+    SCOPED_TRACE(jit);
+    Json j = instructions(jit);
+    ASSERT_EQ(j.kind, Json::Obj);
+    ASSERT_EQ(j["backends"].arr.size(), 1u);
+    const Json& b = j["backends"].arr[0];
+    // The statement is q3 (after two range declarations): its functions are
+    // q3_qual / q3_project / q3_kernel, and they do real work.
+    double named = 0, unnamed = 0;
+    for (const auto& r : b["routines"].arr) {
+      if (std::regex_match(r["routine"].str, std::regex("q3_(qual|project|kernel)"))) {
+        named += r["percent"].num;
+        EXPECT_EQ(r["subsystem"].str, "evaluation");
+        EXPECT_NE(r["what"].str.find("statement 3"), std::string::npos) << r["what"].str;
+      }
+      if (r["routine"].str.find("[JIT]") != std::string::npos) unnamed += r["percent"].num;
+    }
+    EXPECT_GT(named, 5.0);
+    EXPECT_LT(unnamed, 0.5);
+  }
+}
+
+TEST(ProfileInstructions, TwoRunsCountTheSame) {
+  NEED_VALGRIND();
+  std::string list = "interp,threaded";
+  for (const auto& j : jit_backends()) list += "," + j;
+  Out a = sh(kBin + " profile --instructions --json --no-prepare --reps 2 --parts 210 --query d -b " + list);
+  Out b = sh(kBin + " profile --instructions --json --no-prepare --reps 2 --parts 210 --query d -b " + list);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  Json ja = Json::parse(a.out);
+  ASSERT_GE(ja["backends"].arr.size(), 2u);
+  for (const auto& be : ja["backends"].arr) EXPECT_GT(be["total"].num, 0) << be["label"].str;
+  // Every count of every routine of every back end: the whole document.
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(Profile, FallsBackToCallgrindWhenPerfCannotSample) {
+  NEED_VALGRIND();
+  // No perf to sample with: the profile says so and counts instructions instead.
+  Out o = sh(kBin + " profile --perf /nonexistent/perf --json --no-prepare --reps 1 --parts 28 --query d -b interp");
+  ASSERT_EQ(o.status, 0) << o.err;
+  Json j = Json::parse(o.out);
+  EXPECT_EQ(j["method"].str, "callgrind");
+  EXPECT_NE(j["note"].str.find("sampling is not available"), std::string::npos) << j["note"].str;
+  EXPECT_NE(o.err.find("sampling is not available"), std::string::npos) << o.err;
+  EXPECT_NE(routine(j["backends"].arr.at(0), "interp::getsymbol"), nullptr);
+}
+
+TEST(Profile, UsageErrors) {
+  EXPECT_EQ(sh(kBin + " profile").status, 2);
+  EXPECT_EQ(sh(kBin + " profile --query z").status, 2);
+  EXPECT_EQ(sh(kBin + " profile --query de").status, 2);  // heap and keyed queries together
+  EXPECT_EQ(sh(kBin + " profile -b nosuch --query d").status, 2);
+  EXPECT_EQ(sh(kBin + " profile --help").status, 0);
+}
+
+// ---- the pieces, without tools ----
+
+TEST(ProfileNames, ShortSymbols) {
+  EXPECT_EQ(prof::short_symbol("quelkit::interp::getsymbol(quelkit::interp::Symbol const*, quelkit::interp::Cell*, "
+                               "unsigned char const*)"),
+            "interp::getsymbol");
+  EXPECT_EQ(prof::short_symbol("quelkit::interp::(anonymous namespace)::PreparedProgram<quelkit::interp::"
+                               "SwitchDispatch>::qualify(unsigned char const*, qk_ctx*)"),
+            "interp::PreparedProgram<SwitchDispatch>::qualify");
+  EXPECT_EQ(prof::short_symbol("log@@GLIBC_2.29"), "log");
+  EXPECT_EQ(prof::short_symbol("quelkit::harness::print_table(std::ostream&, quelkit::Schema const&) [clone .cold]"),
+            "harness::print_table");
+  // perf cuts long names: a lambda belongs to its function all the same.
+  EXPECT_EQ(prof::short_symbol("quelkit::harness::print_table(std::ostream&, quelkit::Schema const&, unsigned char "
+                               "const*, unsigned long)::{lambda(std::__cxx11::basic_string<char, std::char_tr"),
+            "harness::print_table");
+  EXPECT_EQ(prof::short_symbol("std::_Function_handler<bool (unsigned int), quelkit::harness::Exec::execute(int)::{"
+                               "lambda(unsigned int)#2}>::_M_invoke(std::_Any_data const&, unsigned int&&)"),
+            "harness::Exec::execute");
+  EXPECT_EQ(prof::short_symbol("quelkit::ir::shape(quelkit::ir::Node const&)'2"), "ir::shape");
+  // Function templates: the return type goes; operators keep their words.
+  EXPECT_EQ(prof::short_symbol("long quelkit::threaded::(anonymous namespace)::goto_run<true>(quelkit::threaded::"
+                               "Node const*, long)"),
+            "threaded::goto_run<true>");
+  EXPECT_EQ(prof::short_symbol("operator new(unsigned long)"), "operator new");
+  EXPECT_EQ(prof::short_symbol("(below main)"), "(below main)");
+}
+
+TEST(ProfileNames, Classify) {
+  quelkit::register_all_backends();
+  auto k = prof::classify("q3_kernel.17", "[JIT]", "llvm:fused");
+  EXPECT_EQ(k.name, "q3_kernel");
+  EXPECT_EQ(k.subsystem, "evaluation");
+  EXPECT_NE(k.what.find("page kernel"), std::string::npos);
+  EXPECT_NE(k.what.find("(llvm)"), std::string::npos);
+  auto s = prof::classify("q5_s1_qual.2", "[JIT]", "gccjit:qual");
+  EXPECT_EQ(s.name, "q5_s1_qual");
+  EXPECT_NE(s.what.find("substituted query 1"), std::string::npos) << s.what;
+  EXPECT_EQ(prof::classify("quelkit::interp::getsymbol(quelkit::interp::Symbol const*)", "quelkit").role, "GETSYMBOL");
+  EXPECT_EQ(prof::classify("quelkit::interp::interpret(quelkit::interp::SwitchDispatch)", "quelkit").role,
+            "INTERPRET");
+  EXPECT_EQ(prof::classify("__ieee754_log_fma", "/usr/lib/x86_64-linux-gnu/libm.so.6").role, "LOG");
+  EXPECT_EQ(prof::classify("__memmove_avx_unaligned_erms", "libc.so.6").role, "BMOVE");
+  auto h = prof::classify("quelkit::threaded::(anonymous namespace)::handler<3>(quelkit::threaded::Node const*)", "q");
+  EXPECT_EQ(h.name, "threaded::handler<3>");
+  EXPECT_EQ(h.what.rfind("node handler: ", 0), 0u) << h.what;
+  EXPECT_EQ(prof::classify("llvm::SelectionDAG::Combine", "/usr/lib/llvm-19/lib/libLLVM.so.19.1").subsystem,
+            "prepare/compile");
+  EXPECT_EQ(prof::classify("quelkit::frontend::parse(std::shared_ptr<quelkit::Source const> const&)",
+                           "/work/build-prof/bin/quelkit")
+                .subsystem,
+            "front end");
+  // A build directory whose name looks like a tool's is still our binary.
+  EXPECT_EQ(prof::classify("quelkit::harness::Relation::scan_pages(int) const", "/x/build-ld-as/bin/quelkit").subsystem,
+            "scan and storage");
+}
+
+TEST(ProfileMaps, CallgrindNamesJitAddressesFromThePerfMap) {
+  char path[] = "/tmp/quelkit-profile-cg-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  {
+    std::ofstream f(path);
+    f << "# callgrind format\nversion: 1\npositions: instr\nevents: Ir\n"
+         "desc: Trigger: Client Request: quelkit-profile 2\n\n"
+         "ob=???\nfl=???\nfn=0x0000000004a00000\n0x4a00000 10\n0x4a00010 5\n"
+         "cob=/bin/q\ncfn=qk_log_f8\ncalls=3 0x1000\n0x4a00014 900\n"
+         "0x4a00100 7\n\n"
+         "ob=/bin/q\nfl=x.cpp\nfn=quelkit::interp::getsymbol(int)\n0x1000 20\n0x1004 3\n";
+  }
+  std::vector<prof::MapEntry> map = {{0x4a00000, 0x20, "q3_qual.1"}};
+  prof::CallgrindPart part;
+  ASSERT_TRUE(prof::read_callgrind(path, map, part));
+  std::remove(path);
+  EXPECT_EQ(part.trigger, "quelkit-profile 2");
+  EXPECT_EQ(part.total, 45u);  // the call's inclusive 900 is not self cost
+  EXPECT_EQ((part.self[{"[JIT]", "q3_qual.1"}]), 15u);
+  EXPECT_EQ((part.self[{"[JIT]", "[JIT] unnamed"}]), 7u);
+  EXPECT_EQ((part.self[{"/bin/q", "quelkit::interp::getsymbol(int)"}]), 23u);
+}
+
+TEST(ProfileMaps, PerfMapWriterOnlyWhenEnabled) {
+  namespace h = quelkit::harness;
+  std::string path = h::perfmap_path();
+  std::remove(path.c_str());
+  static const char code[64] = {};
+  h::perfmap_enable(false);
+  h::perfmap_register(code, 16, "q1_qual.1");
+  EXPECT_NE(access(path.c_str(), F_OK), 0) << "disabled: no file";
+  h::perfmap_enable(true);
+  h::perfmap_register(code, 16, "q1_qual.1");
+  h::perfmap_register(code + 16, 32, "q1_project.1");
+  h::perfmap_register(code + 48, 0, "empty");  // nothing to name
+  std::vector<prof::MapEntry> m = prof::read_perf_map(path);
+  h::perfmap_close(true);
+  h::perfmap_enable(false);
+  EXPECT_NE(access(path.c_str(), F_OK), 0) << "closed with remove";
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].name, "q1_qual.1");
+  EXPECT_EQ(m[1].size, 32u);
+  const prof::MapEntry* e = prof::find_in_map(m, reinterpret_cast<uintptr_t>(code) + 20);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->name, "q1_project.1");
+  EXPECT_EQ(prof::find_in_map(m, reinterpret_cast<uintptr_t>(code) + 48), nullptr);
+}
+
+}  // namespace
