@@ -7,6 +7,9 @@
 #ifdef QUELKIT_HAVE_LLVM
 #include "jit/llvm/llvm_backend.h"
 #endif
+#ifdef QUELKIT_HAVE_GCCJIT
+#include "jit/gccjit/gccjit_backend.h"
+#endif
 
 namespace quelkit {
 
@@ -18,6 +21,9 @@ void register_all_backends() {
   threaded::register_backend();
 #ifdef QUELKIT_HAVE_LLVM
   jit::llvmjit::register_backend();
+#endif
+#ifdef QUELKIT_HAVE_GCCJIT
+  jit::gccjit::register_backend();
 #endif
 }
 

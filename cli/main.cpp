@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/backends.h"
+#include "cli/difftest/difftest.h"
 #include "cli/profile.h"
 #include "cli/report.h"
 #include "harness/parts.h"
@@ -47,6 +48,9 @@ const char* kUsage = R"(usage:
                                         the PARTS data as CSV (pnum,pname,color,weight,qoh)
   quelkit paper [--sizes LIST] [-b LIST] [--out DIR] [--reps N] [--min-time S]
                                         the paper's benchmark on every back end: the report
+  quelkit difftest [--seed S] [--count N] [--minutes M] [-b LIST] | --corpus FILE|DIR [--rewrite]
+                                        random qualifications on every back end, shrunk reproducers
+                                        (quelkit difftest --help); or run corpus files
   quelkit profile [-b LIST] [--parts N] [--instructions] [--json] FILE.quel|-e TEXT|--query LETTERS
                                         hot routines of each back end, JIT code included, beside the
                                         paper's Table 3 (quelkit profile --help)
@@ -181,6 +185,7 @@ int main(int argc, char** argv) {
     ++a.i;
     return cmd_gen(a);
   }
+  if (a.more() && a.v[0] == "difftest") return difftest::difftest_main(a.v, 1);
   if (a.more() && a.v[0] == "profile") return profile::profile_main(a.v, 1);
   if (a.more() && a.v[0] == "paper") {
     ++a.i;

@@ -330,11 +330,30 @@ class Parser {
     return e;
   }
 
+  // Every later stage (binder, fold pass, lowering, code generation) walks
+  // expression trees recursively, so their depth is bounded here, once: a
+  // deeper expression is a syntax error rather than a stack overflow.
+  static constexpr int kMaxDepth = 1000;
+  int depth_ = 0;
+  struct DepthGuard {
+    int& d;
+    explicit DepthGuard(int& depth) : d(++depth) {}
+    ~DepthGuard() { --d; }
+  };
+  void check_depth(int extra) {
+    if (depth_ + extra > kMaxDepth)
+      fail_at(peek(), "expression nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)");
+  }
+
   // Precedence climbing: parses operators binding at least as tightly as `min`.
   ExprPtr expr(int min) {
+    DepthGuard guard(depth_);
+    check_depth(0);
     ExprPtr lhs = prefix(min);
     BinOp op;
+    int chain = 0;  // a left-associative chain deepens the tree without recursing here
     while (binop(peek().kind, &op) && op.prec >= min) {
+      check_depth(++chain);
       Token t = take();
       // `**` is right associative; everything else is left associative
       // (comparisons are rejected below rather than chained).

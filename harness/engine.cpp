@@ -257,6 +257,7 @@ Plan Exec::make_plan(const Level& lv, int scan_var, const std::vector<const Node
                      const std::string& name) {
   Plan p;
   p.name = name;
+  if (src_) p.source = src_->name();
   // Re-join the conjuncts left to right in text order: the same short-circuit
   // order as the statement as written.
   for (const Node* c : conj) {

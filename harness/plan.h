@@ -17,6 +17,9 @@ struct Plan {
   // Names generated code and dumps after the statement ("q3", "q3_d1" for a
   // detachment, "q3_s" for the substituted query): perf and gdb show it.
   std::string name;
+  // The script the statement came from (Source::name()): generated code's
+  // debug locations point into it. Not part of the key.
+  std::string source;
   ir::NodePtr qual;         // unfolded; nullptr = always true
   ir::NodePtr qual_folded;  // folded (frontend/fold.h); nullptr = always true
   std::vector<ir::NodePtr> targets, targets_folded;

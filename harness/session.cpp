@@ -110,7 +110,29 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
     if (!e.err.src) e.err.src = src;
     print_error(e.err);
     return false;
+  } catch (std::exception& e) {
+    // A limit the checks above missed: report it against the statement and
+    // keep the session (its relations are untouched: nothing was applied).
+    Error err;
+    err.kind = ErrKind::Runtime;
+    err.pos = s.pos;
+    err.src = src;
+    err.message = std::string("internal limit: ") + e.what();
+    print_error(err);
+    return false;
   }
+}
+
+// A relation must store at least one byte per tuple and fit a tuple on a page.
+static std::unique_ptr<Relation> new_relation(const std::string& name, Schema schema, uint32_t page_size, SrcPos pos,
+                                              const SourceRef& src) {
+  if (schema.tuple_len == 0)
+    throw_error(ErrKind::Type, pos, src, "relation " + name + " would store no bytes per tuple (its attributes are all empty)");
+  if (tuples_per_page(page_size, schema.tuple_len) == 0)
+    throw_error(ErrKind::Type, pos, src,
+                "a tuple of " + std::to_string(schema.tuple_len) + " bytes does not fit a " + std::to_string(page_size) +
+                    "-byte page");
+  return std::make_unique<Relation>(name, std::move(schema), page_size);
 }
 
 bool Session::exec(const Stmt& s, const SourceRef& src) {
@@ -274,7 +296,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       if (!q.into.empty()) {
         if (cat_.find(q.into))
           throw_error(ErrKind::Name, s.relation_pos, src, "relation " + q.into + " already exists");
-        auto rel = std::make_unique<Relation>(q.into, res.layout, opt_.page_size);
+        auto rel = new_relation(q.into, res.layout, opt_.page_size, s.relation_pos, src);
         for (size_t i = 0; i < n; ++i) rel->insert(res.data.data() + i * len);
         cat_.add(std::move(rel));
         out_ << "(" << n << (n == 1 ? " row" : " rows") << " into " << q.into << ")\n";
@@ -397,7 +419,7 @@ void Session::exec_create(const Stmt& s, const SourceRef& src) {
     if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
     cols.emplace_back(c.name, *t);
   }
-  cat_.add(std::make_unique<Relation>(lower(s.relation), Schema::packed(cols), opt_.page_size));
+  cat_.add(new_relation(lower(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src));
 }
 
 void Session::exec_modify(const Stmt& s, const SourceRef& src) {

@@ -159,6 +159,7 @@ Functions functions_for(Mode m, const harness::Plan& plan) {
 harness::Plan clone_plan(const harness::Plan& plan) {
   harness::Plan c;
   c.name = plan.name;
+  c.source = plan.source;
   if (plan.qual_folded) c.qual_folded = plan.qual_folded->clone();
   for (const auto& t : plan.targets_folded) c.targets_folded.push_back(t->clone());
   c.in = plan.in;

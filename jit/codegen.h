@@ -240,7 +240,7 @@ void generate(const harness::Plan& plan, Functions which, const std::string& bas
 // Name of a generated function.
 std::string function_name(const std::string& base, FnKind k);
 
-// A copy of what code generation reads of a plan (name, folded trees, layouts,
+// A copy of what code generation reads of a plan (name, source, folded trees, layouts,
 // scratch size, key), for back ends that generate more code later (the lazily
 // generated per-tuple functions of fused plans).
 harness::Plan clone_plan(const harness::Plan& plan);

@@ -1,0 +1,270 @@
+// Reading and running corpus files (corpus.h).
+#include "cli/difftest/corpus.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "frontend/frontend.h"
+#include "harness/checksum.h"
+#include "harness/parts.h"
+#include "harness/session.h"
+
+namespace quelkit::difftest {
+
+namespace {
+
+std::string trim(std::string s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+uint32_t line_of(const std::string& text, size_t off) {
+  return uint32_t(1 + std::count(text.begin(), text.begin() + long(std::min(off, text.size())), '\n'));
+}
+
+struct Actual {
+  bool parsed = true, ran = false, ok = false;
+  std::string out, error;  // error: "L:C: message"
+  std::string disagree;    // the session's "back ends disagree" line
+  uint64_t rows = 0, checksum = 0;
+  std::vector<std::string> setup_failures;
+};
+
+// `NAME:L:C: error: MSG` -> `L:C: MSG`.
+std::string error_line(const std::string& err, const std::string& name) {
+  std::string first = err.substr(0, err.find('\n'));
+  if (first.compare(0, name.size() + 1, name + ":") == 0) first = first.substr(name.size() + 1);
+  if (auto p = first.find(": error: "); p != std::string::npos) first = first.substr(0, p) + ": " + first.substr(p + 9);
+  else if (first.compare(0, 7, "error: ") == 0) first = first.substr(7);
+  return first;
+}
+
+std::string format_block(const CorpusCase& c, const Actual& a) {
+  if (!a.ok) return "/*= error " + a.error + " */";
+  if (c.kind == "ok") return "/*= ok */";
+  if (c.kind == "checksum")
+    return "/*= checksum " + std::to_string(a.rows) + " " + harness::checksum_hex(a.checksum) + " */";
+  std::string out = a.out;
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+  std::string kind = c.kind == "out" || (c.kind != "rows" && out.size() && out[0] == '(') ? "out" : "rows";
+  return "/*= " + kind + "\n" + out + "\n*/";
+}
+
+harness::Structure parse_structure(const std::string& s, uint64_t* rows, bool* wide) {
+  std::stringstream ss(s);
+  std::string part;
+  std::getline(ss, part, ':');
+  *rows = std::stoull(part);
+  harness::Structure st = harness::Structure::Heap;
+  while (std::getline(ss, part, ':')) {
+    if (part == "heap") st = harness::Structure::Heap;
+    else if (part == "isam") st = harness::Structure::Isam;
+    else if (part == "hash") st = harness::Structure::Hash;
+    else if (part == "wide") *wide = true;
+    else throw std::runtime_error("parts directive: unknown qualifier '" + part + "'");
+  }
+  return st;
+}
+
+}  // namespace
+
+CorpusFile parse_corpus(const std::string& name, const std::string& text) {
+  CorpusFile f;
+  f.name = name;
+  f.text = text;
+  size_t case_begin = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\' && i + 1 < text.size()) ++i;
+      else if (c == '"' || c == '\n') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (c != '/' || i + 1 >= text.size() || text[i + 1] != '*') continue;
+    size_t close = text.find("*/", i + 2);
+    if (close == std::string::npos) throw std::runtime_error(name + ":" + std::to_string(line_of(text, i)) + ": unterminated comment");
+    const size_t end = close + 2;
+    std::string body = text.substr(i + 3, close - i - 3);
+    if (i + 2 < text.size() && text[i + 2] == '!') {
+      std::string d = trim(body);
+      std::string key = d.substr(0, d.find(' ')), val = trim(d.substr(key.size()));
+      if (key == "parts") f.parts = val;
+      else if (key == "page-size") f.page_size = uint32_t(std::stoul(val));
+      else throw std::runtime_error(name + ":" + std::to_string(line_of(text, i)) + ": unknown directive '" + key + "'");
+    } else if (i + 2 < text.size() && text[i + 2] == '=') {
+      CorpusCase cc;
+      cc.begin = case_begin;
+      cc.end = i;
+      cc.exp_begin = i;
+      cc.exp_end = end;
+      cc.line = line_of(text, i);
+      size_t nl = body.find('\n');
+      std::string head = trim(body.substr(0, nl));
+      cc.kind = head.substr(0, head.find(' '));
+      std::string rest = trim(head.substr(cc.kind.size()));
+      if (cc.kind == "rows" || cc.kind == "out") {
+        if (!rest.empty() || nl == std::string::npos)
+          throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": '" + cc.kind +
+                                   "' takes the expected lines on the following lines");
+        std::string lines = body.substr(nl + 1);
+        // The closing */ stands on its own line.
+        if (!lines.empty() && lines.back() == '\n') lines.pop_back();
+        cc.expected = lines;
+      } else if (cc.kind == "error" || cc.kind == "checksum") {
+        if (nl != std::string::npos && !trim(body.substr(nl)).empty())
+          throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": '" + cc.kind + "' is one line");
+        cc.expected = rest;
+      } else if (cc.kind == "ok" || cc.kind == "?") {
+      } else {
+        throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": unknown expectation '" + cc.kind +
+                                 "' (rows out error checksum ok)");
+      }
+      f.cases.push_back(cc);
+      case_begin = end;
+    }
+    i = end - 1;
+  }
+  CorpusCase tail;
+  tail.begin = case_begin;
+  tail.end = tail.exp_begin = tail.exp_end = text.size();
+  tail.line = line_of(text, case_begin);
+  f.cases.push_back(tail);
+  return f;
+}
+
+CorpusFile load_corpus(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_corpus(path, ss.str());
+}
+
+std::vector<std::string> corpus_files(const std::string& dir) {
+  std::vector<std::string> v;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".quel") v.push_back(e.path().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+CorpusReport run_corpus(const CorpusFile& f, const std::string& backends) {
+  CorpusReport rep;
+  std::ostringstream out, err;
+  harness::SessionOptions o;
+  o.backends = harness::parse_backend_list(backends);
+  o.format = harness::OutFormat::Csv;
+  if (f.page_size) o.page_size = f.page_size;
+  harness::Session session(o, out, err);
+  const size_t nrunners = session.runners().size();
+  if (!f.parts.empty()) {
+    uint64_t rows = 0;
+    bool wide = false;
+    harness::Structure st = parse_structure(f.parts, &rows, &wide);
+    session.catalog().add(harness::make_parts(rows, wide, st, o.page_size));
+  }
+  auto fail = [&](uint32_t line, const std::string& what) {
+    rep.failures.push_back(f.name + ":" + std::to_string(line) + ": " + what);
+  };
+  std::string rewritten;
+  size_t copied = 0;
+  for (const auto& c : f.cases) {
+    // The case's text at its place in the file, so errors carry file positions.
+    std::string text = f.text.substr(0, c.end);
+    for (size_t i = 0; i < c.begin; ++i)
+      if (text[i] != '\n') text[i] = ' ';
+    auto src = std::make_shared<Source>(f.name, text);
+    Actual a;
+    std::vector<frontend::ast::StmtPtr> stmts;
+    try {
+      stmts = frontend::parse(src);
+    } catch (QuelError& e) {
+      a.parsed = false;
+      a.ran = true;
+      a.error = error_line(e.err.format(), f.name);
+    }
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      out.str("");
+      err.str("");
+      const size_t nreports = session.reports().size();
+      bool ok = session.run_statement(*stmts[i], src);
+      std::string e = err.str();
+      if (auto p = e.find("back ends disagree"); p != std::string::npos) {
+        size_t b = e.rfind('\n', p);
+        a.disagree = e.substr(b == std::string::npos ? 0 : b + 1, e.find('\n', p) - (b == std::string::npos ? 0 : b + 1));
+      }
+      if (i + 1 < stmts.size()) {
+        if (!ok) a.setup_failures.push_back(error_line(e, f.name));
+        continue;
+      }
+      a.ran = true;
+      a.ok = ok;
+      a.out = out.str();
+      if (!ok) {
+        // Skip a leading disagreement line: the error proper follows it.
+        std::string rest = e;
+        if (!a.disagree.empty() && rest.find("back ends disagree") != std::string::npos) rest = rest.substr(rest.find('\n') + 1);
+        a.error = error_line(rest, f.name);
+      }
+      const auto& reps = session.reports();
+      if (reps.size() >= nreports + nrunners) {
+        const auto& r0 = reps[nreports];
+        a.rows = r0.stats.rows_out;
+        a.checksum = r0.stats.checksum;
+      }
+    }
+    for (const auto& s : a.setup_failures) fail(c.line, "a statement before the case failed: " + s);
+    if (!a.disagree.empty()) fail(c.line, a.disagree);
+    const bool has_exp = c.exp_end > c.exp_begin;
+    if (!has_exp) {
+      if (a.ran && !a.ok) fail(line_of(f.text, c.begin), "statement without an expectation failed: " + a.error);
+      continue;
+    }
+    ++rep.cases;
+    if (!a.ran) {
+      fail(c.line, "expectation without a statement");
+      continue;
+    }
+    rewritten += f.text.substr(copied, c.exp_begin - copied) + format_block(c, a);
+    copied = c.exp_end;
+    bool pass = false;
+    std::string got;
+    if (c.kind == "error") {
+      pass = !a.ok && a.error == c.expected;
+      got = a.ok ? "it succeeded" : "error " + a.error;
+    } else if (!a.ok) {
+      got = "error " + a.error;
+    } else if (c.kind == "ok") {
+      pass = true;
+    } else if (c.kind == "checksum") {
+      std::string s = std::to_string(a.rows) + " " + harness::checksum_hex(a.checksum);
+      pass = s == c.expected;
+      got = "checksum " + s;
+    } else if (c.kind == "rows" || c.kind == "out") {
+      std::string o2 = a.out;
+      if (!o2.empty() && o2.back() == '\n') o2.pop_back();
+      pass = o2 == c.expected;
+      got = "\n" + o2;
+    } else {
+      got = a.ok ? "\n" + a.out : "error " + a.error;
+    }
+    if (pass && a.disagree.empty() && a.setup_failures.empty()) ++rep.passed;
+    else if (!pass)
+      fail(c.line, "expected " + c.kind + (c.kind == "rows" || c.kind == "out" ? "\n" : " ") + c.expected +
+                       "\nbut got " + got);
+  }
+  rep.rewritten = rewritten + f.text.substr(copied);
+  return rep;
+}
+
+}  // namespace quelkit::difftest

@@ -1,0 +1,211 @@
+// The "gccjit" back end (gccjit_backend.h): prepare = record the plan's
+// functions into a fresh libgccjit context through the shared walk (IR
+// generation), compile it (GCC's passes, then assembler, linker and dlopen,
+// timed apart) and keep the result and pointers to the functions. The
+// context is released at once; the result is released when the prepared plan
+// is destroyed — the harness's plan cache evicting it — which unloads the code.
+#include "jit/gccjit/gccjit_backend.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+#include "harness/perfmap.h"
+#include "jit/gccjit/emitter.h"
+#include "jit/gccjit/jit.h"
+#include "jit/prepared.h"
+
+namespace quelkit::jit::gccjit {
+
+namespace {
+
+uint64_t now_ns() {
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+std::string base_name(const harness::Plan& plan) { return plan.name.empty() ? "plan" : plan.name; }
+// Where debug locations point: the script, else the plan (hand-built plans).
+std::string source_name(const harness::Plan& plan) { return plan.source.empty() ? base_name(plan) : plan.source; }
+
+[[noreturn]] void fatal(const std::string& what) {
+  std::fprintf(stderr, "quelkit: internal error: gccjit: %s\n", what.c_str());
+  std::abort();
+}
+
+// Records `which` of `plan` into ctx; returns the emitter's function names and kinds.
+void record(Context& ctx, const harness::Plan& plan, Functions which, bool checks, std::vector<std::string>* symbols,
+            std::vector<FnKind>* kinds) {
+  GccjitEmitter em(ctx.get(), source_name(plan));
+  generate(plan, which, base_name(plan), GenOptions{checks}, em);
+  if (const char* e = gcc_jit_context_get_first_error(ctx.get()))
+    fatal("recording " + base_name(plan) + " failed: " + e);
+  if (symbols) *symbols = em.symbols();
+  if (kinds) *kinds = em.kinds();
+}
+
+class GccjitPlan final : public CompiledPlan {
+ public:
+  explicit GccjitPlan(const harness::PrepareOptions& opt) : opt_(opt) {}
+
+  // Generates and compiles `which` of `plan`, adding to times.
+  void compile(const harness::Plan& plan, Functions which) {
+    if (!which.qual && !which.kernel) qual_ = always;
+    if (!which.project && !which.kernel) project_ = nothing;
+    if (!which.qual && !which.project && !which.kernel) return;
+    const uint64_t t0 = now_ns();
+    Context ctx(opt_.jit_opt);
+    std::vector<std::string> symbols;
+    std::vector<FnKind> kinds;
+    record(ctx, plan, which, opt_.jit_checks, &symbols, &kinds);
+    times.irgen_ns += now_ns() - t0;
+    CompileTimes ct;
+    std::string err;
+    Result r = gccjit::compile(ctx, &ct, &err);
+    if (!r) fatal("compiling " + base_name(plan) + ": " + err);
+    times.opt_ns += ct.opt_ns;
+    times.codegen_ns += ct.codegen_ns;
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      void* a = r.code(symbols[i]);
+      if (!a) fatal("no function " + symbols[i] + " in the compiled " + base_name(plan));
+      // perf names it; the size is its symbol's (64 bytes if that is unknown).
+      if (harness::perfmap_enabled()) {
+        size_t size = function_size(a);
+        harness::perfmap_register(a, size ? size : 64, symbols[i]);
+      }
+      switch (kinds[i]) {
+        case FnKind::Qual: qual_ = reinterpret_cast<QualFn>(a); break;
+        case FnKind::Project: project_ = reinterpret_cast<ProjectFn>(a); break;
+        case FnKind::Kernel: kernel_ = reinterpret_cast<KernelFn>(a); break;
+      }
+    }
+    results_.push_back(std::move(r));
+  }
+
+  // Fused plans keep what they need to generate their per-tuple functions later.
+  void keep_for_later(const harness::Plan& plan) { later_ = std::make_unique<harness::Plan>(clone_plan(plan)); }
+
+ protected:
+  void compile_tuple_functions() override {
+    if (!later_) fatal("per-tuple functions requested without a plan to generate them from");
+    compile(*later_, tuple_functions(*later_));
+    later_.reset();
+  }
+
+ private:
+  harness::PrepareOptions opt_;
+  std::vector<Result> results_;  // released with the plan: the code is unloaded
+  std::unique_ptr<harness::Plan> later_;
+};
+
+class GccjitBackend final : public harness::Backend {
+ public:
+  GccjitBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {
+    // Generated code binds the runtime helpers by name when it is loaded:
+    // say so now rather than fail on the first compile.
+    if (std::string h = unresolved_helper(); !h.empty())
+      fatal("runtime helper " + h +
+            " is not exported by this executable; link it with ENABLE_EXPORTS (-rdynamic), which every "
+            "target linking quelkit_jit_gccjit gets from jit/gccjit/CMakeLists.txt");
+    // As for LLVM, QUELKIT_JIT_PERF=map (or jitdump: the shared objects are
+    // deleted once loaded, so perf can only name their code from the map)
+    // writes /tmp/perf-PID.map.
+    if (const char* v = std::getenv("QUELKIT_JIT_PERF"); v && *v && std::strcmp(v, "0") != 0)
+      harness::perfmap_enable(true);
+  }
+
+  bool reuses_plans() const override { return true; }
+
+  std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
+    (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
+    auto p = std::make_unique<GccjitPlan>(opt_);
+    Functions which = functions_for(mode_, plan);
+    p->compile(plan, which);
+    if (which.kernel) p->keep_for_later(plan);
+    return p;
+  }
+
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
+    (void)params;
+    if (form != "gimple") return false;
+    print_gimple(plan, mode_, opt_, os);
+    return true;
+  }
+
+ private:
+  Mode mode_;
+  harness::PrepareOptions opt_;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+void print_gimple(const harness::Plan& plan, Mode mode, const harness::PrepareOptions& opt, std::ostream& os) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string tmpl = (fs::temp_directory_path(ec) / "quelkit-gimple-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
+    os << "// gccjit: cannot create a directory for the GIMPLE dump\n";
+    return;
+  }
+  const fs::path dir = tmpl, initial = dir / "initial.gimple", optimized = dir / "optimized.gimple";
+  {
+    Context ctx(opt.jit_opt);
+    ctx.dump_gimple(optimized.string());
+    record(ctx, plan, functions_for(mode, plan), opt.jit_checks, nullptr, nullptr);
+    // libgccjit prints the initial GIMPLE to stderr: point stderr at a file
+    // for the length of the compile (a dump is made on the main thread, with
+    // nothing else running).
+    std::fflush(stderr);
+    const int saved = dup(STDERR_FILENO);
+    const int fd = open(initial.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (saved >= 0 && fd >= 0) dup2(fd, STDERR_FILENO);
+    std::string err;
+    Result r = compile(ctx, nullptr, &err);
+    std::fflush(stderr);
+    if (saved >= 0 && fd >= 0) dup2(saved, STDERR_FILENO);
+    if (fd >= 0) close(fd);
+    if (saved >= 0) close(saved);
+    if (!r) os << "// gccjit: compiling " << base_name(plan) << " failed: " << err << "\n";
+  }
+  os << "// gccjit:" << mode_name(mode) << " " << base_name(plan) << ", GIMPLE before optimisation\n"
+     << slurp(initial);
+  os << "// gccjit:" << mode_name(mode) << " " << base_name(plan) << ", GIMPLE after --jit-opt " << opt.jit_opt
+     << "\n"
+     << slurp(optimized);
+  fs::remove_all(dir, ec);
+}
+
+size_t loaded_results() { return Result::live(); }
+
+std::unique_ptr<harness::Backend> make_backend(Mode mode, const harness::PrepareOptions& opt) {
+  return std::make_unique<GccjitBackend>(mode, opt);
+}
+
+void register_backend() {
+  harness::register_backend(harness::BackendSpec{
+      "gccjit", mode_names(), {"gimple"},
+      [](const std::string& mode, const harness::PrepareOptions& opt) -> std::unique_ptr<harness::Backend> {
+        Mode m;
+        if (!parse_mode(mode, &m)) return nullptr;
+        return make_backend(m, opt);
+      }});
+}
+
+}  // namespace quelkit::jit::gccjit

@@ -1,0 +1,171 @@
+// Contexts, results and the compile (jit.h). The compile's cost is split with
+// libgccjit's own log: a log stream that notes the time of the lines where
+// GCC proper starts and ends (toplev::main) separates GCC's passes from the
+// assembler, linker and dlopen that follow, without enabling GCC's timevars.
+#include "jit/gccjit/jit.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "jit/codegen.h"
+#include "jit/gccjit/gccjit_backend.h"
+
+namespace quelkit::jit::gccjit {
+
+namespace {
+
+uint64_t now_ns() {
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+std::atomic<size_t> g_live{0};
+
+bool debug_info() {
+  static const bool on = [] {
+    const char* v = std::getenv("QUELKIT_GCCJIT_DEBUG");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+// ---- the log stream that times GCC proper
+
+struct Stamps {
+  uint64_t gcc_begin = 0, gcc_end = 0;
+};
+thread_local Stamps* t_stamps = nullptr;  // the compile running on this thread, if any
+
+ssize_t log_write(void*, const char* buf, size_t n) {
+  if (Stamps* s = t_stamps) {
+    std::string_view text(buf, n);
+    if (text.find("toplev::main") != std::string_view::npos) {
+      if (text.find("entering: toplev::main") != std::string_view::npos) s->gcc_begin = now_ns();
+      if (text.find("exiting: toplev::main") != std::string_view::npos) s->gcc_end = now_ns();
+    }
+  }
+  return ssize_t(n);
+}
+
+// One stream for the process, never closed: a context's logger outlives the
+// context (its result keeps it), so the stream must outlive them all.
+// Line-buffered, so each line reaches log_write as it is logged.
+FILE* log_stream() {
+  static FILE* f = [] {
+    cookie_io_functions_t io{};
+    io.write = log_write;
+    FILE* s = fopencookie(nullptr, "w", io);
+    if (s) setvbuf(s, nullptr, _IOLBF, 0);
+    return s;
+  }();
+  return f;
+}
+
+}  // namespace
+
+// ---- Context
+
+Context::Context(int level) : c_(gcc_jit_context_acquire()), level_(std::clamp(level, 0, kMaxOptLevel)) {
+  if (!c_) {
+    std::fprintf(stderr, "quelkit: gccjit: cannot acquire a libgccjit context\n");
+    std::abort();
+  }
+  gcc_jit_context_set_str_option(c_, GCC_JIT_STR_OPTION_PROGNAME, "quelkit-gccjit");
+  gcc_jit_context_set_int_option(c_, GCC_JIT_INT_OPTION_OPTIMIZATION_LEVEL, level_);
+  // Same answers everywhere: never fuse a multiply and an add, never relax IEEE.
+  gcc_jit_context_add_command_line_option(c_, "-ffp-contract=off");
+  gcc_jit_context_add_command_line_option(c_, "-fno-fast-math");
+  gcc_jit_context_add_command_line_option(c_, "-fno-strict-aliasing");
+  gcc_jit_context_add_command_line_option(c_, "-fno-omit-frame-pointer");
+  gcc_jit_context_set_bool_allow_unreachable_blocks(c_, 1);
+  gcc_jit_context_set_bool_print_errors_to_stderr(c_, 0);  // compile() reports the first error
+  if (debug_info()) {  // gdb steps through the .quel text; the .s and .so stay in /tmp/libgccjit-*
+    gcc_jit_context_set_bool_option(c_, GCC_JIT_BOOL_OPTION_DEBUGINFO, 1);
+    gcc_jit_context_set_bool_option(c_, GCC_JIT_BOOL_OPTION_KEEP_INTERMEDIATES, 1);
+  }
+}
+
+Context::~Context() { gcc_jit_context_release(c_); }
+
+void Context::dump_gimple(const std::string& optimized_path) {
+  gcc_jit_context_set_bool_option(c_, GCC_JIT_BOOL_OPTION_DUMP_INITIAL_GIMPLE, 1);
+  gcc_jit_context_add_command_line_option(c_, ("-fdump-tree-optimized-lineno=" + optimized_path).c_str());
+}
+
+// ---- Result
+
+Result::Result(gcc_jit_result* r) : r_(r) {
+  if (r_) ++g_live;
+}
+
+Result& Result::operator=(Result&& o) noexcept {
+  if (this != &o) {
+    reset();
+    r_ = o.r_;
+    o.r_ = nullptr;
+  }
+  return *this;
+}
+
+void Result::reset() {
+  if (!r_) return;
+  gcc_jit_result_release(r_);  // dlclose: the code is unmapped
+  r_ = nullptr;
+  --g_live;
+}
+
+void* Result::code(const std::string& name) const { return r_ ? gcc_jit_result_get_code(r_, name.c_str()) : nullptr; }
+
+size_t Result::live() { return g_live.load(); }
+
+// ---- compile
+
+Result compile(Context& ctx, CompileTimes* times, std::string* error) {
+  Stamps st;
+  FILE* log = log_stream();
+  if (log) gcc_jit_context_set_logfile(ctx.get(), log, 0, 0);
+  t_stamps = &st;
+  const uint64_t t0 = now_ns();
+  gcc_jit_result* r = gcc_jit_context_compile(ctx.get());
+  const uint64_t total = now_ns() - t0;
+  t_stamps = nullptr;
+  if (times) {
+    CompileTimes t;
+    if (st.gcc_begin && st.gcc_end > st.gcc_begin) t.opt_ns = std::min(st.gcc_end - st.gcc_begin, total);
+    t.codegen_ns = total - t.opt_ns;
+    *times = t;
+  }
+  if (!r && error) {
+    const char* e = gcc_jit_context_get_first_error(ctx.get());
+    *error = e ? e : "gcc_jit_context_compile failed without a message";
+  }
+  return Result(r);
+}
+
+size_t function_size(const void* addr) {
+  Dl_info info{};
+  void* entry = nullptr;
+  if (!dladdr1(addr, &info, &entry, RTLD_DL_SYMENT) || !entry) return 0;
+  const auto* sym = static_cast<const ElfW(Sym)*>(entry);
+  if (info.dli_saddr != addr) return 0;
+  return size_t(sym->st_size);
+}
+
+std::string unresolved_helper() {
+  for (int h = 0; h < kNumHelpers; ++h) {
+    const HelperInfo& info = helper_info(Helper(h));
+    if (dlsym(RTLD_DEFAULT, info.name) != info.address) return info.name;
+  }
+  return "";
+}
+
+}  // namespace quelkit::jit::gccjit

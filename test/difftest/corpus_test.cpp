@@ -1,0 +1,76 @@
+// The query corpus (test/queries/*.quel) on every back end and mode, one test
+// per (file, back end), plus each file on all of them at once, where the
+// session compares every statement's rows, values and errors across them.
+// A back end that is not built is not registered: its instances do not exist.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../engine/support.h"
+#include "cli/difftest/corpus.h"
+
+namespace quelkit::test {
+namespace {
+
+using Param = std::pair<std::string, std::string>;  // (file, back end)
+
+std::vector<Param> params() {
+  std::vector<Param> v;
+  auto modes = all_backend_modes();
+  modes.push_back("all");
+  for (const auto& f : difftest::corpus_files(QUELKIT_SOURCE_DIR "/test/queries"))
+    for (const auto& m : modes) v.emplace_back(f, m);
+  return v;
+}
+
+class Corpus : public ::testing::TestWithParam<Param> {};
+
+TEST_P(Corpus, MatchesExpectations) {
+  const auto& [file, backends] = GetParam();
+  difftest::CorpusFile f = difftest::load_corpus(file);
+  difftest::CorpusReport r = difftest::run_corpus(f, backends);
+  for (const auto& fail : r.failures) ADD_FAILURE() << fail;
+  EXPECT_GT(r.cases, 0) << file << " has no cases";
+  EXPECT_EQ(r.passed, r.cases);
+}
+
+INSTANTIATE_TEST_SUITE_P(Queries, Corpus, ::testing::ValuesIn(params()), [](const ::testing::TestParamInfo<Param>& i) {
+  std::string s = std::filesystem::path(i.param.first).stem().string() + "_" + i.param.second;
+  for (auto& c : s)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+});
+
+TEST(CorpusFormat, ParsesEveryKindOfExpectation) {
+  auto f = difftest::parse_corpus("t.quel",
+                                  "/*! page-size 512 */\n/*! parts 3:isam */\n"
+                                  "retrieve (x = 1)\n/*= rows\nx\n1\n*/\n"
+                                  "retrieve (x = 1 / 0)\n/*= error 7:16: division by zero */\n"
+                                  "retrieve (p.pnum)\n/*= checksum 3 0000000000000000 */\n"
+                                  "create t (a = i2)\n/*= ok */\n"
+                                  "retrieve (s = \"/*= rows */\")\n/*= ? */\n");
+  EXPECT_EQ(f.page_size, 512u);
+  EXPECT_EQ(f.parts, "3:isam");
+  ASSERT_EQ(f.cases.size(), 6u);  // five expectations and the (empty) tail
+  EXPECT_EQ(f.cases[0].kind, "rows");
+  EXPECT_EQ(f.cases[0].expected, "x\n1");
+  EXPECT_EQ(f.cases[1].kind, "error");
+  EXPECT_EQ(f.cases[1].expected, "7:16: division by zero");
+  EXPECT_EQ(f.cases[2].kind, "checksum");
+  EXPECT_EQ(f.cases[3].kind, "ok");
+  EXPECT_EQ(f.cases[4].kind, "?");  // the comment-like text inside the string is no expectation
+  EXPECT_THROW(difftest::parse_corpus("t.quel", "retrieve (x = 1)\n/*= bogus */\n"), std::runtime_error);
+}
+
+TEST(CorpusFormat, ReportsWrongAnswersAndRewrites) {
+  auto f = difftest::parse_corpus("t.quel", "retrieve (x = 2 + 2)\n/*= rows\nx\n5\n*/\nretrieve (y = 1)\n/*= ? */\n");
+  auto r = difftest::run_corpus(f, "interp");
+  EXPECT_EQ(r.cases, 2);
+  EXPECT_EQ(r.passed, 0);
+  ASSERT_EQ(r.failures.size(), 2u);
+  EXPECT_NE(r.failures[0].find("t.quel:2: expected rows"), std::string::npos) << r.failures[0];
+  EXPECT_EQ(r.rewritten, "retrieve (x = 2 + 2)\n/*= rows\nx\n4\n*/\nretrieve (y = 1)\n/*= rows\ny\n1\n*/\n");
+}
+
+}  // namespace
+}  // namespace quelkit::test

@@ -1,0 +1,173 @@
+// Random qualifications (quelkit difftest) as tests: a fixed-seed run over
+// every back end and mode, the storage variants and the SQLite oracle; the
+// generator's determinism and its coverage of every operator in ops.def; the
+// SQL translation; and reproducers that run as corpus files.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <sstream>
+
+#include "../engine/support.h"
+#include "cli/difftest/check.h"
+#include "cli/difftest/corpus.h"
+#include "cli/difftest/difftest.h"
+#include "cli/difftest/sqlite_oracle.h"
+
+namespace quelkit::test {
+namespace {
+
+using namespace quelkit::difftest;
+
+// About a minute of CI time in all (less under the sanitizers, which run the
+// same code several times slower); QUELKIT_DIFFTEST_SECONDS overrides.
+double budget_seconds() {
+  if (const char* s = std::getenv("QUELKIT_DIFFTEST_SECONDS")) return std::atof(s);
+#ifdef QUELKIT_SANITIZED
+  return 20;
+#else
+  return 45;
+#endif
+}
+
+TEST(Difftest, FixedSeedOnEveryBackendIsClean) {
+  register_all_backends();
+  std::ostringstream log;
+  Checker ch("all", log);
+  RunOptions o;
+  o.seed = 1981;
+  o.seconds = budget_seconds();
+  o.count = 200000;
+  Summary s = ch.run(o);
+  std::ostringstream sum;
+  print_summary(sum, s, ch.runner_labels(), o.seed);
+  std::cout << sum.str();
+  for (const auto& m : s.mismatches) ADD_FAILURE() << m.reproducer;
+  EXPECT_EQ(s.bind_failures, 0u);
+  EXPECT_GT(s.queries, 200u) << sum.str();
+  EXPECT_GT(s.storage_checked, 100u);
+  if (ch.have_sqlite()) {
+    EXPECT_GT(s.sqlite_checked, 50u) << sum.str();
+  }
+}
+
+TEST(Difftest, SameSeedSameQueries) {
+  Generator a(7), b(7), c(8);
+  int differ = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::string x = a.query().text();
+    EXPECT_EQ(x, b.query().text());
+    differ += x != c.query().text();
+  }
+  EXPECT_GT(differ, 250);
+}
+
+// Operator choices come from ops.def: a new row there must show up here
+// (a new generic operator also needs its spelling in cli/difftest/gen.cpp).
+TEST(Difftest, EveryOperatorOfOpsDefIsGenerated) {
+  register_all_backends();
+  std::ostringstream log;
+  Checker ch("interp:switch", log);
+  RunOptions o;
+  o.seed = 2;
+  o.count = 4000;
+  o.sqlite = o.storage = false;
+  Summary s = ch.run(o);
+  EXPECT_TRUE(s.mismatches.empty());
+  std::string missing;
+  for (const auto& m : s.coverage.missing()) missing += m + " ";
+  EXPECT_EQ(missing, "") << "operators the generator never produced in 4000 queries";
+}
+
+TEST(Difftest, SqliteAndStorageOraclesAgreeWithTheInterpreter) {
+  register_all_backends();
+  std::ostringstream log;
+  Checker ch("interp:switch", log);
+  if (!ch.have_sqlite()) GTEST_SKIP() << "SQLite oracle unavailable: " << log.str();
+  RunOptions o;
+  o.seed = 3;
+  o.count = 4000;
+  Summary s = ch.run(o);
+  for (const auto& m : s.mismatches) ADD_FAILURE() << m.reproducer;
+  EXPECT_GT(s.sqlite_checked, 800u);
+  EXPECT_GT(s.storage_checked, 4000u);
+}
+
+GPtr attr(const std::string& var, const std::string& name, GType t) {
+  auto n = std::make_unique<GNode>();
+  n->kind = GNode::Attr;
+  n->var = var;
+  n->attr = name;
+  n->type = t;
+  return n;
+}
+
+GPtr op(ir::Op o, GType t, GPtr a, GPtr b = nullptr) {
+  auto n = std::make_unique<GNode>();
+  n->kind = GNode::Op;
+  n->op = o;
+  n->type = t;
+  n->kids.push_back(std::move(a));
+  if (b) n->kids.push_back(std::move(b));
+  return n;
+}
+
+TEST(SqliteOracle, TranslatesTheSharedSubsetOnly) {
+  register_all_backends();
+  std::ostringstream log;
+  Checker ch("interp:switch", log);
+  if (!ch.have_sqlite()) GTEST_SKIP();
+  auto db = [&] {
+    std::string err;
+    auto o = SqliteOracle::open(ch.session().catalog(), &err);
+    EXPECT_TRUE(o) << err;
+    return o;
+  }();
+  const GType i2{Tk::I2, 2}, i4{Tk::I4, 4}, f4{Tk::F4, 4}, f8{Tk::F8, 8}, b{Tk::B, 1};
+  GQuery q;
+  q.vars.push_back({"e", "edge", "edge"});
+  q.targets.emplace_back("t1", attr("e", "i2", i2));
+  q.where = op(ir::Op::LT_F8, b, op(ir::Op::ADD_I4, i4, attr("e", "i2", i2), Generator::int_lit(3)),
+               Generator::float_lit("2.5"));
+  std::string why;
+  auto t = db->translate(q, &why);
+  ASSERT_TRUE(t) << why;
+  EXPECT_EQ(t->sql, "SELECT e.i2 FROM edge AS e WHERE ((e.i2 + 3) < ?1)");
+  // f4 arithmetic rounds to single precision: not SQL's.
+  q.where = op(ir::Op::LT_F4, b, op(ir::Op::ADD_F4, f4, attr("e", "f4", f4), Generator::int_lit(1)),
+               Generator::int_lit(3));
+  EXPECT_FALSE(db->translate(q, &why));
+  EXPECT_EQ(why, "f4");
+  // A bare f4 attribute widened to f8 is exact: still compared.
+  q.where = op(ir::Op::LT_F8, b, attr("e", "f4", f4), Generator::float_lit("0.5"));
+  EXPECT_TRUE(db->translate(q, &why));
+  // Every skip reason is one of the listed differences.
+  for (const char* r : {"error", "f4", "pattern", "ascii", "concat", "update", "no math"}) {
+    bool listed = false;
+    for (const auto& d : kDifferences) listed = listed || std::string(d.name) == r;
+    EXPECT_TRUE(listed) << r;
+  }
+  (void)f8;
+}
+
+TEST(Difftest, ReproducerIsARunnableCorpusFile) {
+  register_all_backends();
+  std::ostringstream log;
+  Checker ch("interp:switch,interp:goto", log);
+  Generator g(11);
+  for (int i = 0; i < 8; ++i) {
+    Mismatch m;
+    m.kind = Mismatch::Backends;
+    m.a = "interp:switch";
+    m.b = "interp:goto";
+    m.detail = "none: a test of the reproducer";
+    m.query = g.query();
+    std::string r = ch.reproducer(m);
+    CorpusReport rep = run_corpus(parse_corpus("repro.quel", r), "all");
+    EXPECT_EQ(rep.cases, 1) << r;
+    EXPECT_TRUE(rep.failures.empty()) << rep.failures.front() << "\n" << r;
+  }
+}
+
+}  // namespace
+}  // namespace quelkit::test

@@ -1,0 +1,21 @@
+// A deliberately broken back end for the mutant check: it wraps a real back
+// end and hands it every plan with one typed operator replaced by its
+// neighbour in ops.def (same operand and result types, another operator:
+// LT_I4 becomes LE_I4, ADD_I4 becomes SUB_I4, ...). Which operator is broken
+// is the test-only build flag QUELKIT_MUTANT (test/CMakeLists.txt); this code
+// is compiled into test_mutant only, never into the quelkit binary.
+#pragma once
+
+#include <string>
+
+#include "frontend/ir.h"
+
+namespace quelkit::test {
+
+// The operator the mutant computes instead of `op`.
+ir::Op mutated(ir::Op op);
+// Registers back end "mutant" (mode: the broken operator, lower case) around
+// the registered back end `inner` (its default mode). Returns "mutant:<mode>".
+std::string register_mutant(ir::Op broken, const std::string& inner = "interp");
+
+}  // namespace quelkit::test

@@ -1,0 +1,74 @@
+// The mutant check: a back end with one deliberately broken operator (the
+// test-only flag QUELKIT_MUTANT, default LT_I4) must be caught by the random
+// run, which must shrink the difference to a query of at most 3 operators
+// whose reproducer shows it, and by the corpus.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/backends.h"
+#include "cli/difftest/check.h"
+#include "cli/difftest/corpus.h"
+#include "mutant_backend.h"
+
+#ifndef QUELKIT_MUTANT
+#define QUELKIT_MUTANT LT_I4
+#endif
+
+namespace quelkit::test {
+namespace {
+
+using namespace quelkit::difftest;
+
+const ir::Op kBroken = ir::Op::QUELKIT_MUTANT;
+
+std::string mutant_label() {
+  register_all_backends();
+  return register_mutant(kBroken);
+}
+
+TEST(Mutant, BreaksTheOperatorItNames) {
+  mutant_label();
+  EXPECT_NE(mutated(kBroken), kBroken) << ir::op_name(kBroken) << " has no neighbour of the same types";
+  const ir::OpInfo& a = ir::op_info(kBroken);
+  const ir::OpInfo& b = ir::op_info(mutated(kBroken));
+  EXPECT_EQ(a.result, b.result);
+  EXPECT_EQ(a.left, b.left);
+  EXPECT_EQ(a.right, b.right);
+}
+
+TEST(Mutant, RandomRunCatchesAndShrinksIt) {
+  const std::string m = mutant_label();
+  std::ostringstream log;
+  Checker ch("interp:switch," + m, log);
+  RunOptions o;
+  o.seed = 1;
+  o.count = 20000;
+  o.sqlite = o.storage = false;
+  Summary s = ch.run(o);
+  ASSERT_EQ(s.mismatches.size(), 1u) << "the mutant went unnoticed for " << s.queries << " queries";
+  const Mismatch& mm = s.mismatches[0];
+  EXPECT_EQ(mm.kind, Mismatch::Backends);
+  EXPECT_EQ(mm.b, m);
+  EXPECT_LE(mm.query.operators(), 3) << mm.reproducer;
+  EXPECT_GE(mm.original_operators, mm.query.operators());
+  std::cout << "mutant " << ir::op_name(kBroken) << " caught at query " << mm.index << ", shrunk from "
+            << mm.original_operators << " to " << mm.query.operators() << " operators:\n"
+            << mm.reproducer;
+  // The reproducer is a corpus file: it fails with the mutant and passes without it.
+  CorpusFile f = parse_corpus("repro.quel", mm.reproducer);
+  EXPECT_FALSE(run_corpus(f, "interp:switch," + m).failures.empty()) << mm.reproducer;
+  CorpusReport clean = run_corpus(f, "interp:switch");
+  EXPECT_TRUE(clean.failures.empty()) << clean.failures.front();
+}
+
+TEST(Mutant, CorpusCatchesIt) {
+  const std::string m = mutant_label();
+  size_t failures = 0;
+  for (const auto& p : corpus_files(QUELKIT_SOURCE_DIR "/test/queries"))
+    failures += run_corpus(load_corpus(p), m).failures.size();
+  EXPECT_GT(failures, 0u) << "no corpus case uses " << ir::op_name(kBroken);
+}
+
+}  // namespace
+}  // namespace quelkit::test
