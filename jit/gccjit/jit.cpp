@@ -83,6 +83,10 @@ Context::Context(int level) : c_(gcc_jit_context_acquire()), level_(std::clamp(l
   gcc_jit_context_set_int_option(c_, GCC_JIT_INT_OPTION_OPTIMIZATION_LEVEL, level_);
   // Same answers everywhere: never fuse a multiply and an add, never relax IEEE.
   gcc_jit_context_add_command_line_option(c_, "-ffp-contract=off");
+  // GCC folds 0.0 - (double)i into -(double)i even at -O0, which turns +0 into
+  // -0; honouring IEEE rounding semantics keeps the subtraction (same bits as
+  // every other back end).
+  gcc_jit_context_add_command_line_option(c_, "-frounding-math");
   gcc_jit_context_add_command_line_option(c_, "-fno-fast-math");
   gcc_jit_context_add_command_line_option(c_, "-fno-strict-aliasing");
   gcc_jit_context_add_command_line_option(c_, "-fno-omit-frame-pointer");
