@@ -123,25 +123,10 @@ int cmd_gen(Args& a) {
   return 0;
 }
 
-struct PartsOpt {
-  uint64_t rows = 0;
-  Structure s = Structure::Heap;
-  bool wide = false;
-};
-
-PartsOpt parse_parts(const std::string& spec) {
-  PartsOpt p;
-  std::stringstream ss(spec);
-  std::string part;
-  std::getline(ss, part, ':');
-  p.rows = parse_count(part, "--parts");
-  while (std::getline(ss, part, ':')) {
-    if (part == "heap") p.s = Structure::Heap;
-    else if (part == "isam") p.s = Structure::Isam;
-    else if (part == "hash") p.s = Structure::Hash;
-    else if (part == "wide") p.wide = true;
-    else usage_error("--parts: unknown qualifier '" + part + "' (heap, isam, hash, wide)");
-  }
+PartsSpec parse_parts(const std::string& spec) {
+  PartsSpec p;
+  std::string err;
+  if (!parse_parts_spec(spec, &p, &err)) usage_error(err);
   return p;
 }
 
@@ -194,7 +179,7 @@ int main(int argc, char** argv) {
 
   SessionOptions opt;
   std::vector<std::pair<std::string, std::string>> scripts;  // (name, text or path), name "" = file
-  std::vector<PartsOpt> parts;
+  std::vector<PartsSpec> parts;
   std::string backends = "interp";
   try {
     while (a.more()) {

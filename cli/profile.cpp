@@ -480,12 +480,6 @@ namespace {
 
 // ===================================================================== options
 
-struct PartsSpec {
-  uint64_t rows = 0;
-  Structure s = Structure::Heap;
-  bool wide = false;
-};
-
 struct Options {
   std::vector<std::pair<std::string, std::string>> scripts;  // (name, text); name "" = file path in text
   std::vector<PartsSpec> parts;
@@ -546,17 +540,8 @@ uint64_t number(const std::string& s, const char* what) {
 
 PartsSpec parse_parts(const std::string& spec) {
   PartsSpec p;
-  std::stringstream ss(spec);
-  std::string part;
-  std::getline(ss, part, ':');
-  p.rows = number(part, "--parts");
-  while (std::getline(ss, part, ':')) {
-    if (part == "heap") p.s = Structure::Heap;
-    else if (part == "isam") p.s = Structure::Isam;
-    else if (part == "hash") p.s = Structure::Hash;
-    else if (part == "wide") p.wide = true;
-    else usage_error("--parts: unknown qualifier '" + part + "' (heap, isam, hash, wide)");
-  }
+  std::string err;
+  if (!parse_parts_spec(spec, &p, &err)) usage_error(err);
   return p;
 }
 

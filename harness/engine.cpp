@@ -92,14 +92,13 @@ Runner::Runner(std::string name, std::string mode, std::unique_ptr<Backend> be, 
     : name_(std::move(name)), mode_(std::move(mode)), backend_(std::move(be)), opt_(std::move(opt)),
       popt_(popt) {}
 
-Prepared* Runner::get(const Plan& plan, const std::string& relation_id, const uint8_t* params,
+Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint8_t* params,
                       std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
                       const std::vector<uint64_t>** positions) {
   bool reuse = backend_->reuses_plans() && opt_.plan_cache;
-  std::string key;
+  const std::string& key = cache_key;
   if (positions) *positions = nullptr;
   if (reuse) {
-    key = relation_id + "|" + plan.key;
     if (Prepared* p = cache_.find(key, positions)) {
       ++st.cache_hits;
       return p;
@@ -207,7 +206,7 @@ class Exec {
                  const std::string& name);
   NodePtr rewrite(const Node& n, const Level& lv, int scan_var);
   AccessSpec choose_access(const Plan& plan, const Relation* rel, int scan_var_key_attr);
-  void execute(const Plan& plan, Relation* rel, const std::string& rel_id, const AccessSpec& acc,
+  void execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
                std::vector<uint8_t>& params, Sink& out, bool want_tids);
   KeyBounds resolve(const AccessSpec& a, const std::vector<uint8_t>& params) const;
   // Cache identity of a variable's relation: temporaries are shaped alike
@@ -413,12 +412,12 @@ KeyBounds Exec::resolve(const AccessSpec& a, const std::vector<uint8_t>& params)
 }
 
 // Buffers a page's worth of rows and hands them to the sink.
-void Exec::execute(const Plan& plan, Relation* rel, const std::string& rel_id, const AccessSpec& acc,
+void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
                    std::vector<uint8_t>& params, Sink& out, bool want_tids) {
   ExecStats& st = res_.stats;
   std::unique_ptr<Prepared> owner;
   const std::vector<uint64_t>* prepared_at = nullptr;
-  Prepared* prep = runner_.get(plan, rel_id, params.empty() ? nullptr : params.data(), owner, st, &prepared_at);
+  Prepared* prep = runner_.get(plan, cache_key, params.empty() ? nullptr : params.data(), owner, st, &prepared_at);
   if (scratch_.size() < plan.scratch_size + 1) scratch_.resize(plan.scratch_size + 1);
   qk_ctx ctx{};
   ctx.params = params.data();
@@ -539,7 +538,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     AccessSpec acc = choose_access(plan, rel, key_attr);
     std::string id = v >= 0 ? rel_id(*lv.vars[size_t(v)]) : "none";
     note_access((v >= 0 ? q_.vars[size_t(v)].name + ":" : "") + acc.text);
-    execute(plan, rel, id, acc, params, out, updating && v == q_.update_var);
+    execute(plan, rel, id + "|" + plan.key, acc, params, out, updating && v == q_.update_var);
     return;
   }
 
@@ -588,7 +587,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     auto temp = std::make_unique<Relation>(q_.vars[size_t(v)].name + ":" + src->name() + " (detached)",
                                            plan.out, src->page_size());
     TempSink ts(*temp);
-    execute(plan, src, rel_id(vs), acc, params, ts, false);
+    execute(plan, src, rel_id(vs) + "|" + plan.key, acc, params, ts, false);
     std::vector<int> map(orig.attrs.size(), -1);
     int k = 0;
     for (int a : need) map[size_t(a)] = k++;
@@ -650,11 +649,12 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     Plan plan = make_plan(inner, v, inner.conjuncts, targets, names, name);
     AccessSpec acc = choose_access(plan, rel, rel->key_attr());
     note_access(q_.vars[size_t(v)].name + ":" + acc.text);
-    std::string id = rel_id(*inner.vars[size_t(v)]);
+    // The cache key is built once: only the parameter block changes per tuple.
+    const std::string key = rel_id(*inner.vars[size_t(v)]) + "|" + plan.key;
     bool tids = updating && v == q_.update_var;
     for (const uint8_t* tp : tuples) {
       load_params(tp);
-      execute(plan, rel, id, acc, params, out, tids);
+      execute(plan, rel, key, acc, params, out, tids);
     }
   } else {
     // Inner levels detach into temporaries of their own: give them fresh

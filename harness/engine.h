@@ -107,11 +107,13 @@ class Runner {
   const RunnerOptions& options() const { return opt_; }
   const PrepareOptions& prepare_options() const { return popt_; }
 
-  // Returns a prepared plan for `plan` over `rel` with parameter block `params`:
+  // Returns a prepared plan for `plan` with parameter block `params`:
   // from the cache if the back end reuses plans, else prepared afresh (owned by
   // `scratch_owner`). Counts prepares, cache hits and compile time into st.
-  // `positions` is set when the plan came from the cache (see PlanCache::find).
-  Prepared* get(const Plan& plan, const std::string& relation_id, const uint8_t* params,
+  // `cache_key` is the relation's identity, "|", plan.key: built once by the
+  // caller, so a substitution loop does not rebuild it per tuple. `positions`
+  // is set when the plan came from the cache (see PlanCache::find).
+  Prepared* get(const Plan& plan, const std::string& cache_key, const uint8_t* params,
                 std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
                 const std::vector<uint64_t>** positions = nullptr);
 

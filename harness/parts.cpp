@@ -3,6 +3,8 @@
 // require byte-identical CSV from both.
 #include "harness/parts.h"
 
+#include <sstream>
+
 #include <cstring>
 #include <ostream>
 #include <unordered_map>
@@ -152,6 +154,30 @@ void write_parts_csv(std::ostream& os, uint64_t n, bool wide) {
     line += '\n';
     os << line;
   }
+}
+
+bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err) {
+  PartsSpec p;
+  std::stringstream ss(spec);
+  std::string part;
+  std::getline(ss, part, ':');
+  if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12) {
+    *err = "--parts needs a number of tuples, not '" + part + "'";
+    return false;
+  }
+  p.rows = std::stoull(part);
+  while (std::getline(ss, part, ':')) {
+    if (part == "heap") p.s = Structure::Heap;
+    else if (part == "isam") p.s = Structure::Isam;
+    else if (part == "hash") p.s = Structure::Hash;
+    else if (part == "wide") p.wide = true;
+    else {
+      *err = "--parts: unknown qualifier '" + part + "' (heap, isam, hash, wide)";
+      return false;
+    }
+  }
+  *out = p;
+  return true;
 }
 
 }  // namespace quelkit::harness

@@ -64,6 +64,16 @@ std::unique_ptr<Relation> make_parts(uint64_t n, bool wide, Structure s,
                                      uint32_t page_size = kDefaultPageSize,
                                      std::string name = "parts");
 
+// A `--parts N[:heap|:isam|:hash][:wide]` request, as the quelkit command and
+// its subcommands take it.
+struct PartsSpec {
+  uint64_t rows = 0;
+  Structure s = Structure::Heap;
+  bool wide = false;
+};
+// Parses "N[:heap|:isam|:hash][:wide]"; false with *err set if it is malformed.
+bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err);
+
 // The CSV `quelkit gen` writes and `copy` reads: header pnum,pname,color,weight,qoh,
 // values without trailing blanks, '\n' line ends. The wide filler is blank and
 // has no column, so both variants write the same text.
