@@ -22,7 +22,8 @@ struct Checksum {
   uint64_t rows = 0;
 
   void add(const Schema& layout, const uint8_t* row);
-  // n consecutive rows of layout.tuple_len bytes.
+  // n consecutive rows of layout.tuple_len bytes; hashed several at a time
+  // (the sum is the same as adding them one by one).
   void add_rows(const Schema& layout, const uint8_t* rows, size_t n);
   friend bool operator==(const Checksum&, const Checksum&) = default;
 };

@@ -705,7 +705,7 @@ class ResultSink : public Sink {
   explicit ResultSink(Result& r) : r_(r) {}
   void rows(const uint8_t* data, size_t n, const Tid* tids) override {
     const uint32_t len = r_.layout.tuple_len;
-    for (size_t i = 0; i < n; ++i) r_.checksum.add(r_.layout, data + i * len);
+    r_.checksum.add_rows(r_.layout, data, n);
     if (r_.keep_rows) r_.data.insert(r_.data.end(), data, data + n * len);
     if (tids) r_.tids.insert(r_.tids.end(), tids, tids + n);
   }

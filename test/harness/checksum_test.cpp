@@ -105,3 +105,48 @@ TEST(Checksum, Hex) {
   EXPECT_EQ(checksum_hex(0x0325b0674e76f2c0ULL), "0325b0674e76f2c0");
   EXPECT_EQ(checksum_hex(~0ULL), "ffffffffffffffff");
 }
+
+TEST(Checksum, ManyRowsHashedInLockStepMatchTheByteSerialDefinition) {
+  // add_rows hashes several rows at once; strings of every stripped length
+  // (empty, full, blanks inside, over a word of blanks) and rows left over
+  // after the last full group must give the definition's digest.
+  Schema s = Schema::packed({{"n", Type::c(19)}, {"i", Type::i1()}, {"f", Type::f4()}, {"t", Type::c(3)}});
+  const char* names[] = {"", "a", "ab cd", "bolt", "processor", "x                 y", "nineteen characters",
+                         " lead", "gear", "cam", "       ", "ok"};
+  const size_t n = sizeof names / sizeof *names;
+  std::vector<uint8_t> rows(n * s.tuple_len, ' ');
+  uint64_t expect = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* r = rows.data() + i * s.tuple_len;
+    std::memcpy(r, names[i], std::strlen(names[i]));
+    store<int8_t>(r + 19, int8_t(i % 2 ? -128 : 127 - int(i)));
+    store<float>(r + 20, i == 3 ? -0.0f : 0.1f * float(i));
+    std::memcpy(r + 24, i % 3 ? "ab " : "xyz", 3);
+    std::vector<uint8_t> enc;
+    std::string name(names[i]);
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    enc.insert(enc.end(), name.begin(), name.end());
+    enc.push_back(0);
+    int64_t iv = load<int8_t>(r + 19);
+    for (int b = 0; b < 8; ++b) enc.push_back(uint8_t(uint64_t(iv) >> (8 * b)));
+    double fv = double(load<float>(r + 20));
+    uint64_t fb;
+    std::memcpy(&fb, &fv, 8);
+    for (int b = 0; b < 8; ++b) enc.push_back(uint8_t(fb >> (8 * b)));
+    const char* t = i % 3 ? "ab" : "xyz";
+    enc.insert(enc.end(), t, t + std::strlen(t));
+    enc.push_back(0);
+    expect += mix(fnv(enc));
+  }
+  for (size_t count = 0; count <= n; ++count) {
+    Checksum all;
+    all.add_rows(s, rows.data(), count);
+    uint64_t want = 0;
+    for (size_t i = 0; i < count; ++i) want += row_hash(s, rows.data() + i * s.tuple_len);
+    EXPECT_EQ(all.sum, want) << count << " rows";
+    EXPECT_EQ(all.rows, count);
+  }
+  Checksum all;
+  all.add_rows(s, rows.data(), n);
+  EXPECT_EQ(all.sum, expect);
+}
