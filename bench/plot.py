@@ -29,20 +29,24 @@ def save(fig, out_dir, name):
 
 def plot_per_tuple(data, out_dir):
     results = data["results"]
-    queries = sorted({r["query"] for r in results})
+    # One panel per query and storage structure (the keyed queries run on
+    # ISAM and on hash); reports written before "structure" existed are ISAM.
+    def structure(r):
+        return r.get("structure", "isam" if r["keyed"] else "heap")
+
+    queries = sorted({(r["query"], structure(r)) for r in results})
     cols = 3
     rows = (len(queries) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False, constrained_layout=True)
-    for ax, q in zip([a for row in axes for a in row], queries):
-        mine = [r for r in results if r["query"] == q]
+    for ax, (q, st) in zip([a for row in axes for a in row], queries):
+        mine = [r for r in results if r["query"] == q and structure(r) == st]
         backends = list(dict.fromkeys(r["backend"] for r in mine))
         for b in backends:
             pts = sorted((r["tuples"], r["per_tuple_ns"]) for r in mine if r["backend"] == b)
             xs, ys = zip(*pts)
             style = "--" if b in ("reference", "sqlite") else "-"
             ax.plot(xs, ys, style, marker="o", markersize=3, label=b)
-        keyed = mine[0]["keyed"]
-        ax.set_title(f"({q})" + (" wide, ISAM" if keyed else " heap"))
+        ax.set_title(f"({q})" + (" heap" if st == "heap" else f" wide, {st.upper()}"))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("tuples in the relation")

@@ -64,11 +64,15 @@ struct Row {
   std::string query;
   uint64_t size = 0;
   bool keyed = false;
+  Structure structure = Structure::Heap;
   std::vector<Cell> cells;
 };
 
-std::vector<uint64_t> parse_list(const std::string& s) {
-  std::vector<uint64_t> v;
+// "1,210,3360" replaces the default sizes; "+10000000" adds to them.
+std::vector<uint64_t> parse_list(const std::string& spec, std::vector<uint64_t> v) {
+  std::string s = spec;
+  if (!s.empty() && s[0] == '+') s.erase(0, 1);
+  else v.clear();
   std::stringstream ss(s);
   std::string x;
   while (std::getline(ss, x, ',')) {
@@ -76,10 +80,12 @@ std::vector<uint64_t> parse_list(const std::string& s) {
       std::cerr << "quelkit paper: error: bad size '" << x << "'\n";
       std::exit(2);
     }
-    v.push_back(std::stoull(x));
+    if (std::find(v.begin(), v.end(), std::stoull(x)) == v.end()) v.push_back(std::stoull(x));
   }
+  std::sort(v.begin(), v.end());
   return v;
 }
+
 
 std::string fmt(double v, int prec = 3) {
   std::ostringstream os;
@@ -101,6 +107,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
   register_all_backends();
   std::vector<uint64_t> sizes = {1, 210, 3360, 100000, 1000000};
   std::vector<uint64_t> keyed = {3360, 100000};
+  std::vector<Structure> keyed_structures = {Structure::Isam, Structure::Hash};
   std::string backends = "all", out_dir, only;
   int reps = 5;
   double min_time = 0.1;
@@ -117,8 +124,21 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
       return args[++i];
     };
     std::string name = a.substr(0, a.find('='));
-    if (name == "--sizes") sizes = parse_list(val());
-    else if (name == "--keyed-sizes") keyed = parse_list(val());
+    if (name == "--sizes") sizes = parse_list(val(), sizes);
+    else if (name == "--keyed-sizes") keyed = parse_list(val(), keyed);
+    else if (name == "--keyed-structures") {
+      keyed_structures.clear();
+      std::stringstream ss(val());
+      std::string x;
+      while (std::getline(ss, x, ',')) {
+        if (x == "isam") keyed_structures.push_back(Structure::Isam);
+        else if (x == "hash") keyed_structures.push_back(Structure::Hash);
+        else {
+          std::cerr << "quelkit paper: error: --keyed-structures takes isam and/or hash, not '" << x << "'\n";
+          return 2;
+        }
+      }
+    }
     else if (name == "-b" || name == "--backend") backends = val();
     else if (name == "--out") out_dir = val();
     else if (name == "--queries") only = val();
@@ -127,8 +147,10 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
     else if (a == "--no-sqlite") with_sqlite = false;
     else if (a == "-h" || a == "--help") {
       std::cout << "quelkit paper [--sizes 1,210,3360,100000,1000000] [--keyed-sizes 3360,100000]\n"
-                   "              [-b all|LIST] [--queries abcdefghi] [--reps 5] [--min-time 0.1] [--out DIR]\n"
-                   "              [--no-sqlite]\n";
+                   "              [--keyed-structures isam,hash] [-b all|LIST] [--queries abcdefghi]\n"
+                   "              [--reps 5] [--min-time 0.1] [--out DIR] [--no-sqlite]\n"
+                   "  a size list replaces the default one; +N adds to it (--sizes +10000000: the\n"
+                   "  paper's sizes and ten million tuples)\n";
       return 0;
     } else {
       std::cerr << "quelkit paper: error: unknown option " << a << "\n";
@@ -154,9 +176,10 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
 
   std::vector<Row> rows;
   bool mismatch = false;
-  auto run_set = [&](bool is_keyed, uint64_t n) {
+  auto run_set = [&](Structure structure, uint64_t n) {
+    const bool is_keyed = structure != Structure::Heap;
     Session session(so, sink_out, sink_err);
-    session.catalog().add(make_parts(n, is_keyed, is_keyed ? Structure::Isam : Structure::Heap));
+    session.catalog().add(make_parts(n, is_keyed, structure));
     auto setup = std::make_shared<Source>("<paper>", "range of p is parts range of q is parts");
     session.run(setup);
     std::unique_ptr<SqliteRef> db = with_sqlite ? SqliteRef::open(n, is_keyed, is_keyed) : nullptr;
@@ -170,6 +193,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
       row.query = pq.id;
       row.size = n;
       row.keyed = is_keyed;
+      row.structure = structure;
       for (auto& r : session.runners()) {
         Cell c;
         c.runner = r->label();
@@ -248,8 +272,9 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
       rows.push_back(std::move(row));
     }
   };
-  for (uint64_t n : sizes) run_set(false, n);
-  for (uint64_t n : keyed) run_set(true, n);
+  for (uint64_t n : sizes) run_set(Structure::Heap, n);
+  for (Structure st : keyed_structures)
+    for (uint64_t n : keyed) run_set(st, n);
   if (rows.empty()) {
     std::cerr << "quelkit paper: nothing to run\n";
     return 2;
@@ -259,14 +284,19 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
   // One block per query: sizes across, back ends down, so the report stays
   // readable however many back ends are built. Statement time with the
   // improvement over the first back end, as the paper reports it; then cost per tuple.
-  auto print_table = [&](bool is_keyed) {
-    std::cout << (is_keyed ? "Table 2: keyed queries (e)-(i), wide PARTS (200-byte tuples), ISAM on pnum\n"
-                           : "Table 1: queries (a)-(d), PARTS heap (34-byte tuples)\n");
+  auto print_table = [&](Structure structure) {
+    const bool is_keyed = structure != Structure::Heap;
+    if (std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return r.structure == structure; })) return;
+    std::cout << (structure == Structure::Heap ? "Table 1: queries (a)-(d), PARTS heap (34-byte tuples)\n"
+                  : structure == Structure::Isam
+                      ? "Table 2: keyed queries (e)-(i), wide PARTS (200-byte tuples), ISAM on pnum (the paper's)\n"
+                      : "Table 2, hashed: keyed queries (e)-(i), wide PARTS (200-byte tuples), hash on pnum\n"
+                        "(the paper measured ISAM: its VAX columns are shown beside ISAM only)\n");
     for (const auto& pq : paper_queries()) {
       if (pq.keyed != is_keyed) continue;
       std::vector<const Row*> qs;
       for (const auto& r : rows)
-        if (r.query == pq.id) qs.push_back(&r);
+        if (r.query == pq.id && r.structure == structure) qs.push_back(&r);
       if (qs.empty()) continue;
       std::cout << "\n(" << pq.id << ") " << pq.text << "\n";
       auto head = [&](const char* what) {
@@ -278,7 +308,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
       std::cout << "  " << std::left << std::setw(18) << "rows" << std::right;
       for (const Row* r : qs) std::cout << " |" << std::setw(17) << r->cells[0].rows;
       std::cout << "\n";
-      for (int which = 0; which < 2; ++which) {
+      for (int which = 0; which < (structure == Structure::Hash ? 0 : 2); ++which) {
         std::cout << "  " << std::left << std::setw(18) << (which ? "VAX DC-INGRES" : "VAX INGRES") << std::right;
         for (const Row* r : qs) {
           auto it = pq.vax.find(r->size);
@@ -319,8 +349,8 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
                  " median statement time, improvement (first - this) / this relative to "
               << labels[0].runner << "; ± = half the min-max spread of the repetitions)\n\n";
   };
-  print_table(false);
-  print_table(true);
+  print_table(Structure::Heap);
+  for (Structure st : keyed_structures) print_table(st);
 
   // Prepare cost and break-even, from (c) and (d) at the largest heap size measured.
   // Break-even = (prepare_x - prepare_base) / (per-tuple_base - per-tuple_x)
@@ -437,18 +467,19 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
     };
     js << "{\"machine\":\"" << esc(machine_description()) << "\",\"build\":\"" << QUELKIT_BUILD_TYPE
        << "\",\"reps\":" << reps << ",\"min_time_s\":" << min_time << ",\"results\":[\n";
-    csv << "query,tuples,keyed,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,prepare_ns,prepares,"
+    csv << "query,tuples,keyed,structure,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,prepare_ns,prepares,"
            "cache_hits,rows_scanned,vax_ingres_s,vax_dcingres_s\n";
     bool firstj = true;
     for (const auto& r : rows) {
       const PaperQuerySpec* pq = nullptr;
       for (const auto& q : paper_queries())
         if (r.query == q.id) pq = &q;
-      auto it = pq->vax.find(r.size);
+      auto it = r.structure == Structure::Hash ? pq->vax.end() : pq->vax.find(r.size);
       for (const auto& c : r.cells) {
         double pt = c.m.median_ns / double(std::max<uint64_t>(r.size, 1));
         js << (firstj ? "" : ",\n") << "{\"query\":\"" << r.query << "\",\"tuples\":" << r.size
-           << ",\"keyed\":" << (r.keyed ? "true" : "false") << ",\"backend\":\"" << c.runner << "\",\"rows\":" << c.rows
+           << ",\"keyed\":" << (r.keyed ? "true" : "false") << ",\"structure\":\"" << structure_name(r.structure)
+           << "\",\"backend\":\"" << c.runner << "\",\"rows\":" << c.rows
            << ",\"checksum\":\"" << checksum_hex(c.checksum) << "\",\"statement_ns\":" << c.m.median_ns
            << ",\"min_ns\":" << c.m.min_ns << ",\"max_ns\":" << c.m.max_ns << ",\"per_tuple_ns\":" << pt
            << ",\"prepare_ns\":" << c.prepare_ns << ",\"prepares\":" << c.prepares << ",\"cache_hits\":" << c.cache_hits
@@ -457,7 +488,8 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
           js << ",\"vax_ingres_s\":" << it->second.first << ",\"vax_dcingres_s\":" << it->second.second;
         js << "}";
         firstj = false;
-        csv << r.query << ',' << r.size << ',' << (r.keyed ? 1 : 0) << ',' << c.runner << ',' << c.rows << ','
+        csv << r.query << ',' << r.size << ',' << (r.keyed ? 1 : 0) << ',' << structure_name(r.structure) << ','
+            << c.runner << ',' << c.rows << ','
             << checksum_hex(c.checksum) << ',' << c.m.median_ns << ',' << c.m.min_ns << ',' << c.m.max_ns << ',' << pt
             << ',' << c.prepare_ns << ',' << c.prepares << ',' << c.cache_hits << ',' << c.scanned << ','
             << (it != pq->vax.end() ? fmt(it->second.first) : "") << ','

@@ -4,9 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
 #include <cstdio>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -89,6 +96,64 @@ TEST(Cli, SeveralBackEndsAgree) {
   Out o = sh(kBin + " --parts 3360:isam:wide -b all --format none -e 'range of p is parts range of q is parts "
                     "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\"'");
   EXPECT_EQ(o.status, 0) << o.text;
+}
+
+// The paper report end to end, in miniature: heap, ISAM and hash tables, every
+// back end, SQLite and the reference loop agreeing on each row count and
+// checksum, and those equal to the independent oracle's (test/oracle/expected.json).
+TEST(Cli, PaperReportCoversHeapIsamAndHashAndAgreesWithTheOracle) {
+  char dir[] = "/tmp/quelkit-paper-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  Out o = sh(kBin + " paper --sizes 210 --keyed-sizes 3360 --queries cef --reps 1 --min-time 0.001 "
+                    "-b interp,threaded --out " + dir);
+  ASSERT_EQ(o.status, 0) << o.text;
+  for (const char* title : {"Table 1: queries (a)-(d)", "ISAM on pnum", "hash on pnum", "break-even"})
+    EXPECT_NE(o.text.find(title), std::string::npos) << title << "\n" << o.text;
+  std::ifstream csv(std::string(dir) + "/paper.csv");
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(line.rfind("query,tuples,keyed,structure,backend,rows,checksum,", 0), 0u) << line;
+  // query,tuples,structure -> (rows, checksum) from oracle.py
+  const std::map<std::string, std::pair<std::string, std::string>> oracle = {
+      {"c,210,heap", {"207", "71f34e4399a9287b"}},
+      {"e,3360,isam", {"2499", "2dbebd5c014f9395"}}, {"e,3360,hash", {"2499", "2dbebd5c014f9395"}},
+      {"f,3360,isam", {"3360", "bb81d368a836fa89"}}, {"f,3360,hash", {"3360", "bb81d368a836fa89"}}};
+  std::map<std::string, std::set<std::string>> backends_seen;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 7u) << line;
+    const std::string key = f[0] + "," + f[1] + "," + f[3];
+    auto it = oracle.find(key);
+    ASSERT_NE(it, oracle.end()) << line;
+    EXPECT_EQ(f[5], it->second.first) << line;
+    EXPECT_EQ(f[6], it->second.second) << line;
+    backends_seen[key].insert(f[4]);
+  }
+  EXPECT_EQ(backends_seen.size(), oracle.size());
+  for (const auto& [key, seen] : backends_seen) {
+    for (const char* b : {"interp:switch", "threaded:goto", "sqlite"}) {
+      EXPECT_TRUE(seen.count(b)) << key << " " << b;
+    }
+    if (key[0] != 'f') {
+      EXPECT_TRUE(seen.count("reference")) << key;  // (f) has no hand-written loop
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, PaperSizesPlusAddsToTheDefaults) {
+  Out o = sh(kBin + " paper --sizes +7 --keyed-sizes 1 --keyed-structures hash --queries a --reps 1 "
+                    "--min-time 0.001 -b interp --no-sqlite");
+  ASSERT_EQ(o.status, 0) << o.text;
+  // (a)'s block lists every size: the defaults with 7 in order.
+  EXPECT_NE(o.text.find("1 tuples |         7 tuples |       210 tuples |      3360 tuples |    100000 tuples |"
+                        "   1000000 tuples"),
+            std::string::npos)
+      << o.text;
+  EXPECT_EQ(sh(kBin + " paper --keyed-structures btree").status, 2);
+  EXPECT_EQ(sh(kBin + " paper --sizes 12x").status, 2);
 }
 
 }  // namespace
