@@ -45,6 +45,12 @@ class Prepared {
     (void)page, (void)rows, (void)ctx;
     return -1;
   }
+  // A plan prepared as a fused kernel only may still have per-tuple functions
+  // to generate before qualify/project run (replace/delete and plans with no
+  // variable drive them tuple by tuple). The harness asks first and has them
+  // made under its prepare timer, so that compile is prepare time, not run time.
+  virtual bool tuple_functions_pending() const { return false; }
+  virtual void make_tuple_functions() {}
   PrepareTimes times;
 };
 

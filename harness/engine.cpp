@@ -122,6 +122,17 @@ Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   return scratch_owner.get();
 }
 
+void Runner::make_tuple_functions(Prepared& p, ExecStats& st) {
+  if (!p.tuple_functions_pending()) return;
+  const PrepareTimes before = p.times;
+  uint64_t t0 = now_ns();
+  p.make_tuple_functions();
+  st.prepare_ns += now_ns() - t0;
+  st.irgen_ns += p.times.irgen_ns - before.irgen_ns;
+  st.opt_ns += p.times.opt_ns - before.opt_ns;
+  st.codegen_ns += p.times.codegen_ns - before.codegen_ns;
+}
+
 // ------------------------------------------------------------ decomposition
 
 namespace {
@@ -443,6 +454,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   };
 
   if (!rel) {  // no variable left: evaluate once
+    runner_.make_tuple_functions(*prep, st);
     static const uint8_t empty[8] = {};
     std::vector<uint8_t> row(row_len + 1);
     int r = prep->qualify(empty, &ctx);
@@ -462,6 +474,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   if (buf.size() < size_t(tpp) * row_len + 1) buf.resize(size_t(tpp) * row_len + 1);
   if (want_tids && tids.size() < tpp) tids.resize(tpp);
   const bool kernel = prep->has_kernel() && runner_.options().use_kernel && !want_tids;
+  if (!kernel) runner_.make_tuple_functions(*prep, st);
   KeyBounds bounds = resolve(acc, params);
   int64_t ordinal = 0;
 

@@ -116,6 +116,9 @@ class Runner {
   Prepared* get(const Plan& plan, const std::string& cache_key, const uint8_t* params,
                 std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
                 const std::vector<uint64_t>** positions = nullptr);
+  // Has `p` generate the per-tuple functions it deferred (Prepared::
+  // tuple_functions_pending), counting the time and JIT phases as prepare in st.
+  void make_tuple_functions(Prepared& p, ExecStats& st);
 
  private:
   std::string name_, mode_;

@@ -20,6 +20,10 @@ class CompiledPlan : public harness::Prepared {
     return project_(tuple, row, ctx);
   }
   bool has_kernel() const override { return kernel_ != nullptr; }
+  bool tuple_functions_pending() const override { return !qual_ || !project_; }
+  void make_tuple_functions() override {
+    if (tuple_functions_pending()) compile_tuple_functions();
+  }
   int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override { return kernel_(page, rows, ctx); }
 
  protected:
