@@ -34,7 +34,8 @@ def plot_per_tuple(data, out_dir):
     def structure(r):
         return r.get("structure", "isam" if r["keyed"] else "heap")
 
-    queries = sorted({(r["query"], structure(r)) for r in results})
+    order = {"heap": 0, "isam": 1, "hash": 2}  # the paper's ISAM before hash
+    queries = sorted({(r["query"], structure(r)) for r in results}, key=lambda k: (k[0], order.get(k[1], 3)))
     cols = 3
     rows = (len(queries) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False, constrained_layout=True)
