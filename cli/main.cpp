@@ -43,6 +43,8 @@ const char* kUsage = R"(usage:
         --plan-cache-size N             plans kept per back end before eviction (default 1024)
         --jit-opt 0|1|2|3               JIT optimisation level (default 1)
         --jit-checks                    bounds assertions in generated code
+        --jit-cpu generic|native        JIT target: the generic CPU the kit itself is built for
+                                        (default), or every instruction of this machine's CPU
     -h, --help / --version
   quelkit gen parts --rows N [--wide] [--csv FILE]
                                         the PARTS data as CSV (pnum,pname,color,weight,qoh)
@@ -236,6 +238,10 @@ int main(int argc, char** argv) {
         opt.prepare.jit_opt = int(o);
       } else if (arg == "--jit-checks") {
         opt.prepare.jit_checks = true;
+      } else if (name == "--jit-cpu") {
+        std::string cpu = a.take_value(name, arg);
+        if (cpu != "generic" && cpu != "native") usage_error("--jit-cpu must be generic or native");
+        opt.prepare.jit_native_cpu = cpu == "native";
       } else if (arg == "-") {
         scripts.emplace_back("-", "");
       } else if (!arg.empty() && arg[0] == '-') {

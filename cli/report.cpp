@@ -112,6 +112,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
   int reps = 5;
   double min_time = 0.1;
   bool with_sqlite = true;
+  bool jit_native_cpu = false;
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto val = [&]() -> std::string {
@@ -145,10 +146,18 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
     else if (name == "--reps") reps = std::max(1, std::atoi(val().c_str()));
     else if (name == "--min-time") min_time = std::atof(val().c_str());
     else if (a == "--no-sqlite") with_sqlite = false;
+    else if (name == "--jit-cpu") {
+      const std::string cpu = val();
+      if (cpu != "generic" && cpu != "native") {
+        std::cerr << "quelkit paper: error: --jit-cpu must be generic or native\n";
+        return 2;
+      }
+      jit_native_cpu = cpu == "native";
+    }
     else if (a == "-h" || a == "--help") {
       std::cout << "quelkit paper [--sizes 1,210,3360,100000,1000000] [--keyed-sizes 3360,100000]\n"
                    "              [--keyed-structures isam,hash] [-b all|LIST] [--queries abcdefghi]\n"
-                   "              [--reps 5] [--min-time 0.1] [--out DIR] [--no-sqlite]\n"
+                   "              [--reps 5] [--min-time 0.1] [--out DIR] [--no-sqlite] [--jit-cpu generic|native]\n"
                    "  a size list replaces the default one; +N adds to it (--sizes +10000000: the\n"
                    "  paper's sizes and ten million tuples)\n";
       return 0;
@@ -165,12 +174,14 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
     return 2;
   }
   so.format = OutFormat::None;
+  so.prepare.jit_native_cpu = jit_native_cpu;
   std::ostringstream sink_out, sink_err;
 
   std::cout << "quelkit paper: Stonebraker et al. 1981, Tables 1 and 2, re-run\n"
             << "machine:  " << machine_description() << "\n"
             << "build:    " << QUELKIT_BUILD_TYPE << "; each figure the median of " << reps << " repetitions of >= "
             << min_time << " s (spread = (max - min) / median)\n"
+            << "JIT code: " << (jit_native_cpu ? "this machine's CPU (--jit-cpu native)" : "the generic CPU the kit is built for (--jit-cpu native: this machine's)") << "\n"
             << "per tuple = statement time / tuples in the relation; prepare = cold preparation of the\n"
             << "statement's plans (plan cache cleared), kept apart from statement time (warm cache)\n\n";
 
@@ -466,6 +477,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
       return o;
     };
     js << "{\"machine\":\"" << esc(machine_description()) << "\",\"build\":\"" << QUELKIT_BUILD_TYPE
+       << "\",\"jit_cpu\":\"" << (jit_native_cpu ? "native" : "generic")
        << "\",\"reps\":" << reps << ",\"min_time_s\":" << min_time << ",\"results\":[\n";
     csv << "query,tuples,keyed,structure,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,prepare_ns,prepares,"
            "cache_hits,rows_scanned,vax_ingres_s,vax_dcingres_s\n";

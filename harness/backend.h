@@ -22,6 +22,11 @@ namespace quelkit::harness {
 struct PrepareOptions {
   int jit_opt = 1;          // --jit-opt: 0..3 (JIT back ends)
   bool jit_checks = false;  // --jit-checks: bounds assertions in generated code
+  // --jit-cpu native: JIT code may use every instruction of this machine's CPU.
+  // By default both JITs target the generic CPU the ahead-of-time build targets
+  // (x86-64), so native code is compared with the interpreters, threaded code
+  // and the reference loops on the same instruction set.
+  bool jit_native_cpu = false;
 };
 
 // Compile cost split the way JITs report it (zero where it does not apply).

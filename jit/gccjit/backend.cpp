@@ -64,7 +64,7 @@ class GccjitPlan final : public CompiledPlan {
     if (!which.project && !which.kernel) project_ = nothing;
     if (!which.qual && !which.project && !which.kernel) return;
     const uint64_t t0 = now_ns();
-    Context ctx(opt_.jit_opt);
+    Context ctx(opt_.jit_opt, opt_.jit_native_cpu);
     std::vector<std::string> symbols;
     std::vector<FnKind> kinds;
     record(ctx, plan, which, opt_.jit_checks, &symbols, &kinds);
@@ -111,6 +111,7 @@ class GccjitPlan final : public CompiledPlan {
 class GccjitBackend final : public harness::Backend {
  public:
   GccjitBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {
+    if (opt.jit_native_cpu) native_cpu_options();  // ask the driver now, not in the first prepare
     // Generated code binds the runtime helpers by name when it is loaded:
     // say so now rather than fail on the first compile.
     if (std::string h = unresolved_helper(); !h.empty())
@@ -166,7 +167,7 @@ void print_gimple(const harness::Plan& plan, Mode mode, const harness::PrepareOp
   }
   const fs::path dir = tmpl, initial = dir / "initial.gimple", optimized = dir / "optimized.gimple";
   {
-    Context ctx(opt.jit_opt);
+    Context ctx(opt.jit_opt, opt.jit_native_cpu);
     ctx.dump_gimple(optimized.string());
     record(ctx, plan, functions_for(mode, plan), opt.jit_checks, nullptr, nullptr);
     // libgccjit prints the initial GIMPLE to stderr: point stderr at a file

@@ -9,6 +9,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/backend.h"
 #include "jit/codegen.h"
@@ -35,5 +36,10 @@ size_t loaded_results();
 // process, to the kit's own definition (the executable exports them);
 // otherwise the first that does not. The back end checks it when created.
 std::string unresolved_helper();
+
+// What "-march=native" means on this machine, as cc1 options for --jit-cpu
+// native (the driver of the same GCC version is asked once; exits with a
+// message if it cannot say).
+const std::vector<std::string>& native_cpu_options();
 
 }  // namespace quelkit::jit::gccjit

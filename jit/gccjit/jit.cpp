@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "jit/codegen.h"
 #include "jit/gccjit/gccjit_backend.h"
@@ -72,9 +74,57 @@ FILE* log_stream() {
 
 }  // namespace
 
+// --jit-cpu native. libgccjit runs cc1 in-process with the options it is given,
+// but "-march=native" is expanded by the gcc driver, never by cc1 (GCC 12 fails
+// with "error invoking gcc driver"). So the driver of the same GCC version is
+// asked once what native means on this machine (`gcc-12 -march=native -v`
+// prints the cc1 command it would run), and its expansion is passed on: the
+// -march= CPU, every -m feature flag, and the cache --params.
+const std::vector<std::string>& native_cpu_options() {
+  static const std::vector<std::string> opts = [] {
+    const std::string driver = "gcc-" + std::to_string(gcc_jit_version_major());
+    const std::string cmd = driver + " -march=native -E -v -x c /dev/null -o /dev/null 2>&1";
+    std::string text;
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+      char buf[4096];
+      size_t n;
+      while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+      pclose(p);
+    }
+    std::vector<std::string> v;
+    for (size_t at = 0; at < text.size();) {  // the line that runs cc1
+      size_t end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      std::string_view line(text.data() + at, end - at);
+      at = end + 1;
+      if (line.find("/cc1 ") == std::string_view::npos) continue;
+      std::vector<std::string> words;
+      for (size_t i = 0; i < line.size();) {
+        size_t j = line.find(' ', i);
+        if (j == std::string_view::npos) j = line.size();
+        if (j > i) words.emplace_back(line.substr(i, j - i));
+        i = j + 1;
+      }
+      for (size_t i = 0; i < words.size(); ++i) {
+        if (words[i].rfind("-m", 0) == 0) v.push_back(words[i]);
+        else if (words[i] == "--param" && i + 1 < words.size()) v.push_back("--param=" + words[++i]);
+      }
+      break;
+    }
+    if (std::none_of(v.begin(), v.end(), [](const std::string& o) { return o.rfind("-march=", 0) == 0; })) {
+      std::fprintf(stderr, "quelkit: gccjit: --jit-cpu native: `%s` did not say what -march=native means here\n",
+                   cmd.c_str());
+      std::exit(2);
+    }
+    return v;
+  }();
+  return opts;
+}
+
 // ---- Context
 
-Context::Context(int level) : c_(gcc_jit_context_acquire()), level_(std::clamp(level, 0, kMaxOptLevel)) {
+Context::Context(int level, bool native_cpu)
+    : c_(gcc_jit_context_acquire()), level_(std::clamp(level, 0, kMaxOptLevel)) {
   if (!c_) {
     std::fprintf(stderr, "quelkit: gccjit: cannot acquire a libgccjit context\n");
     std::abort();
@@ -90,6 +140,8 @@ Context::Context(int level) : c_(gcc_jit_context_acquire()), level_(std::clamp(l
   gcc_jit_context_add_command_line_option(c_, "-fno-fast-math");
   gcc_jit_context_add_command_line_option(c_, "-fno-strict-aliasing");
   gcc_jit_context_add_command_line_option(c_, "-fno-omit-frame-pointer");
+  if (native_cpu)
+    for (const std::string& o : native_cpu_options()) gcc_jit_context_add_command_line_option(c_, o.c_str());
   gcc_jit_context_set_bool_allow_unreachable_blocks(c_, 1);
   gcc_jit_context_set_bool_print_errors_to_stderr(c_, 0);  // compile() reports the first error
   if (debug_info()) {  // gdb steps through the .quel text; the .s and .so stay in /tmp/libgccjit-*

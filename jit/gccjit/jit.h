@@ -31,13 +31,16 @@ struct CompileTimes {
 // One gcc_jit_context with the options every compile gets: the level,
 // -ffp-contract=off, no fast-math, no type-based aliasing (generated code
 // reads packed bytes), frame pointers (perf and gdb walk through generated
-// code), unreachable blocks allowed (a qualification folded to false).
+// code), unreachable blocks allowed (a qualification folded to false), and
+// this machine's CPU only when asked (--jit-cpu native: what `gcc-12
+// -march=native` expands to; GCC's default target, the one the compiled-in
+// evaluators are built for, otherwise).
 // QUELKIT_GCCJIT_DEBUG=1 in the environment adds debug information and keeps
 // libgccjit's intermediate files (fake.s, fake.so in /tmp/libgccjit-*, named
 // on stderr), so gdb steps through the .quel text and the assembly can be read.
 class Context {
  public:
-  explicit Context(int level);
+  Context(int level, bool native_cpu);
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;

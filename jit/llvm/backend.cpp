@@ -13,6 +13,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_os_ostream.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
 
 #include "jit/llvm/emitter.h"
 #include "jit/llvm/jit.h"
@@ -39,7 +40,7 @@ class LlvmPlan final : public CompiledPlan {
  public:
   explicit LlvmPlan(const harness::PrepareOptions& opt) : opt_(opt) {}
   ~LlvmPlan() override {
-    for (auto& t : trackers_) Jit::get().unload(t);
+    for (auto& t : trackers_) Jit::get(opt_.jit_native_cpu).unload(t);
   }
 
   // Generates, optimises and compiles `which` of `plan`, adding to times.
@@ -47,7 +48,7 @@ class LlvmPlan final : public CompiledPlan {
     if (!which.qual && !which.kernel) qual_ = always;
     if (!which.project && !which.kernel) project_ = nothing;
     if (!which.qual && !which.project && !which.kernel) return;
-    Jit& jit = Jit::get();
+    Jit& jit = Jit::get(opt_.jit_native_cpu);
     uint64_t t0 = now_ns();
     std::string suffix = jit.unique_suffix();
     Jit::NewModule nm = jit.new_module(base_name(plan) + suffix, opt_.jit_opt);
@@ -96,7 +97,7 @@ class LlvmPlan final : public CompiledPlan {
 class LlvmBackend final : public harness::Backend {
  public:
   LlvmBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {
-    Jit::get();  // create the JIT now, not inside the first statement's prepare time
+    Jit::get(opt.jit_native_cpu);  // create the JIT now, not inside the first statement's prepare time
   }
 
   bool reuses_plans() const override { return true; }
@@ -129,7 +130,7 @@ class LlvmBackend final : public harness::Backend {
 
 void print_module(const harness::Plan& plan, Mode mode, const harness::PrepareOptions& opt, bool optimized,
                   std::ostream& os) {
-  Jit& jit = Jit::get();
+  Jit& jit = Jit::get(opt.jit_native_cpu);
   Jit::NewModule nm = jit.new_module(base_name(plan), opt.jit_opt);
   LlvmEmitter em(*nm.mod, "");
   generate(plan, functions_for(mode, plan), base_name(plan), GenOptions{opt.jit_checks}, em);
@@ -138,12 +139,25 @@ void print_module(const harness::Plan& plan, Mode mode, const harness::PrepareOp
   nm.mod->print(out, nullptr);
 }
 
-size_t loaded_modules() { return Jit::get().loaded(); }
+size_t loaded_modules() {
+  size_t n = 0;
+  for (Jit* j : Jit::created()) n += j->loaded();
+  return n;
+}
+
+std::string target_cpu(bool native_cpu) {
+  std::string cpu = Jit::get(native_cpu).target_machine(1).getTargetCPU().str();
+  return cpu.empty() ? "generic" : cpu;
+}
+
+std::string host_cpu() { return llvm::sys::getHostCPUName().str(); }
 
 bool enable_perf(const std::string& how) {
-  if (how == "map") Jit::get().set_perf(Perf::Map);
-  else if (how == "jitdump") Jit::get().set_perf(Perf::JitDump);
+  Perf p;
+  if (how == "map") p = Perf::Map;
+  else if (how == "jitdump") p = Perf::JitDump;
   else return false;
+  for (bool native : {false, true}) Jit::get(native).set_perf(p);
   return true;
 }
 

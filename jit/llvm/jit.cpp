@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
@@ -28,6 +29,7 @@
 #include <llvm/Object/SymbolSize.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/SmallVectorMemoryBuffer.h>
+#include <llvm/TargetParser/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -139,30 +141,49 @@ class PerfMapListener final : public llvm::JITEventListener {
 
 }  // namespace
 
-llvm::Expected<std::unique_ptr<Jit>> Jit::Create() {
+llvm::Expected<std::unique_ptr<Jit>> Jit::Create(bool native) {
   std::unique_ptr<Jit> j(new Jit());
-  if (llvm::Error e = j->init()) return e;
+  if (llvm::Error e = j->init(native)) return e;
   return j;
 }
 
-Jit& Jit::get() {
-  static Jit* jit = [] {
-    auto j = Create();
+namespace {
+std::mutex jits_mu;
+Jit* jits[2] = {};  // [native]
+}  // namespace
+
+std::vector<Jit*> Jit::created() {
+  std::lock_guard<std::mutex> lock(jits_mu);
+  std::vector<Jit*> v;
+  for (Jit* j : jits)
+    if (j) v.push_back(j);
+  return v;
+}
+
+Jit& Jit::get(bool native) {
+  std::lock_guard<std::mutex> lock(jits_mu);
+  Jit*& jit = jits[native ? 1 : 0];
+  if (!jit) {
+    auto j = Create(native);
     if (!j) {
       std::fprintf(stderr, "quelkit: llvm: cannot create the JIT: %s\n", llvm::toString(j.takeError()).c_str());
       std::abort();
     }
-    return j->release();
-  }();
+    jit = j->release();
+  }
   return *jit;
 }
 
 Jit::~Jit() = default;
 
-llvm::Error Jit::init() {
+llvm::Error Jit::init(bool native) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  // Generic: the process's triple with no CPU name and no features, which for
+  // x86-64 is what GCC's default -march=x86-64 gives the compiled-in evaluators.
+  auto jtmb = native ? llvm::orc::JITTargetMachineBuilder::detectHost()
+                     : llvm::Expected<llvm::orc::JITTargetMachineBuilder>(
+                           llvm::orc::JITTargetMachineBuilder(llvm::Triple(llvm::sys::getProcessTriple())));
   if (!jtmb) return jtmb.takeError();
   // Same answers everywhere: never fuse a multiply and an add.
   jtmb->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;

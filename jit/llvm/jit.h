@@ -41,11 +41,15 @@ struct CompileTimes {
 
 class Jit {
  public:
-  static llvm::Expected<std::unique_ptr<Jit>> Create();
-  // The process's JIT, created on first use and never destroyed (prepared
-  // plans in static objects may outlive static destructors). Aborts with
-  // LLVM's message if the host cannot be targeted.
-  static Jit& get();
+  // `native`: code for this machine's CPU (its name and features); else for the
+  // triple's generic CPU, as the ahead-of-time build (--jit-cpu).
+  static llvm::Expected<std::unique_ptr<Jit>> Create(bool native);
+  // The process's JIT for a target (generic or native), created on first use
+  // and never destroyed (prepared plans in static objects may outlive static
+  // destructors). Aborts with LLVM's message if the target cannot be had.
+  static Jit& get(bool native);
+  // The JITs created so far.
+  static std::vector<Jit*> created();
   // Perf registration for code compiled from now on; QUELKIT_JIT_PERF=map|jitdump
   // sets it at creation. Call before the first compile to catch everything.
   void set_perf(Perf p);
@@ -81,7 +85,7 @@ class Jit {
 
  private:
   Jit() = default;
-  llvm::Error init();
+  llvm::Error init(bool native);
 
   std::unique_ptr<llvm::orc::LLJIT> lljit_;
   std::unique_ptr<llvm::orc::JITTargetMachineBuilder> jtmb_;

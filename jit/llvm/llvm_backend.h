@@ -37,4 +37,10 @@ bool enable_perf(const std::string& how);
 // holds one or two; evicted plans must have freed theirs).
 size_t loaded_modules();
 
+// The CPU the JIT generates code for under --jit-cpu generic (native_cpu
+// false) or native, as LLVM names it ("generic" for the triple's baseline),
+// and the name LLVM gives this machine's CPU.
+std::string target_cpu(bool native_cpu);
+std::string host_cpu();
+
 }  // namespace quelkit::jit::llvmjit

@@ -205,6 +205,18 @@ TEST(GccjitPlans, PrepareReportsItsCompileTimeSplit) {
   }
 }
 
+TEST(GccjitTarget, NativeIsTheDriversExpansionOfMarchNative) {
+  // cc1 cannot take -march=native itself: the options must name the CPU.
+  const auto& opts = gj::native_cpu_options();
+  size_t march = 0;
+  for (const auto& o : opts) {
+    EXPECT_NE(o, "-march=native");
+    march += o.rfind("-march=", 0) == 0;
+  }
+  EXPECT_EQ(march, 1u);
+  EXPECT_FALSE(harness::PrepareOptions{}.jit_native_cpu) << "the default must be generic";
+}
+
 TEST(GccjitPlans, RuntimeHelpersResolveToTheKitsOwn) {
   EXPECT_EQ(gj::unresolved_helper(), "") << "the test executable must export the runtime helpers";
 }

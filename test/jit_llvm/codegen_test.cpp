@@ -182,6 +182,14 @@ TEST(LlvmPlans, GeneratedCodeEmbedsNoPointers) {
   }
 }
 
+TEST(LlvmTarget, GenericUnlessNativeIsAsked) {
+  // --jit-cpu generic (the default) is the triple's baseline CPU, what the
+  // ahead-of-time build targets; native is this machine's CPU.
+  EXPECT_EQ(lj::target_cpu(false), "generic");
+  EXPECT_EQ(lj::target_cpu(true), lj::host_cpu());
+  EXPECT_FALSE(harness::PrepareOptions{}.jit_native_cpu) << "the default must be generic";
+}
+
 TEST(LlvmPlans, SubstitutedQueryCompilesOnce) {
   auto o = options("interp,llvm:qual,llvm:fused", 1, true);
   std::ostringstream out, err;

@@ -1,7 +1,8 @@
 // The JIT back ends' differential suite, written once: qual and fused mode
 // against the 1976 interpreter on the edge relation (edge_queries.h), the same
 // rows bit for bit or the same error (code, position, tuple ordinal), at every
-// --jit-opt level with --jit-checks on and once with it off, updates included.
+// --jit-opt level with --jit-checks on, once with it off, and once for this
+// machine's CPU (--jit-cpu native), updates included.
 // A test file defines QUELKIT_DIFF_BACKEND ("llvm") and QUELKIT_DIFF_SUITE (a
 // suite name unique across binaries) and includes this inside its namespace.
 #pragma once
@@ -19,12 +20,13 @@ const auto& kQueries = kEdgeQueries;  // edge_queries.h
 struct Config {
   int level;
   bool checks;
+  bool native = false;  // --jit-cpu native
 };
 
 class QUELKIT_DIFF_SUITE : public ::testing::TestWithParam<Config> {};
 
 TEST_P(QUELKIT_DIFF_SUITE, QueriesAgreeWithTheInterpreter) {
-  Kit kit(options(backends(), GetParam().level, GetParam().checks));
+  Kit kit(options(backends(), GetParam().level, GetParam().checks, GetParam().native));
   int errors = 0;
   for (const char* text : kQueries) {
     SCOPED_TRACE(text);
@@ -39,7 +41,7 @@ TEST_P(QUELKIT_DIFF_SUITE, QueriesAgreeWithTheInterpreter) {
 }
 
 TEST_P(QUELKIT_DIFF_SUITE, ErrorsComeFromTheSameTuple) {
-  Kit kit(options(backends(), GetParam().level, GetParam().checks));
+  Kit kit(options(backends(), GetParam().level, GetParam().checks, GetParam().native));
   auto rs = kit.evaluate("retrieve (x = t.a + 1)");
   for (const auto& r : rs) {
     ASSERT_FALSE(r.ok);
@@ -50,7 +52,7 @@ TEST_P(QUELKIT_DIFF_SUITE, ErrorsComeFromTheSameTuple) {
 }
 
 TEST_P(QUELKIT_DIFF_SUITE, UpdatesAgree) {
-  Kit kit(options(backends(), GetParam().level, GetParam().checks));
+  Kit kit(options(backends(), GetParam().level, GetParam().checks, GetParam().native));
   const char* const stmts[] = {
       "replace t (a = t.a + 1) where t.a > 100 and t.a < 200",
       "replace t (b = t.b / 2, s = concat(t.u, t.s)) where t.b > 2",
@@ -69,8 +71,9 @@ TEST_P(QUELKIT_DIFF_SUITE, UpdatesAgree) {
 
 INSTANTIATE_TEST_SUITE_P(Levels, QUELKIT_DIFF_SUITE,
                          ::testing::Values(Config{0, true}, Config{1, true}, Config{2, true}, Config{3, true},
-                                           Config{1, false}),
+                                           Config{1, false}, Config{2, false, true}),
                          [](const ::testing::TestParamInfo<Config>& i) {
-                           return "O" + std::to_string(i.param.level) + (i.param.checks ? "_checks" : "");
+                           return "O" + std::to_string(i.param.level) + (i.param.checks ? "_checks" : "") +
+                                  (i.param.native ? "_native" : "");
                          });
 

@@ -58,13 +58,15 @@ inline std::unique_ptr<harness::Relation> edge_relation(const std::string& name 
   return rel;
 }
 
-inline harness::SessionOptions options(const std::string& backends, int level, bool checks) {
+inline harness::SessionOptions options(const std::string& backends, int level, bool checks,
+                                       bool native_cpu = false) {
   register_all_backends();
   harness::SessionOptions o;
   o.backends = harness::parse_backend_list(backends);
   o.format = harness::OutFormat::None;
   o.prepare.jit_opt = level;
   o.prepare.jit_checks = checks;
+  o.prepare.jit_native_cpu = native_cpu;
   return o;
 }
 
