@@ -816,4 +816,19 @@ void generate(const harness::Plan& plan, Functions which, const std::string& bas
   if (which.project) w.project_function(function_name(base, FnKind::Project));
 }
 
+std::string base_name(const harness::Plan& plan) { return plan.name.empty() ? "plan" : plan.name; }
+
+harness::BackendSpec backend_spec(
+    std::string name, std::vector<std::string> dump_forms,
+    std::function<std::unique_ptr<harness::Backend>(Mode, const harness::PrepareOptions&)> make) {
+  return harness::BackendSpec{
+      std::move(name), mode_names(), std::move(dump_forms),
+      [make = std::move(make)](const std::string& mode,
+                               const harness::PrepareOptions& opt) -> std::unique_ptr<harness::Backend> {
+        Mode m;
+        if (!parse_mode(mode, &m)) return nullptr;
+        return make(m, opt);
+      }};
+}
+
 }  // namespace quelkit::jit

@@ -9,11 +9,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "frontend/ir.h"
+#include "harness/backend.h"
 #include "harness/plan.h"
 #include "harness/runtime/runtime.h"
 
@@ -239,6 +242,14 @@ void generate(const harness::Plan& plan, Functions which, const std::string& bas
 
 // Name of a generated function.
 std::string function_name(const std::string& base, FnKind k);
+// The name generated code and dumps take after a plan ("q3", or "plan").
+std::string base_name(const harness::Plan& plan);
+
+// The harness registration of a JIT back end: its modes (QK_JIT_MODES, the
+// default first), the --dump forms it prints, and how to make it in a mode.
+harness::BackendSpec backend_spec(
+    std::string name, std::vector<std::string> dump_forms,
+    std::function<std::unique_ptr<harness::Backend>(Mode, const harness::PrepareOptions&)> make);
 
 // A copy of what code generation reads of a plan (name, source, folded trees, layouts,
 // scratch size, key), for back ends that generate more code later (the lazily

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,18 +22,14 @@
 #include "jit/gccjit/emitter.h"
 #include "jit/gccjit/jit.h"
 #include "jit/prepared.h"
+#include "harness/measure.h"
 
 namespace quelkit::jit::gccjit {
 
 namespace {
 
-uint64_t now_ns() {
-  return uint64_t(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+using harness::now_ns;
 
-std::string base_name(const harness::Plan& plan) { return plan.name.empty() ? "plan" : plan.name; }
 // Where debug locations point: the script, else the plan (hand-built plans).
 std::string source_name(const harness::Plan& plan) { return plan.source.empty() ? base_name(plan) : plan.source; }
 
@@ -199,14 +194,6 @@ std::unique_ptr<harness::Backend> make_backend(Mode mode, const harness::Prepare
   return std::make_unique<GccjitBackend>(mode, opt);
 }
 
-void register_backend() {
-  harness::register_backend(harness::BackendSpec{
-      "gccjit", mode_names(), {"gimple"},
-      [](const std::string& mode, const harness::PrepareOptions& opt) -> std::unique_ptr<harness::Backend> {
-        Mode m;
-        if (!parse_mode(mode, &m)) return nullptr;
-        return make_backend(m, opt);
-      }});
-}
+void register_backend() { harness::register_backend(backend_spec("gccjit", {"gimple"}, make_backend)); }
 
 }  // namespace quelkit::jit::gccjit

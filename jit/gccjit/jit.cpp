@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,16 +18,13 @@
 
 #include "jit/codegen.h"
 #include "jit/gccjit/gccjit_backend.h"
+#include "harness/measure.h"
 
 namespace quelkit::jit::gccjit {
 
 namespace {
 
-uint64_t now_ns() {
-  return uint64_t(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+using harness::now_ns;
 
 std::atomic<size_t> g_live{0};
 

@@ -5,7 +5,6 @@
 // plan cache evicting it — removes the tracker and frees the code.
 #include "jit/llvm/llvm_backend.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ostream>
@@ -18,18 +17,14 @@
 #include "jit/llvm/emitter.h"
 #include "jit/llvm/jit.h"
 #include "jit/prepared.h"
+#include "harness/measure.h"
 
 namespace quelkit::jit::llvmjit {
 
 namespace {
 
-uint64_t now_ns() {
-  return uint64_t(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+using harness::now_ns;
 
-std::string base_name(const harness::Plan& plan) { return plan.name.empty() ? "plan" : plan.name; }
 
 [[noreturn]] void fatal(const std::string& what) {
   std::fprintf(stderr, "quelkit: internal error: llvm: %s\n", what.c_str());
@@ -165,14 +160,6 @@ std::unique_ptr<harness::Backend> make_backend(Mode mode, const harness::Prepare
   return std::make_unique<LlvmBackend>(mode, opt);
 }
 
-void register_backend() {
-  harness::register_backend(harness::BackendSpec{
-      "llvm", mode_names(), {"llvm"},
-      [](const std::string& mode, const harness::PrepareOptions& opt) -> std::unique_ptr<harness::Backend> {
-        Mode m;
-        if (!parse_mode(mode, &m)) return nullptr;
-        return make_backend(m, opt);
-      }});
-}
+void register_backend() { harness::register_backend(backend_spec("llvm", {"llvm"}, make_backend)); }
 
 }  // namespace quelkit::jit::llvmjit

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -40,16 +39,13 @@
 
 #include "harness/perfmap.h"
 #include "jit/codegen.h"
+#include "harness/measure.h"
 
 namespace quelkit::jit::llvmjit {
 
 namespace {
 
-uint64_t now_ns() {
-  return uint64_t(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+using harness::now_ns;
 
 constexpr const char* kLevelFlag = "quelkit.jit_opt";
 
