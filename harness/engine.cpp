@@ -15,6 +15,7 @@
 
 #include "frontend/frontend.h"
 #include "harness/measure.h"
+#include "harness/rows.h"
 
 namespace quelkit::harness {
 
@@ -91,6 +92,37 @@ Runner::Runner(std::string name, std::string mode, std::unique_ptr<Backend> be, 
                PrepareOptions popt)
     : name_(std::move(name)), mode_(std::move(mode)), backend_(std::move(be)), opt_(std::move(opt)),
       popt_(popt) {}
+
+std::string result_difference(const Result& a, const Result& b) {
+  if (a.ok != b.ok) {
+    const Result& bad = a.ok ? b : a;
+    return std::string(a.ok ? "second" : "first") + " failed: " + bad.error.format();
+  }
+  if (!a.ok) {
+    if (a.error == b.error) return "";
+    return "different errors:\n  " + a.error.format() + "\n  " + b.error.format();
+  }
+  if (a.nrows() != b.nrows()) return std::to_string(a.nrows()) + " rows vs " + std::to_string(b.nrows()) + " rows";
+  if (a.keep_rows && b.keep_rows) {
+    const uint32_t len = a.layout.tuple_len;
+    if (len != b.layout.tuple_len) return "different row layouts";
+    for (uint64_t i = 0; i < a.nrows() && len; ++i) {
+      const uint8_t* x = a.data.data() + i * len;
+      const uint8_t* y = b.data.data() + i * len;
+      if (std::memcmp(x, y, len) != 0) {
+        std::string m = "row " + std::to_string(i + 1) + " differs:";
+        for (const auto& at : a.layout.attrs)
+          if (std::memcmp(x + at.offset, y + at.offset, at.type.len) != 0)
+            m += " " + at.name + " = " + value_text(at, x) + " vs " + value_text(at, y);
+        return m;
+      }
+    }
+  }
+  if (a.tids.size() != b.tids.size() || !std::equal(a.tids.begin(), a.tids.end(), b.tids.begin()))
+    return "different tuples updated";
+  if (a.checksum.sum != b.checksum.sum) return "checksums differ";
+  return "";
+}
 
 Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint8_t* params,
                       std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,

@@ -87,6 +87,12 @@ struct Result {
   uint64_t nrows() const { return checksum.rows; }
 };
 
+// The first difference between two results of one statement ("" if none):
+// success or the same error exactly, row count, rows byte for byte in order
+// (when both kept them), updated tuples, checksum. `quelkit -b a,b` and
+// difftest both judge back ends by it.
+std::string result_difference(const Result& a, const Result& b);
+
 struct RunnerOptions {
   bool plan_cache = true;       // --no-plan-cache turns reuse off
   bool use_kernel = true;       // use a fused kernel when the back end offers one

@@ -162,38 +162,6 @@ Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceR
   return eng.evaluate(q, r, keep_rows);
 }
 
-// The first difference between two runners' results, or "" if they agree.
-static std::string first_difference(const Result& a, const Result& b) {
-  if (a.ok != b.ok) {
-    const Result& bad = a.ok ? b : a;
-    return std::string(a.ok ? "second" : "first") + " failed: " + bad.error.format();
-  }
-  if (!a.ok) {
-    if (a.error == b.error) return "";
-    return "different errors:\n  " + a.error.format() + "\n  " + b.error.format();
-  }
-  if (a.nrows() != b.nrows())
-    return std::to_string(a.nrows()) + " rows vs " + std::to_string(b.nrows()) + " rows";
-  if (a.keep_rows && b.keep_rows) {
-    const uint32_t len = a.layout.tuple_len;
-    for (uint64_t i = 0; i < a.nrows(); ++i) {
-      const uint8_t* x = a.data.data() + i * len;
-      const uint8_t* y = b.data.data() + i * len;
-      if (len && std::memcmp(x, y, len) != 0) {
-        std::string m = "row " + std::to_string(i + 1) + " differs:";
-        for (const auto& at : a.layout.attrs)
-          if (std::memcmp(x + at.offset, y + at.offset, at.type.len) != 0)
-            m += " " + at.name + " = " + value_text(at, x) + " vs " + value_text(at, y);
-        return m;
-      }
-    }
-    if (a.tids.size() != b.tids.size() || !std::equal(a.tids.begin(), a.tids.end(), b.tids.begin()))
-      return "different tuples updated";
-  }
-  if (a.checksum.sum != b.checksum.sum) return "checksums differ";
-  return "";
-}
-
 static uint64_t median(std::vector<uint64_t> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -273,7 +241,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   }
   bool agree = true;
   for (size_t i = 1; i < results.size(); ++i) {
-    std::string d = first_difference(results[0], results[i]);
+    std::string d = result_difference(results[0], results[i]);
     if (!d.empty()) {
       err_ << (src ? src->name() + ":" : "") << s.pos.line << ":" << s.pos.col << ": error: back ends disagree: "
            << runners_[0]->label() << " vs " << runners_[i]->label() << ": " << d << '\n';

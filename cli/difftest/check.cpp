@@ -20,6 +20,7 @@
 namespace quelkit::difftest {
 
 using harness::Result;
+using harness::result_difference;
 using ir::Generic;
 using ir::Op;
 
@@ -27,35 +28,6 @@ using ir::Op;
 static const char* const kAgain = "\n\n   ";
 
 // ---- comparing results ----
-
-std::string result_difference(const Result& a, const Result& b) {
-  if (a.ok != b.ok) {
-    const Result& bad = a.ok ? b : a;
-    return std::string(a.ok ? "second" : "first") + " failed: " + bad.error.format();
-  }
-  if (!a.ok) {
-    if (a.error == b.error) return "";
-    return "different errors:\n  " + a.error.format() + "\n  " + b.error.format();
-  }
-  if (a.nrows() != b.nrows()) return std::to_string(a.nrows()) + " rows vs " + std::to_string(b.nrows()) + " rows";
-  const uint32_t len = a.layout.tuple_len;
-  if (len != b.layout.tuple_len) return "different row layouts";
-  for (uint64_t i = 0; i < a.nrows() && len; ++i) {
-    const uint8_t* x = a.data.data() + i * len;
-    const uint8_t* y = b.data.data() + i * len;
-    if (std::memcmp(x, y, len) != 0) {
-      std::string m = "row " + std::to_string(i + 1) + " differs:";
-      for (const auto& at : a.layout.attrs)
-        if (std::memcmp(x + at.offset, y + at.offset, at.type.len) != 0)
-          m += " " + at.name + " = " + harness::value_text(at, x) + " vs " + harness::value_text(at, y);
-      return m;
-    }
-  }
-  if (a.tids.size() != b.tids.size() || !std::equal(a.tids.begin(), a.tids.end(), b.tids.begin()))
-    return "different tuples updated";
-  if (a.checksum.sum != b.checksum.sum) return "checksums differ";
-  return "";
-}
 
 static std::vector<std::string> sorted_rows(const Result& r) {
   std::vector<std::string> v;

@@ -105,10 +105,8 @@ class Checker {
   uint64_t variant_pick_ = 0;
 };
 
-// Differences between two results of one statement ("" if none): errors
-// exactly, rows byte for byte in order, updated tuples, checksum.
-std::string result_difference(const harness::Result& a, const harness::Result& b);
-// Same, but rows compared as multisets (storage variants, other engines).
+// harness::result_difference compares two results of one statement exactly;
+// this one compares rows as multisets (storage variants, other engines).
 std::string multiset_difference(const harness::Result& a, const harness::Result& b);
 
 }  // namespace quelkit::difftest
