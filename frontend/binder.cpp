@@ -5,6 +5,7 @@
 // type to its operator's class, patterns as MATCH_C/NOMATCH_C with the value
 // first) are what every back end relies on; DESIGN.md states the language rules.
 #include <array>
+#include <optional>
 
 #include "frontend/frontend.h"
 #include "harness/runtime/runtime.h"
@@ -18,18 +19,8 @@ using ir::Generic;
 using ir::NodePtr;
 using ir::Op;
 
-Type type_of(Tk k) {
-  switch (k) {
-    case Tk::I1: return Type::i1();
-    case Tk::I2: return Type::i2();
-    case Tk::I4: return Type::i4();
-    case Tk::F4: return Type::f4();
-    case Tk::F8: return Type::f8();
-    case Tk::B: return Type::b();
-    case Tk::C: break;  // a character type needs a length; never asked for here
-  }
-  return Type::i4();
-}
+// A type of fixed size (a character type needs a length; never asked for here).
+Type type_of(Tk k) { return k == Tk::C ? Type::i4() : Type{k, type_info(k).size}; }
 
 // The type in which a binary numeric operator computes: any f8 makes it f8,
 // else any f4 makes it f4, else integers are computed in i4.
@@ -46,22 +37,6 @@ std::string type_text(Type t) { return t.kind == Tk::B ? std::string("a conditio
 bool is_pattern_literal(const Expr& e) {
   return e.kind == Expr::String && e.text.find_first_of("*?[\\") != std::string::npos;
 }
-
-enum class Fn : uint8_t { Abs, Mod, Sqrt, Log, Exp, Sin, Cos, Atan, Ascii, Concat, Int1, Int2, Int4, Float4, Float8 };
-
-struct FnInfo {
-  const char* name;
-  Fn fn;
-  int arity;
-};
-
-constexpr std::array<FnInfo, 15> kFunctions = {{
-    {"abs", Fn::Abs, 1}, {"mod", Fn::Mod, 2}, {"sqrt", Fn::Sqrt, 1}, {"log", Fn::Log, 1},
-    {"exp", Fn::Exp, 1}, {"sin", Fn::Sin, 1}, {"cos", Fn::Cos, 1}, {"atan", Fn::Atan, 1},
-    {"ascii", Fn::Ascii, 1}, {"concat", Fn::Concat, 2}, {"int1", Fn::Int1, 1},
-    {"int2", Fn::Int2, 1}, {"int4", Fn::Int4, 1}, {"float4", Fn::Float4, 1},
-    {"float8", Fn::Float8, 1},
-}};
 
 class Binder {
  public:
@@ -211,7 +186,7 @@ class Binder {
 
   static NodePtr typed(Generic g, Tk operand, Type result, SrcPos pos, NodePtr a, NodePtr b = nullptr) {
     Op op;
-    typed_op(g, ir::tc_of(operand), &op);  // callers only ask for rows that exist
+    typed_op(g, operand, &op);  // callers only ask for rows that exist
     return ir::make_node(op, result, pos, std::move(a), std::move(b));
   }
 
@@ -269,50 +244,143 @@ class Binder {
     fail(ErrKind::Type, e.pos, "unknown expression");
   }
 
+  // Operators and functions: the catalogue (ops.def) names the generic
+  // operator and its typing rule; the rule's case below types the operands,
+  // inserts their conversions and picks the typed row.
   NodePtr unary(const Expr& e) {
     NodePtr a = expr(*e.args[0]);
-    if (e.op == "not") {
-      if (a->type.kind != Tk::B)
-        fail(ErrKind::Type, e.pos, "the operand of 'not' must be a condition, not " + type_text(a->type));
-      return ir::make_node(Op::NOT, Type::b(), e.pos, std::move(a));
+    if (e.op == "+") {  // no node: +x is x
+      if (!a->type.is_numeric())
+        fail(ErrKind::Type, e.pos, "unary '" + e.op + "' needs a number, not " + type_text(a->type));
+      return a;
     }
-    if (!a->type.is_numeric())
-      fail(ErrKind::Type, e.pos, "unary '" + e.op + "' needs a number, not " + type_text(a->type));
-    if (e.op == "+") return a;  // no node: +x is x
-    a = widen(std::move(a));
-    Type t = a->type;
-    return typed(Generic::Neg, t.kind, t, e.pos, std::move(a));
+    Generic g;
+    if (!ir::generic_by_quel(e.op, 1, false, &g)) fail(ErrKind::Type, e.pos, "unknown operator '" + e.op + "'");
+    std::vector<NodePtr> args;
+    args.push_back(std::move(a));
+    return apply(e, g, std::move(args), false);
   }
 
   NodePtr binary(const Expr& e) {
-    const std::string& op = e.op;
-    if (op == "and" || op == "or") {
-      NodePtr l = expr(*e.args[0]);
-      NodePtr r = expr(*e.args[1]);
-      for (const NodePtr* k : {&l, &r})
-        if ((*k)->type.kind != Tk::B)
-          fail(ErrKind::Type, e.pos, "the operands of '" + op + "' must be conditions, not " + type_text((*k)->type));
-      return ir::make_node(op == "and" ? Op::AND : Op::OR, Type::b(), e.pos, std::move(l), std::move(r));
+    Generic g;
+    if (!ir::generic_by_quel(e.op, 2, false, &g)) fail(ErrKind::Type, e.pos, "unknown operator '" + e.op + "'");
+    std::vector<NodePtr> args;
+    args.push_back(expr(*e.args[0]));
+    args.push_back(expr(*e.args[1]));
+    return apply(e, g, std::move(args), false);
+  }
+
+  NodePtr call(const Expr& e) {
+    // The explicit conversions are spelled by their target type (types.def).
+    std::optional<Tk> to;
+    for (int i = 0; i < kNumTk; ++i)
+      if (*kTypes[i].convert_fn && e.text == kTypes[i].convert_fn) to = Tk(i);
+    Generic g = Generic::Cvt;
+    if (!to) {
+      bool known = false;
+      for (int arity : {1, 2}) known = known || ir::generic_by_quel(e.text, arity, true, &g);
+      if (!known) fail(ErrKind::Name, e.pos, "unknown function '" + e.text + "'");
     }
-    static const struct { const char* text; Generic g; } kOps[] = {
-        {"+", Generic::Add}, {"-", Generic::Sub}, {"*", Generic::Mul}, {"/", Generic::Div},
-        {"**", Generic::Pow}, {"=", Generic::Eq}, {"!=", Generic::Ne}, {"<", Generic::Lt},
-        {"<=", Generic::Le}, {">", Generic::Gt}, {">=", Generic::Ge}};
-    Generic g = Generic::Add;
-    for (const auto& o : kOps)
-      if (op == o.text) g = o.g;
-    bool cmp = g == Generic::Eq || g == Generic::Ne || g == Generic::Lt || g == Generic::Le ||
-               g == Generic::Gt || g == Generic::Ge;
-    NodePtr l = expr(*e.args[0]);
-    NodePtr r = expr(*e.args[1]);
-    if (cmp) return comparison(e, g, std::move(l), std::move(r));
-    if (!l->type.is_numeric() || !r->type.is_numeric())
+    int arity = to ? 1 : ir::generic_info(g).arity;
+    if (int(e.args.size()) != arity)
       fail(ErrKind::Type, e.pos,
-           "'" + op + "' needs numbers, not " + type_text(l->type) + " and " + type_text(r->type));
-    Tk cls = g == Generic::Pow ? Tk::F8 : numeric_class(l->type, r->type);
-    l = convert(std::move(l), cls, true);
-    r = convert(std::move(r), cls, true);
-    return typed(g, cls, type_of(cls), e.pos, std::move(l), std::move(r));
+           "'" + e.text + "' takes " + std::to_string(arity) + (arity == 1 ? " argument" : " arguments") +
+               ", not " + std::to_string(e.args.size()));
+    std::vector<NodePtr> a;
+    for (const auto& arg : e.args) a.push_back(expr(*arg));
+    if (to) {
+      need_numbers(e, a);
+      return convert(std::move(a[0]), *to, false, e.pos);
+    }
+    return apply(e, g, std::move(a), true);
+  }
+
+  // A function's operands must be numbers.
+  void need_numbers(const Expr& e, const std::vector<NodePtr>& a) {
+    for (const auto& n : a) {
+      if (n->type.is_char())
+        fail(ErrKind::Type, e.pos, "'" + e.text + "' needs a number: cannot convert characters to numbers");
+      if (!n->type.is_numeric())
+        fail(ErrKind::Type, e.pos, "'" + e.text + "' needs a number, not " + type_text(n->type));
+    }
+  }
+
+  // An operator's operands must be numbers: the message names the operator.
+  void need_numbers_op(const Expr& e, const std::vector<NodePtr>& a) {
+    for (const auto& n : a)
+      if (!n->type.is_numeric()) {
+        if (a.size() == 1)
+          fail(ErrKind::Type, e.pos, "unary '" + e.op + "' needs a number, not " + type_text(n->type));
+        fail(ErrKind::Type, e.pos,
+             "'" + e.op + "' needs numbers, not " + type_text(a[0]->type) + " and " + type_text(a[1]->type));
+      }
+  }
+
+  // Types the operands of g by its typing rule and builds its typed node.
+  NodePtr apply(const Expr& e, Generic g, std::vector<NodePtr> a, bool function) {
+    const ir::GenericInfo& gi = ir::generic_info(g);
+    const std::string& spelled = function ? e.text : e.op;
+    auto numbers = [&] { function ? need_numbers(e, a) : need_numbers_op(e, a); };
+    auto node = [&](Tk operand, Type result) {
+      NodePtr n = typed(g, operand, result, e.pos, std::move(a[0]), a.size() > 1 ? std::move(a[1]) : nullptr);
+      if (gi.scratch) scratch(*n);
+      return n;
+    };
+    switch (gi.typing) {
+      case ir::Typing::None:
+        break;
+      case ir::Typing::Keep: {  // a number widened to i4 if an integer; keeps its type
+        numbers();
+        a[0] = widen(std::move(a[0]));
+        Type t = a[0]->type;
+        return node(t.kind, t);
+      }
+      case ir::Typing::Numeric: {  // both to their common type
+        numbers();
+        Tk cls = numeric_class(a[0]->type, a[1]->type);
+        for (auto& n : a) n = convert(std::move(n), cls, true);
+        return node(cls, type_of(cls));
+      }
+      case ir::Typing::Float8: {
+        numbers();
+        for (auto& n : a) n = convert(std::move(n), Tk::F8, true);
+        return node(Tk::F8, Type::f8());
+      }
+      case ir::Typing::Integer: {
+        for (const auto& n : a)
+          if (!n->type.is_int())
+            fail(ErrKind::Type, e.pos, "'" + spelled + "' takes integers, not " + type_text(n->type));
+        for (auto& n : a) n = widen(std::move(n));
+        return node(Tk::I4, Type::i4());
+      }
+      case ir::Typing::Compare:
+        return comparison(e, g, std::move(a[0]), std::move(a[1]));
+      case ir::Typing::Logic: {
+        for (const auto& n : a)
+          if (n->type.kind != Tk::B)
+            fail(ErrKind::Type, e.pos,
+                 a.size() == 1 ? "the operand of '" + spelled + "' must be a condition, not " + type_text(n->type)
+                               : "the operands of '" + spelled + "' must be conditions, not " + type_text(n->type));
+        return node(Tk::B, Type::b());
+      }
+      case ir::Typing::Ascii: {
+        numbers();
+        static constexpr unsigned width[] = {6, 6, 11, 15, 24};  // i1 i2 i4 f4 f8
+        Tk k = a[0]->type.kind;
+        return node(k, Type::c(width[int(k)]));
+      }
+      case ir::Typing::Concat: {
+        for (const auto& n : a)
+          if (!n->type.is_char())
+            fail(ErrKind::Type, e.pos, "'" + spelled + "' takes characters, not " + type_text(n->type));
+        unsigned len = unsigned(a[0]->type.len) + a[1]->type.len;
+        if (len > 255)
+          fail(ErrKind::Type, e.pos,
+               spelled + " result would be " + std::to_string(len) + " characters wide (at most 255)");
+        return node(Tk::C, Type::c(len));
+      }
+    }
+    fail(ErrKind::Type, e.pos, "'" + spelled + "' cannot be used here");
   }
 
   NodePtr comparison(const Expr& e, Generic g, NodePtr l, NodePtr r) {
@@ -332,8 +400,7 @@ class Binder {
           const auto* p = reinterpret_cast<const uint8_t*>(pat->text.data());
           if (qk_pattern_check(p, uint32_t(pat->text.size()), &bad) != 0)
             fail(ErrKind::Type, pattern_pos(pat->pos, bad), "unclosed '[' in pattern");
-          Op op = g == Generic::Eq ? Op::MATCH_C : Op::NOMATCH_C;
-          return ir::make_node(op, Type::b(), e.pos, std::move(l), std::move(r));
+          g = g == Generic::Eq ? Generic::Match : Generic::NoMatch;
         }
       }
       return typed(g, Tk::C, Type::b(), e.pos, std::move(l), std::move(r));
@@ -342,75 +409,6 @@ class Binder {
     l = convert(std::move(l), cls, true);
     r = convert(std::move(r), cls, true);
     return typed(g, cls, Type::b(), e.pos, std::move(l), std::move(r));
-  }
-
-  NodePtr call(const Expr& e) {
-    const FnInfo* fi = nullptr;
-    for (const auto& f : kFunctions)
-      if (e.text == f.name) fi = &f;
-    if (!fi) fail(ErrKind::Name, e.pos, "unknown function '" + e.text + "'");
-    if (int(e.args.size()) != fi->arity)
-      fail(ErrKind::Type, e.pos,
-           "'" + e.text + "' takes " + std::to_string(fi->arity) + (fi->arity == 1 ? " argument" : " arguments") +
-               ", not " + std::to_string(e.args.size()));
-    std::vector<NodePtr> a;
-    for (const auto& arg : e.args) a.push_back(expr(*arg));
-    auto need_numbers = [&] {
-      for (const auto& n : a) {
-        if (n->type.is_char())
-          fail(ErrKind::Type, e.pos, "'" + e.text + "' needs a number: cannot convert characters to numbers");
-        if (!n->type.is_numeric())
-          fail(ErrKind::Type, e.pos, "'" + e.text + "' needs a number, not " + type_text(n->type));
-      }
-    };
-    switch (fi->fn) {
-      case Fn::Abs: {
-        need_numbers();
-        NodePtr x = widen(std::move(a[0]));
-        Type t = x->type;
-        return typed(Generic::Abs, t.kind, t, e.pos, std::move(x));
-      }
-      case Fn::Mod: {
-        for (const auto& n : a)
-          if (!n->type.is_int())
-            fail(ErrKind::Type, e.pos, "'mod' takes integers, not " + type_text(n->type));
-        NodePtr x = widen(std::move(a[0])), y = widen(std::move(a[1]));
-        return ir::make_node(Op::MOD_I4, Type::i4(), e.pos, std::move(x), std::move(y));
-      }
-      case Fn::Sqrt: case Fn::Log: case Fn::Exp: case Fn::Sin: case Fn::Cos: case Fn::Atan: {
-        need_numbers();
-        static constexpr Op ops[] = {Op::SQRT_F8, Op::LOG_F8, Op::EXP_F8, Op::SIN_F8, Op::COS_F8, Op::ATAN_F8};
-        Op op = ops[int(fi->fn) - int(Fn::Sqrt)];
-        NodePtr x = convert(std::move(a[0]), Tk::F8, true);
-        return ir::make_node(op, Type::f8(), e.pos, std::move(x));
-      }
-      case Fn::Int1: case Fn::Int2: case Fn::Int4: case Fn::Float4: case Fn::Float8: {
-        need_numbers();
-        static constexpr Tk to[] = {Tk::I1, Tk::I2, Tk::I4, Tk::F4, Tk::F8};
-        return convert(std::move(a[0]), to[int(fi->fn) - int(Fn::Int1)], false, e.pos);
-      }
-      case Fn::Ascii: {
-        need_numbers();
-        static constexpr unsigned width[] = {6, 6, 11, 15, 24};  // i1 i2 i4 f4 f8
-        Tk k = a[0]->type.kind;
-        NodePtr n = typed(Generic::Ascii, k, Type::c(width[int(k)]), e.pos, std::move(a[0]));
-        scratch(*n);
-        return n;
-      }
-      case Fn::Concat: {
-        for (const auto& n : a)
-          if (!n->type.is_char())
-            fail(ErrKind::Type, e.pos, "'concat' takes characters, not " + type_text(n->type));
-        unsigned len = unsigned(a[0]->type.len) + a[1]->type.len;
-        if (len > 255)
-          fail(ErrKind::Type, e.pos,
-               "concat result would be " + std::to_string(len) + " characters wide (at most 255)");
-        NodePtr n = ir::make_node(Op::CONCAT_C, Type::c(len), e.pos, std::move(a[0]), std::move(a[1]));
-        scratch(*n);
-        return n;
-      }
-    }
-    fail(ErrKind::Name, e.pos, "unknown function '" + e.text + "'");
   }
 
   const RangeTable& ranges_;

@@ -1,4 +1,4 @@
-// Operator tables (generated from ops.def), node construction, the canonical
+// Spelling lookups of the operator catalogue (ops.def), node construction, the canonical
 // shape text used as the plan-cache key, and the IR dump.
 #include "frontend/ir.h"
 
@@ -7,55 +7,16 @@
 
 namespace quelkit::ir {
 
-static const OpInfo kOps[] = {
-#define QK_OP(ID, GEN, AR, R, A, B, SYN) {#ID, Generic::GEN, AR, TC::R, TC::A, TC::B, SYN},
-#include "frontend/ops.def"
-};
-static_assert(sizeof kOps / sizeof kOps[0] == kNumOps, "ops.def and the op table disagree");
-
-const OpInfo& op_info(Op op) { return kOps[size_t(op)]; }
-
-const char* generic_name(Generic g) {
-  static const char* const names[] = {
-      "const", "attr", "param", "convert", "-", "+", "-", "*", "/", "**", "mod",
-      "=", "!=", "<", "<=", ">", ">=", "=", "!=", "and", "or", "not",
-      "abs", "sqrt", "log", "exp", "sin", "cos", "atan", "ascii", "concat"};
-  static_assert(sizeof names / sizeof names[0] == kNumGenerics);
-  return names[size_t(g)];
-}
-
-TC tc_of(Tk k) {
-  switch (k) {
-    case Tk::I1: return TC::I1;
-    case Tk::I2: return TC::I2;
-    case Tk::I4: return TC::I4;
-    case Tk::F4: return TC::F4;
-    case Tk::F8: return TC::F8;
-    case Tk::C: return TC::C;
-    case Tk::B: return TC::B;
-  }
-  return TC::X;
-}
-
-bool typed_op(Generic g, TC operand, Op* out) {
-  for (int i = 0; i < kNumOps; ++i) {
-    const OpInfo& o = kOps[i];
-    if (o.generic == g && g != Generic::Cvt && o.left == operand) {
-      *out = Op(i);
-      return true;
-    }
-  }
-  return false;
-}
-
-bool cvt_op(Tk from, Tk to, Op* out) {
-  TC f = tc_of(from), t = tc_of(to);
-  for (int i = 0; i < kNumOps; ++i) {
-    const OpInfo& o = kOps[i];
-    if (o.generic == Generic::Cvt && o.left == f && o.result == t) {
-      *out = Op(i);
-      return true;
-    }
+bool generic_by_quel(const std::string& text, int arity, bool function, Generic* out) {
+  for (int i = 0; i < kNumGenerics; ++i) {
+    const GenericInfo& g = kGenerics[i];
+    if (g.arity != arity || text != g.quel) continue;
+    if (function ? g.cls != Class::Function : (g.cls == Class::Function || g.cls == Class::Leaf ||
+                                               g.cls == Class::Convert || Generic(i) == Generic::Match ||
+                                               Generic(i) == Generic::NoMatch))
+      continue;
+    *out = Generic(i);
+    return true;
   }
   return false;
 }

@@ -1,5 +1,5 @@
 // The typed IR: what the binder produces and every back end reads.
-// A tree of Nodes, each with its typed operator (frontend/ops.def), result
+// A tree of Nodes, each with its typed operator (the catalogue, frontend/ops.def), result
 // type and source position. Conversions are explicit nodes. Back ends never
 // mutate it; decomposition and folding build new trees (clone + rewrite).
 //
@@ -16,46 +16,120 @@
 
 #include "frontend/source.h"
 #include "frontend/types.h"
+#include "harness/runtime/runtime.h"
 
 namespace quelkit::ir {
 
-// Typed operators, generated from ops.def.
-enum class Op : uint16_t {
-#define QK_OP(ID, GEN, AR, R, A, B, SYN) ID,
+// ---- the operator catalogue (ops.def), as constexpr tables ----
+
+// Operators as written (what the binder types and the 1976 interpreter
+// dispatches on).
+enum class Generic : uint8_t {
+#define QK_GENERIC(ID, CLASS, AR, TYPING, SCRATCH, QUEL, TOKEN, PREC, SQL, SYN) ID,
 #include "frontend/ops.def"
 };
-constexpr int kNumOps = 0
-#define QK_OP(ID, GEN, AR, R, A, B, SYN) +1
+constexpr int kNumGenerics = 0
+#define QK_GENERIC(ID, CLASS, AR, TYPING, SCRATCH, QUEL, TOKEN, PREC, SQL, SYN) +1
 #include "frontend/ops.def"
     ;
 
-// Operators as written (what the 1976 interpreter dispatches on).
-enum class Generic : uint8_t {
-  Const, Attr, Param, Cvt, Neg, Add, Sub, Mul, Div, Pow, Mod,
-  Eq, Ne, Lt, Le, Gt, Ge, Match, NoMatch, And, Or, Not,
-  Abs, Sqrt, Log, Exp, Sin, Cos, Atan, Ascii, Concat,
+// Typed operators: what back ends specialise on.
+enum class Op : uint16_t {
+#define QK_OP(ID, GEN, R, A, B, RULE, ERRS, SYN) ID,
+#include "frontend/ops.def"
 };
-constexpr int kNumGenerics = int(Generic::Concat) + 1;
+constexpr int kNumOps = 0
+#define QK_OP(ID, GEN, R, A, B, RULE, ERRS, SYN) +1
+#include "frontend/ops.def"
+    ;
 
-// Operand/result type classes of an op row; X = varies (leaves) or none.
-enum class TC : uint8_t { I1, I2, I4, F4, F8, C, B, X };
+// How back ends treat a generic operator (ops.def's CLASS column).
+enum class Class : uint8_t { Leaf, Convert, Arith, Compare, Logic, Function };
+// The binder's typing rule (ops.def's TYPING column).
+enum class Typing : uint8_t { None, Keep, Numeric, Float8, Integer, Compare, Logic, Ascii, Concat };
+
+struct GenericInfo {
+  const char* quel;   // "+", "abs", "and"; "const", "attr", "param", "convert" for the others
+  const char* sql;    // "($1 + $2)"; "" where SQL has no equivalent
+  Class cls;
+  Typing typing;
+  uint8_t arity;
+  bool scratch;       // the result is computed into qk_ctx.scratch
+  bool infix;         // spelled as an operator (a token of its own), not a function
+  const char* synopsis;
+};
+inline constexpr GenericInfo kGenerics[] = {
+#define QK_GENERIC(ID, CLASS, AR, TYPING, SCRATCH, QUEL, TOKEN, PREC, SQL, SYN) \
+  {QUEL, SQL, Class::CLASS, Typing::TYPING, AR, SCRATCH != 0, Class::CLASS != Class::Function, SYN},
+#include "frontend/ops.def"
+};
+static_assert(sizeof kGenerics / sizeof kGenerics[0] == size_t(kNumGenerics));
+constexpr const GenericInfo& generic_info(Generic g) { return kGenerics[size_t(g)]; }
+constexpr const char* generic_name(Generic g) { return generic_info(g).quel; }
+
+// The runtime errors an operator can raise, as bits (1 << qk_err code).
+enum ErrorBits : uint16_t {
+#define QK_ERR_BIT(ID, V, MSG) E_##ID = (V == 0 ? 0 : 1u << V),
+  QK_ERRORS(QK_ERR_BIT)
+#undef QK_ERR_BIT
+};
 
 struct OpInfo {
   const char* name;      // "ADD_F4"
   Generic generic;
   uint8_t arity;
-  TC result, left, right;
+  Tk result, left, right;  // kNoTk: none (leaves: the node's own type)
+  uint16_t errors;         // ErrorBits
   const char* synopsis;
-};
-const OpInfo& op_info(Op op);
-inline const char* op_name(Op op) { return op_info(op).name; }
-const char* generic_name(Generic g);  // "+", "log", "and", ...
 
-// Typed op for a generic operator over operands of class `operand`
-// (e.g. (Add, F4) -> ADD_F4; (Cvt ...) uses cvt_op). Returns false if none.
-bool typed_op(Generic g, TC operand, Op* out);
-bool cvt_op(Tk from, Tk to, Op* out);
-TC tc_of(Tk k);
+  constexpr Class cls() const { return generic_info(generic).cls; }
+  constexpr bool can_raise() const { return errors != 0; }
+  constexpr bool raises(int code) const { return (errors >> code) & 1u; }
+};
+namespace detail {
+inline constexpr Tk tk_I1 = Tk::I1, tk_I2 = Tk::I2, tk_I4 = Tk::I4, tk_F4 = Tk::F4, tk_F8 = Tk::F8, tk_C = Tk::C,
+                    tk_B = Tk::B, tk_X = kNoTk;
+}  // namespace detail
+inline constexpr OpInfo kOps[] = {
+#define QK_OP(ID, GEN, R, A, B, RULE, ERRS, SYN)                                                     \
+  {#ID, Generic::GEN, generic_info(Generic::GEN).arity, detail::tk_##R, detail::tk_##A, detail::tk_##B, \
+   uint16_t(ERRS), SYN},
+#include "frontend/ops.def"
+};
+static_assert(sizeof kOps / sizeof kOps[0] == size_t(kNumOps), "ops.def and the op table disagree");
+
+constexpr const OpInfo& op_info(Op op) { return kOps[size_t(op)]; }
+constexpr const char* op_name(Op op) { return op_info(op).name; }
+constexpr Class class_of(Op op) { return op_info(op).cls(); }
+
+// Typed op for a generic operator over operands of type `operand` (by
+// register class: i1 and i2 operands use the i4 row), e.g. (Add, F4) ->
+// ADD_F4; conversions use cvt_op. Returns false if none.
+constexpr bool typed_op(Generic g, Tk operand, Op* out) {
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpInfo& o = kOps[i];
+    if (o.generic == g && g != Generic::Cvt && o.left == operand) {
+      *out = Op(i);
+      return true;
+    }
+  }
+  return false;
+}
+constexpr bool cvt_op(Tk from, Tk to, Op* out) {
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpInfo& o = kOps[i];
+    if (o.generic == Generic::Cvt && o.left == from && o.result == to) {
+      *out = Op(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+// A generic operator by its QUEL spelling: an infix/prefix operator with that
+// many operands, or a function. Pattern matches are never found (the binder
+// derives them from = and !=).
+bool generic_by_quel(const std::string& text, int arity, bool function, Generic* out);
 
 // A value: integers (i1 i2 i4) in i, f4 in f4, f8 in f8, characters in s
 // (exactly type.len bytes, blank padded), booleans in i (0/1).

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <deque>
 
+#include <iterator>
+
 #include "frontend/frontend.h"
+#include "frontend/ir.h"
 #include "frontend/lexer.h"
 #include "frontend/types.h"
 
@@ -18,33 +21,39 @@ using ast::ExprPtr;
 using ast::Stmt;
 using ast::StmtPtr;
 
-// Binary operators and their binding power. Prefix `not` sits between `and`
-// and the comparisons, prefix `-`/`+` between `*`/`/` and `**`, so
-// `not a = b` is not (a = b) and `-2**2` is -(2**2).
-enum Prec : int { kOr = 1, kAnd = 2, kNot = 3, kCmp = 4, kAdd = 5, kMul = 6, kUnary = 7, kPow = 8 };
+// Binding powers. Prefix `not` sits between `and` and the comparisons, prefix
+// `-`/`+` between `*`/`/` and `**`, so `not a = b` is not (a = b) and `-2**2`
+// is -(2**2). Each operator's power is in the operator catalogue (ops.def).
+struct Prec {
+  enum : int { None = 0, Or = 1, And = 2, Not = 3, Cmp = 4, Add = 5, Mul = 6, Unary = 7, Pow = 8 };
+};
 
 struct BinOp {
   const char* op;
   int prec;
 };
 
+// The binary operators: the catalogue's rows of two operands with a token.
 bool binop(Tok k, BinOp* out) {
-  switch (k) {
-    case Tok::Or: *out = {"or", kOr}; return true;
-    case Tok::And: *out = {"and", kAnd}; return true;
-    case Tok::Eq: *out = {"=", kCmp}; return true;
-    case Tok::Ne: *out = {"!=", kCmp}; return true;
-    case Tok::Lt: *out = {"<", kCmp}; return true;
-    case Tok::Le: *out = {"<=", kCmp}; return true;
-    case Tok::Gt: *out = {">", kCmp}; return true;
-    case Tok::Ge: *out = {">=", kCmp}; return true;
-    case Tok::Plus: *out = {"+", kAdd}; return true;
-    case Tok::Minus: *out = {"-", kAdd}; return true;
-    case Tok::Star: *out = {"*", kMul}; return true;
-    case Tok::Slash: *out = {"/", kMul}; return true;
-    case Tok::Power: *out = {"**", kPow}; return true;
-    default: return false;
-  }
+  struct Row {
+    Tok tok;
+    int arity;
+    const char* quel;
+    int prec;
+  };
+  using enum Tok;
+  static constexpr Tok None = End;  // the TOKEN column's "no token"
+  static constexpr Row kRows[] = {
+#define QK_GENERIC(ID, CLASS, AR, TYPING, SCRATCH, QUEL, TOKEN, PREC, SQL, SYN) {TOKEN, AR, QUEL, Prec::PREC},
+#include "frontend/ops.def"
+  };
+  static_assert(std::size(kRows) == size_t(ir::kNumGenerics));
+  for (const Row& r : kRows)
+    if (r.tok != None && r.arity == 2 && r.tok == k) {
+      *out = {r.quel, r.prec};
+      return true;
+    }
+  return false;
 }
 
 bool starts_statement(Tok k) {
@@ -295,7 +304,7 @@ class Parser {
   }
 
   void where(Stmt& s) {
-    if (accept(Tok::Where)) s.where = expr(kOr);
+    if (accept(Tok::Where)) s.where = expr(Prec::Or);
   }
 
   // (entry, ...): `name = expr` or a bare `v.attr`, which names itself.
@@ -308,10 +317,10 @@ class Parser {
         take();
         t.name = n.text;
         t.pos = n.pos;
-        t.expr = expr(kOr);
+        t.expr = expr(Prec::Or);
       } else {
         t.pos = peek().pos;
-        t.expr = expr(kOr);
+        t.expr = expr(Prec::Or);
         if (t.expr->kind != Expr::Attr)
           throw_error(ErrKind::Syntax, t.pos, src_,
                       "a target list entry needs a name (name = expression)");
@@ -357,14 +366,14 @@ class Parser {
       Token t = take();
       // `**` is right associative; everything else is left associative
       // (comparisons are rejected below rather than chained).
-      ExprPtr rhs = expr(op.prec == kPow ? op.prec : op.prec + 1);
+      ExprPtr rhs = expr(op.prec == Prec::Pow ? op.prec : op.prec + 1);
       auto e = node(Expr::Binary, t.pos);
       e->op = op.op;
       e->args.push_back(std::move(lhs));
       e->args.push_back(std::move(rhs));
       lhs = std::move(e);
       BinOp next;
-      if (op.prec == kCmp && binop(peek().kind, &next) && next.prec == kCmp)
+      if (op.prec == Prec::Cmp && binop(peek().kind, &next) && next.prec == Prec::Cmp)
         fail_at(peek(), "comparisons do not chain: write 'a < b and b < c'");
     }
     return lhs;
@@ -375,11 +384,11 @@ class Parser {
     if (t.kind == Tok::Not) {
       // `not` may only start an operand of and/or (or the whole condition):
       // `x = not y` is a syntax error, as in the grammar.
-      if (min > kNot) expected("an expression");
+      if (min > Prec::Not) expected("an expression");
       Token n = take();
       auto e = node(Expr::Unary, n.pos);
       e->op = "not";
-      e->args.push_back(expr(kNot));
+      e->args.push_back(expr(Prec::Not));
       return e;
     }
     if (t.kind == Tok::Minus || t.kind == Tok::Plus) {
@@ -387,7 +396,7 @@ class Parser {
       Token n = take();
       auto e = node(Expr::Unary, n.pos);
       e->op = n.kind == Tok::Minus ? "-" : "+";
-      e->args.push_back(expr(kUnary));
+      e->args.push_back(expr(Prec::Unary));
       return e;
     }
     return primary();
@@ -416,7 +425,7 @@ class Parser {
       }
       case Tok::LParen: {
         take();
-        ExprPtr e = expr(kOr);
+        ExprPtr e = expr(Prec::Or);
         expect(Tok::RParen);
         return e;
       }
@@ -433,7 +442,7 @@ class Parser {
           auto e = node(Expr::Call, n.pos);
           e->text = n.text;
           if (!accept(Tok::RParen)) {
-            do e->args.push_back(expr(kOr));
+            do e->args.push_back(expr(Prec::Or));
             while (accept(Tok::Comma));
             expect(Tok::RParen);
           }

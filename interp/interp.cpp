@@ -13,6 +13,7 @@
 #include <functional>
 
 #include "harness/page.h"
+#include "frontend/op_rules.h"
 #include "harness/runtime/runtime_inline.h"
 
 namespace quelkit::interp {
@@ -30,57 +31,39 @@ namespace {
 
 #define QI_INLINE inline __attribute__((always_inline))
 
-constexpr int kNumTk = int(Tk::B) + 1;
-
 // Bytes of each type in a symbol or cell; 0 = any (characters).
-constexpr uint8_t kWidth[kNumTk] = {1, 2, 4, 4, 8, 0, 1};
+constexpr std::array<uint8_t, kNumTk> kWidth = [] {
+  std::array<uint8_t, kNumTk> w{};
+  for (int k = 0; k < kNumTk; ++k) w[size_t(k)] = kTypes[k].size;
+  return w;
+}();
 
 // The class an operator computes in, from its operands' types (DESIGN.md,
 // "Types and arithmetic"): integers in i4; with an f8 in f8; else with an f4
-// in f4; characters only with characters. The same rule the binder applies
-// statically when it inserts conversions, re-derived here per tuple.
-enum class Cls : uint8_t { I4, F4, F8, C, B, Bad };
-
-constexpr Cls unary_class(Tk t) {
-  switch (t) {
-    case Tk::I1: case Tk::I2: case Tk::I4: return Cls::I4;
-    case Tk::F4: return Cls::F4;
-    case Tk::F8: return Cls::F8;
-    case Tk::C: return Cls::C;
-    case Tk::B: return Cls::B;
-  }
-  return Cls::Bad;
-}
-
-constexpr Cls binary_class(Tk a, Tk b) {
-  Cls x = unary_class(a), y = unary_class(b);
-  if (x == Cls::C || y == Cls::C || x == Cls::B || y == Cls::B) return x == y ? x : Cls::Bad;
-  if (x == Cls::F8 || y == Cls::F8) return Cls::F8;
-  if (x == Cls::F4 || y == Cls::F4) return Cls::F4;
-  return Cls::I4;
+// in f4; characters only with characters (kNoTk: no class). The same rule the
+// binder applies statically when it inserts conversions, re-derived here per
+// tuple. A class is a register class of types.def (integers held as i4).
+constexpr Tk binary_class(Tk a, Tk b) {
+  Tk x = reg_class(a), y = reg_class(b);
+  if (x == Tk::C || y == Tk::C || x == Tk::B || y == Tk::B) return x == y ? x : kNoTk;
+  if (x == Tk::F8 || y == Tk::F8) return Tk::F8;
+  if (x == Tk::F4 || y == Tk::F4) return Tk::F4;
+  return Tk::I4;
 }
 
 // One table lookup per operator instead of a chain of type tests.
-constexpr std::array<Cls, kNumTk> kUnaryClass = [] {
-  std::array<Cls, kNumTk> t{};
-  for (int a = 0; a < kNumTk; ++a) t[size_t(a)] = unary_class(Tk(a));
-  return t;
-}();
-constexpr std::array<std::array<Cls, kNumTk>, kNumTk> kClass = [] {
-  std::array<std::array<Cls, kNumTk>, kNumTk> t{};
+constexpr std::array<std::array<Tk, kNumTk>, kNumTk> kClass = [] {
+  std::array<std::array<Tk, kNumTk>, kNumTk> t{};
   for (int a = 0; a < kNumTk; ++a)
     for (int b = 0; b < kNumTk; ++b) t[size_t(a)][size_t(b)] = binary_class(Tk(a), Tk(b));
   return t;
 }();
-static_assert(kClass[size_t(Tk::I2)][size_t(Tk::F8)] == Cls::F8 && kClass[size_t(Tk::I4)][size_t(Tk::F4)] == Cls::F4 &&
-              kClass[size_t(Tk::I1)][size_t(Tk::I2)] == Cls::I4 && kClass[size_t(Tk::F4)][size_t(Tk::F8)] == Cls::F8 &&
-              kClass[size_t(Tk::C)][size_t(Tk::I4)] == Cls::Bad);
+static_assert(kClass[size_t(Tk::I2)][size_t(Tk::F8)] == Tk::F8 && kClass[size_t(Tk::I4)][size_t(Tk::F4)] == Tk::F4 &&
+              kClass[size_t(Tk::I1)][size_t(Tk::I2)] == Tk::I4 && kClass[size_t(Tk::F4)][size_t(Tk::F8)] == Tk::F8 &&
+              kClass[size_t(Tk::C)][size_t(Tk::I4)] == kNoTk);
 
-QI_INLINE bool is_numeric_class(Cls c) { return c == Cls::I4 || c == Cls::F4 || c == Cls::F8; }
-QI_INLINE bool is_int(Tk t) { return t == Tk::I1 || t == Tk::I2 || t == Tk::I4; }
+QI_INLINE bool is_numeric_class(Tk c) { return c == Tk::I4 || c == Tk::F4 || c == Tk::F8; }
 
-// Widening into a class: exact (integers and f4 to f8, small integers to f4)
-// or rounded to nearest (i4 to f4), exactly as the typed CVT_* nodes do.
 QI_INLINE double as_f8(const Cell& c) {
   return c.type == Tk::F8 ? c.v.f8 : c.type == Tk::F4 ? double(c.v.f4) : double(c.v.i);
 }
@@ -106,55 +89,94 @@ QI_INLINE void set_b(Cell* c, bool v) {
   c->v.i = v;
 }
 
-template <int (*I)(int32_t, int32_t, int32_t*), int (*F)(float, float, float*), int (*D)(double, double, double*)>
-QI_INLINE int arith(Cell* a, const Cell* b, const Symbol* s) {
-  switch (kClass[size_t(a->type)][size_t(b->type)]) {
-    case Cls::I4:
-      set_i4(a);
-      return I(a->v.i, b->v.i, &a->v.i);
-    case Cls::F4: {
-      float r = 0;
-      int e = F(as_f4(*a), as_f4(*b), &r);
-      set_f4(a, r);
-      return e;
-    }
-    case Cls::F8: {
-      double r = 0;
-      int e = D(as_f8(*a), as_f8(*b), &r);
+// An operand of a typed row whose operand type is T: integers are held as
+// int32, f4 and f8 cells are widened exactly as the binder's CVT_* nodes do.
+template <Tk T>
+QI_INLINE ir::held_t<T> operand(const Cell& c) {
+  if constexpr (T == Tk::F8) return as_f8(c);
+  else if constexpr (T == Tk::F4) return as_f4(c);
+  else if constexpr (T == Tk::C) return {c.v.s, c.len};
+  else return c.v.i;
+}
+
+// Applies the typed row of generic operator G for operands of class T, if
+// there is one: its operands converted to the row's types, its runtime rule,
+// its result left in a.
+template <ir::Generic G, Tk T>
+QI_INLINE int apply_row(Cell* a, const Cell* b, const Symbol* s, qk_ctx* ctx) {
+  constexpr ir::Op op = [] {
+    ir::Op o = ir::Op::CONST;
+    ir::typed_op(G, T, &o);
+    return o;
+  }();
+  if constexpr (op == ir::Op::CONST) {
+    syserr("interpret: operand types the operator has no row for", s);
+  } else {
+    constexpr ir::OpInfo row = ir::op_info(op);
+    ir::result_t<row.result> r{};
+    if constexpr (row.result == Tk::C) r = {ctx->scratch + s->aux, s->len};
+    int e;
+    if constexpr (row.arity == 1) e = ir::rule_of<op>(operand<row.left>(*a), &r);
+    else e = ir::rule_of<op>(operand<row.left>(*a), operand<row.right>(*b), &r);
+    if constexpr (row.result == Tk::C) {
+      a->type = Tk::C;
+      a->len = s->len;  // the node's width: lowering checked it
+      a->v.s = r.p;
+    } else if constexpr (row.result == Tk::F8) {
       set_f8(a, r);
-      return e;
+    } else if constexpr (row.result == Tk::F4) {
+      set_f4(a, r);
+    } else if constexpr (row.result == Tk::B) {
+      set_b(a, r);
+    } else {
+      set_i4(a);
+      a->v.i = r;
     }
-    default:
-      syserr("interpret: arithmetic on non-numbers", s);
+    return e;
   }
 }
 
-template <class Cmp>
-QI_INLINE void compare(Cell* a, const Cell* b, const Symbol* s) {
-  Cmp cmp;
-  bool r;
-  switch (kClass[size_t(a->type)][size_t(b->type)]) {
-    case Cls::I4: r = cmp(a->v.i, b->v.i); break;
-    case Cls::F4: r = cmp(as_f4(*a), as_f4(*b)); break;
-    case Cls::F8: r = cmp(as_f8(*a), as_f8(*b)); break;
-    case Cls::C: r = cmp(rt::char_cmp(a->v.s, a->len, b->v.s, b->len), 0); break;
-    default: syserr("interpret: comparison of incomparable types", s);
+// One generic operator of class Arith, Compare or Function (ops.def): the
+// operands' run-time types decide, per tuple, which typed row applies, by the
+// operator's typing rule, as the binder decides it statically.
+template <ir::Generic G>
+QI_INLINE int apply_generic(Cell*& top, const Symbol* s, qk_ctx* ctx) {
+  constexpr ir::GenericInfo gi = ir::generic_info(G);
+  if constexpr (gi.arity == 2) --top;
+  Cell* a = top - 1;
+  const Cell* b = top;  // binary operators' right operand
+  Tk cls;
+  if constexpr (gi.typing == ir::Typing::Numeric || gi.typing == ir::Typing::Compare) {
+    cls = kClass[size_t(a->type)][size_t(b->type)];
+    if constexpr (G == ir::Generic::Match || G == ir::Generic::NoMatch)
+      if (cls != Tk::C) syserr("interpret: pattern match on non-characters", s);
+  } else if constexpr (gi.typing == ir::Typing::Keep) {
+    cls = reg_class(a->type);
+  } else if constexpr (gi.typing == ir::Typing::Float8) {
+    cls = gi.arity == 2 ? kClass[size_t(a->type)][size_t(b->type)] : reg_class(a->type);
+    if (!is_numeric_class(cls)) syserr("interpret: a function of numbers applied to a non-number", s);
+    cls = Tk::F8;
+  } else if constexpr (gi.typing == ir::Typing::Integer) {
+    cls = gi.arity == 2 ? kClass[size_t(a->type)][size_t(b->type)] : reg_class(a->type);
+    if (cls != Tk::I4 || (gi.arity == 2 && !is_int(b->type)) || !is_int(a->type))
+      syserr("interpret: an integer operator applied to non-integers", s);
+  } else if constexpr (gi.typing == ir::Typing::Ascii) {
+    cls = a->type;
+  } else if constexpr (gi.typing == ir::Typing::Concat) {
+    if (a->type != Tk::C || b->type != Tk::C) syserr("interpret: concat of non-characters", s);
+    cls = Tk::C;
+  } else {
+    static_assert(gi.typing == ir::Typing::Numeric, "a typing rule the interpreter does not know");
   }
-  set_b(a, r);
-}
-
-QI_INLINE void match(Cell* a, const Cell* pat, const Symbol* s, int want) {
-  if (a->type != Tk::C || pat->type != Tk::C) syserr("interpret: pattern match on non-characters", s);
-  set_b(a, qk_pattern_match(a->v.s, a->len, pat->v.s, pat->len) == want);
-}
-
-template <int (*D)(double, double*)>
-QI_INLINE int math1(Cell* a, const Symbol* s) {
-  if (!is_numeric_class(kUnaryClass[size_t(a->type)])) syserr("interpret: function of a non-number", s);
-  double r = 0;
-  int e = D(as_f8(*a), &r);
-  set_f8(a, r);
-  return e;
+  switch (cls) {
+    case Tk::I1: return apply_row<G, Tk::I1>(a, b, s, ctx);
+    case Tk::I2: return apply_row<G, Tk::I2>(a, b, s, ctx);
+    case Tk::I4: return apply_row<G, Tk::I4>(a, b, s, ctx);
+    case Tk::F4: return apply_row<G, Tk::F4>(a, b, s, ctx);
+    case Tk::F8: return apply_row<G, Tk::F8>(a, b, s, ctx);
+    case Tk::C: return apply_row<G, Tk::C>(a, b, s, ctx);
+    default: syserr("interpret: operand types the operator has no row for", s);
+  }
 }
 
 // Conversion to `to` (explicit int1..float8, and Store's conversion to the
@@ -163,7 +185,7 @@ QI_INLINE int math1(Cell* a, const Symbol* s) {
 QI_INLINE int convert(Cell* c, Tk to, const Symbol* s) {
   const Tk from = c->type;
   if (from == to) return 0;
-  const bool from_int = is_int(from), from_float = from == Tk::F4 || from == Tk::F8;
+  const bool from_int = is_int(from), from_float = is_float(from);
   int e = 0;
   switch (to) {
     case Tk::I1:
@@ -288,11 +310,12 @@ __attribute__((noinline)) int interpret(GotoDispatch, const Symbol* pc, const ui
                                         Cell* stack, qk_ctx* ctx) {
   Cell* top = stack;
   const Symbol* s;
-#define QI_LABEL_ADDRESS(name) &&L_##name,
-#define QI_DISPATCH_BEGIN                                                           \
-  static const void* const kLabels[] = {QK_INTERP_CODES(QI_LABEL_ADDRESS)};         \
-  static_assert(sizeof kLabels / sizeof kLabels[0] == kNumCodes, "one label per code"); \
-  QI_NEXT;
+  static const void* const kLabels[] = {
+#define QK_GENERIC(ID, CLASS, AR, TYPING, SCRATCH, QUEL, TOKEN, PREC, SQL, SYN) &&L_##ID,
+#include "frontend/ops.def"
+      &&L_Store, &&L_End};
+  static_assert(sizeof kLabels / sizeof kLabels[0] == kNumCodes, "one label per code");
+#define QI_DISPATCH_BEGIN QI_NEXT;
 #define QI_CASE(name) L_##name:
 #define QI_NEXT                           \
   do {                                    \
@@ -301,7 +324,6 @@ __attribute__((noinline)) int interpret(GotoDispatch, const Symbol* pc, const ui
   } while (0)
 #define QI_DISPATCH_END __builtin_unreachable();
 #include "interp/interpret_body.h"
-#undef QI_LABEL_ADDRESS
 #undef QI_DISPATCH_BEGIN
 #undef QI_CASE
 #undef QI_NEXT

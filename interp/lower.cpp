@@ -16,10 +16,9 @@ namespace quelkit::interp {
 
 const char* code_name(Code c) {
   static const char* const names[] = {
-#define QK_INTERP_NAME(name) #name,
-      QK_INTERP_CODES(QK_INTERP_NAME)
-#undef QK_INTERP_NAME
-  };
+#define QK_GENERIC(ID, CLASS, AR, TYPING, SCRATCH, QUEL, TOKEN, PREC, SQL, SYN) #ID,
+#include "frontend/ops.def"
+      "Store", "End"};
   static_assert(sizeof names / sizeof names[0] == kNumCodes);
   return size_t(c) < size_t(kNumCodes) ? names[size_t(c)] : "?";
 }
@@ -182,25 +181,6 @@ class Lowerer {
         (*out_)[branch].aux = uint32_t(out_->size() - branch - 1);
         return;
       }
-      case ir::Generic::Ascii: {
-        expr(*n.kid[0]);
-        Symbol s = op_symbol(Code::Ascii, n);
-        s.type = Tk::C;
-        s.len = n.type.len;
-        s.aux = n.scratch;
-        return push(s, 0);
-      }
-      case ir::Generic::Concat: {
-        expr(*n.kid[0]);
-        expr(*n.kid[1]);
-        if (unsigned(n.kid[0]->type.len) + n.kid[1]->type.len != n.type.len)
-          syserr("lower: concat width is not the sum of its operands'", nullptr);
-        Symbol s = op_symbol(Code::Concat, n);
-        s.type = Tk::C;
-        s.len = n.type.len;
-        s.aux = n.scratch;
-        return push(s, -1);
-      }
       default:
         break;
     }
@@ -208,6 +188,14 @@ class Lowerer {
     // position is the IR node's, so errors point where the typed back ends do.
     expr(*n.kid[0]);
     if (info.arity == 2) expr(*n.kid[1]);
+    if (ir::generic_info(info.generic).scratch) {
+      // A character result: its type, width and slot of qk_ctx.scratch.
+      Symbol s = op_symbol(code, n);
+      s.type = Tk::C;
+      s.len = n.type.len;
+      s.aux = n.scratch;
+      return push(s, info.arity == 2 ? -1 : 0);
+    }
     emit_op(code, n, info.arity == 2 ? -1 : 0);
   }
 

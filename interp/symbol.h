@@ -13,31 +13,20 @@
 
 namespace quelkit::interp {
 
-// Symbol codes. The first ir::kNumGenerics are the generic operators in
-// ir::Generic order, so lowering maps a node's generic to its code by value;
-// two control codes follow. Param is listed only to keep that identity: a
-// parameter is inlined as a Const symbol, never emitted (the interpreter has
-// no plan reuse). This is the one list the dispatch table and the dump's names
-// are generated from; the static_asserts below tie it to ir::Generic.
-#define QK_INTERP_GENERICS(X)                                                            \
-  X(Const) X(Attr) X(Param) X(Cvt) X(Neg) X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Mod)      \
-  X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge) X(Match) X(NoMatch) X(And) X(Or) X(Not) X(Abs)     \
-  X(Sqrt) X(Log) X(Exp) X(Sin) X(Cos) X(Atan) X(Ascii) X(Concat)
-#define QK_INTERP_CONTROL(X) X(Store) X(End)
-#define QK_INTERP_CODES(X) QK_INTERP_GENERICS(X) QK_INTERP_CONTROL(X)
-
+// Symbol codes. The first ir::kNumGenerics are the generic operators of the
+// operator catalogue (frontend/ops.def), in its order, so lowering maps a
+// node's generic to its code by value; two control codes follow. Param is
+// listed only to keep that identity: a parameter is inlined as a Const
+// symbol, never emitted (the interpreter has no plan reuse). The dispatch
+// tables and the dump's names are generated from the same rows.
 enum class Code : uint8_t {
-#define QK_INTERP_ENUM(name) name,
-  QK_INTERP_CODES(QK_INTERP_ENUM)
-#undef QK_INTERP_ENUM
+#define QK_GENERIC(ID, CLASS, AR, TYPING, SCRATCH, QUEL, TOKEN, PREC, SQL, SYN) ID,
+#include "frontend/ops.def"
+  Store,
+  End,
 };
 constexpr int kNumCodes = int(Code::End) + 1;
-
-#define QK_INTERP_SAME(name) \
-  static_assert(int(Code::name) == int(ir::Generic::name), "QK_INTERP_GENERICS must follow ir::Generic");
-QK_INTERP_GENERICS(QK_INTERP_SAME)
-#undef QK_INTERP_SAME
-static_assert(int(Code::Store) == ir::kNumGenerics, "a generic operator is missing from QK_INTERP_GENERICS");
+static_assert(int(Code::Store) == ir::kNumGenerics, "the generic codes are the catalogue's generics");
 
 // "Add", "End", ...: for dumps.
 const char* code_name(Code c);

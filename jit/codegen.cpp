@@ -11,10 +11,36 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <utility>
 
+#include "frontend/op_rules.h"
 #include "harness/page.h"
 
 #pragma GCC diagnostic error "-Wswitch"
+
+// qk_rule_<OP>: every typed operator's runtime rule behind a C signature,
+// exported under that name so that generated code can call it (LLVM binds it
+// by address, libgccjit's loader by name). Rows whose operands or result are
+// characters (and the leaves) get one too, for a uniform table, but have no
+// address in it: generated code reaches their rules through the fixed helpers.
+#define QK_RULE_ABI_1(ID)                                                                             \
+  extern "C" int qk_rule_##ID(quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).left> a, \
+                              quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).result>* r) noexcept;
+#define QK_RULE_ABI_2(ID)                                                                              \
+  extern "C" int qk_rule_##ID(quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).left> a,  \
+                              quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).right> b, \
+                              quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).result>* r) noexcept;
+// Unary rows have no right operand (X); the rest have two.
+#define QK_RULE_ABI_X QK_RULE_ABI_1
+#define QK_RULE_ABI_I1 QK_RULE_ABI_2
+#define QK_RULE_ABI_I2 QK_RULE_ABI_2
+#define QK_RULE_ABI_I4 QK_RULE_ABI_2
+#define QK_RULE_ABI_F4 QK_RULE_ABI_2
+#define QK_RULE_ABI_F8 QK_RULE_ABI_2
+#define QK_RULE_ABI_C QK_RULE_ABI_2
+#define QK_RULE_ABI_B QK_RULE_ABI_2
+#define QK_OP(ID, GEN, R, A, B, RULE, ERRS, SYN) QK_RULE_ABI_##B(ID)
+#include "frontend/ops.def"
 
 namespace quelkit::jit {
 
@@ -97,9 +123,50 @@ bool uses_param(const ir::Node* n) {
 
 bool uses_scratch(const ir::Node* n) {
   if (!n) return false;
-  ir::Generic g = ir::op_info(n->op).generic;
-  if (g == ir::Generic::Ascii || g == ir::Generic::Concat) return true;
+  if (ir::generic_info(ir::op_info(n->op).generic).scratch) return true;
   return uses_scratch(n->kid[0].get()) || uses_scratch(n->kid[1].get());
+}
+
+}  // namespace
+
+Ty held_ty(Tk k) {
+  static const Ty table[] = {
+#define QK_TYPE(ID, FORMAT, FN, SIZE, REG, STORE, HELD) Ty::HELD,
+#include "frontend/types.def"
+  };
+  static_assert(std::size(table) == size_t(kNumTk));
+  return k == kNoTk ? Ty::Void : table[size_t(k)];
+}
+
+namespace {
+
+// A row whose operands and result are numbers or booleans: generated code
+// can call its rule through a plain C signature.
+template <ir::Op OP>
+constexpr bool abi_row() {
+  constexpr ir::OpInfo r = ir::op_info(OP);
+  auto number = [](Tk t) { return t != Tk::C && t != kNoTk; };
+  if constexpr (!ir::has_rule<OP>) return false;
+  else return number(r.result) && number(r.left) && (r.arity == 1 || number(r.right));
+}
+
+template <ir::Op OP>
+HelperInfo rule_info(const char* name, void* address) {
+  constexpr ir::OpInfo r = ir::op_info(OP);
+  HelperInfo h{name, nullptr, Effect::Writes, Ty::I32, 0, {}};
+  if constexpr (abi_row<OP>()) {
+    h.address = address;
+    h.args[h.nargs++] = held_ty(r.left);
+    if (r.arity == 2) h.args[h.nargs++] = held_ty(r.right);
+    h.args[h.nargs++] = Ty::Ptr;
+  }
+  return h;
+}
+
+template <ir::Op OP, class... A>
+int forward_rule(A... a) noexcept {
+  if constexpr (abi_row<OP>()) return ir::rule_of<OP>(a...);
+  else return 0;  // never called: its helper has no address
 }
 
 }  // namespace
@@ -110,13 +177,18 @@ const HelperInfo& helper_info(Helper h) {
   static_assert(sig_matches(&name, res, {__VA_ARGS__}), #name ": QK_JIT_HELPERS disagrees with runtime.h");
   QK_JIT_HELPERS(QK_JIT_HELPER_SIG)
 #undef QK_JIT_HELPER_SIG
-  static const HelperInfo table[] = {
+  static const std::vector<HelperInfo> table = [] {
+    std::vector<HelperInfo> t = {
 #define QK_JIT_HELPER_ROW(name, eff, res, ...) \
   {#name, reinterpret_cast<void*>(&name), Effect::eff, res, count({__VA_ARGS__}), {__VA_ARGS__}},
-      QK_JIT_HELPERS(QK_JIT_HELPER_ROW)
+        QK_JIT_HELPERS(QK_JIT_HELPER_ROW)
 #undef QK_JIT_HELPER_ROW
-  };
-  static_assert(std::size(table) == size_t(kNumHelpers));
+    };
+#define QK_OP(ID, GEN, R, A, B, RULE, ERRS, SYN) \
+  t.push_back(rule_info<ir::Op::ID>("qk_rule_" #ID, reinterpret_cast<void*>(&qk_rule_##ID)));
+#include "frontend/ops.def"
+    return t;
+  }();
   return table[size_t(h)];
 }
 
@@ -176,39 +248,18 @@ namespace {
 
 using ir::Generic;
 using ir::Node;
-using ir::TC;
 
-// Per typed operator, generated from ops.def: what the walk dispatches on (the
-// generic operator) and the operand and result classes that specialise it.
-struct OpRow {
-  Generic generic;
-  TC result, left, right;
-};
-constexpr OpRow kOpRows[] = {
-#define QK_OP(ID, GEN, AR, R, A, B, SYN) {Generic::GEN, TC::R, TC::A, TC::B},
-#include "frontend/ops.def"
-};
-static_assert(std::size(kOpRows) == size_t(ir::kNumOps), "ops.def and the walk's table disagree");
+// The walk reads each node's row of the catalogue (ops.def).
+using OpRow = ir::OpInfo;
 
 [[noreturn]] void internal_error(const std::string& what) {
   std::fprintf(stderr, "quelkit: internal error: jit: %s\n", what.c_str());
   std::abort();
 }
 
-constexpr bool is_int(TC c) { return c == TC::I1 || c == TC::I2 || c == TC::I4; }
-constexpr bool is_float(TC c) { return c == TC::F4 || c == TC::F8; }
-// The machine type a value of class c is held in.
-constexpr Ty value_ty(TC c) {
-  switch (c) {
-    case TC::I1: case TC::I2: case TC::I4: return Ty::I32;
-    case TC::F4: return Ty::F32;
-    case TC::F8: return Ty::F64;
-    case TC::C: return Ty::Ptr;
-    case TC::B: return Ty::Bool;
-    case TC::X: break;
-  }
-  return Ty::Void;
-}
+// The machine type a value of type t is held in.
+Ty value_ty(Tk t) { return held_ty(t); }
+
 class Walk {
  public:
   Walk(const harness::Plan& plan, const GenOptions& opt, Emitter& e) : plan_(plan), opt_(opt), e_(e) {
@@ -432,30 +483,15 @@ class Walk {
   }
 
   // A comparison (or pattern match): a boolean computed without control flow.
-  static bool is_comparison(const Node& n) {
-    switch (kOpRows[size_t(n.op)].generic) {
-      case Generic::Eq: case Generic::Ne: case Generic::Lt: case Generic::Le: case Generic::Gt: case Generic::Ge:
-      case Generic::Match: case Generic::NoMatch:
-        return true;
-      default:
-        return false;
-    }
-  }
+  static bool is_comparison(const Node& n) { return ir::class_of(n.op) == ir::Class::Compare; }
 
   // A target that can be computed for any tuple without raising or calling:
-  // leaves and exact or rounding widenings of them.
+  // leaves, and the conversions of them that the catalogue says cannot raise
+  // (exact or rounding widenings).
   static bool plain(const Node& n) {
-    const OpRow& r = kOpRows[size_t(n.op)];
-    switch (r.generic) {
-      case Generic::Const: case Generic::Attr: case Generic::Param: return true;
-      case Generic::Cvt:
-        return ((is_int(r.left) && (is_float(r.result) || r.result == TC::I4 ||
-                                     (r.result == TC::I2 && r.left == TC::I1))) ||
-                (r.left == TC::F4 && r.result == TC::F8)) &&
-               plain(*n.kid[0]);
-      default:
-        return false;
-    }
+    const OpRow& r = ir::op_info(n.op);
+    if (r.cls() == ir::Class::Leaf) return true;
+    return r.cls() == ir::Class::Convert && !r.can_raise() && plain(*n.kid[0]);
   }
 
   // Kernels select without a branch on the qualification (write the row, then
@@ -504,7 +540,7 @@ class Walk {
   // ---- conditions: booleans become control flow (short-circuit by construction)
 
   void cond(const Node& n, Block t, Block f) {
-    const OpRow& r = kOpRows[size_t(n.op)];
+    const OpRow& r = ir::op_info(n.op);
     if (r.generic == Generic::And || r.generic == Generic::Or || r.generic == Generic::Not ||
         r.generic == Generic::Const)
       e_.note(n);  // expr() notes the others
@@ -556,7 +592,7 @@ class Walk {
 
   Val expr(const Node& n) {
     e_.note(n);
-    const OpRow& r = kOpRows[size_t(n.op)];
+    const OpRow& r = ir::op_info(n.op);
     switch (r.generic) {
       case Generic::Const: return constant(n);
       case Generic::Attr: return attribute(n);
@@ -568,13 +604,6 @@ class Walk {
       case Generic::Mul: return arith(n, r, Arith::Mul);
       case Generic::Div: return divide(n, r);
       case Generic::Mod: return modulo(n);
-      case Generic::Pow: return math(n, Helper::qk_pow_f8);
-      case Generic::Sqrt: return math(n, Helper::qk_sqrt_f8);
-      case Generic::Log: return math(n, Helper::qk_log_f8);
-      case Generic::Exp: return math(n, Helper::qk_exp_f8);
-      case Generic::Sin: return math(n, Helper::qk_sin_f8);
-      case Generic::Cos: return math(n, Helper::qk_cos_f8);
-      case Generic::Atan: return math(n, Helper::qk_atan_f8);
       case Generic::Abs: return absolute(n, r);
       case Generic::Eq: return compare(n, r, Pred::Eq);
       case Generic::Ne: return compare(n, r, Pred::Ne);
@@ -589,8 +618,8 @@ class Walk {
       case Generic::Not: return {boolean(n)};
       case Generic::Ascii: return ascii(n, r);
       case Generic::Concat: return concat(n);
+      default: return rule_call(n);  // the rest: the row's runtime rule, called
     }
-    internal_error("bad operator");
   }
 
   Val constant(const Node& n) {
@@ -651,33 +680,30 @@ class Walk {
 
   Val convert(const Node& n, const OpRow& r) {
     Val a = expr(*n.kid[0]);
-    const TC from = r.left, to = r.result;
+    const Tk from = r.left, to = r.result;
     if (is_int(from) && is_int(to)) {
-      if (to == TC::I4 || (to == TC::I2 && from == TC::I1)) return a;  // widening keeps the value
-      const int64_t lo = to == TC::I1 ? -128 : -32768, hi = to == TC::I1 ? 127 : 32767;
+      if (to == Tk::I4 || (to == Tk::I2 && from == Tk::I1)) return a;  // widening keeps the value
+      const int64_t lo = to == Tk::I1 ? -128 : -32768, hi = to == Tk::I1 ? 127 : 32767;
       fail_if(e_.compare(Pred::Lt, Ty::I32, a.v, i32(lo)), QK_ERR_CONVERT_RANGE, n.pos, label(n, "below"));
       fail_if(e_.compare(Pred::Gt, Ty::I32, a.v, i32(hi)), QK_ERR_CONVERT_RANGE, n.pos, label(n, "above"));
       return a;
     }
     if (is_int(from) && is_float(to)) return {e_.convert(Ty::I32, value_ty(to), a.v)};
-    if (from == TC::F4 && to == TC::F8) return {e_.convert(Ty::F32, Ty::F64, a.v)};
-    if (from == TC::F8 && to == TC::F4) {
+    if (from == Tk::F4 && to == Tk::F8) return {e_.convert(Ty::F32, Ty::F64, a.v)};
+    if (from == Tk::F8 && to == Tk::F4) {
       Value f = e_.convert(Ty::F64, Ty::F32, a.v);
       expect(e_.is_finite(Ty::F32, f), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
       return {f};
     }
     if (is_float(from) && is_int(to)) {
-      // f4 -> f8 is exact, so the f8 rules decide f4 conversions too (as consteval does).
-      Value d = from == TC::F4 ? e_.convert(Ty::F32, Ty::F64, a.v) : a.v;
-      Helper h = to == TC::I4 ? Helper::qk_cvt_f8_i4 : to == TC::I2 ? Helper::qk_cvt_f8_i2 : Helper::qk_cvt_f8_i1;
-      return {status_call(n, h, Ty::I32, {d})};
+      return {status_call(n, rule_helper(n.op), Ty::I32, {a.v})};  // the row's rule
     }
     internal_error(std::string("conversion ") + ir::op_name(n.op));
   }
 
   Val negate(const Node& n, const OpRow& r) {
     Val a = expr(*n.kid[0]);
-    if (r.result == TC::I4) {
+    if (r.result == Tk::I4) {
       fail_if(e_.compare(Pred::Eq, Ty::I32, a.v, i32(INT32_MIN)), QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
       return {e_.arith(Arith::Sub, Ty::I32, i32(0), a.v)};
     }
@@ -686,7 +712,7 @@ class Walk {
 
   Val absolute(const Node& n, const OpRow& r) {
     Val a = expr(*n.kid[0]);
-    if (r.result == TC::I4)
+    if (r.result == Tk::I4)
       fail_if(e_.compare(Pred::Eq, Ty::I32, a.v, i32(INT32_MIN)), QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
     return {e_.abs(value_ty(r.result), a.v)};
   }
@@ -694,7 +720,7 @@ class Walk {
   Val arith(const Node& n, const OpRow& r, Arith op) {
     Val a = expr(*n.kid[0]);
     Val b = expr(*n.kid[1]);
-    if (r.result == TC::I4) {
+    if (r.result == Tk::I4) {
       Value res;
       Value ov = e_.overflows(op, a.v, b.v, &res);
       fail_if(ov, QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
@@ -746,20 +772,25 @@ class Walk {
     return {e_.read(res)};
   }
 
-  // ** and the functions of one f8, through their checked helpers.
-  Val math(const Node& n, Helper h) {
+  // An operator without an inline form here (**, the functions of one f8,
+  // any operator added to the catalogue): its runtime rule, called through
+  // its qk_rule_ helper with the status raised at the node.
+  Val rule_call(const Node& n) {
+    const OpRow& r = ir::op_info(n.op);
+    const Helper h = rule_helper(n.op);
+    if (!helper_info(h).address) internal_error(std::string("no inline form and no C rule for ") + r.name);
     Val a = expr(*n.kid[0]);
-    if (n.arity() == 2) {
+    if (r.arity == 2) {
       Val b = expr(*n.kid[1]);
-      return {status_call(n, h, Ty::F64, {a.v, b.v})};
+      return {status_call(n, h, value_ty(r.result), {a.v, b.v})};
     }
-    return {status_call(n, h, Ty::F64, {a.v})};
+    return {status_call(n, h, value_ty(r.result), {a.v})};
   }
 
   Val compare(const Node& n, const OpRow& r, Pred p) {
     Val a = expr(*n.kid[0]);
     Val b = expr(*n.kid[1]);
-    if (r.left == TC::C) {
+    if (r.left == Tk::C) {
       Value c = e_.call(Helper::qk_char_cmp, {a.v, i32(a.len), b.v, i32(b.len)});
       return {e_.compare(p, Ty::I32, c, i32(0))};
     }
@@ -776,7 +807,7 @@ class Walk {
   Val ascii(const Node& n, const OpRow& r) {
     Val a = expr(*n.kid[0]);
     Value out = scratch_slot(n);
-    Helper h = r.left == TC::F4 ? Helper::qk_ascii_f4 : r.left == TC::F8 ? Helper::qk_ascii_f8 : Helper::qk_ascii_i4;
+    Helper h = r.left == Tk::F4 ? Helper::qk_ascii_f4 : r.left == Tk::F8 ? Helper::qk_ascii_f8 : Helper::qk_ascii_i4;
     e_.call(h, {a.v, out, i32(n.type.len)});
     return {out, n.type.len};
   }
@@ -832,3 +863,20 @@ harness::BackendSpec backend_spec(
 }
 
 }  // namespace quelkit::jit
+
+// The definitions of the qk_rule_ helpers declared above.
+#undef QK_RULE_ABI_1
+#undef QK_RULE_ABI_2
+#define QK_RULE_ABI_1(ID)                                                                             \
+  extern "C" int qk_rule_##ID(quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).left> a, \
+                              quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).result>* r) noexcept { \
+    return quelkit::jit::forward_rule<quelkit::ir::Op::ID>(a, r);                                       \
+  }
+#define QK_RULE_ABI_2(ID)                                                                              \
+  extern "C" int qk_rule_##ID(quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).left> a,  \
+                              quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).right> b, \
+                              quelkit::ir::held_t<quelkit::ir::op_info(quelkit::ir::Op::ID).result>* r) noexcept { \
+    return quelkit::jit::forward_rule<quelkit::ir::Op::ID>(a, b, r);                                    \
+  }
+#define QK_OP(ID, GEN, R, A, B, RULE, ERRS, SYN) QK_RULE_ABI_##B(ID)
+#include "frontend/ops.def"

@@ -116,28 +116,29 @@ enum class Effect : uint8_t { Reads, Writes, Raise };
   X(qk_concat, Writes, Void, Ptr, I32, Ptr, I32, Ptr)     \
   X(qk_ascii_i4, Writes, Void, I32, Ptr, I32)             \
   X(qk_ascii_f4, Writes, Void, F32, Ptr, I32)             \
-  X(qk_ascii_f8, Writes, Void, F64, Ptr, I32)             \
-  X(qk_pow_f8, Writes, I32, F64, F64, Ptr)                \
-  X(qk_sqrt_f8, Writes, I32, F64, Ptr)                    \
-  X(qk_log_f8, Writes, I32, F64, Ptr)                     \
-  X(qk_exp_f8, Writes, I32, F64, Ptr)                     \
-  X(qk_sin_f8, Writes, I32, F64, Ptr)                     \
-  X(qk_cos_f8, Writes, I32, F64, Ptr)                     \
-  X(qk_atan_f8, Writes, I32, F64, Ptr)                    \
-  X(qk_cvt_f8_i4, Writes, I32, F64, Ptr)                  \
-  X(qk_cvt_f8_i2, Writes, I32, F64, Ptr)                  \
-  X(qk_cvt_f8_i1, Writes, I32, F64, Ptr)
+  X(qk_ascii_f8, Writes, Void, F64, Ptr, I32)
 
+// After them, one helper per typed operator of the catalogue whose operands
+// and result are numbers or booleans: `qk_rule_<OP>`, its runtime rule
+// (frontend/op_rules.h) behind a C signature (operands by value, the result
+// through a pointer, a qk_err status). Generated code calls these for every
+// operator the walk does not emit inline (transcendental functions,
+// float-to-integer conversion, and any operator added to the catalogue).
 enum class Helper : uint8_t {
 #define QK_JIT_HELPER_ENUM(name, ...) name,
   QK_JIT_HELPERS(QK_JIT_HELPER_ENUM)
 #undef QK_JIT_HELPER_ENUM
 };
-constexpr int kNumHelpers = 0
+constexpr int kNumFixedHelpers = 0
 #define QK_JIT_HELPER_COUNT(name, ...) +1
     QK_JIT_HELPERS(QK_JIT_HELPER_COUNT)
 #undef QK_JIT_HELPER_COUNT
     ;
+constexpr int kNumHelpers = kNumFixedHelpers + ir::kNumOps;
+static_assert(kNumHelpers <= 256, "helpers are numbered in a byte");
+// The rule helper of a typed operator (its address is null when the row has
+// characters, which generated code handles through the fixed helpers).
+constexpr Helper rule_helper(ir::Op op) { return Helper(kNumFixedHelpers + int(op)); }
 
 struct HelperInfo {
   const char* name;  // the C symbol
@@ -148,6 +149,8 @@ struct HelperInfo {
   Ty args[5];
 };
 const HelperInfo& helper_info(Helper h);
+// The machine type a value of type k is held in (types.def's HELD column).
+Ty held_ty(Tk k);
 
 // C library functions a code generator may itself emit calls to (block copies
 // of character columns); registered like the helpers, never called by the walk.

@@ -1,5 +1,5 @@
-// The node kinds of the threaded tree, generated at compile time from the one
-// operator list (frontend/ops.def): one kind per typed operator, plus the
+// The node kinds of the threaded tree, generated at compile time from the
+// operator catalogue (frontend/ops.def): one kind per typed operator, plus the
 // leaf, store and end kinds, plus superinstructions derived from the same rows
 // (a comparison or arithmetic operator whose left operand is read straight
 // from the tuple, a conversion fused with the attribute load it converts).
@@ -16,39 +16,14 @@
 
 namespace quelkit::threaded {
 
-// The ops.def rows as a constexpr table (ir::op_info is not constexpr).
-struct OpRow {
-  ir::Generic generic;
-  uint8_t arity;
-  ir::TC result, left, right;
-};
-inline constexpr OpRow kOpRows[] = {
-#define QK_OP(ID, GEN, AR, R, A, B, SYN) {ir::Generic::GEN, AR, ir::TC::R, ir::TC::A, ir::TC::B},
-#include "frontend/ops.def"
-};
-static_assert(std::size(kOpRows) == size_t(ir::kNumOps), "ops.def and the threaded op table disagree");
-constexpr const OpRow& op_row(ir::Op op) { return kOpRows[size_t(op)]; }
+// A catalogue row (frontend/ops.def), as every table below reads it.
+using OpRow = ir::OpInfo;
+constexpr const OpRow& op_row(ir::Op op) { return ir::op_info(op); }
 
-constexpr int kNumTk = int(Tk::B) + 1;
-
-constexpr bool is_int(Tk t) { return t == Tk::I1 || t == Tk::I2 || t == Tk::I4; }
-constexpr Tk tk_of(ir::TC c) {
-  switch (c) {
-    case ir::TC::I1: return Tk::I1;
-    case ir::TC::I2: return Tk::I2;
-    case ir::TC::I4: return Tk::I4;
-    case ir::TC::F4: return Tk::F4;
-    case ir::TC::F8: return Tk::F8;
-    case ir::TC::C: return Tk::C;
-    case ir::TC::B: case ir::TC::X: break;
-  }
-  return Tk::B;
-}
-
-// What a register holds for a value of type t: integers of every width are
-// held as int32 (as the interpreter's cells do), so integer widening is no
-// work at all and never needs a node.
-constexpr Tk reg_class(Tk t) { return is_int(t) ? Tk::I4 : t; }
+// What a register holds for a value of type t is its register class
+// (types.def): integers of every width are held as int32 (as the
+// interpreter's cells do), so integer widening is no work at all and never
+// needs a node.
 
 // A conversion that cannot raise and changes the register representation:
 // integers to f4 (rounded) or f8 (exact), f4 to f8 (exact). These, and only
@@ -96,16 +71,13 @@ struct KindTable {
   uint16_t move = 0, qual_end = 0, proj_end = 0;
 };
 
-constexpr bool is_arith(ir::Generic g) {
-  using G = ir::Generic;
-  return g == G::Add || g == G::Sub || g == G::Mul || g == G::Div || g == G::Pow || g == G::Mod;
+// A binary operator computing a number from two numbers of its own type
+// (arithmetic and the integer functions): what ArithAttr fuses.
+constexpr bool is_arith(const OpRow& r) {
+  return r.arity == 2 && (r.cls() == ir::Class::Arith || r.cls() == ir::Class::Function) && r.left == r.right &&
+         r.result == r.left && (is_int(r.left) || is_float(r.left));
 }
-
-constexpr bool is_compare(ir::Generic g) {
-  using G = ir::Generic;
-  return g == G::Eq || g == G::Ne || g == G::Lt || g == G::Le || g == G::Gt || g == G::Ge || g == G::Match ||
-         g == G::NoMatch;
-}
+constexpr bool is_compare(const OpRow& r) { return r.cls() == ir::Class::Compare; }
 
 constexpr KindTable make_kinds() {
   KindTable t;
@@ -117,7 +89,7 @@ constexpr KindTable make_kinds() {
   // 1. One kind per typed operator, numbered as ir::Op (leaves stay unused:
   //    constants are registers, attributes and parameters have typed kinds).
   for (int i = 0; i < ir::kNumOps; ++i) {
-    const OpRow& r = kOpRows[i];
+    const OpRow& r = ir::kOps[i];
     bool leaf = r.arity == 0;
     add(leaf ? KindDesc{} : KindDesc{Form::Op, ir::Op(i)});
   }
@@ -135,10 +107,10 @@ constexpr KindTable make_kinds() {
   //    the tuple, for every stored type that loads into the operand type
   //    without a check.
   for (int i = 0; i < ir::kNumOps; ++i) {
-    const OpRow& r = kOpRows[i];
-    Form f = is_compare(r.generic) ? Form::CmpAttr : is_arith(r.generic) ? Form::ArithAttr : Form::None;
+    const OpRow& r = ir::kOps[i];
+    Form f = is_compare(r) ? Form::CmpAttr : is_arith(r) ? Form::ArithAttr : Form::None;
     if (f == Form::None) continue;
-    Tk operand = tk_of(r.left);
+    Tk operand = r.left;
     for (Tk s : kStored)
       if (loads_as(s, operand)) t.attr_op[size_t(i)][size_t(s)] = add({f, ir::Op(i), s, operand});
   }

@@ -258,12 +258,12 @@ class Lowerer {
       *out = op;
       return true;
     }
-    if (!is_compare(g)) return false;
+    if (!is_compare(r)) return false;
     Generic m = g == Generic::Lt ? Generic::Gt : g == Generic::Gt ? Generic::Lt : g == Generic::Le ? Generic::Ge
               : g == Generic::Ge ? Generic::Le : g;
     if (g == Generic::Match || g == Generic::NoMatch) return false;
     for (int i = 0; i < ir::kNumOps; ++i)
-      if (kOpRows[i].generic == m && kOpRows[i].left == r.left) {
+      if (ir::kOps[i].generic == m && ir::kOps[i].left == r.left) {
         *out = Op(i);
         return true;
       }
@@ -289,7 +289,7 @@ class Lowerer {
     uint16_t kind = uint16_t(n.op);
     Opnd l, r;
     const Opnd* fused = nullptr;  // an attribute operand the node reads itself
-    if (is_compare(row.generic) || is_arith(row.generic)) {
+    if (is_compare(row) || is_arith(row)) {
       // Comparisons and patterns need character lengths with blanks stripped
       // (constants are stored stripped); arithmetic needs none.
       l = operand(*n.kid[0], it, -1);
@@ -325,11 +325,10 @@ class Lowerer {
         node.b = materialize(r, -1);
         node.blen = r.len;
       }
-      if (row.generic == Generic::Ascii || row.generic == Generic::Concat) {
+      if (ir::generic_info(row.generic).scratch) {  // a character result: its slot and width
         if (n.scratch + n.type.len > plan_.scratch_size) syserr("character result outside the scratch area");
         node.off = n.scratch;
-        if (row.generic == Generic::Ascii) node.alen = n.type.len;  // the text's width
-        else if (unsigned(node.alen) + node.blen != n.type.len) syserr("concat width is not the sum of its operands'");
+        node.off2 = n.type.len;
       }
     }
     if (dst < 0) node.dst = new_reg();
@@ -455,7 +454,7 @@ std::string node_text(const Program& p, uint32_t i) {
       } else {
         s = R(n.dst) + " <- " + R(n.a);
         if (row.arity == 2) s += ", " + R(n.b);
-        if (row.generic == Generic::Ascii || row.generic == Generic::Concat) s += "  scratch@" + std::to_string(n.off);
+        if (ir::generic_info(row.generic).scratch) s += "  scratch@" + std::to_string(n.off);
       }
       break;
     }

@@ -4,7 +4,7 @@
 // or nullptr after raising a runtime error (r0 = -1). Every rule with a
 // subtlety is a runtime helper (harness/runtime), the same code the
 // interpreter, the fold pass and the JITs run; this file only picks which one,
-// from the operator's ops.def row, at compile time. Not a general header:
+// from the operator's row of the catalogue (ops.def), at compile time. Not a general header:
 // only threaded/run.cpp includes it.
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "harness/page.h"
+#include "frontend/op_rules.h"
 #include "harness/runtime/runtime_inline.h"
 #include "threaded/program.h"
 
@@ -120,151 +121,39 @@ QT_INLINE void copy_bytes(uint8_t* d, const uint8_t* s, uint32_t n) {
   }
 }
 
-// ---- operator rules, chosen by the ops.def row ----
+// ---- operators: each typed row's runtime rule (frontend/op_rules.h) ----
 
-template <ir::Generic G, class V>
-QT_INLINE bool compare(V x, V y) {
-  using enum ir::Generic;
-  if constexpr (G == Eq) return x == y;
-  else if constexpr (G == Ne) return x != y;
-  else if constexpr (G == Lt) return x < y;
-  else if constexpr (G == Le) return x <= y;
-  else if constexpr (G == Gt) return x > y;
-  else if constexpr (G == Ge) return x >= y;
-  else static_assert(kNever<G>, "not a comparison");
+// An operand in a register, as the rule of a row with operand type T takes it
+// (characters need their length, which the node carries).
+template <Tk T>
+QT_INLINE ir::held_t<T> arg(const Reg& r, uint8_t len) {
+  if constexpr (T == Tk::C) return {r.s, len};
+  else return rget<reg_class(T)>(r);
 }
 
-// The checked binary rule of an arithmetic operator in class T.
-template <ir::Generic G, Tk T>
-constexpr auto arith() {
-  using enum ir::Generic;
-  if constexpr (T == Tk::I4) {
-    if constexpr (G == Add) return &rt::add_i4;
-    else if constexpr (G == Sub) return &rt::sub_i4;
-    else if constexpr (G == Mul) return &rt::mul_i4;
-    else if constexpr (G == Div) return &rt::div_i4;
-    else if constexpr (G == Mod) return &rt::mod_i4;
-    else static_assert(kNever<G>, "no i4 rule");
-  } else if constexpr (T == Tk::F4) {
-    if constexpr (G == Add) return &rt::add_f4;
-    else if constexpr (G == Sub) return &rt::sub_f4;
-    else if constexpr (G == Mul) return &rt::mul_f4;
-    else if constexpr (G == Div) return &rt::div_f4;
-    else static_assert(kNever<G>, "no f4 rule");
-  } else if constexpr (T == Tk::F8) {
-    if constexpr (G == Add) return &rt::add_f8;
-    else if constexpr (G == Sub) return &rt::sub_f8;
-    else if constexpr (G == Mul) return &rt::mul_f8;
-    else if constexpr (G == Div) return &rt::div_f8;
-    else if constexpr (G == Pow) return &rt::pow_f8;
-    else static_assert(kNever<G>, "no f8 rule");
-  } else {
-    static_assert(kNever<T>, "arithmetic on a non-number");
-  }
+// A rule's result into register d (a character result is already in scratch).
+template <Tk T>
+QT_INLINE void put(Reg& d, const ir::result_t<T>& v) {
+  if constexpr (T == Tk::C) d.s = v.p;
+  else rset<reg_class(T)>(d, v);
 }
 
-// The checked f8 function rules.
-template <ir::Generic G>
-constexpr auto math1() {
-  using enum ir::Generic;
-  if constexpr (G == Sqrt) return &rt::sqrt_f8;
-  else if constexpr (G == Log) return &rt::log_f8;
-  else if constexpr (G == Exp) return &rt::exp_f8;
-  else if constexpr (G == Sin) return &rt::sin_f8;
-  else if constexpr (G == Cos) return &rt::cos_f8;
-  else if constexpr (G == Atan) return &rt::atan_f8;
-  else static_assert(kNever<G>, "not an f8 function");
-}
-
-constexpr int int_rank(Tk t) { return t == Tk::I1 ? 1 : t == Tk::I2 ? 2 : 4; }
-
-// f8 (and f4, exactly widened) to an integer type: truncated, range checked.
-template <Tk To>
-QT_INLINE int float_to_int(double v, int32_t* r) {
-  if constexpr (To == Tk::I1) return rt::cvt_f8_i1(v, r);
-  else if constexpr (To == Tk::I2) return rt::cvt_f8_i2(v, r);
-  else return rt::cvt_f8_i4(v, r);
-}
-
-// CVT_<A>_<T>: the rules of ops.def's conversion rows (as interp's convert()).
-template <Tk A, Tk T>
-QT_INLINE const Node* convert(const Node* n, Reg* R, qk_ctx* ctx) {
-  Reg& d = R[n->dst];
-  const Reg& a = R[n->a];
-  if constexpr (is_int(A) && is_int(T)) {
-    if constexpr (int_rank(T) >= int_rank(A)) d.i = a.i;
-    else if constexpr (T == Tk::I1) QT_CHECK(rt::cvt_i4_i1(a.i, &d.i));
-    else QT_CHECK(rt::cvt_i4_i2(a.i, &d.i));
-  } else if constexpr (is_int(A) && T == Tk::F4) {
-    d.f4 = float(a.i);
-  } else if constexpr (is_int(A) && T == Tk::F8) {
-    d.f8 = double(a.i);
-  } else if constexpr (A == Tk::F4 && T == Tk::F8) {
-    d.f8 = double(a.f4);
-  } else if constexpr (A == Tk::F4 && is_int(T)) {
-    QT_CHECK(float_to_int<T>(double(a.f4), &d.i));
-  } else if constexpr (A == Tk::F8 && is_int(T)) {
-    QT_CHECK(float_to_int<T>(a.f8, &d.i));
-  } else if constexpr (A == Tk::F8 && T == Tk::F4) {
-    QT_CHECK(rt::cvt_f8_f4(a.f8, &d.f4));
-  } else {
-    static_assert(kNever<A>, "no such conversion");
-  }
-  return n + 1;
-}
-
-// One ops.def operator over registers.
+// One catalogue operator over registers. and/or are control flow: the left
+// operand is already in d (== a); when it decides, skip the right one.
 template <ir::Op OP>
 QT_INLINE const Node* op_step(const Node* n, Reg* R, qk_ctx* ctx) {
-  using enum ir::Generic;
-  constexpr OpRow row = op_row(OP);
-  constexpr ir::Generic G = row.generic;
-  constexpr Tk A = tk_of(row.left);
-  constexpr Tk T = tk_of(row.result);
-  Reg& d = R[n->dst];
-  if constexpr (G == Cvt) {
-    return convert<A, T>(n, R, ctx);
-  } else if constexpr (G == Neg) {
-    if constexpr (A == Tk::I4) QT_CHECK(rt::neg_i4(R[n->a].i, &d.i));
-    else rset<A>(d, -rget<A>(R[n->a]));
-  } else if constexpr (G == Abs) {
-    if constexpr (A == Tk::I4) QT_CHECK(rt::abs_i4(R[n->a].i, &d.i));
-    else rset<A>(d, std::fabs(rget<A>(R[n->a])));
-  } else if constexpr (G == Add || G == Sub || G == Mul || G == Div || G == Pow || G == Mod) {
-    constexpr auto f = arith<G, A>();
-    auto x = rget<A>(R[n->a]), y = rget<A>(R[n->b]);
-    std::remove_reference_t<decltype(x)> r;
-    QT_CHECK(f(x, y, &r));
-    rset<T>(d, r);
-  } else if constexpr (G == Eq || G == Ne || G == Lt || G == Le || G == Gt || G == Ge) {
-    if constexpr (A == Tk::C) d.i = compare<G>(rt::char_cmp(R[n->a].s, n->alen, R[n->b].s, n->blen), 0);
-    else d.i = compare<G>(rget<A>(R[n->a]), rget<A>(R[n->b]));
-  } else if constexpr (G == Match || G == NoMatch) {
-    d.i = qk_pattern_match(R[n->a].s, n->alen, R[n->b].s, n->blen) == (G == Match ? 1 : 0);
-  } else if constexpr (G == And) {
-    // The left operand is already in d (== a): false decides, skip the right.
+  constexpr ir::OpInfo row = ir::op_info(OP);
+  if constexpr (row.generic == ir::Generic::And) {
     if (R[n->a].i == 0) return n + int32_t(n->off);
-  } else if constexpr (G == Or) {
+  } else if constexpr (row.generic == ir::Generic::Or) {
     if (R[n->a].i != 0) return n + int32_t(n->off);
-  } else if constexpr (G == Not) {
-    d.i = !R[n->a].i;
-  } else if constexpr (G == Sqrt || G == Log || G == Exp || G == Sin || G == Cos || G == Atan) {
-    constexpr auto f = math1<G>();
-    double r;
-    QT_CHECK(f(R[n->a].f8, &r));
-    d.f8 = r;
-  } else if constexpr (G == Ascii) {
-    uint8_t* out = ctx->scratch + n->off;
-    if constexpr (is_int(A)) qk_ascii_i4(R[n->a].i, out, n->alen);
-    else if constexpr (A == Tk::F4) qk_ascii_f4(R[n->a].f4, out, n->alen);
-    else qk_ascii_f8(R[n->a].f8, out, n->alen);
-    d.s = out;
-  } else if constexpr (G == Concat) {
-    uint8_t* out = ctx->scratch + n->off;
-    qk_concat(R[n->a].s, n->alen, R[n->b].s, n->blen, out);
-    d.s = out;
   } else {
-    static_assert(kNever<OP>, "an ops.def operator without a rule here");
+    static_assert(ir::has_rule<OP>, "an operator without a runtime rule");
+    ir::result_t<row.result> r{};
+    if constexpr (row.result == Tk::C) r = {ctx->scratch + n->off, n->off2};  // its slot and width
+    if constexpr (row.arity == 1) QT_CHECK(ir::rule_of<OP>(arg<row.left>(R[n->a], n->alen), &r));
+    else QT_CHECK(ir::rule_of<OP>(arg<row.left>(R[n->a], n->alen), arg<row.right>(R[n->b], n->blen), &r));
+    put<row.result>(R[n->dst], r);
   }
   return n + 1;
 }
@@ -279,21 +168,15 @@ QT_INLINE const Node* step(const Node* n, Reg* R, const uint8_t* t, uint8_t* row
     rset<K.to>(R[n->dst], load_as<K.src, K.to>(t + n->off));
   } else if constexpr (K.form == Form::Param) {
     rset<K.to>(R[n->dst], load_stored<K.src>(ctx->params + n->off));
-  } else if constexpr (K.form == Form::CmpAttr) {
-    constexpr ir::Generic G = op_row(K.op).generic;
-    if constexpr (G == ir::Generic::Match || G == ir::Generic::NoMatch)
-      R[n->dst].i = qk_pattern_match(t + n->off, n->alen, R[n->b].s, n->blen) == (G == ir::Generic::Match ? 1 : 0);
-    else if constexpr (K.to == Tk::C)
-      R[n->dst].i = compare<G>(rt::char_cmp(t + n->off, n->alen, R[n->b].s, n->blen), 0);
-    else
-      R[n->dst].i = compare<G>(load_as<K.src, K.to>(t + n->off), rget<K.to>(R[n->b]));
-  } else if constexpr (K.form == Form::ArithAttr) {
-    constexpr auto f = arith<op_row(K.op).generic, K.to>();
-    auto x = load_as<K.src, K.to>(t + n->off);
-    auto y = rget<K.to>(R[n->b]);
-    decltype(y) r;
-    QT_CHECK(f(x, y, &r));
-    rset<K.to>(R[n->dst], r);
+  } else if constexpr (K.form == Form::CmpAttr || K.form == Form::ArithAttr) {
+    // The row's rule with its left operand read from the tuple.
+    constexpr ir::OpInfo r0 = ir::op_info(K.op);
+    ir::held_t<K.to> x;
+    if constexpr (K.to == Tk::C) x = {t + n->off, n->alen};
+    else x = load_as<K.src, K.to>(t + n->off);
+    ir::result_t<r0.result> r;
+    QT_CHECK(ir::rule_of<K.op>(x, arg<r0.right>(R[n->b], n->blen), &r));
+    put<r0.result>(R[n->dst], r);
   } else if constexpr (K.form == Form::Move) {
     R[n->dst] = R[n->a];
   } else if constexpr (K.form == Form::Store) {

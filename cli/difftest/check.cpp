@@ -76,7 +76,7 @@ void retype(GNode& n) {
   const Generic g = ir::op_info(n.op).generic;
   auto set = [&](Generic gen, Tk cls, GType t) {
     Op op;
-    if (ir::typed_op(gen, ir::tc_of(cls), &op)) n.op = op;
+    if (ir::typed_op(gen, cls, &op)) n.op = op;
     n.type = t;
   };
   const GType a = n.kids.size() > 0 ? n.kids[0]->type : GType{};

@@ -350,19 +350,8 @@ static GType gtype(Tk k) {
   return {};
 }
 
-static Tk tk_of(ir::TC c) {
-  switch (c) {
-    case ir::TC::I1: return Tk::I1;
-    case ir::TC::I2: return Tk::I2;
-    case ir::TC::I4: return Tk::I4;
-    case ir::TC::F4: return Tk::F4;
-    case ir::TC::F8: return Tk::F8;
-    case ir::TC::C: return Tk::C;
-    case ir::TC::B: return Tk::B;
-    case ir::TC::X: break;
-  }
-  return Tk::B;
-}
+// A row's type; leaves' rows (no type of their own) count as conditions.
+static Tk tk_of(Tk c) { return c == kNoTk ? Tk::B : c; }
 
 GPtr Generator::simplest(GType t) {
   switch (t.kind) {
@@ -418,7 +407,7 @@ std::string Generator::char_value() {
 bool Generator::allowed(Op op) const {
   if (!sql_) return true;
   const ir::OpInfo& o = ir::op_info(op);
-  return o.result != ir::TC::F4 && o.left != ir::TC::F4 && o.right != ir::TC::F4 && o.generic != Generic::Ascii &&
+  return o.result != Tk::F4 && o.left != Tk::F4 && o.right != Tk::F4 && o.generic != Generic::Ascii &&
          o.generic != Generic::Concat;
 }
 
@@ -444,7 +433,7 @@ std::string Generator::pattern_text() {
 static GPtr float_leaf(const std::string& f) {
   if (f[0] != '-') return Generator::float_lit(f);
   Op op;
-  ir::typed_op(Generic::Neg, ir::TC::F8, &op);
+  ir::typed_op(Generic::Neg, Tk::F8, &op);
   return make_op(op, {Tk::F8, 8}, Generator::float_lit(f.substr(1)));
 }
 
@@ -635,7 +624,7 @@ GPtr Generator::key_conjunct(const std::vector<GVar>& vars) {
     cls = a.second.kind == Tk::F8 ? Tk::F8 : a.second.kind == Tk::F4 ? Tk::F4 : Tk::I4;
     if (rng_.chance(30)) {
       Op neg;
-      ir::typed_op(Generic::Neg, ir::TC::I4, &neg);
+      ir::typed_op(Generic::Neg, Tk::I4, &neg);
       lit = make_op(neg, {Tk::I4, 4}, std::move(lit));
     }
   } else {
@@ -643,7 +632,7 @@ GPtr Generator::key_conjunct(const std::vector<GVar>& vars) {
     cls = Tk::F8;
   }
   Op op;
-  ir::typed_op(g, ir::tc_of(cls), &op);
+  ir::typed_op(g, cls, &op);
   if (rng_.chance(30)) return make_op(op, {Tk::B, 1}, std::move(lit), std::move(attr));
   return make_op(op, {Tk::B, 1}, std::move(attr), std::move(lit));
 }

@@ -60,7 +60,7 @@ struct Translator {
       return true;
     }
     const ir::OpInfo& info = ir::op_info(n.op);
-    if (n.type.kind == Tk::F4 || info.left == ir::TC::F4) {
+    if (n.type.kind == Tk::F4 || info.left == Tk::F4) {
       // Only exact uses of an f4 value: widening (float8) and truncation (int1/2/4)
       // of a bare f4 attribute.
       if (info.generic != ir::Generic::Cvt || n.type.kind == Tk::F4) return fail("f4");
@@ -86,7 +86,7 @@ struct Translator {
       case Generic::Param: return fail("error");
       case Generic::Cvt:
         if (n.type.kind == Tk::F8) *out = "CAST(" + a + " AS REAL)";
-        else if (info.left == ir::TC::F4 || info.left == ir::TC::F8) *out = "CAST(" + a + " AS INTEGER)";
+        else if (info.left == Tk::F4 || info.left == Tk::F8) *out = "CAST(" + a + " AS INTEGER)";
         else *out = "(" + a + ")";
         return true;
       case Generic::Neg: *out = "(-" + a + ")"; return true;

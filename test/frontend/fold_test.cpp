@@ -150,27 +150,27 @@ TEST(Fold, NeverMutatesAndKeepsPayload) {
 
 // ---- the constant evaluator on its own ----
 
-Type type_for(ir::TC tc) {
+Type type_for(Tk tc) {
   switch (tc) {
-    case ir::TC::I1: return Type::i1();
-    case ir::TC::I2: return Type::i2();
-    case ir::TC::I4: return Type::i4();
-    case ir::TC::F4: return Type::f4();
-    case ir::TC::F8: return Type::f8();
-    case ir::TC::C: return Type::c(2);
-    case ir::TC::B: return Type::b();
-    case ir::TC::X: break;
+    case Tk::I1: return Type::i1();
+    case Tk::I2: return Type::i2();
+    case Tk::I4: return Type::i4();
+    case Tk::F4: return Type::f4();
+    case Tk::F8: return Type::f8();
+    case Tk::C: return Type::c(2);
+    case Tk::B: return Type::b();
+    case kNoTk: break;
   }
   return Type::i4();
 }
 
-ir::Value value_for(ir::TC tc) {
+ir::Value value_for(Tk tc) {
   ir::Value v;
   v.i = 3;
   v.f4 = 1.5f;
   v.f8 = 1.5;
   v.s = "ab";
-  if (tc == ir::TC::B) v.i = 1;
+  if (tc == Tk::B) v.i = 1;
   return v;
 }
 
@@ -190,7 +190,7 @@ TEST(ConstEval, CoversEveryOperator) {
       EXPECT_EQ(err, 0) << info.name;
     } else {
       EXPECT_TRUE(ok) << info.name << " err " << err;
-      if (info.result == ir::TC::C) {
+      if (info.result == Tk::C) {
         EXPECT_EQ(out.s.size(), result.len) << info.name;
       }
     }

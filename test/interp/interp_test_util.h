@@ -31,7 +31,6 @@ using ir::Generic;
 using ir::NodePtr;
 using ir::Op;
 
-inline bool is_int(Tk k) { return k == Tk::I1 || k == Tk::I2 || k == Tk::I4; }
 
 // ---- a miniature binder ----
 
@@ -125,7 +124,7 @@ class Builder {
         EXPECT_TRUE(g != Generic::Mod || cls == Tk::I4);
         a = convert(cls, std::move(a), true);
         b = convert(cls, std::move(b), true);
-        EXPECT_TRUE(ir::typed_op(g, ir::tc_of(cls), &op));
+        EXPECT_TRUE(ir::typed_op(g, cls, &op));
         return ir::make_node(op, type_of(cls), pos, std::move(a), std::move(b));
       }
       case Generic::Eq: case Generic::Ne: case Generic::Lt: case Generic::Le: case Generic::Gt:
@@ -136,7 +135,7 @@ class Builder {
           a = convert(cls, std::move(a), true);
           b = convert(cls, std::move(b), true);
         }
-        EXPECT_TRUE(ir::typed_op(g, ir::tc_of(cls), &op));
+        EXPECT_TRUE(ir::typed_op(g, cls, &op));
         return ir::make_node(op, Type::b(), pos, std::move(a), std::move(b));
       }
       case Generic::And:
@@ -164,19 +163,19 @@ class Builder {
       case Generic::Neg: case Generic::Abs: {
         Tk cls = is_int(k) ? Tk::I4 : k;
         a = convert(cls, std::move(a), true);
-        EXPECT_TRUE(ir::typed_op(g, ir::tc_of(cls), &op));
+        EXPECT_TRUE(ir::typed_op(g, cls, &op));
         return ir::make_node(op, type_of(cls), pos, std::move(a));
       }
       case Generic::Sqrt: case Generic::Log: case Generic::Exp: case Generic::Sin: case Generic::Cos:
       case Generic::Atan:
         a = convert(Tk::F8, std::move(a), true);
-        EXPECT_TRUE(ir::typed_op(g, ir::TC::F8, &op));
+        EXPECT_TRUE(ir::typed_op(g, Tk::F8, &op));
         return ir::make_node(op, Type::f8(), pos, std::move(a));
       case Generic::Not:
         return ir::make_node(Op::NOT, Type::b(), pos, std::move(a));
       case Generic::Ascii: {
         unsigned w = k == Tk::I4 ? 11 : k == Tk::F4 ? 15 : k == Tk::F8 ? 24 : 6;
-        EXPECT_TRUE(ir::typed_op(g, ir::tc_of(k), &op));
+        EXPECT_TRUE(ir::typed_op(g, k, &op));
         auto n = ir::make_node(op, Type::c(w), pos, std::move(a));
         n->scratch = scratch_;
         scratch_ += w;
@@ -262,21 +261,21 @@ class Oracle {
     }
     if (!eval(*n.kid[0], a)) return false;
     if (info.arity == 2 && !eval(*n.kid[1], b)) return false;
-    const ir::TC tc = info.left;
+    const Tk tc = info.left;
     switch (info.generic) {
       case Generic::Cvt: return fail(cvt(a, n.type.kind, r));
       case Generic::Neg:
-        if (tc == ir::TC::I4) return fail(rt::neg_i4(a.i, &r.i));
-        if (tc == ir::TC::F4) r.f4 = -a.f4; else r.f8 = -a.f8;
+        if (tc == Tk::I4) return fail(rt::neg_i4(a.i, &r.i));
+        if (tc == Tk::F4) r.f4 = -a.f4; else r.f8 = -a.f8;
         return true;
       case Generic::Abs:
-        if (tc == ir::TC::I4) return fail(rt::abs_i4(a.i, &r.i));
-        if (tc == ir::TC::F4) r.f4 = std::fabs(a.f4); else r.f8 = std::fabs(a.f8);
+        if (tc == Tk::I4) return fail(rt::abs_i4(a.i, &r.i));
+        if (tc == Tk::F4) r.f4 = std::fabs(a.f4); else r.f8 = std::fabs(a.f8);
         return true;
 #define QT_ARITH(G, name)                                                          \
   case Generic::G:                                                                 \
-    if (tc == ir::TC::I4) return fail(rt::name##_i4(a.i, b.i, &r.i));              \
-    if (tc == ir::TC::F4) return fail(rt::name##_f4(a.f4, b.f4, &r.f4));           \
+    if (tc == Tk::I4) return fail(rt::name##_i4(a.i, b.i, &r.i));              \
+    if (tc == Tk::F4) return fail(rt::name##_f4(a.f4, b.f4, &r.f4));           \
     return fail(rt::name##_f8(a.f8, b.f8, &r.f8));
         QT_ARITH(Add, add)
         QT_ARITH(Sub, sub)
@@ -303,9 +302,9 @@ class Oracle {
             default: return x >= y;
           }
         };
-        if (tc == ir::TC::I4) r.i = cmp(a.i, b.i);
-        else if (tc == ir::TC::F4) r.i = cmp(a.f4, b.f4);
-        else if (tc == ir::TC::F8) r.i = cmp(a.f8, b.f8);
+        if (tc == Tk::I4) r.i = cmp(a.i, b.i);
+        else if (tc == Tk::F4) r.i = cmp(a.f4, b.f4);
+        else if (tc == Tk::F8) r.i = cmp(a.f8, b.f8);
         else r.i = cmp(qk_char_cmp(a.s, a.len, b.s, b.len), 0);
         return true;
       }
@@ -314,8 +313,8 @@ class Oracle {
       case Generic::Not: r.i = !a.i; return true;
       case Generic::Ascii:
         r.s = scratch_ + n.scratch;
-        if (tc == ir::TC::F4) qk_ascii_f4(a.f4, scratch_ + n.scratch, n.type.len);
-        else if (tc == ir::TC::F8) qk_ascii_f8(a.f8, scratch_ + n.scratch, n.type.len);
+        if (tc == Tk::F4) qk_ascii_f4(a.f4, scratch_ + n.scratch, n.type.len);
+        else if (tc == Tk::F8) qk_ascii_f8(a.f8, scratch_ + n.scratch, n.type.len);
         else qk_ascii_i4(a.i, scratch_ + n.scratch, n.type.len);
         return true;
       case Generic::Concat:
