@@ -1,6 +1,7 @@
 // The walk over the folded typed IR that both JITs share (codegen.h). Every
 // operator's semantics as generated code sees them is decided here, once:
-// which checks run, in which order, with which error code and position, and
+// which checks run (those the catalogue's ERRORS column lists for the row,
+// frontend/ops.def), in which order, with which error code and position, and
 // which runtime helper is called. The rules are those of runtime_inline.h (the
 // interpreter and the fold pass use the same), emitted inline where they are
 // simple (checked integer arithmetic, finite float results, comparisons,
@@ -684,6 +685,7 @@ class Walk {
     if (is_int(from) && is_int(to)) {
       if (to == Tk::I4 || (to == Tk::I2 && from == Tk::I1)) return a;  // widening keeps the value
       const int64_t lo = to == Tk::I1 ? -128 : -32768, hi = to == Tk::I1 ? 127 : 32767;
+      if (!r.raises(QK_ERR_CONVERT_RANGE)) internal_error(std::string("narrowing without its error: ") + r.name);
       fail_if(e_.compare(Pred::Lt, Ty::I32, a.v, i32(lo)), QK_ERR_CONVERT_RANGE, n.pos, label(n, "below"));
       fail_if(e_.compare(Pred::Gt, Ty::I32, a.v, i32(hi)), QK_ERR_CONVERT_RANGE, n.pos, label(n, "above"));
       return a;
@@ -692,7 +694,7 @@ class Walk {
     if (from == Tk::F4 && to == Tk::F8) return {e_.convert(Ty::F32, Ty::F64, a.v)};
     if (from == Tk::F8 && to == Tk::F4) {
       Value f = e_.convert(Ty::F64, Ty::F32, a.v);
-      expect(e_.is_finite(Ty::F32, f), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
+      if (r.raises(QK_ERR_FLOAT_RESULT)) expect(e_.is_finite(Ty::F32, f), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
       return {f};
     }
     if (is_float(from) && is_int(to)) {
@@ -704,7 +706,8 @@ class Walk {
   Val negate(const Node& n, const OpRow& r) {
     Val a = expr(*n.kid[0]);
     if (r.result == Tk::I4) {
-      fail_if(e_.compare(Pred::Eq, Ty::I32, a.v, i32(INT32_MIN)), QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
+      if (r.raises(QK_ERR_OVERFLOW))
+        fail_if(e_.compare(Pred::Eq, Ty::I32, a.v, i32(INT32_MIN)), QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
       return {e_.arith(Arith::Sub, Ty::I32, i32(0), a.v)};
     }
     return {e_.negate(value_ty(r.result), a.v)};
@@ -712,7 +715,7 @@ class Walk {
 
   Val absolute(const Node& n, const OpRow& r) {
     Val a = expr(*n.kid[0]);
-    if (r.result == Tk::I4)
+    if (r.result == Tk::I4 && r.raises(QK_ERR_OVERFLOW))
       fail_if(e_.compare(Pred::Eq, Ty::I32, a.v, i32(INT32_MIN)), QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
     return {e_.abs(value_ty(r.result), a.v)};
   }
@@ -723,12 +726,12 @@ class Walk {
     if (r.result == Tk::I4) {
       Value res;
       Value ov = e_.overflows(op, a.v, b.v, &res);
-      fail_if(ov, QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
+      if (r.raises(QK_ERR_OVERFLOW)) fail_if(ov, QK_ERR_OVERFLOW, n.pos, label(n, "overflow"));
       return {res};
     }
     const Ty t = value_ty(r.result);
     Value res = e_.arith(op, t, a.v, b.v);
-    expect(e_.is_finite(t, res), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
+    if (r.raises(QK_ERR_FLOAT_RESULT)) expect(e_.is_finite(t, res), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
     return {res};
   }
 
@@ -738,7 +741,7 @@ class Walk {
     Val b = expr(*n.kid[1]);
     const Ty t = value_ty(r.result);
     Value zero = t == Ty::I32 ? i32(0) : t == Ty::F32 ? e_.f4_const(0.0f) : e_.f8_const(0.0);
-    fail_if(e_.compare(Pred::Eq, t, b.v, zero), QK_ERR_DIV_ZERO, n.pos, label(n, "by_zero"));
+    if (r.raises(QK_ERR_DIV_ZERO)) fail_if(e_.compare(Pred::Eq, t, b.v, zero), QK_ERR_DIV_ZERO, n.pos, label(n, "by_zero"));
     if (t == Ty::I32) {
       Block min = e_.block(label(n, "min")), ok = e_.block(label(n, "divide"));
       e_.branch(e_.compare(Pred::Eq, Ty::I32, a.v, i32(INT32_MIN)), min, ok, Hint::Unlikely);
@@ -749,7 +752,7 @@ class Walk {
       return {e_.arith(Arith::Div, Ty::I32, a.v, b.v)};  // truncates toward zero
     }
     Value res = e_.arith(Arith::Div, t, a.v, b.v);
-    expect(e_.is_finite(t, res), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
+    if (r.raises(QK_ERR_FLOAT_RESULT)) expect(e_.is_finite(t, res), QK_ERR_FLOAT_RESULT, n.pos, label(n, "infinite"));
     return {res};
   }
 

@@ -159,7 +159,6 @@ Type type_for(Tk tc) {
     case Tk::F8: return Type::f8();
     case Tk::C: return Type::c(2);
     case Tk::B: return Type::b();
-    case kNoTk: break;
   }
   return Type::i4();
 }
