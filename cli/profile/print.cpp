@@ -1,12 +1,13 @@
 // Printing profiles (print.h): fixed-width tables for people, and the JSON
-// document, written by hand with its numbers rounded (percent to 4 decimals,
-// others to 3).
+// document, built with nlohmann-json in the key order the document has always
+// had, its numbers rounded as before (percent to 4 decimals, others to 3).
 #include "cli/profile/print.h"
 
 #include <cctype>
 #include <cmath>
 #include <cstring>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "harness/measure.h"
@@ -16,6 +17,7 @@ namespace quelkit::profile {
 namespace {
 
 using harness::kSubsystemNames;
+using Json = nlohmann::ordered_json;
 
 // A count with thousands separators (prec 0), or a fixed-point number.
 std::string num(double v, int prec = 0) {
@@ -137,28 +139,92 @@ void print_profile(std::ostream& os, const BackendProfile& p, const Options& o) 
 
 // ---------------------------------------------------------------- JSON
 
-std::string jstr(std::string_view s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if (c == '\n') o += "\\n";
-    else if (c == '\t') o += "\\t";
-    else if (static_cast<unsigned char>(c) < 0x20) o += ' ';
-    else o += c;
-  }
-  return o + "\"";
-}
-
-std::string jnum(double v, int prec = 3) {
-  if (!std::isfinite(v)) return "null";
+// v with `prec` decimals, trailing zeros dropped (17.1, 3360), as a JSON
+// number: whole values as integers, so that they print without ".0".
+Json number(double v, int prec = 3) {
+  if (!std::isfinite(v)) return nullptr;
   std::ostringstream os;
   os << std::fixed << std::setprecision(prec) << v;
-  std::string s = os.str();
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
+  double r = std::strtod(os.str().c_str(), nullptr);
+  if (r == std::trunc(r) && std::fabs(r) < 9e15) return static_cast<int64_t>(r);
+  return r;
+}
+
+// The subsystems in print order, each with its share.
+Json subsystem_shares(const std::map<std::string, double>& shares) {
+  Json j = Json::object();
+  for (std::string_view sub : kSubsystemNames) {
+    auto it = shares.find(std::string(sub));
+    j[std::string(sub)] = number(it == shares.end() ? 0 : it->second, 4);
   }
-  return s;
+  return j;
+}
+
+Json backend_json(const BackendProfile& p) {
+  bool ins = p.method == "callgrind";
+  auto c = p.label.find(':');
+  double tt = tuples_total(p);
+  Json b;
+  b["backend"] = p.label.substr(0, c);
+  b["mode"] = c == std::string::npos ? "" : p.label.substr(c + 1);
+  b["label"] = p.label;
+  b["total"] = number(p.total, 0);
+  if (ins) {
+    b["instructions_per_tuple"] = number(tt > 0 ? p.total / tt : 0, 3);
+  } else {
+    b["executions"] = p.executions;
+    b["ns"] = p.ns;
+  }
+  Json stmts = Json::array();
+  for (const auto& s : p.stmts) {
+    Json j;
+    j["stmt"] = s.k;
+    j["line"] = s.line;
+    j["text"] = s.text;
+    j["tuples"] = s.tuples;
+    j["rows_scanned"] = s.scanned;
+    j["rows_out"] = s.rows;
+    if (ins) {
+      double per = s.reps ? double(s.run_cost) / double(s.reps) : 0;
+      j["reps"] = s.reps;
+      j["instructions"] = s.run_cost;
+      j["instructions_per_execution"] = number(per, 3);
+      j["instructions_per_tuple"] = number(per / double(s.tuples), 3);
+      j["prepare_instructions"] = s.prep_part ? Json(s.prep_cost) : Json(nullptr);
+    }
+    stmts.push_back(std::move(j));
+  }
+  b["statements"] = std::move(stmts);
+  Json routines = Json::array();
+  for (const Line& l : p.lines) {
+    Json j;
+    j["routine"] = l.info.name;
+    j["percent"] = number(l.share, 4);
+    j["count"] = number(l.count, 0);
+    if (ins) j["per_tuple"] = number(tt > 0 ? l.count / tt : 0, 4);
+    j["subsystem"] = l.info.subsystem;
+    j["role"] = l.info.role;
+    j["what"] = l.info.what;
+    routines.push_back(std::move(j));
+  }
+  b["routines"] = std::move(routines);
+  b["subsystems"] = subsystem_shares(p.subsystems);
+  b["subsystems_self"] = subsystem_shares(p.self_subsystems);
+  if (is_interp(p)) {
+    auto cp = counterparts(p);
+    Json t3 = Json::array();
+    for (const auto& r : paper_table3()) {
+      auto it = cp.find(r.name);
+      Json j;
+      j["routine"] = r.name;
+      j["paper_percent"] = number(r.percent);
+      j["percent"] = number(it == cp.end() ? 0 : it->second.share, 4);
+      j["counterpart"] = it == cp.end() ? "" : it->second.names;
+      t3.push_back(std::move(j));
+    }
+    b["table3"] = std::move(t3);
+  }
+  return b;
 }
 
 }  // namespace
@@ -192,80 +258,26 @@ void print_report(std::ostream& os, const std::vector<BackendProfile>& ps, const
 
 void print_json(std::ostream& os, const std::vector<BackendProfile>& ps, const Options& o, const std::string& method,
                 const std::string& note) {
-  os << "{\"tool\":\"quelkit profile\",\"method\":" << jstr(method)
-     << ",\"unit\":" << jstr(method == "callgrind" ? "instructions" : "cpu-clock samples")
-     << ",\"note\":" << (note.empty() ? "null" : jstr(note));
-  if (method == "callgrind") os << ",\"reps\":" << o.reps;
-  else os << ",\"freq\":" << o.freq << ",\"seconds\":" << jnum(o.seconds) << ",\"cold\":" << (o.cold ? "true" : "false");
-  os << ",\"paper_table3\":[";
-  for (size_t i = 0; i < paper_table3().size(); ++i) {
-    const auto& r = paper_table3()[i];
-    os << (i ? "," : "") << "{\"routine\":" << jstr(r.name) << ",\"percent\":" << jnum(r.percent)
-       << ",\"what\":" << jstr(r.what) << "}";
+  Json doc;
+  doc["tool"] = "quelkit profile";
+  doc["method"] = method;
+  doc["unit"] = method == "callgrind" ? "instructions" : "cpu-clock samples";
+  doc["note"] = note.empty() ? Json(nullptr) : Json(note);
+  if (method == "callgrind") {
+    doc["reps"] = o.reps;
+  } else {
+    doc["freq"] = o.freq;
+    doc["seconds"] = number(o.seconds);
+    doc["cold"] = o.cold;
   }
-  os << "],\"backends\":[";
-  for (size_t b = 0; b < ps.size(); ++b) {
-    const BackendProfile& p = ps[b];
-    auto c = p.label.find(':');
-    double tt = tuples_total(p);
-    os << (b ? "," : "") << "\n{\"backend\":" << jstr(p.label.substr(0, c))
-       << ",\"mode\":" << jstr(c == std::string::npos ? "" : p.label.substr(c + 1)) << ",\"label\":" << jstr(p.label)
-       << ",\"total\":" << jnum(p.total, 0);
-    if (p.method == "callgrind") os << ",\"instructions_per_tuple\":" << jnum(tt > 0 ? p.total / tt : 0, 3);
-    else os << ",\"executions\":" << p.executions << ",\"ns\":" << p.ns;
-    os << ",\"statements\":[";
-    for (size_t i = 0; i < p.stmts.size(); ++i) {
-      const auto& s = p.stmts[i];
-      os << (i ? "," : "") << "{\"stmt\":" << s.k << ",\"line\":" << s.line << ",\"text\":" << jstr(s.text)
-         << ",\"tuples\":" << s.tuples << ",\"rows_scanned\":" << s.scanned << ",\"rows_out\":" << s.rows;
-      if (p.method == "callgrind") {
-        double per = s.reps ? double(s.run_cost) / double(s.reps) : 0;
-        os << ",\"reps\":" << s.reps << ",\"instructions\":" << s.run_cost
-           << ",\"instructions_per_execution\":" << jnum(per, 3)
-           << ",\"instructions_per_tuple\":" << jnum(per / double(s.tuples), 3)
-           << ",\"prepare_instructions\":" << (s.prep_part ? std::to_string(s.prep_cost) : "null");
-      }
-      os << "}";
-    }
-    os << "],\"routines\":[";
-    for (size_t i = 0; i < p.lines.size(); ++i) {
-      const Line& l = p.lines[i];
-      os << (i ? "," : "") << "\n {\"routine\":" << jstr(l.info.name) << ",\"percent\":" << jnum(l.share, 4)
-         << ",\"count\":" << jnum(l.count, 0);
-      if (p.method == "callgrind") os << ",\"per_tuple\":" << jnum(tt > 0 ? l.count / tt : 0, 4);
-      os << ",\"subsystem\":" << jstr(l.info.subsystem) << ",\"role\":" << jstr(l.info.role)
-         << ",\"what\":" << jstr(l.info.what) << "}";
-    }
-    os << "],\"subsystems\":{";
-    bool first = true;
-    for (std::string_view sub : kSubsystemNames) {
-      auto it = p.subsystems.find(std::string(sub));
-      os << (first ? "" : ",") << jstr(sub) << ":" << jnum(it == p.subsystems.end() ? 0 : it->second, 4);
-      first = false;
-    }
-    os << "},\"subsystems_self\":{";
-    first = true;
-    for (std::string_view sub : kSubsystemNames) {
-      auto it = p.self_subsystems.find(std::string(sub));
-      os << (first ? "" : ",") << jstr(sub) << ":" << jnum(it == p.self_subsystems.end() ? 0 : it->second, 4);
-      first = false;
-    }
-    os << "}";
-    if (is_interp(p)) {
-      auto cp = counterparts(p);
-      os << ",\"table3\":[";
-      for (size_t i = 0; i < paper_table3().size(); ++i) {
-        const auto& r = paper_table3()[i];
-        auto it = cp.find(r.name);
-        os << (i ? "," : "") << "{\"routine\":" << jstr(r.name) << ",\"paper_percent\":" << jnum(r.percent)
-           << ",\"percent\":" << jnum(it == cp.end() ? 0 : it->second.share, 4)
-           << ",\"counterpart\":" << jstr(it == cp.end() ? "" : it->second.names) << "}";
-      }
-      os << "]";
-    }
-    os << "}";
-  }
-  os << "]}\n";
+  Json paper = Json::array();
+  for (const auto& r : paper_table3()) paper.push_back({{"routine", r.name}, {"percent", number(r.percent)}, {"what", r.what}});
+  doc["paper_table3"] = std::move(paper);
+  Json backends = Json::array();
+  for (const auto& p : ps) backends.push_back(backend_json(p));
+  doc["backends"] = std::move(backends);
+  // Statement texts come from the user's files: bytes that are not UTF-8 become U+FFFD.
+  os << doc.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace quelkit::profile
