@@ -15,7 +15,9 @@
 #include <string>
 
 #include "cli/backends.h"
-#include "cli/profile.h"
+#include "cli/profile/callgrind_reader.h"
+#include "cli/profile/classify.h"
+#include "cli/profile/perf_reader.h"
 #include "harness/backend.h"
 #include "harness/perfmap.h"
 #include "test/engine/json_mini.h"

@@ -1,0 +1,97 @@
+// Reading perf's formats (perf_reader.h): the perf map of JIT code and the
+// samples `perf script` prints.
+#include "cli/profile/perf_reader.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace quelkit::profile {
+
+std::vector<MapEntry> read_perf_map(const std::string& path, size_t lines) {
+  std::vector<MapEntry> m;
+  std::ifstream f(path);
+  std::string line;
+  for (size_t n = 0; n < lines && std::getline(f, line); ++n) {
+    std::istringstream ls(line);
+    MapEntry e;
+    std::string a, z;
+    if (!(ls >> a >> z)) continue;
+    std::getline(ls >> std::ws, e.name);
+    e.start = std::strtoull(a.c_str(), nullptr, 16);
+    e.size = std::strtoull(z.c_str(), nullptr, 16);
+    if (e.size) m.push_back(std::move(e));
+  }
+  // A later entry at the same address (code freed and the memory reused) wins.
+  std::stable_sort(m.begin(), m.end(), [](const MapEntry& x, const MapEntry& y) { return x.start < y.start; });
+  std::vector<MapEntry> out;
+  for (auto& e : m) {
+    if (!out.empty() && out.back().start == e.start) out.back() = std::move(e);
+    else out.push_back(std::move(e));
+  }
+  return out;
+}
+
+const MapEntry* find_in_map(const std::vector<MapEntry>& map, uint64_t addr) {
+  auto it = std::upper_bound(map.begin(), map.end(), addr, [](uint64_t a, const MapEntry& e) { return a < e.start; });
+  if (it == map.begin()) return nullptr;
+  --it;
+  return addr < it->start + it->size ? &*it : nullptr;
+}
+
+namespace {
+
+// One frame of a chain: "\t    7f01ab12 symbol name (dso)". Code perf found
+// in anonymous memory is generated code, whatever perf calls its object.
+bool read_frame(const std::string& line, CostKey* k) {
+  size_t a = line.find_first_not_of(" \t");
+  if (a == std::string::npos) return false;
+  size_t sp = line.find(' ', a);
+  if (sp == std::string::npos) return false;
+  std::string rest = line.substr(sp + 1);
+  std::string dso;
+  if (!rest.empty() && rest.back() == ')') {
+    size_t open = rest.rfind(" (");
+    if (open != std::string::npos) {
+      dso = rest.substr(open + 2, rest.size() - open - 3);
+      rest.resize(open);
+    }
+  }
+  if (dso.starts_with("[kernel")) dso = "[kernel]";
+  if (dso.find("/perf-") != std::string::npos || dso.starts_with("[JIT]") || dso == "//anon" ||
+      dso.starts_with("[anon"))
+    dso = "[JIT]";
+  if (rest == "[unknown]" && dso == "[JIT]") rest = "[JIT] unnamed";
+  *k = {dso, rest};
+  return true;
+}
+
+}  // namespace
+
+void read_perf_script(std::istream& in, std::string_view backend, Costs& out) {
+  SubsystemOf sub_of(backend);
+  std::string line;
+  std::vector<CostKey> chain;
+  auto flush = [&] {
+    if (chain.empty()) return;
+    out.self[chain[0]] += 1;
+    std::string s = "other";
+    for (const auto& k : chain)
+      if (sub_of(k) != "other") {
+        s = sub_of(k);
+        if (sub_of(chain[0]) == "other") out.via[chain[0]][k] += 1;
+        break;
+      }
+    out.charged[s] += 1;
+    chain.clear();
+  };
+  while (std::getline(in, line)) {
+    CostKey k;
+    if (line.find_first_not_of(" \t") == std::string::npos) flush();
+    else if (read_frame(line, &k)) chain.push_back(std::move(k));
+  }
+  flush();
+}
+
+}  // namespace quelkit::profile

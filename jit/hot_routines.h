@@ -1,0 +1,25 @@
+// The JITs' own routines as `quelkit profile` names them
+// (harness/routine_table.h). The code they generate has no symbols: the
+// profile names it from the perf map (q3_qual, q3_kernel, ...), and the
+// compilers' libraries are named by their object files.
+#pragma once
+
+#include "harness/routine_table.h"
+#include "jit/prepared.h"
+
+namespace quelkit::jit {
+
+namespace hot = harness::hot;
+
+inline constexpr harness::HotRoutine kHotRoutines[] = {
+    // Virtual: no address to hold, but the names are checked when this compiles.
+    {"jit::CompiledPlan::qualify", hot::Evaluation, "entry from the scan loop into the generated code", "",
+     hot::address_of<&CompiledPlan::qualify>},
+    {"jit::CompiledPlan::project", hot::Evaluation, "entry from the scan loop into the generated code", "",
+     hot::address_of<&CompiledPlan::project>},
+    {"jit::CompiledPlan::run_page", hot::Evaluation, "entry from the scan loop into the generated code", "",
+     hot::address_of<&CompiledPlan::run_page>},
+    {"jit::*", hot::Prepare, "code generator: the walk over the folded IR"},
+};
+
+}  // namespace quelkit::jit
