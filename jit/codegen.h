@@ -136,6 +136,11 @@ constexpr int kNumFixedHelpers = 0
     ;
 constexpr int kNumHelpers = kNumFixedHelpers + ir::kNumOps;
 static_assert(kNumHelpers <= 256, "helpers are numbered in a byte");
+}  // namespace quelkit::jit
+// One of the qk_rule_ helpers (all are defined in jit/codegen.cpp), named so
+// that the profile's routine table holds a real address.
+extern "C" int qk_rule_SQRT_F8(double a, double* r) noexcept;
+namespace quelkit::jit {
 // The rule helper of a typed operator (its address is null when the row has
 // characters, which generated code handles through the fixed helpers).
 constexpr Helper rule_helper(ir::Op op) { return Helper(kNumFixedHelpers + int(op)); }

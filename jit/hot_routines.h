@@ -5,6 +5,7 @@
 #pragma once
 
 #include "harness/routine_table.h"
+#include "jit/codegen.h"
 #include "jit/prepared.h"
 
 namespace quelkit::jit {
@@ -19,6 +20,10 @@ inline constexpr harness::HotRoutine kHotRoutines[] = {
      hot::address_of<&CompiledPlan::project>},
     {"jit::CompiledPlan::run_page", hot::Evaluation, "entry from the scan loop into the generated code", "",
      hot::address_of<&CompiledPlan::run_page>},
+    // An operator's runtime rule behind a C signature, called from generated
+    // code (jit/codegen.cpp): one per typed operator of the catalogue.
+    {"qk_rule_*", hot::Evaluation, "runtime rule of an operator, called from generated code", "",
+     hot::address_of<&qk_rule_SQRT_F8>},
     {"jit::*", hot::Prepare, "code generator: the walk over the folded IR"},
 };
 
