@@ -8,6 +8,7 @@
 
 #include "harness/checksum.h"
 #include "harness/page.h"
+#include "harness/runtime/runtime_inline.h"
 
 using namespace quelkit;
 using namespace quelkit::harness;
@@ -123,8 +124,7 @@ TEST(Checksum, ManyRowsHashedInLockStepMatchTheByteSerialDefinition) {
     store<float>(r + 20, i == 3 ? -0.0f : 0.1f * float(i));
     std::memcpy(r + 24, i % 3 ? "ab " : "xyz", 3);
     std::vector<uint8_t> enc;
-    std::string name(names[i]);
-    while (!name.empty() && name.back() == ' ') name.pop_back();
+    std::string_view name = rt::strip(names[i]);
     enc.insert(enc.end(), name.begin(), name.end());
     enc.push_back(0);
     int64_t iv = load<int8_t>(r + 19);

@@ -15,6 +15,7 @@
 
 #include "harness/checksum.h"
 #include "harness/parts.h"
+#include "harness/runtime/runtime_inline.h"
 
 using namespace quelkit;
 using namespace quelkit::harness;
@@ -115,8 +116,8 @@ struct PartsView {
   }
   const uint8_t* pname(const uint8_t* t) const { return t + s.attrs[1].offset; }
   std::string color(const uint8_t* t) const {
-    std::string c(reinterpret_cast<const char*>(t + s.attrs[2].offset), 8);
-    return c.substr(0, c.find_last_not_of(' ') + 1);
+    const uint8_t* c = t + s.attrs[2].offset;
+    return std::string(reinterpret_cast<const char*>(c), rt::strip(c, 8));
   }
   int weight(const uint8_t* t) const { return load<int16_t>(t + s.attrs[3].offset); }
   int qoh(const uint8_t* t) const { return load<int16_t>(t + s.attrs[4].offset); }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "harness/parts.h"
+#include "harness/runtime/runtime_inline.h"
 
 using namespace quelkit;
 using namespace quelkit::harness;
@@ -32,8 +33,7 @@ const char* kNames[] = {"processor", "bolt",  "nut",  "screw",  "washer", "gear"
 const char* kColors[] = {"red", "green", "blue", "white", "yellow", "gray", "brown"};
 
 std::string chars(const uint8_t* p, size_t n) {
-  std::string s(reinterpret_cast<const char*>(p), n);
-  return s.substr(0, s.find_last_not_of(' ') + 1);
+  return std::string(reinterpret_cast<const char*>(p), rt::strip(p, uint32_t(n)));
 }
 
 }  // namespace

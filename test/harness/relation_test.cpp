@@ -290,7 +290,7 @@ TEST(Isam, CharAndFloatKeys) {
       KeyBounds b;
       b.kind = KeyBounds::Eq;
       b.lo.s = k;
-      std::string stripped = k.substr(0, k.find_last_not_of(' ') + 1);
+      std::string stripped(rt::strip(k));
       auto eq = [&](const KeyVal& x) { return x.s == stripped; };
       EXPECT_EQ(only(r, fetched(r, b), eq), only(r, all, eq)) << k;
     }
