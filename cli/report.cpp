@@ -1,6 +1,6 @@
 // The paper report (report.h). Every figure is measured by harness::measure
-// (median of >= 5 repetitions of >= 0.1 s), the same code the benchmark
-// binary uses. Statement time is the wall time of the statement with a warm
+// (by default the median of 5 repetitions of at least 0.1 s each; --reps and
+// --min-time change both). Statement time is the wall time of the statement with a warm
 // plan cache (what a user pays per execution); prepare cost is measured apart
 // with the cache cleared, and break-even tuple counts are computed from both.
 #include "cli/report.h"
