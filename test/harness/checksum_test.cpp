@@ -10,10 +10,10 @@
 #include "harness/page.h"
 #include "harness/runtime/runtime_inline.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 uint64_t fnv(const std::vector<uint8_t>& bytes) {
   uint64_t h = 0xcbf29ce484222325ULL;
@@ -40,8 +40,6 @@ std::vector<uint8_t> sample_row(const Schema& s) {
   store<double>(row.data() + 15, -0.0);
   return row;
 }
-
-}  // namespace
 
 TEST(Checksum, RowHashByHand) {
   Schema s = sample_layout();
@@ -150,3 +148,6 @@ TEST(Checksum, ManyRowsHashedInLockStepMatchTheByteSerialDefinition) {
   all.add_rows(s, rows.data(), n);
   EXPECT_EQ(all.sum, expect);
 }
+
+}  // namespace
+}  // namespace quelkit::test

@@ -17,10 +17,10 @@
 #include "harness/parts.h"
 #include "harness/runtime/runtime_inline.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 const std::string kOracle = std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/oracle.py";
 
@@ -125,8 +125,6 @@ struct PartsView {
   static bool below_log(int qoh, int weight) { return double(qoh) < std::log(9.5) * double(weight); }
 };
 
-}  // namespace
-
 TEST(Oracle, CsvIsByteIdentical) {
   if (!have_python()) GTEST_SKIP() << "python3 not found";
   for (uint64_t n : {1, 210, 3360})
@@ -225,3 +223,6 @@ TEST(Oracle, QueriesEToI) {
     expect_result(want["i"], i, "i" + at);
   }
 }
+
+}  // namespace
+}  // namespace quelkit::test

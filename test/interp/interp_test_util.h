@@ -24,9 +24,8 @@
 #include "harness/runtime/runtime_inline.h"
 #include "interp/interp.h"
 
-namespace qi_test {
+namespace quelkit::test {
 
-using namespace quelkit;
 using ir::Generic;
 using ir::NodePtr;
 using ir::Op;
@@ -525,4 +524,4 @@ inline std::unique_ptr<harness::Backend> backend_for(const std::string& mode) {
   return interp::make_backend(mode == "goto");
 }
 
-}  // namespace qi_test
+}  // namespace quelkit::test

@@ -8,7 +8,7 @@
 #include "interp/lower.h"
 #include "test/interp/tuples.h"
 
-namespace qi_test {
+namespace quelkit::test {
 namespace {
 
 NodePtr at(NodePtr n, uint32_t col) {
@@ -191,4 +191,4 @@ TEST(Lower, SymbolsAreTwoWords) {
 }
 
 }  // namespace
-}  // namespace qi_test
+}  // namespace quelkit::test

@@ -7,7 +7,7 @@
 
 #include "test/interp/tuples.h"
 
-namespace qi_test {
+namespace quelkit::test {
 namespace {
 
 class Semantics : public ::testing::TestWithParam<std::string> {
@@ -420,4 +420,4 @@ TEST_P(Semantics, PaperQueryD) {
 INSTANTIATE_TEST_SUITE_P(Modes, Semantics, ::testing::Values("switch", "goto"));
 
 }  // namespace
-}  // namespace qi_test
+}  // namespace quelkit::test

@@ -16,7 +16,7 @@
 #include "jit/llvm/llvm_backend.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 namespace {
 
 uint64_t resident_bytes() {
@@ -55,6 +55,6 @@ TEST(LlvmMemory, TenThousandDistinctPlansDoNotGrowResidentMemory) {
 }
 
 }  // namespace
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test
 
 #endif  // QUELKIT_HAVE_LLVM

@@ -22,7 +22,7 @@
 #include "jit/codegen.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 
 using MakeBackend = std::function<std::unique_ptr<harness::Backend>(jit::Mode, const harness::PrepareOptions&)>;
 
@@ -193,4 +193,4 @@ inline void check_substituted_query_compiles_once(const std::string& backend) {
   }
 }
 
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test

@@ -11,7 +11,7 @@
 #include "threaded/threaded.h"
 #include "threaded_test_util.h"
 
-namespace qt_test {
+namespace quelkit::test {
 namespace {
 
 using ir::NodePtr;
@@ -209,4 +209,4 @@ TEST_P(Reuse, PageKernelMatchesTupleAtATimeAndReportsTheFailingLine) {
 INSTANTIATE_TEST_SUITE_P(Modes, Reuse, ::testing::ValuesIn(threaded_modes()));
 
 }  // namespace
-}  // namespace qt_test
+}  // namespace quelkit::test
