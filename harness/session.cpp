@@ -142,7 +142,7 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
     case Stmt::Range: {
       if (!cat_.find(s.relation))
         throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
-      ranges_.set(s.var, lower(s.relation));
+      ranges_.set(s.var, lowercase(s.relation));
       return true;
     }
     case Stmt::Retrieve:
@@ -393,7 +393,7 @@ void Session::exec_create(const Stmt& s, const SourceRef& src) {
     if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
     cols.emplace_back(c.name, *t);
   }
-  cat_.add(new_relation(lower(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src));
+  cat_.add(new_relation(lowercase(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src));
 }
 
 void Session::exec_modify(const Stmt& s, const SourceRef& src) {
@@ -422,7 +422,7 @@ void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
   for (size_t i = 0; i < names.size(); ++i)  // check all first: the statement is atomic
     if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "relation " + names[i] + " does not exist");
   for (const auto& n : names) {
-    invalidate(lower(n));
+    invalidate(lowercase(n));
     cat_.remove(n);
   }
 }
