@@ -16,7 +16,7 @@
 
 #include "harness/parts.h"
 #include "harness/perfmap.h"
-#include "jit/gccjit/gccjit_backend.h"
+#include "jit/gccjit/gccjit.h"
 #include "test/jit_llvm/plan_checks.h"
 #include "test/jit_llvm/support.h"
 

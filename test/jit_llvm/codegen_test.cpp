@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "harness/parts.h"
-#include "jit/llvm/llvm_backend.h"
+#include "jit/llvm/llvm.h"
 #include "test/jit_llvm/plan_checks.h"
 #include "test/jit_llvm/support.h"
 

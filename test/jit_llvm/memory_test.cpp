@@ -13,7 +13,7 @@
 #include <fstream>
 
 #include "harness/parts.h"
-#include "jit/llvm/llvm_backend.h"
+#include "jit/llvm/llvm.h"
 #include "test/jit_llvm/support.h"
 
 namespace quelkit::test {

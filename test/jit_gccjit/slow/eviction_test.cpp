@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "harness/parts.h"
-#include "jit/gccjit/gccjit_backend.h"
+#include "jit/gccjit/gccjit.h"
 #include "test/jit_llvm/support.h"
 
 namespace quelkit::test {
