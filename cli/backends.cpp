@@ -5,10 +5,10 @@
 #include "interp/interp.h"
 #include "threaded/threaded.h"
 #ifdef QUELKIT_HAVE_LLVM
-#include "jit/llvm/llvm_backend.h"
+#include "jit/llvm/llvm.h"
 #endif
 #ifdef QUELKIT_HAVE_GCCJIT
-#include "jit/gccjit/gccjit_backend.h"
+#include "jit/gccjit/gccjit.h"
 #endif
 
 namespace quelkit {

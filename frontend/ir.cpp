@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "harness/runtime/runtime_inline.h"
+
 namespace quelkit::ir {
 
 bool generic_by_quel(const std::string& text, int arity, bool function, Generic* out) {
@@ -152,11 +154,7 @@ std::string format_value(Type t, const Value& v) {
       auto r = std::to_chars(buf, buf + sizeof buf, v.f8);
       return std::string(buf, r.ptr);
     }
-    case Tk::C: {
-      size_t n = v.s.size();
-      while (n > 0 && v.s[n - 1] == ' ') --n;
-      return v.s.substr(0, n);
-    }
+    case Tk::C: return std::string(rt::strip(v.s));
   }
   return "?";
 }

@@ -16,6 +16,7 @@
 #include "frontend/frontend.h"
 #include "harness/measure.h"
 #include "harness/rows.h"
+#include "harness/runtime/runtime_inline.h"
 
 namespace quelkit::harness {
 
@@ -353,8 +354,7 @@ AccessSpec Exec::choose_access(const Plan& plan, const Relation* rel, int key_at
       out.is_param = false;
       out.val.i = v->val.i;
       out.val.f = v->type.kind == Tk::F4 ? double(v->val.f4) : v->val.f8;
-      out.val.s = v->val.s;
-      while (!out.val.s.empty() && out.val.s.back() == ' ') out.val.s.pop_back();
+      out.val.s = rt::strip(v->val.s);
       return true;
     }
     if (v->op == Op::PARAM) {
@@ -426,12 +426,7 @@ KeyBounds Exec::resolve(const AccessSpec& a, const std::vector<uint8_t>& params)
       case Tk::I4: v.i = load<int32_t>(p); break;
       case Tk::F4: v.f = double(load<float>(p)); break;
       case Tk::F8: v.f = load<double>(p); break;
-      case Tk::C: {
-        uint32_t n = s.type.len;
-        while (n > 0 && p[n - 1] == ' ') --n;
-        v.s.assign(reinterpret_cast<const char*>(p), n);
-        break;
-      }
+      case Tk::C: v.s.assign(reinterpret_cast<const char*>(p), rt::strip(p, s.type.len)); break;
       case Tk::B: break;
     }
     return v;

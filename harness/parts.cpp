@@ -22,9 +22,7 @@ constexpr const char* kNames[20] = {"processor", "bolt",   "nut",     "screw",  
 constexpr const char* kColors[7] = {"red", "green", "blue", "white", "yellow", "gray", "brown"};
 
 void put_chars(uint8_t* dst, uint32_t width, const std::string& s) {
-  size_t n = s.size() < width ? s.size() : width;
-  std::memcpy(dst, s.data(), n);
-  std::memset(dst + n, ' ', width - n);
+  rt::store_char(dst, width, reinterpret_cast<const uint8_t*>(s.data()), uint32_t(s.size()));
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <ostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/checksum.h"
 #include "harness/csv.h"
 #include "harness/rows.h"
@@ -140,7 +142,7 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
     case Stmt::Range: {
       if (!cat_.find(s.relation))
         throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
-      ranges_.set(s.var, lower(s.relation));
+      ranges_.set(s.var, lowercase(s.relation));
       return true;
     }
     case Stmt::Retrieve:
@@ -344,28 +346,32 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
 void Session::emit_stats(const StmtReport& r) {
   const ExecStats& s = r.stats;
   if (opt_.stats_json) {
-    auto esc = [](const std::string& v) {
-      std::string o;
-      for (char c : v) {
-        if (c == '"' || c == '\\') o += '\\';
-        if (c == '\n') {
-          o += "\\n";
-          continue;
-        }
-        o += c;
-      }
-      return o;
-    };
-    out_ << "{\"stmt\":" << r.stmt << ",\"line\":" << r.line << ",\"backend\":\"" << r.backend
-         << "\",\"mode\":\"" << r.mode << "\",\"jit_opt\":" << opt_.prepare.jit_opt << ",\"access_path\":\""
-         << esc(s.access_path) << "\",\"rows_scanned\":" << s.rows_scanned
-         << ",\"rows_qualified\":" << s.rows_qualified << ",\"rows_out\":" << s.rows_out
-         << ",\"prepares\":" << s.prepares << ",\"cache_hits\":" << s.cache_hits
-         << ",\"prepare_ns\":" << s.prepare_ns << ",\"irgen_ns\":" << s.irgen_ns << ",\"opt_ns\":" << s.opt_ns
-         << ",\"codegen_ns\":" << s.codegen_ns << ",\"run_ns\":" << s.run_ns << ",\"run_ns_min\":" << r.run_ns_min
-         << ",\"run_ns_max\":" << r.run_ns_max << ",\"repeat\":" << opt_.repeat << ",\"checksum\":\""
-         << checksum_hex(s.checksum) << "\",\"error\":" << (r.error.empty() ? "null" : "\"" + esc(r.error) + "\"")
-         << "}\n";
+    // One object per line, fields in docs/stats.md's order.
+    const nlohmann::ordered_json j = {
+        {"stmt", r.stmt},
+        {"line", r.line},
+        {"backend", r.backend},
+        {"mode", r.mode},
+        {"jit_opt", opt_.prepare.jit_opt},
+        {"access_path", s.access_path},
+        {"rows_scanned", s.rows_scanned},
+        {"rows_qualified", s.rows_qualified},
+        {"rows_out", s.rows_out},
+        {"prepares", s.prepares},
+        {"cache_hits", s.cache_hits},
+        {"prepare_ns", s.prepare_ns},
+        {"irgen_ns", s.irgen_ns},
+        {"opt_ns", s.opt_ns},
+        {"codegen_ns", s.codegen_ns},
+        {"run_ns", s.run_ns},
+        {"run_ns_min", r.run_ns_min},
+        {"run_ns_max", r.run_ns_max},
+        {"repeat", opt_.repeat},
+        {"checksum", checksum_hex(s.checksum)},
+        {"error", r.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error)}};
+    // An error quoting a literal may hold bytes that are not UTF-8: they
+    // become U+FFFD rather than an exception.
+    out_ << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     return;
   }
   out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode << ": " << s.access_path
@@ -387,7 +393,7 @@ void Session::exec_create(const Stmt& s, const SourceRef& src) {
     if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
     cols.emplace_back(c.name, *t);
   }
-  cat_.add(new_relation(lower(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src));
+  cat_.add(new_relation(lowercase(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src));
 }
 
 void Session::exec_modify(const Stmt& s, const SourceRef& src) {
@@ -416,7 +422,7 @@ void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
   for (size_t i = 0; i < names.size(); ++i)  // check all first: the statement is atomic
     if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "relation " + names[i] + " does not exist");
   for (const auto& n : names) {
-    invalidate(lower(n));
+    invalidate(lowercase(n));
     cat_.remove(n);
   }
 }

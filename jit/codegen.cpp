@@ -528,6 +528,8 @@ class Walk {
         case Tk::F4: e_.store(Ty::F32, dst, v.v); break;
         case Tk::F8: e_.store(Ty::F64, dst, v.v); break;
         case Tk::C: {
+          // rt::store_char, emitted inline: both lengths are known here, so the
+          // copy and the blank fill are fixed-size moves, not calls.
           uint32_t n = v.len < col.type.len ? v.len : col.type.len;
           if (n) e_.copy(dst, v.v, n);
           if (n < col.type.len) e_.fill(e_.at(dst, i64(n)), ' ', col.type.len - n);

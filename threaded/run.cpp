@@ -1,4 +1,5 @@
-// The two dispatch methods over one threaded program (STYLE.md item 4), both
+// The two dispatch methods over one threaded program, both in the same binary
+// so one run compares them (modes threaded:call and threaded:goto), both
 // generated from kKinds with the node bodies of threaded/steps.h:
 //   call  each kind's handler is a function; a loop calls node->fn until one
 //         returns nullptr (DC-INGRES's threaded code, as call threading)

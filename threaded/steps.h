@@ -181,10 +181,9 @@ QT_INLINE const Node* step(const Node* n, Reg* R, const uint8_t* t, uint8_t* row
     R[n->dst] = R[n->a];
   } else if constexpr (K.form == Form::Store) {
     if constexpr (K.src == Tk::C) {
-      // value alen bytes, column blen bytes: truncated or blank padded
-      uint32_t len = n->alen < n->blen ? n->alen : n->blen;
-      copy_bytes(row + n->off, R[n->a].s, len);
-      std::memset(row + n->off + len, ' ', n->blen - len);
+      // value alen bytes, column blen bytes; the kept bytes moved by copy_bytes
+      auto copy = [](uint8_t* d, const uint8_t* s, uint32_t k) __attribute__((always_inline)) { copy_bytes(d, s, k); };
+      rt::store_char(row + n->off, n->blen, R[n->a].s, n->alen, copy);
     } else {
       store_col<K.src>(row + n->off, rget<reg_class(K.src)>(R[n->a]));
     }

@@ -15,11 +15,12 @@
 
 #include "harness/checksum.h"
 #include "harness/parts.h"
+#include "harness/runtime/runtime_inline.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 const std::string kOracle = std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/oracle.py";
 
@@ -115,16 +116,14 @@ struct PartsView {
   }
   const uint8_t* pname(const uint8_t* t) const { return t + s.attrs[1].offset; }
   std::string color(const uint8_t* t) const {
-    std::string c(reinterpret_cast<const char*>(t + s.attrs[2].offset), 8);
-    return c.substr(0, c.find_last_not_of(' ') + 1);
+    const uint8_t* c = t + s.attrs[2].offset;
+    return std::string(reinterpret_cast<const char*>(c), rt::strip(c, 8));
   }
   int weight(const uint8_t* t) const { return load<int16_t>(t + s.attrs[3].offset); }
   int qoh(const uint8_t* t) const { return load<int16_t>(t + s.attrs[4].offset); }
   // QUEL: p.qoh < log(9.5) * p.weight, in f8.
   static bool below_log(int qoh, int weight) { return double(qoh) < std::log(9.5) * double(weight); }
 };
-
-}  // namespace
 
 TEST(Oracle, CsvIsByteIdentical) {
   if (!have_python()) GTEST_SKIP() << "python3 not found";
@@ -224,3 +223,6 @@ TEST(Oracle, QueriesEToI) {
     expect_result(want["i"], i, "i" + at);
   }
 }
+
+}  // namespace
+}  // namespace quelkit::test

@@ -23,9 +23,8 @@
 #include "interp/interp.h"
 #include "test/quel_plan.h"
 
-namespace qi_test {
+namespace quelkit::test {
 
-using namespace quelkit;
 using ir::Generic;
 using ir::NodePtr;
 using ir::Op;
@@ -383,4 +382,4 @@ inline std::unique_ptr<harness::Backend> backend_for(const std::string& mode) {
   return interp::make_backend(mode == "goto");
 }
 
-}  // namespace qi_test
+}  // namespace quelkit::test

@@ -8,7 +8,7 @@
 #include "interp/lower.h"
 #include "test/interp/tuples.h"
 
-namespace qi_test {
+namespace quelkit::test {
 namespace {
 
 std::vector<interp::Code> codes(const std::vector<interp::Symbol>& list) {
@@ -165,4 +165,4 @@ TEST(Lower, SymbolsAreTwoWords) {
 }
 
 }  // namespace
-}  // namespace qi_test
+}  // namespace quelkit::test

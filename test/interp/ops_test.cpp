@@ -7,7 +7,7 @@
 
 #include "test/interp/tuples.h"
 
-namespace qi_test {
+namespace quelkit::test {
 namespace {
 
 const Tk kNumeric[] = {Tk::I1, Tk::I2, Tk::I4, Tk::F4, Tk::F8};
@@ -285,4 +285,4 @@ TEST(Modes, SwitchAndGotoAgree) {
 INSTANTIATE_TEST_SUITE_P(Modes, Ops, ::testing::Values("switch", "goto"));
 
 }  // namespace
-}  // namespace qi_test
+}  // namespace quelkit::test

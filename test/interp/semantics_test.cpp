@@ -5,7 +5,7 @@
 // write into scratch, and projection writes every type at its column width.
 #include "test/interp/tuples.h"
 
-namespace qi_test {
+namespace quelkit::test {
 namespace {
 
 class Semantics : public ::testing::TestWithParam<std::string> {
@@ -346,4 +346,4 @@ TEST_P(Semantics, PaperQueryD) {
 INSTANTIATE_TEST_SUITE_P(Modes, Semantics, ::testing::Values("switch", "goto"));
 
 }  // namespace
-}  // namespace qi_test
+}  // namespace quelkit::test

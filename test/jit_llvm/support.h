@@ -19,7 +19,7 @@
 #include "harness/page.h"
 #include "harness/session.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 
 // e(a = i4, b = i2, c = i1, f = f4, d = f8, s = c10, u = c4): 40 ordinary rows,
 // then the edge rows 41..46 (tuple ordinals), on two 1024-byte pages.
@@ -109,4 +109,4 @@ inline std::string differ(const harness::Result& a, const harness::Result& b) {
   return "";
 }
 
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test

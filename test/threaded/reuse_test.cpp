@@ -12,7 +12,7 @@
 #include "test/quel_plan.h"
 #include "threaded_test_util.h"
 
-namespace qt_test {
+namespace quelkit::test {
 namespace {
 
 // in:     a i2, s c6, r f4
@@ -168,4 +168,4 @@ TEST_P(Reuse, PageKernelMatchesTupleAtATimeAndReportsTheFailingLine) {
 INSTANTIATE_TEST_SUITE_P(Modes, Reuse, ::testing::ValuesIn(threaded_modes()));
 
 }  // namespace
-}  // namespace qt_test
+}  // namespace quelkit::test
