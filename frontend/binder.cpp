@@ -172,7 +172,7 @@ class Binder {
   // Implicit ones carry their operand's position, explicit ones the call's.
   static NodePtr convert(NodePtr n, Tk to, bool implicit, SrcPos call_pos = {}) {
     if (n->type.kind == to) return n;
-    Op op;
+    Op op = Op::CONST;
     cvt_op(n->type.kind, to, &op);  // every numeric pair has a row in ops.def
     SrcPos at = implicit ? n->pos : call_pos;
     NodePtr c = ir::make_node(op, type_of(to), at, std::move(n));
@@ -185,7 +185,7 @@ class Binder {
   }
 
   static NodePtr typed(Generic g, Tk operand, Type result, SrcPos pos, NodePtr a, NodePtr b = nullptr) {
-    Op op;
+    Op op = Op::CONST;
     typed_op(g, operand, &op);  // callers only ask for rows that exist
     return ir::make_node(op, result, pos, std::move(a), std::move(b));
   }

@@ -107,7 +107,9 @@ TEST(Catalogue, EveryComputingGenericHasRowsOfItsArity) {
       if (ir::kOps[i].generic == ir::Generic(g)) {
         ++rows;
         EXPECT_EQ(ir::kOps[i].arity, gi.arity) << ir::kOps[i].name;
-        if (gi.scratch) EXPECT_EQ(ir::kOps[i].result, Tk::C) << ir::kOps[i].name;
+        if (gi.scratch) {
+          EXPECT_EQ(ir::kOps[i].result, Tk::C) << ir::kOps[i].name;
+        }
       }
     EXPECT_GT(rows, 0) << gi.quel;
   }
