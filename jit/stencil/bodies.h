@@ -15,7 +15,7 @@
 //   _JIT_A_LEN _JIT_B_LEN _JIT_D_LEN   32-bit character lengths, column widths
 //   _JIT_FRAME _JIT_ROWLEN _JIT_INLEN  frame bytes, row length, tuple length
 //   _JIT_A_K _JIT_B_K                  64-bit constants (number bits, character pointers)
-//   _JIT_POS                           64-bit packed source position (qk_raise)
+//   _JIT_POS _JIT_CODE                 64-bit packed source position, error code (qk_raise)
 //
 // Small-data placeholders (1 byte) are addressed like any small datum of the
 // medium code model: as 32-bit absolute values folded into instructions
@@ -47,7 +47,7 @@ QS_CC int64_t _JIT_TARGET(QS_ARGS);
 QS_CC int64_t _JIT_ERROR(QS_ARGS);
 extern char _JIT_A_OFF[1], _JIT_B_OFF[1], _JIT_D_OFF[1];
 extern char _JIT_A_LEN[1], _JIT_B_LEN[1], _JIT_D_LEN[1];
-extern char _JIT_FRAME[1], _JIT_ROWLEN[1], _JIT_INLEN[1];
+extern char _JIT_FRAME[1], _JIT_ROWLEN[1], _JIT_INLEN[1], _JIT_CODE[1];
 extern char _JIT_A_K[1 << 20], _JIT_B_K[1 << 20], _JIT_POS[1 << 20];
 }
 
@@ -196,7 +196,7 @@ QS_INLINE Go op(St& s) {
   else rc = ir::rule_of<D.op>(get<D.a, r.left, 0>(s), get<D.b, r.right, 1>(s), &res);
   if constexpr (r.can_raise()) {
     if (rc) {
-      s.e = rc;
+      if constexpr (!one_error(r)) s.e = rc;  // else RAISE_CODE knows it
       return Go::Error;
     }
   }
@@ -261,15 +261,19 @@ QS_INLINE Go body(St& s) {
   } else if constexpr (D.kind == Kind::Raise) {
     qk_raise(s.ctx, int32_t(s.e), k_hole(_JIT_POS));
     return Go::Jump;
+  } else if constexpr (D.kind == Kind::RaiseK) {
+    qk_raise(s.ctx, int32_t(len_hole(_JIT_CODE)), k_hole(_JIT_POS));
+    return Go::Jump;
   } else if constexpr (D.kind == Kind::LoopHead) {
     // The next live line (0 = deleted), in line order, as the harness walks a page.
+    // Both exits leave the line in the same register, so that the page's end
+    // is a bare conditional jump and the next tuple falls through.
     const int64_t nl = harness::page_nlines(s.page);
-    uint16_t off;
-    do {
-      if (++s.line >= nl) return Go::Jump;
-      off = harness::page_line(s.page, uint32_t(s.line));
-    } while (off == 0);
-    s.t = s.page + off;
+    int64_t i = s.line + 1;
+    while (i < nl && harness::page_line(s.page, uint32_t(i)) == 0) ++i;
+    s.line = i;
+    if (i >= nl) return Go::Jump;
+    s.t = s.page + harness::page_line(s.page, uint32_t(i));
     // The next page's tuple at this one's place (see EntryKernel).
     __builtin_prefetch(s.t + harness::page_line(s.page, 0) + len_hole(_JIT_INLEN));
     return Go::Next;

@@ -34,6 +34,7 @@ enum class Patch : uint8_t {
   X(AK, "_JIT_A_K")                                                            \
   X(BK, "_JIT_B_K")                                                            \
   X(Pos, "_JIT_POS")                                                           \
+  X(ErrCode, "_JIT_CODE")      /* the error a one-error operator raises */     \
   X(Data, "")   /* the stencil's own read-only constants: offset in `data` */  \
   X(Extern, "") /* a function outside the stencils: index in kExterns */
 

@@ -8,6 +8,7 @@
 #include <llvm/MC/MCDisassembler/MCDisassembler.h>
 #include <llvm/MC/MCInst.h>
 #include <llvm/MC/MCInstPrinter.h>
+#include <llvm/MC/MCInstrAnalysis.h>
 #include <llvm/MC/MCInstrInfo.h>
 #include <llvm/MC/MCRegisterInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -27,6 +28,7 @@ struct Disassembler::Impl {
   std::unique_ptr<llvm::MCContext> ctx;
   std::unique_ptr<llvm::MCDisassembler> dis;
   std::unique_ptr<llvm::MCInstPrinter> printer;
+  std::unique_ptr<llvm::MCInstrAnalysis> mia;
 };
 
 std::unique_ptr<Disassembler> Disassembler::create(std::string* error) {
@@ -54,6 +56,7 @@ std::unique_ptr<Disassembler> Disassembler::create(std::string* error) {
   impl->ctx = std::make_unique<llvm::MCContext>(t, impl->mai.get(), impl->mri.get(), impl->sti.get());
   impl->dis.reset(target->createMCDisassembler(*impl->sti, *impl->ctx));
   impl->printer.reset(target->createMCInstPrinter(t, 0, *impl->mai, *impl->mii, *impl->mri));
+  impl->mia.reset(target->createMCInstrAnalysis(impl->mii.get()));
   if (!impl->dis || !impl->printer) {
     *error = "LLVM has no x86-64 disassembler";
     return nullptr;
@@ -72,6 +75,13 @@ Disassembler::Insn Disassembler::decode(const uint8_t* bytes, size_t n, uint64_t
   if (status != llvm::MCDisassembler::Success || size == 0) return r;
   r.size = size;
   r.jmp_rel32 = size == 5 && bytes[0] == 0xe9;
+  if (impl_->mia && impl_->mia->isBranch(inst)) {
+    uint64_t to = 0;
+    if (impl_->mia->evaluateBranch(inst, address, size, to)) {
+      r.branch = true;
+      r.target = to;
+    }
+  }
   if (text) {
     std::string s;
     llvm::raw_string_ostream os(s);

@@ -19,6 +19,8 @@ class Disassembler {
   struct Insn {
     size_t size = 0;        // 0: not an instruction
     bool jmp_rel32 = false; // `jmp rel32` (opcode E9)
+    bool branch = false;    // a direct branch (jmp, jcc, call) with a target
+    uint64_t target = 0;    // its target, from `address`
     std::string text;       // AT&T syntax (with `text` asked for)
   };
   // The instruction at bytes[0..n); `address` is what rel targets are printed against.

@@ -246,16 +246,47 @@ bool extract(const std::string& path, const std::string& prefix, int count, Extr
       st.holes.push_back(h);
     }
     while (st.data.size() % 16) st.data.push_back(0);
-    // The trailing jump: decode from the start, so that the last 5 bytes are
-    // known to be one instruction.
-    size_t pc = 0, last = 0;
-    Disassembler::Insn insn;
+    // Decode from the start: instruction boundaries and the stencil's own
+    // branch targets (a branch whose immediate is a hole goes elsewhere).
+    struct At {
+      size_t pc, size;
+    };
+    std::vector<At> insns;
+    std::set<uint64_t> targets;
+    size_t pc = 0;
     while (pc < size) {
-      insn = disasm->decode(st.bytes.data() + pc, size - pc, pc, false);
+      Disassembler::Insn insn = disasm->decode(st.bytes.data() + pc, size - pc, pc, false);
       if (!insn.size) return fail("stencil " + name + ": cannot decode the instruction at +" + hex(pc));
-      last = pc;
+      bool holed = false;
+      for (const Hole& h : st.holes) holed |= h.offset >= pc && h.offset < pc + insn.size;
+      if (insn.branch && !holed) targets.insert(insn.target);
+      insns.push_back({pc, insn.size});
       pc += insn.size;
     }
+    // Branch inversion (the hot path falls through): `jcc over; jmp HOLE; over:`
+    // becomes `j!cc HOLE; nop` when nothing else jumps to the `jmp`. clang lays
+    // a check's failure out as a jump over the tail call to the raise stencil.
+    for (size_t k = 0; k + 1 < insns.size(); ++k) {
+      const size_t j = insns[k].pc;
+      uint8_t* b = st.bytes.data() + j;
+      if (insns[k].size != 2 || (b[0] & 0xf0) != 0x70 || b[1] != 5 || insns[k + 1].size != 5 || b[2] != 0xe9)
+        continue;
+      if (j + 7 >= size || targets.count(j + 2)) continue;
+      Hole* jump = nullptr;
+      for (Hole& h : st.holes)
+        if (h.offset == j + 3 && is_jump(h.sym) && h.addend == -4) jump = &h;
+      if (!jump) continue;
+      const uint8_t cc = b[0] & 0x0f;
+      b[0] = 0x0f;
+      b[1] = uint8_t(0x80 | (cc ^ 1));
+      b[2] = b[3] = b[4] = b[5] = 0;
+      b[6] = 0x90;
+      jump->offset = uint16_t(j + 2);
+      insns[k].size = 6;
+      insns[k + 1] = {j + 6, 1};
+    }
+    const size_t last = insns.back().pc;
+    Disassembler::Insn insn = disasm->decode(st.bytes.data() + last, size - last, last, false);
     // Symbol sizes end at the last instruction (padding comes after), so the
     // decode ends exactly at `size`.
     if (insn.jmp_rel32 && last + 5 == size) {

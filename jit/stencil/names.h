@@ -46,6 +46,7 @@ inline std::string kind_name(Kind k) {
     case Kind::RetZero: return "RET_ZERO";
     case Kind::Exit: return "EXIT";
     case Kind::Raise: return "RAISE";
+    case Kind::RaiseK: return "RAISE_CODE";
     case Kind::LoopHead: return "LOOP_HEAD";
     case Kind::RowDone: return "ROW_DONE";
     case Kind::PageDone: return "PAGE_DONE";

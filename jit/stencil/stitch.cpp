@@ -120,11 +120,12 @@ class Walk {
   // The cold tail: one raise stencil per position that can raise, then the exit.
   void end(Kind exit) {
     int out = label();
-    for (const auto& [pos, l] : raises_) {
-      place(l);
-      Inst& r = emit(Kind::Raise);
-      r.pos = pos;
-      r.target = out;
+    for (const Raise& r : raises_) {
+      place(r.label);
+      Inst& i = emit(r.code ? Kind::RaiseK : Kind::Raise);
+      i.pos = r.pos;
+      i.d_len = uint32_t(r.code);
+      i.target = out;
     }
     place(out);
     emit(exit);
@@ -132,13 +133,16 @@ class Walk {
     p_.fns.push_back(fn_);
   }
 
-  // The label raising at n's position.
+  // The label raising n's error at n's position (one raise stencil per
+  // position and code; 0: the code the stencil computed).
   int raise_at(const Node& n) {
-    uint64_t pos = n.pos.pack();
-    for (const auto& [p, l] : raises_)
-      if (p == pos) return l;
-    raises_.emplace_back(pos, label());
-    return raises_.back().second;
+    const ir::OpInfo& r = ir::op_info(n.op);
+    const uint64_t pos = n.pos.pack();
+    const int code = one_error(r) ? the_error(r) : 0;
+    for (const Raise& x : raises_)
+      if (x.pos == pos && x.code == code) return x.label;
+    raises_.push_back(Raise{pos, code, label()});
+    return raises_.back().label;
   }
 
   uint32_t new_slot() {
@@ -325,7 +329,12 @@ class Walk {
   const harness::Plan& plan_;
   Program& p_;
   Function fn_{};
-  std::vector<std::pair<uint64_t, int>> raises_;
+  struct Raise {
+    uint64_t pos;
+    int code;
+    int label;
+  };
+  std::vector<Raise> raises_;
   uint32_t slots_ = 0;
 };
 
@@ -470,6 +479,7 @@ Stitched stitch(const Program& p) {
         case Sym::AK: v = i.a_const >= 0 ? reinterpret_cast<uint64_t>(base + const_at[size_t(i.a_const)]) : i.a_k; break;
         case Sym::BK: v = i.b_const >= 0 ? reinterpret_cast<uint64_t>(base + const_at[size_t(i.b_const)]) : i.b_k; break;
         case Sym::Pos: v = i.pos; break;
+        case Sym::ErrCode: v = i.d_len; break;
         case Sym::Data: v = reinterpret_cast<uint64_t>(base + data_at[i.id]) + hole.index; break;
         case Sym::Extern: v = arena.call_target(hole.index, site); break;
       }
@@ -568,7 +578,8 @@ void dump(const Program& p, const Stitched& s, std::ostream& os) {
     }
     if (i.target >= 0) add("target L" + std::to_string(i.target));
     if (i.error >= 0) add("raise L" + std::to_string(i.error));
-    if (d.kind == Kind::Raise) {
+    if (d.kind == Kind::RaiseK) add("code " + std::to_string(i.d_len));
+    if (d.kind == Kind::Raise || d.kind == Kind::RaiseK) {
       SrcPos pos = SrcPos::unpack(i.pos);
       add("pos " + std::to_string(pos.line) + ":" + std::to_string(pos.col));
     }

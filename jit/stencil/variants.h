@@ -53,6 +53,7 @@ enum class Kind : uint8_t {
   RetZero,  // return 0 (projection done)
   Exit,     // error exit of a qualification or projection: return -1
   Raise,    // qk_raise(ctx, e, POS), then on to the error exit
+  RaiseK,   // qk_raise(ctx, CODE, POS): an operator that raises one error only
   LoopHead, // fused: next live line of the page, or to TARGET (done) when none is left
   RowDone,  // fused: the row is written; count it, on to TARGET (the loop head)
   PageDone, // fused: return the rows written
@@ -84,6 +85,15 @@ constexpr bool loads_as(Tk s, Tk t) {
 }
 
 inline constexpr Tk kStored[] = {Tk::I1, Tk::I2, Tk::I4, Tk::F4, Tk::F8, Tk::C};
+
+// An operator whose ERRORS column lists one error: its stencil leaves the
+// code to its raise stencil (a hole), so that its failure path is a bare jump.
+constexpr bool one_error(const ir::OpInfo& r) { return r.errors != 0 && (r.errors & (r.errors - 1)) == 0; }
+constexpr int the_error(const ir::OpInfo& r) {
+  for (int c = 1; c < 16; ++c)
+    if (r.raises(c)) return c;
+  return 0;
+}
 
 // Where an operand of type t (a row's LEFT or RIGHT) may be read from.
 // Numbers: a slot, a constant, or memory whose stored type loads as t (tuple
@@ -124,7 +134,7 @@ constexpr Table make_table() {
   Table t;
   auto add = [&](Desc d) { t.d[size_t(t.n++)] = d; };
   for (Kind k : {Kind::EntryQual, Kind::EntryProject, Kind::EntryKernel, Kind::Jump, Kind::RetTrue, Kind::RetFalse,
-                 Kind::RetZero, Kind::Exit, Kind::Raise, Kind::LoopHead, Kind::RowDone, Kind::PageDone,
+                 Kind::RetZero, Kind::Exit, Kind::Raise, Kind::RaiseK, Kind::LoopHead, Kind::RowDone, Kind::PageDone,
                  Kind::PageExit})
     add(Desc{k});
   // Loads into a slot, and stores of a column from every place it can come

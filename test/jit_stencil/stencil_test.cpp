@@ -76,7 +76,7 @@ TEST(StencilGolden, PaperQueryDQualIsTwoStencilsAndOneFoldedConstant) {
   // the false exit, the returns, then the cold raise of the product's
   // FLOAT_RESULT and the error exit. project: weight copied into the row.
   const std::vector<std::string> want = {
-      "ENTRY_QUAL", "MUL_F8(k, t.i2)", "LT_F8(t.i2, s) jump-if-false", "RET_TRUE", "RET_FALSE", "RAISE", "EXIT",
+      "ENTRY_QUAL", "MUL_F8(k, t.i2)", "LT_F8(t.i2, s) jump-if-false", "RET_TRUE", "RET_FALSE", "RAISE_CODE", "EXIT",
       "ENTRY_PROJECT", "STORE_I2(t.i2)", "RET_ZERO", "EXIT"};
   EXPECT_EQ(sequence(text), want) << text;
   EXPECT_EQ(count(text, k_hex(std::log(9.5))), 1u) << "log(9.5) arrives as one folded constant\n" << text;
@@ -85,7 +85,7 @@ TEST(StencilGolden, PaperQueryDQualIsTwoStencilsAndOneFoldedConstant) {
       << text;
   EXPECT_NE(text.find("<- MUL_F8 @2:42"), std::string::npos) << text;
   EXPECT_NE(text.find("<- LT_F8 @2:31"), std::string::npos) << text;
-  EXPECT_NE(text.find("pos 2:42"), std::string::npos) << "the raise stencil carries the * position\n" << text;
+  EXPECT_NE(text.find("code 7, pos 2:42"), std::string::npos) << "the raise stencil carries FLOAT_RESULT and the * position\n" << text;
   EXPECT_NE(text.find("q2_qual at +0x0"), std::string::npos) << text;
   EXPECT_NE(text.find("mulsd"), std::string::npos) << "disassembly through LLVM's MC\n" << text;
 }
@@ -94,7 +94,7 @@ TEST(StencilGolden, PaperQueryDFusedLoopsOverThePage) {
   std::string text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight");
   const std::vector<std::string> want = {"ENTRY_KERNEL",     "LOOP_HEAD", "MUL_F8(k, t.i2)",
                                          "LT_F8(t.i2, s) jump-if-false", "STORE_I2(t.i2)", "ROW_DONE",
-                                         "PAGE_DONE",        "RAISE",     "PAGE_EXIT"};
+                                         "PAGE_DONE",        "RAISE_CODE", "PAGE_EXIT"};
   EXPECT_EQ(sequence(text), want) << text;
   EXPECT_EQ(count(text, k_hex(std::log(9.5))), 1u) << text;
   EXPECT_NE(text.find("q2_kernel at +0x0"), std::string::npos) << text;
