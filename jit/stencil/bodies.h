@@ -137,6 +137,28 @@ QS_INLINE const uint8_t* place(const St& s) {
   else return reinterpret_cast<const uint8_t*>(k_hole(k_h<W>()));
 }
 
+// Widening conversions, exactly as C converts (cvtsi2sd, cvtsi2ss, cvtss2sd),
+// with the destination cleared first. These instructions merge into their
+// destination's upper bits; inside a function the compiler breaks that false
+// dependency, but across stencils it cannot see the register's last writer,
+// and a chain through the previous tuple's conversion would serialise the
+// page loop.
+QS_INLINE double to_f8(int32_t v) {
+  double d;
+  asm("xorps %0, %0\n\tcvtsi2sdl %1, %0" : "=&x"(d) : "r"(v));
+  return d;
+}
+QS_INLINE float to_f4(int32_t v) {
+  float d;
+  asm("xorps %0, %0\n\tcvtsi2ssl %1, %0" : "=&x"(d) : "r"(v));
+  return d;
+}
+QS_INLINE double to_f8(float v) {
+  double d;
+  asm("xorps %0, %0\n\tcvtss2sd %1, %0" : "=&x"(d) : "x"(v));
+  return d;
+}
+
 // Operand W (0: a, 1: b) at L, as the rule of a row with operand type T takes it.
 template <Loc L, Tk T, int W>
 QS_INLINE ir::held_t<T> get(const St& s) {
@@ -150,8 +172,9 @@ QS_INLINE ir::held_t<T> get(const St& s) {
   } else {
     static_assert(loads_as(L.s, T));
     auto v = load_stored<L.s>(place<L, W>(s));
-    if constexpr (R == Tk::F4 && is_int(L.s)) return float(v);
-    else if constexpr (R == Tk::F8 && L.s != Tk::F8) return double(v);
+    if constexpr (R == Tk::F4 && is_int(L.s)) return to_f4(v);
+    else if constexpr (R == Tk::F8 && is_int(L.s)) return to_f8(v);
+    else if constexpr (R == Tk::F8 && L.s == Tk::F4) return to_f8(v);
     else return v;
   }
 }
@@ -213,6 +236,15 @@ QS_INLINE Go branch(St& s) {
 }
 
 template <Desc D>
+QS_INLINE Go select(St& s) {
+  constexpr ir::OpInfo r = ir::op_info(D.op);
+  int32_t res = 0;
+  ir::rule_of<D.op>(get<D.a, r.left, 0>(s), get<D.b, r.right, 1>(s), &res);
+  s.e = res != 0;
+  return Go::Next;
+}
+
+template <Desc D>
 QS_INLINE Go store(St& s) {
   constexpr Tk c = D.t;
   uint8_t* dst = s.row + QS_OFF(_JIT_D_OFF);
@@ -242,6 +274,8 @@ QS_INLINE Go body(St& s) {
     return op<D>(s);
   } else if constexpr (D.kind == Kind::Branch) {
     return branch<D>(s);
+  } else if constexpr (D.kind == Kind::Select) {
+    return select<D>(s);
   } else if constexpr (D.kind == Kind::Load) {
     st(s.f + QS_OFF(_JIT_D_OFF), get<D.a, D.t, 0>(s));
     return Go::Next;
@@ -280,6 +314,11 @@ QS_INLINE Go body(St& s) {
   } else if constexpr (D.kind == Kind::RowDone) {
     s.row += len_hole(_JIT_ROWLEN);
     ++s.n;
+    return Go::Jump;
+  } else if constexpr (D.kind == Kind::RowIf) {
+    // The row was written either way; only a qualifying tuple keeps it.
+    s.row += uint64_t(len_hole(_JIT_ROWLEN)) & (0 - uint64_t(s.e));
+    s.n += s.e;
     return Go::Jump;
   } else if constexpr (D.kind == Kind::PageDone) {
     s.ret = s.n;

@@ -38,6 +38,7 @@ inline std::string kind_name(Kind k) {
     case Kind::EntryKernel: return "ENTRY_KERNEL";
     case Kind::Op: return "OP";
     case Kind::Branch: return "BRANCH";
+    case Kind::Select: return "SELECT";
     case Kind::Load: return "LOAD";
     case Kind::Store: return "STORE";
     case Kind::Jump: return "JUMP";
@@ -49,6 +50,7 @@ inline std::string kind_name(Kind k) {
     case Kind::RaiseK: return "RAISE_CODE";
     case Kind::LoopHead: return "LOOP_HEAD";
     case Kind::RowDone: return "ROW_DONE";
+    case Kind::RowIf: return "ROW_IF";
     case Kind::PageDone: return "PAGE_DONE";
     case Kind::PageExit: return "PAGE_EXIT";
   }
@@ -63,6 +65,8 @@ inline std::string name(const Desc& d) {
     case Kind::Branch:
       return std::string(ir::op_name(d.op)) + "(" + loc_name(d.a) + ", " + loc_name(d.b) + ") jump-if-" +
              (d.jump_if ? "true" : "false");
+    case Kind::Select:
+      return std::string(ir::op_name(d.op)) + "(" + loc_name(d.a) + ", " + loc_name(d.b) + ") select";
     case Kind::Load: return "LOAD_" + upper(tk_name(d.t)) + "(" + loc_name(d.a) + ")";
     case Kind::Store: return "STORE_" + upper(tk_name(d.t)) + "(" + loc_name(d.a) + ")";
     default: return kind_name(d.kind);

@@ -79,19 +79,53 @@ class Walk {
     int head = label(), done = label();
     place(head);
     emit(Kind::LoopHead).target = done;
-    if (!always_true(plan_.qual_folded.get())) {
-      int yes = label();
-      cond(*plan_.qual_folded, yes, head, yes);
-      place(yes);
+    if (branch_free()) {
+      // Selection without a data-dependent branch, as the JITs' kernels: the
+      // comparison as a value, the row written for every tuple, kept only if
+      // it qualifies (the row is short and cannot raise: jit/codegen.cpp).
+      const Node& q = *plan_.qual_folded;
+      Opd a = operand(*q.kid[0]);
+      Opd b = operand(*q.kid[1]);
+      Desc d{Kind::Select, q.op, a.loc, b.loc};
+      fit(d, a, b, ir::op_info(q.op));
+      Inst& i = emit(d, &q);
+      set_a(i, a);
+      set_b(i, b);
+      project();
+      emit(Kind::RowIf).target = head;
+    } else {
+      if (!always_true(plan_.qual_folded.get())) {
+        int yes = label();
+        cond(*plan_.qual_folded, yes, head, yes);
+        place(yes);
+      }
+      project();
+      emit(Kind::RowDone).target = head;
     }
-    project();
-    emit(Kind::RowDone).target = head;
     place(done);
     emit(Kind::PageDone);
     end(Kind::PageExit);
   }
 
  private:
+  // A target computed for any tuple without raising or calling: leaves, and
+  // the conversions of them the catalogue says cannot raise.
+  static bool plain(const Node& n) {
+    const ir::OpInfo& r = ir::op_info(n.op);
+    if (r.cls() == ir::Class::Leaf) return true;
+    return r.cls() == ir::Class::Convert && !r.can_raise() && plain(*n.kid[0]);
+  }
+  // The same rule as the JIT walk's kernels: one comparison of numbers, a
+  // short row of plain targets.
+  bool branch_free() const {
+    const Node* q = plan_.qual_folded.get();
+    if (always_true(q) || ir::class_of(q->op) != ir::Class::Compare || ir::op_info(q->op).left == Tk::C) return false;
+    if (plan_.out.tuple_len > 32) return false;
+    for (const auto& t : plan_.targets_folded)
+      if (!plain(*t)) return false;
+    return true;
+  }
+
   // ---- instances and labels
 
   int label() {

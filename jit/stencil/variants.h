@@ -45,6 +45,7 @@ enum class Kind : uint8_t {
   // The chain.
   Op,       // a computing row: result into a slot (numbers) or scratch (characters)
   Branch,   // a comparison row: jumps to TARGET when it is `jump_if`, else continues
+  Select,   // a comparison of numbers as a value in `e` (0 or 1): fused kernels' branch-free selection
   Load,     // a = operand of type `t` into a slot (both operands of a binary row in memory)
   Store,    // row column (type `t`) <- a
   Jump,     // to TARGET
@@ -56,6 +57,7 @@ enum class Kind : uint8_t {
   RaiseK,   // qk_raise(ctx, CODE, POS): an operator that raises one error only
   LoopHead, // fused: next live line of the page, or to TARGET (done) when none is left
   RowDone,  // fused: the row is written; count it, on to TARGET (the loop head)
+  RowIf,    // fused, branch-free: the row is written; keep it if `e` (SELECT's value)
   PageDone, // fused: return the rows written
   PageExit, // fused: error exit: ctx->err_slot = line, return -1
 };
@@ -134,7 +136,7 @@ constexpr Table make_table() {
   Table t;
   auto add = [&](Desc d) { t.d[size_t(t.n++)] = d; };
   for (Kind k : {Kind::EntryQual, Kind::EntryProject, Kind::EntryKernel, Kind::Jump, Kind::RetTrue, Kind::RetFalse,
-                 Kind::RetZero, Kind::Exit, Kind::Raise, Kind::RaiseK, Kind::LoopHead, Kind::RowDone, Kind::PageDone,
+                 Kind::RetZero, Kind::Exit, Kind::Raise, Kind::RaiseK, Kind::LoopHead, Kind::RowDone, Kind::RowIf, Kind::PageDone,
                  Kind::PageExit})
     add(Desc{k});
   // Loads into a slot, and stores of a column from every place it can come
@@ -168,6 +170,7 @@ constexpr Table make_table() {
         if (cls == ir::Class::Compare) {
           add(Desc{Kind::Branch, op, a, b, kNoTk, false});
           add(Desc{Kind::Branch, op, a, b, kNoTk, true});
+          if (r.left != Tk::C) add(Desc{Kind::Select, op, a, b});
         } else {
           add(Desc{Kind::Op, op, a, b});
         }
