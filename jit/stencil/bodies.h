@@ -302,14 +302,15 @@ QS_INLINE Go body(St& s) {
     // The next live line (0 = deleted), in line order, as the harness walks a page.
     // Both exits leave the line in the same register, so that the page's end
     // is a bare conditional jump and the next tuple falls through.
-    const int64_t nl = harness::page_nlines(s.page);
-    int64_t i = s.line + 1;
-    while (i < nl && harness::page_line(s.page, uint32_t(i)) == 0) ++i;
-    s.line = i;
+    // (The next page was prefetched whole by the entry.)
+    const uint64_t nl = harness::page_nlines(s.page);
+    uint64_t i = uint64_t(s.line + 1);
+    uint16_t off = 0;
+    for (; i < nl; ++i)
+      if ((off = ld<uint16_t>(s.page + harness::kPageHeader + harness::kLineSize * i)) != 0) break;
+    s.line = int64_t(i);
     if (i >= nl) return Go::Jump;
-    s.t = s.page + harness::page_line(s.page, uint32_t(i));
-    // The next page's tuple at this one's place (see EntryKernel).
-    __builtin_prefetch(s.t + harness::page_line(s.page, 0) + len_hole(_JIT_INLEN));
+    s.t = s.page + off;
     return Go::Next;
   } else if constexpr (D.kind == Kind::RowDone) {
     s.row += len_hole(_JIT_ROWLEN);
@@ -362,9 +363,14 @@ QS_INLINE Go body(St& s) {
   extern "C" int64_t qs_##KERNEL(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {                 \
     uint8_t* f = static_cast<uint8_t*>(__builtin_alloca(QS_OFF(_JIT_FRAME)));                      \
     /* Tuples fill a page from its end down: line 0's tuple ends the page, and a */                 \
-    /* heap scan's next page most likely follows there (as the JITs' kernels). */                   \
-    if (::quelkit::harness::page_nlines(page))                                                      \
-      __builtin_prefetch(page + ::quelkit::harness::page_line(page, 0) +                             \
-                         ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN));                       \
+    /* heap scan's next page most likely follows there: fetch it whole now, as */                   \
+    /* threaded code does (a wrong guess costs only the hint). */                                   \
+    if (::quelkit::harness::page_nlines(page)) {                                                    \
+      const uint32_t first = ::quelkit::harness::page_line(page, 0);                                \
+      const uint32_t in_len = ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN);                  \
+      uint32_t size = first + in_len;                                                               \
+      if (size > 4096) size = 4096;                                                                 \
+      for (uint32_t o = 0; o < size; o += 64) __builtin_prefetch(page + first + in_len + o);        \
+    }                                                                                               \
     return _JIT_CONTINUE(nullptr, f, ctx, rows, page, -1, 0, 0);                                    \
   }
