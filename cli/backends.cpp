@@ -10,6 +10,9 @@
 #ifdef QUELKIT_HAVE_GCCJIT
 #include "jit/gccjit/gccjit.h"
 #endif
+#ifdef QUELKIT_HAVE_STENCIL
+#include "jit/stencil/stencil_backend.h"
+#endif
 
 namespace quelkit {
 
@@ -24,6 +27,9 @@ void register_all_backends() {
 #endif
 #ifdef QUELKIT_HAVE_GCCJIT
   jit::gccjit::register_backend();
+#endif
+#ifdef QUELKIT_HAVE_STENCIL
+  jit::stencil::register_backend();
 #endif
 }
 
