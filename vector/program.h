@@ -193,13 +193,12 @@ class Runner {
   void run(uint32_t from, uint32_t to);
   void clear_errors();
   int raise_first(qk_ctx* ctx);
-  int64_t rerun(const uint8_t* const* tuples, const uint16_t* lines, uint32_t n, uint8_t* rows, qk_ctx* ctx);
+  int64_t rerun(const uint8_t* page, uint32_t from, uint32_t n, uint8_t* rows, qk_ctx* ctx);
 
   Program p_;
   Batch b_;
   uint32_t cap_ = 0;
-  std::vector<const uint8_t*> tuples_, saved_;
-  std::vector<uint16_t> lines_;
+  std::vector<const uint8_t*> tuples_;
   std::vector<uint64_t> vec_store_;  // 8-byte aligned
   std::vector<Sel> sels_;
   std::vector<uint16_t> sel_store_;

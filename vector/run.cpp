@@ -15,8 +15,10 @@ namespace {
 // Tuples are placed from the end of a page down, so line 0's tuple ends the
 // page: a heap scan's next page most likely follows right there. Touching it
 // now hides the latency of the next page's first loads (only a hint: a
-// prefetch never faults, a wrong guess costs nothing but the fetch).
-inline void prefetch_next_page(const uint8_t* page, uint32_t in_len) {
+// prefetch never faults, a wrong guess costs nothing but the fetch). Always
+// inlined: as a function of its own, GCC finds it free of side effects and
+// deletes the call.
+inline __attribute__((always_inline)) void prefetch_next_page(const uint8_t* page, uint32_t in_len) {
   uint16_t first = harness::page_nlines(page) ? harness::page_line(page, 0) : 0;
   if (!first) return;
   const uint8_t* next = page + first + in_len;
@@ -29,8 +31,6 @@ inline void prefetch_next_page(const uint8_t* page, uint32_t in_len) {
 Runner::Runner(Program p) : p_(std::move(p)) {
   cap_ = p_.opt.batch;
   tuples_.assign(cap_, nullptr);
-  saved_.assign(cap_, nullptr);
-  lines_.assign(cap_, 0);
   const size_t slots = size_t(p_.nvec) * cap_;
   vec_store_.assign(slots ? slots : 1, 0);
   sels_.assign(p_.nsel, Sel{});
@@ -103,24 +103,29 @@ int Runner::project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) {
 }
 
 // A batch some tuple of which flagged an error, run again tuple at a time
-// from its first tuple, as tuple-at-a-time evaluation runs: qualify, then
-// project if it qualifies. The first error met is raised, with its line.
-int64_t Runner::rerun(const uint8_t* const* tuples, const uint16_t* lines, uint32_t n, uint8_t* rows, qk_ctx* ctx) {
+// from its first tuple (the live tuples of `page` from line `from` on), as
+// tuple-at-a-time evaluation runs: qualify, then project if it qualifies. The
+// first error met is raised, with its line.
+int64_t Runner::rerun(const uint8_t* page, uint32_t from, uint32_t n, uint8_t* rows, qk_ctx* ctx) {
   // What the batch flagged first, should the re-run (against every argument
   // of vector/program.h) raise nothing.
   uint32_t first = 0;
   while (first + 1 < n && !b_.err_code[first]) ++first;
   const int code = b_.err_code[first] ? int(b_.err_code[first]) : int(QK_ERR_BOUNDS);
   const uint64_t pos = p_.code[b_.err_at[first]].pos;
-  std::copy(tuples, tuples + n, saved_.begin());
-  for (uint32_t k = 0; k < n; ++k) {
-    int q = qualify(saved_[k], ctx);
+  uint32_t first_line = from;
+  for (uint32_t line = from, k = 0; k < n; ++line) {
+    uint16_t off = harness::page_line(page, line);
+    if (!off) continue;
+    if (k == first) first_line = line;
+    ++k;
+    int q = qualify(page + off, ctx);
     if (q == 0) continue;
-    if (q > 0 && project(saved_[k], rows, ctx) == 0) continue;
-    ctx->err_slot = lines[k];
+    if (q > 0 && project(page + off, rows, ctx) == 0) continue;
+    ctx->err_slot = line;
     return -1;
   }
-  ctx->err_slot = lines[first];
+  ctx->err_slot = first_line;
   return qk_raise(ctx, code, pos);
 }
 
@@ -129,31 +134,44 @@ int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
   if (b_.flagged) clear_errors();
   const uint32_t nl = harness::page_nlines(page);
   const uint32_t proj_end = uint32_t(p_.code.size());
+  const uint32_t cap = cap_;
+  const uint8_t** const tuple = tuples_.data();
+  Sel& all = sels_[kAllSel];
   b_.params = ctx->params;
   int64_t nrows = 0;
   uint32_t line = 0;
   while (line < nl) {
-    // The next batch: up to cap_ live tuples, in line order.
+    // The next batch: up to cap live tuples, in line order (a deleted line,
+    // offset 0, is overwritten by the next one).
+    const uint32_t from = line;
     uint32_t n = 0;
-    for (; line < nl && n < cap_; ++line) {
-      uint16_t off = harness::page_line(page, line);
-      if (!off) continue;
-      tuples_[n] = page + off;
-      lines_[n++] = uint16_t(line);
+    if (nl - line <= cap) {
+      for (; line < nl; ++line) {
+        uint16_t off = harness::page_line(page, line);
+        tuple[n] = page + off;
+        n += off != 0;
+      }
+    } else {
+      for (; line < nl && n < cap; ++line) {
+        uint16_t off = harness::page_line(page, line);
+        tuple[n] = page + off;
+        n += off != 0;
+      }
     }
     if (n == 0) break;
     b_.n = n;
-    sels_[kAllSel] = Sel{nullptr, n, true, sels_[kAllSel].buf};
+    all.n = n;
+    all.full = true;
     run(0, p_.proj_start);
     if (b_.flagged) [[unlikely]]
-      return rerun(tuples_.data(), lines_.data(), n, rows + nrows * p_.row_len, ctx);
-    const Sel& q = sels_[p_.qual_sel];
-    if (q.n == 0) continue;
+      return rerun(page, from, n, rows + nrows * p_.row_len, ctx);
+    const uint32_t m = sels_[p_.qual_sel].n;
+    if (m == 0) continue;
     b_.rows = rows + nrows * p_.row_len;
     run(p_.proj_start, proj_end);
     if (b_.flagged) [[unlikely]]
-      return rerun(tuples_.data(), lines_.data(), n, rows + nrows * p_.row_len, ctx);
-    nrows += q.n;
+      return rerun(page, from, n, rows + nrows * p_.row_len, ctx);
+    nrows += m;
   }
   return nrows;
 }
