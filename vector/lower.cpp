@@ -127,9 +127,7 @@ class Lowerer {
     }
     if (row.result != Tk::B || row.arity != 2 || !computed(row)) syserr("a condition that is no comparison");
     Opnd l = operand(*n.kid[0], sel, to), r = operand(*n.kid[1], sel, to);
-    uint16_t d = new_sel();
-    apply(n, l, r, sel, d, to);
-    return d;
+    return apply(n, l, r, sel, to);
   }
 
   // ---- values: vector and scalar registers ----
@@ -189,8 +187,7 @@ class Lowerer {
     o.where = Opnd::Vec;
     o.type = n.type.kind;
     o.len = n.type.len;
-    o.reg = new_vec();
-    apply(n, l, r, sel, o.reg, to);
+    o.reg = apply(n, l, r, sel, to);
     return o;
   }
 
@@ -250,9 +247,9 @@ class Lowerer {
     return ir::typed_op(m, r.left, out);
   }
 
-  // Emits the primitive of IR node n (a computed row) over operands l and r,
-  // writing register d (a vector, or a selection for a comparison).
-  void apply(const ir::Node& n, Opnd l, Opnd r, uint16_t sel, uint16_t d, std::vector<Instr>& to) {
+  // Emits the primitive of IR node n (a computed row) over operands l and r;
+  // returns the register it writes (a vector, or a selection for a comparison).
+  uint16_t apply(const ir::Node& n, Opnd l, Opnd r, uint16_t sel, std::vector<Instr>& to) {
     const ir::OpInfo& row = ir::op_info(n.op);
     const int br = p_.opt.selection == Selection::Branch && selects(row) ? 1 : 0;
     const bool unary = row.arity == 1;
@@ -269,6 +266,7 @@ class Lowerer {
     if (l.where == Opnd::Attr && !table[size_t(op)][size_t(way(l))][0][0]) l = gathered(l, sel, to);
     if (!unary) r = gathered(r, sel, to);  // operand b is always a register
     uint16_t kind = table[size_t(op)][size_t(way(l))][unary ? 0 : size_t(way(r))][size_t(br)];
+    const uint16_t d = selects(row) ? new_sel() : new_vec();
     Instr in{.pos = n.pos.pack(), .dst = d, .a = l.reg, .sel = sel, .alen = l.len, .off = l.off};
     if (!unary) in.b = r.reg, in.blen = r.len;
     if (ir::generic_info(row.generic).scratch) {  // a character result: a slot per place of the batch
@@ -279,6 +277,7 @@ class Lowerer {
       p_.scratch_bytes = uint32_t(bytes);
     }
     emit(to, kind, in);
+    return d;
   }
 
   // ---- the projection ----
