@@ -45,7 +45,7 @@ const char* kUsage = R"(usage:
         --jit-checks                    bounds assertions in generated code
         --jit-cpu generic|native        JIT target: the generic CPU the kit itself is built for
                                         (default), or every instruction of this machine's CPU
-        --vector-batch N                tuples per batch of the vector back end (default 1024;
+        --vector-batch N                tuples per batch of the vector back end (default 256;
                                         a batch holds at most one page's live tuples)
     -h, --help / --version
   quelkit gen parts --rows N [--wide] [--csv FILE]

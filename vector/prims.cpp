@@ -93,13 +93,16 @@ struct Reader {
 
 // f(i) for every place i of selection s: a dense loop over the whole batch
 // when s is full (the compiler may vectorize it), else through the indexes.
+// The count and indexes are read once: stores through byte pointers (rows,
+// character results) could otherwise alias them.
 template <class F>
 QV_INLINE void each(const Sel& s, F&& f) {
+  const uint32_t n = s.n;
   if (s.full) {
-    for (uint32_t i = 0; i < s.n; ++i) f(i);
+    for (uint32_t i = 0; i < n; ++i) f(i);
   } else {
     const uint16_t* idx = s.idx;
-    for (uint32_t k = 0; k < s.n; ++k) f(uint32_t(idx[k]));
+    for (uint32_t k = 0; k < n; ++k) f(uint32_t(idx[k]));
   }
 }
 
@@ -128,9 +131,11 @@ QV_INLINE void value(const Instr& in, Batch& b) {
   Reader<D.a, row.left, true> A(in, b);
   slot_t<row.result>* out = b.vec<slot_t<row.result>>(in.dst);
   // The rule's result for place i: a character result into the place's scratch slot.
-  auto result = [&](uint32_t i) {
+  [[maybe_unused]] uint8_t* const scratch = b.scratch + in.out;
+  [[maybe_unused]] const uint32_t width = in.width;
+  auto result = [=](uint32_t i) {
     ir::result_t<row.result> r{};
-    if constexpr (row.result == Tk::C) r = {b.scratch + in.out + size_t(i) * in.width, in.width};
+    if constexpr (row.result == Tk::C) r = {scratch + size_t(i) * width, width};
     return r;
   };
   auto put = [&](uint32_t i, const ir::result_t<row.result>& r) {
@@ -199,10 +204,12 @@ QV_INLINE void gather(const Instr& in, Batch& b) {
 // Row k of the projection gets the k-th selected tuple's value.
 template <class F>
 QV_INLINE void each_row(const Sel& s, F&& f) {
+  const uint32_t n = s.n;
   if (s.full) {
-    for (uint32_t k = 0; k < s.n; ++k) f(k, k);
+    for (uint32_t k = 0; k < n; ++k) f(k, k);
   } else {
-    for (uint32_t k = 0; k < s.n; ++k) f(k, uint32_t(s.idx[k]));
+    const uint16_t* idx = s.idx;
+    for (uint32_t k = 0; k < n; ++k) f(k, uint32_t(idx[k]));
   }
 }
 
@@ -210,15 +217,16 @@ template <PrimDesc D>
 QV_INLINE void store(const Instr& in, Batch& b) {
   constexpr Tk S = D.src;
   Reader<D.a, S, true> A(in, b);
-  uint8_t* rows = b.rows + in.out;
+  uint8_t* const rows = b.rows + in.out;
   const size_t row_len = b.row_len;
+  [[maybe_unused]] const uint32_t width = in.width;
   each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) {
     uint8_t* at = rows + k * row_len;
     if constexpr (S == Tk::C) {
       rt::Chars v = A(i);  // value alen bytes, column width bytes: truncated or blank padded
-      uint32_t len = v.n < in.width ? v.n : in.width;
+      uint32_t len = v.n < width ? v.n : width;
       copy_chars(at, v.p, len);
-      std::memset(at + len, ' ', in.width - len);
+      std::memset(at + len, ' ', width - len);
     } else {
       store_col<S>(at, A(i));
     }

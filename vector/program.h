@@ -69,7 +69,7 @@ enum class Selection : uint8_t {
   Branch,    // write a candidate only if it passes
 };
 
-constexpr uint32_t kDefaultBatch = 1024;
+constexpr uint32_t kDefaultBatch = 256;  // measured: vector/README.md
 constexpr uint32_t kMaxBatch = 65535;  // places are uint16_t
 
 struct Options {
@@ -158,6 +158,7 @@ struct Program {
   std::vector<uint8_t> chars;               // bytes of character constants
   uint32_t scratch_bytes = 0;               // character results of a whole batch
   uint32_t row_len = 0, in_len = 0;
+  uint32_t touch = 0;  // the first tuple offset the program reads (what the page kernel prefetches)
   Options opt;
 
   Program() = default;

@@ -15,15 +15,24 @@ namespace {
 // Tuples are placed from the end of a page down, so line 0's tuple ends the
 // page: a heap scan's next page most likely follows right there. Touching it
 // now hides the latency of the next page's first loads (only a hint: a
-// prefetch never faults, a wrong guess costs nothing but the fetch). Always
+// prefetch never faults, a wrong guess costs nothing but the fetch). Narrow
+// tuples: every line of the next page. Wide ones: one line per tuple, where
+// its counterpart on the next page holds the first attribute the program
+// reads (a wide tuple's other lines would be fetched for nothing). Always
 // inlined: as a function of its own, GCC finds it free of side effects and
 // deletes the call.
-inline __attribute__((always_inline)) void prefetch_next_page(const uint8_t* page, uint32_t in_len) {
-  uint16_t first = harness::page_nlines(page) ? harness::page_line(page, 0) : 0;
+inline __attribute__((always_inline)) void prefetch_next_page(const uint8_t* page, uint32_t in_len, uint32_t touch) {
+  const uint32_t nl = harness::page_nlines(page);
+  uint16_t first = nl ? harness::page_line(page, 0) : 0;
   if (!first) return;
   const uint8_t* next = page + first + in_len;
-  uint32_t span = std::min<uint32_t>(first + in_len, 4096);
-  for (uint32_t o = 0; o < span; o += 64) __builtin_prefetch(next + o);
+  if (in_len < 64) {
+    uint32_t span = std::min<uint32_t>(first + in_len, 4096);
+    for (uint32_t o = 0; o < span; o += 64) __builtin_prefetch(next + o);
+    return;
+  }
+  for (uint32_t i = 0; i < nl; ++i)
+    if (uint16_t off = harness::page_line(page, i)) __builtin_prefetch(next + off + touch);
 }
 
 }  // namespace
@@ -130,7 +139,7 @@ int64_t Runner::rerun(const uint8_t* page, uint32_t from, uint32_t n, uint8_t* r
 }
 
 int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
-  prefetch_next_page(page, p_.in_len);
+  prefetch_next_page(page, p_.in_len, p_.touch);
   if (b_.flagged) clear_errors();
   const uint32_t nl = harness::page_nlines(page);
   const uint32_t proj_end = uint32_t(p_.code.size());
