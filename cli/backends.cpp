@@ -4,6 +4,7 @@
 
 #include "interp/interp.h"
 #include "threaded/threaded.h"
+#include "vector/vector.h"
 #ifdef QUELKIT_HAVE_LLVM
 #include "jit/llvm/llvm.h"
 #endif
@@ -22,6 +23,7 @@ void register_all_backends() {
   done = true;
   interp::register_backend();
   threaded::register_backend();
+  vector::register_backend();
 #ifdef QUELKIT_HAVE_LLVM
   jit::llvmjit::register_backend();
 #endif

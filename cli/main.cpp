@@ -45,6 +45,8 @@ const char* kUsage = R"(usage:
         --jit-checks                    bounds assertions in generated code
         --jit-cpu generic|native        JIT target: the generic CPU the kit itself is built for
                                         (default), or every instruction of this machine's CPU
+        --vector-batch N                tuples per batch of the vector back end (default 256;
+                                        a batch holds at most one page's live tuples)
     -h, --help / --version
   quelkit gen parts --rows N [--wide] [--csv FILE]
                                         the PARTS data as CSV (pnum,pname,color,weight,qoh)
@@ -242,6 +244,10 @@ int main(int argc, char** argv) {
         std::string cpu = a.take_value(name, arg);
         if (cpu != "generic" && cpu != "native") usage_error("--jit-cpu must be generic or native");
         opt.prepare.jit_native_cpu = cpu == "native";
+      } else if (name == "--vector-batch") {
+        uint64_t n = parse_count(a.take_value(name, arg), "--vector-batch");
+        if (n < 1 || n > 65535) usage_error("--vector-batch must be between 1 and 65535");
+        opt.prepare.vector_batch = uint32_t(n);
       } else if (arg == "-") {
         scripts.emplace_back("-", "");
       } else if (!arg.empty() && arg[0] == '-') {
