@@ -3,13 +3,9 @@
 // require byte-identical CSV from both.
 #include "harness/parts.h"
 
-#include <sstream>
-
 #include <cstring>
 #include <ostream>
 #include <unordered_map>
-
-#include "harness/runtime/runtime_inline.h"
 
 namespace quelkit::harness {
 
@@ -21,16 +17,7 @@ constexpr const char* kNames[20] = {"processor", "bolt",   "nut",     "screw",  
                                     "rotor",     "sensor", "relay",   "switch", "fuse"};
 constexpr const char* kColors[7] = {"red", "green", "blue", "white", "yellow", "gray", "brown"};
 
-void put_chars(uint8_t* dst, uint32_t width, const std::string& s) {
-  rt::store_char(dst, width, reinterpret_cast<const uint8_t*>(s.data()), uint32_t(s.size()));
-}
-
 }  // namespace
-
-uint64_t SplitMix64::next() {
-  s_ += 0x9e3779b97f4a7c15ULL;
-  return rt::mix64(s_);
-}
 
 Schema parts_schema(uint64_t rows, bool wide) {
   std::vector<std::pair<std::string, Type>> cols = {
@@ -156,23 +143,15 @@ void write_parts_csv(std::ostream& os, uint64_t n, bool wide) {
 
 bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err) {
   PartsSpec p;
-  std::stringstream ss(spec);
-  std::string part;
-  std::getline(ss, part, ':');
-  if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12) {
-    *err = "--parts needs a number of tuples, not '" + part + "'";
-    return false;
-  }
-  p.rows = std::stoull(part);
-  while (std::getline(ss, part, ':')) {
-    if (part == "heap") p.s = Structure::Heap;
-    else if (part == "isam") p.s = Structure::Isam;
-    else if (part == "hash") p.s = Structure::Hash;
-    else if (part == "wide") p.wide = true;
-    else {
-      *err = "--parts: unknown qualifier '" + part + "' (heap, isam, hash, wide)";
+  std::vector<std::string> quals;
+  if (!split_data_spec(spec, "--parts", &p.rows, &quals, err)) return false;
+  for (const std::string& q : quals) {
+    if (parse_structure(q, &p.s)) continue;
+    if (q != "wide") {
+      *err = "--parts: unknown qualifier '" + q + "' (heap, isam, hash, wide)";
       return false;
     }
+    p.wide = true;
   }
   *out = p;
   return true;

@@ -1,5 +1,5 @@
-// quelkit's generator, storage and checksum against the independent Python
-// oracle (test/oracle/oracle.py): its CSV must be byte-identical, and the
+// quelkit's generators, storage and checksum against the independent Python
+// oracle (test/oracle/oracle.py): their CSV (PARTS, Wisconsin) must be byte-identical, and the
 // paper's queries computed here by plain loops over quelkit's relations must
 // give the oracle's row counts and checksums (test/oracle/expected.json).
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 #include "harness/checksum.h"
 #include "harness/parts.h"
 #include "harness/runtime/runtime_inline.h"
+#include "harness/wisconsin.h"
 
 namespace quelkit::test {
 namespace {
@@ -134,6 +135,17 @@ TEST(Oracle, CsvIsByteIdentical) {
       std::string theirs = run("python3 " + kOracle + " csv --rows " + std::to_string(n) + (wide ? " --wide" : ""));
       EXPECT_EQ(ours.str(), theirs) << n << (wide ? " wide" : "");
     }
+}
+
+TEST(Oracle, WisconsinCsvIsByteIdentical) {
+  if (!have_python()) GTEST_SKIP() << "python3 not found";
+  for (auto [n, seed] : {std::pair<uint64_t, uint64_t>{1, 1983}, {2, 1983}, {1000, 1983}, {1000, 1984}, {10000, 1983}}) {
+    std::ostringstream ours;
+    write_wisconsin_csv(ours, n, seed);
+    std::string theirs =
+        run("python3 " + kOracle + " wisconsin --rows " + std::to_string(n) + " --seed " + std::to_string(seed));
+    EXPECT_EQ(ours.str(), theirs) << n << " seed " << seed;
+  }
 }
 
 TEST(Oracle, ExpectedJsonIsCurrent) {
