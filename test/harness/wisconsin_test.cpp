@@ -10,10 +10,10 @@
 
 #include "harness/wisconsin.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 std::string xs(const std::string& head) { return head + std::string(52 - head.size(), 'X'); }
 
@@ -102,7 +102,9 @@ TEST(Wisconsin, KeyedOnUnique2) {
     EXPECT_EQ(r->key_attr(), 1);
     EXPECT_EQ(r->ntuples(), 1000u);
     // Built from all tuples at once: ISAM has no overflow pages (hash buckets may).
-    if (st == Structure::Isam) EXPECT_EQ(r->noverflow(), 0u);
+    if (st == Structure::Isam) {
+      EXPECT_EQ(r->noverflow(), 0u);
+    }
   }
 }
 
@@ -141,3 +143,5 @@ TEST(Wisconsin, Specs) {
     EXPECT_NE(err.find("--wisconsin"), std::string::npos) << bad << ": " << err;
   }
 }
+
+}  // namespace quelkit::test

@@ -13,8 +13,10 @@
 
 #include "jit/stencil/extract.h"
 
-namespace quelkit::jit::stencil {
+namespace quelkit::test {
 namespace {
+
+using namespace jit::stencil;
 
 std::string object(const char* name) { return std::string(QUELKIT_STENCIL_TEST_OBJECTS) + "/" + name + ".o"; }
 
@@ -54,7 +56,9 @@ TEST(StencilExtractor, KnownObjectGivesItsHoles) {
   EXPECT_TRUE(trail_hole);
   EXPECT_EQ(x.stencils[1].trail, Sym::Continue);
   for (const Hole& h : a.holes)
-    if (h.sym == Sym::AK) EXPECT_EQ(a.bytes[h.offset - 2] & 0xf8, 0x48) << "movabs: REX.W B8+r";
+    if (h.sym == Sym::AK) {
+      EXPECT_EQ(a.bytes[h.offset - 2] & 0xf8, 0x48) << "movabs: REX.W B8+r";
+    }
 
   // qs_1: fabs's sign mask copied with the stencil, log called through a hole.
   const auto& b = x.stencils[1];
@@ -116,6 +120,6 @@ TEST(StencilExtractor, MissingStencilIsStale) {
 }
 
 }  // namespace
-}  // namespace quelkit::jit::stencil
+}  // namespace quelkit::test
 
 #endif  // QUELKIT_HAVE_STENCIL

@@ -15,7 +15,7 @@
 #include "jit/stencil/stencil_backend.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 namespace {
 
 uint64_t resident_bytes() {
@@ -63,6 +63,6 @@ TEST(StencilMemory, TenThousandDistinctPlansDoNotGrowMemory) {
 }
 
 }  // namespace
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test
 
 #endif  // QUELKIT_HAVE_STENCIL

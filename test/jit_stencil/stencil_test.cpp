@@ -22,7 +22,7 @@
 #include "test/jit_llvm/plan_checks.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 namespace {
 
 namespace js = jit::stencil;
@@ -190,6 +190,6 @@ namespace {
 #include "test/jit_llvm/differential_suite.h"
 }  // namespace
 
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test
 
 #endif  // QUELKIT_HAVE_STENCIL

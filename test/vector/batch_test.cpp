@@ -10,7 +10,7 @@
 #include "cli/difftest/corpus.h"
 #include "vector_test_util.h"
 
-namespace qv_test {
+namespace quelkit::test {
 namespace {
 
 struct Case {
@@ -59,4 +59,4 @@ INSTANTIATE_TEST_SUITE_P(Corpus, Batches, ::testing::ValuesIn(cases()), [](const
 });
 
 }  // namespace
-}  // namespace qv_test
+}  // namespace quelkit::test

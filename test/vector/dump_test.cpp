@@ -5,7 +5,7 @@
 // the dump says which attribute and selection methods ran.
 #include "vector_test_util.h"
 
-namespace qv_test {
+namespace quelkit::test {
 namespace {
 
 constexpr const char* kD = "range of p is parts\nretrieve (p.pnum) where p.qoh < log(9.5) * p.weight";
@@ -130,4 +130,4 @@ TEST(VectorDump, EveryModeSaysWhatRan) {
 }
 
 }  // namespace
-}  // namespace qv_test
+}  // namespace quelkit::test

@@ -7,7 +7,7 @@
 // page is two batches).
 #include "vector_test_util.h"
 
-namespace qv_test {
+namespace quelkit::test {
 namespace {
 
 const char* kSetup = R"(create t (a = i2, b = i2, c = i4)
@@ -114,4 +114,4 @@ INSTANTIATE_TEST_SUITE_P(Modes, BatchErrors, ::testing::ValuesIn(params()),
                          });
 
 }  // namespace
-}  // namespace qv_test
+}  // namespace quelkit::test

@@ -4,7 +4,7 @@
 // results equal the interpreter's, which prepares afresh per tuple.
 #include "vector_test_util.h"
 
-namespace qv_test {
+namespace quelkit::test {
 namespace {
 
 class Reuse : public ::testing::TestWithParam<std::string> {};
@@ -44,4 +44,4 @@ retrieve (n = concat(u.s, v.s)) where v.s != u.s and u.y >= v.x)");
 INSTANTIATE_TEST_SUITE_P(Modes, Reuse, ::testing::ValuesIn(vector_modes()));
 
 }  // namespace
-}  // namespace qv_test
+}  // namespace quelkit::test

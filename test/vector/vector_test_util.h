@@ -16,9 +16,8 @@
 #include "harness/parts.h"
 #include "harness/session.h"
 
-namespace qv_test {
+namespace quelkit::test {
 
-using namespace quelkit;
 
 inline const std::vector<std::string>& vector_modes() {
   static const std::vector<std::string> modes = {"inplace", "gather", "inplace_branch", "gather_branch"};
@@ -89,4 +88,4 @@ inline std::string section(const std::string& dump, const std::string& from) {
   return dump.substr(b, e == std::string::npos ? std::string::npos : e + 1 - b);
 }
 
-}  // namespace qv_test
+}  // namespace quelkit::test
