@@ -4,6 +4,7 @@
 // give the oracle's row counts and checksums (test/oracle/expected.json).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -146,6 +147,17 @@ TEST(Oracle, WisconsinCsvIsByteIdentical) {
         run("python3 " + kOracle + " wisconsin --rows " + std::to_string(n) + " --seed " + std::to_string(seed));
     EXPECT_EQ(ours.str(), theirs) << n << " seed " << seed;
   }
+}
+
+// test/queries/wisconsin.quel's checksum cases are the oracle's answers, in order.
+TEST(Oracle, WisconsinQueriesMatchTheCorpus) {
+  if (!have_python()) GTEST_SKIP() << "python3 not found";
+  std::string corpus = slurp(std::string(QUELKIT_SOURCE_DIR) + "/test/queries/wisconsin.quel"), want;
+  const std::string tag = "/*= checksum ";
+  for (size_t at = corpus.find(tag); at != std::string::npos; at = corpus.find(tag, at + 1))
+    want += corpus.substr(at + tag.size(), corpus.find(" */", at) - at - tag.size()) + "\n";
+  EXPECT_EQ(std::count(want.begin(), want.end(), '\n'), 13);
+  EXPECT_EQ(run("python3 " + kOracle + " wisconsin-queries"), want);
 }
 
 TEST(Oracle, ExpectedJsonIsCurrent) {

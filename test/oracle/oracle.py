@@ -10,6 +10,8 @@ checksum and back ends are checked against something that shares no code.
   oracle.py keyed --rows N          (e)-(i) on N wide tuples, as JSON
   oracle.py wisconsin --rows N [--seed S]
                                     the CSV `quelkit gen wisconsin` writes
+  oracle.py wisconsin-queries       "rows checksum" of each checksum case of
+                                    test/queries/wisconsin.quel, in order
   oracle.py expected                all of the above the test suite checks
 
 Regenerate the committed answers with:
@@ -200,6 +202,48 @@ def keyed(n):
     return out
 
 
+# ---- the Wisconsin queries of test/queries/wisconsin.quel ---------------------
+
+def wisconsin_queries():
+    """Rows and checksum of each checksum case of test/queries/wisconsin.quel,
+    in the file's order, on the study's relations (DESIGN.md)."""
+    onek, onek2 = wisconsin(1000), wisconsin(1000, 1984)
+    tenk1, tenk2 = wisconsin(10000), wisconsin(10000, 1984)
+    strings = ["stringu1", "stringu2", "string4"]
+
+    def every(r):  # r.all
+        return [("i", r[a]) for a in WISCONSIN_INTS] + [("c", r[a]) for a in strings]
+
+    def ints(*vals):
+        return [("i", v) for v in vals]
+
+    def join(outer, inner, cond):
+        return [(a, b) for a in outer for b in inner if cond(a, b)]
+
+    hhhh = "HHHH" + "X" * 48
+    out = [
+        [every(r) for r in tenk1 if r["unique2"] > 1 and r["unique2"] < 102],
+        [every(r) for r in tenk2 if r["unique2"] > 1 and r["unique2"] < 1002],
+        [every(r) for r in tenk1 if r["unique1"] > 1 and r["unique1"] < 102],
+        [every(r) for r in tenk2 if r["unique2"] == 1],
+        [every(r) for r in onek],
+        [every(r) for r in tenk1 if r["unique2"] < 5002 and r["unique2"] > 1],
+        [every(a) + every(b) for a, b in join(onek, onek2, lambda a, b: a["unique2"] == b["unique2"])],
+        [every(a) + ints(b["unique1"]) for a, b in
+         join(onek, onek2, lambda a, b: a["unique2"] == b["unique2"] and b["unique2"] < 100)],
+        [ints(a["unique2"], b["unique2"]) for a, b in
+         join(onek, onek2, lambda a, b: b["unique2"] <= a["unique2"] <= b["unique2"] + 1)],
+        [ints(a["unique1"], b["unique1"]) for a, b in
+         join(onek, onek2[:10], lambda a, b: a["unique1"] < b["unique1"])],
+        [every(r) for r in tenk1 if 4500 <= r["unique2"] < 5500],
+        [ints(r["unique2"]) + [("c", r["stringu1"])] for r in onek
+         if r["string4"] == hhhh and r["unique1"] < 100],
+        [ints(a["unique2"], b["unique2"]) for a, b in
+         join(tenk1[:50], tenk2, lambda a, b: a["unique1"] == b["unique1"])],
+    ]
+    return [result(rows) for rows in out]
+
+
 # ---- CSV ---------------------------------------------------------------------
 
 def csv_text(n, wide):
@@ -216,7 +260,7 @@ def csv_text(n, wide):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=["csv", "queries", "keyed", "held", "wisconsin", "expected"])
+    ap.add_argument("command", choices=["csv", "queries", "keyed", "held", "wisconsin", "wisconsin-queries", "expected"])
     ap.add_argument("--rows", type=int, default=3360)
     ap.add_argument("--wide", action="store_true")
     ap.add_argument("--seed", type=int, default=1983)
@@ -231,6 +275,9 @@ def main():
         print(json.dumps(keyed(args.rows), sort_keys=True))
     elif args.command == "wisconsin":
         sys.stdout.write(wisconsin_csv(args.rows, args.seed))
+    elif args.command == "wisconsin-queries":
+        for r in wisconsin_queries():
+            print("%d %s" % (r["rows"], r["checksum"]))
     elif args.command == "held":
         print(json.dumps(held_back(args.rows)))
     else:

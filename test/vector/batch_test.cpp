@@ -42,6 +42,7 @@ TEST_P(Batches, AgreeWithTheInterpreter) {
     ASSERT_TRUE(harness::parse_parts_spec(f.parts, &p, &err)) << err;
     k.add_parts(p.rows, p.wide, p.s);
   }
+  if (!f.wisconsin.empty()) k.add_wisconsin(f.wisconsin);
   // Case by case, as the corpus runs (a case may fail to parse).
   for (const auto& cs : f.cases) {
     auto r = k.run(f.text.substr(cs.begin, cs.end - cs.begin), f.name);

@@ -14,6 +14,7 @@
 
 #include "cli/backends.h"
 #include "harness/parts.h"
+#include "harness/wisconsin.h"
 #include "harness/session.h"
 
 namespace quelkit::test {
@@ -53,6 +54,12 @@ class Kit {
   void add_parts(uint64_t n, bool wide = false, harness::Structure s = harness::Structure::Heap) {
     if (session_->catalog().find("parts")) session_->catalog().remove("parts");
     session_->catalog().add(harness::make_parts(n, wide, s, page_size_));
+  }
+  void add_wisconsin(const std::string& spec) {
+    harness::WisconsinSpec w;
+    std::string why;
+    if (!harness::parse_wisconsin_spec(spec, &w, &why)) throw std::runtime_error("--wisconsin " + spec + ": " + why);
+    for (auto& rel : harness::make_wisconsin(w, page_size_)) session_->catalog().add(std::move(rel));
   }
   Out run(const std::string& text, const std::string& name = "t.quel") {
     out_.str("");
