@@ -425,7 +425,11 @@ class Binder {
       fail(ErrKind::Type, e.pos, "cannot compare characters with numbers");
     if (lt.is_char()) {
       if (g == Generic::Eq || g == Generic::Ne) {
-        // The right literal wins when both sides could be patterns.
+        // Two patterns have no value to match: reject rather than pick a side.
+        if (is_pattern_literal(*e.args[0]) && is_pattern_literal(*e.args[1]))
+          fail(ErrKind::Type, e.pos,
+               "cannot compare two patterns (string literals with * ? [ or \\): one side of '" + e.op +
+                   "' must be a value");
         const Expr* pat = is_pattern_literal(*e.args[1]) ? e.args[1].get()
                           : is_pattern_literal(*e.args[0]) ? e.args[0].get() : nullptr;
         if (pat) {

@@ -141,19 +141,36 @@ std::string dump(const Node& n, int indent) {
   return s;
 }
 
-std::string format_value(Type t, const Value& v) {
+// A float as Python's repr writes it: the shortest digits that round-trip,
+// in positional form when the decimal point falls within 16 digits of them
+// (with ".0" when integral), else d.ddde+XX; so 100000.0 and 11.0 print as
+// themselves, never as 1e+05 or 11, and every printed float reads as a float.
+template <class F>
+static std::string float_text(F x) {
   char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  std::string sci(buf, r.ptr);
+  size_t e = sci.find('e');
+  if (e == std::string::npos) return sci;  // inf, nan
+  std::string sign, digits;
+  for (size_t i = 0; i < e; ++i) {
+    if (sci[i] == '-') sign = "-";
+    else if (sci[i] != '.') digits += sci[i];
+  }
+  const int decpt = std::stoi(sci.substr(e + 1)) + 1;  // digits[0] is at 10^(decpt-1)
+  if (decpt <= -4 || decpt > 16) return sci;
+  const int nd = int(digits.size());
+  if (decpt <= 0) return sign + "0." + std::string(size_t(-decpt), '0') + digits;
+  if (decpt >= nd) return sign + digits + std::string(size_t(decpt - nd), '0') + ".0";
+  return sign + digits.substr(0, size_t(decpt)) + "." + digits.substr(size_t(decpt));
+}
+
+std::string format_value(Type t, const Value& v) {
   switch (t.kind) {
     case Tk::I1: case Tk::I2: case Tk::I4: return std::to_string(v.i);
     case Tk::B: return v.i ? "true" : "false";
-    case Tk::F4: {
-      auto r = std::to_chars(buf, buf + sizeof buf, v.f4);
-      return std::string(buf, r.ptr);
-    }
-    case Tk::F8: {
-      auto r = std::to_chars(buf, buf + sizeof buf, v.f8);
-      return std::string(buf, r.ptr);
-    }
+    case Tk::F4: return float_text(v.f4);
+    case Tk::F8: return float_text(v.f8);
     case Tk::C: return std::string(rt::strip(v.s));
   }
   return "?";

@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <numeric>
 #include <ostream>
+#include <unordered_map>
 
 #include "frontend/frontend.h"
 #include "harness/measure.h"
@@ -242,6 +244,12 @@ class Exec {
       : cat_(cat), runner_(r), q_(q), src_(src), stmt_no_(stmt_no), res_(res) {}
 
   void run_statement(Sink& out);
+  // "var:path; ..." of the plans run so far (also after a failure).
+  std::string access_path() const {
+    std::string text;
+    for (const auto& t : access_texts_) text += (text.empty() ? "" : "; ") + t;
+    return text;
+  }
 
  private:
   void run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth);
@@ -253,6 +261,11 @@ class Exec {
   void execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
                std::vector<uint8_t>& params, Sink& out, bool want_tids);
   KeyBounds resolve(const AccessSpec& a, const std::vector<uint8_t>& params) const;
+  [[noreturn]] void cancelled() const;
+  // The tuples of a page before line `slot` that a kernel qualified (and
+  // projected): what the tuple-at-a-time loop counts before a failing tuple.
+  static uint64_t qualified_before(Prepared& prep, const uint8_t* pg, uint32_t page_size, int64_t slot,
+                                   uint8_t* rows, const qk_ctx& ctx);
   // Cache identity of a variable's relation: temporaries are shaped alike
   // per statement, so they share one identity; real relations carry their version.
   static std::string rel_id(const VarState& vs) {
@@ -462,6 +475,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   ctx.scratch = scratch_.data();
   const uint32_t row_len = plan.out.tuple_len;
 
+  if (cancel_requested()) cancelled();
   auto fail = [&](int64_t ordinal) {
     Error e;
     e.kind = ErrKind::Runtime;
@@ -487,8 +501,8 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     int r = prep->qualify(empty, &ctx);
     if (r < 0) fail(1);
     if (r) {
-      ++st.rows_qualified;
       if (prep->project(empty, row.data(), &ctx) < 0) fail(1);
+      ++st.rows_qualified;
       out.rows(row.data(), 1, nullptr);
     }
     return;
@@ -506,6 +520,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   int64_t ordinal = 0;
 
   rel->scan_pages(bounds, [&](uint32_t page_no) {
+    if (cancel_requested()) cancelled();  // between pages: kernels run one page per call
     const uint8_t* pg = rel->page(page_no);
     const uint32_t nl = page_nlines(pg);
     if (kernel) {
@@ -516,6 +531,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
         int64_t ord = ordinal;
         for (int64_t i = 0; i <= ctx.err_slot && i < nl; ++i) ord += page_line(pg, uint32_t(i)) != 0;
         st.rows_scanned += uint64_t(ord - ordinal);
+        st.rows_qualified += qualified_before(*prep, pg, rel->page_size(), ctx.err_slot, buf.data(), ctx);
         fail(ord);
       }
       ordinal += live;
@@ -534,8 +550,10 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       int r = prep->qualify(t, &ctx);
       if (r == 0) continue;
       if (r < 0) fail(ordinal);
-      ++st.rows_qualified;
+      // A tuple whose projection fails is not counted: a failed statement's
+      // counts are the same whether its back end ran a page kernel or not.
       if (prep->project(t, buf.data() + n * row_len, &ctx) < 0) fail(ordinal);
+      ++st.rows_qualified;
       if (want_tids) tids[n] = Tid{page_no, uint16_t(i)};
       ++n;
     }
@@ -735,24 +753,114 @@ void Exec::run_statement(Sink& out) {
   flatten_and(q_.qual.get(), lv.conjuncts);
   std::vector<uint8_t> params;
   run_level(lv, params, out, 0);
-  std::string text;
-  for (const auto& t : access_texts_) text += (text.empty() ? "" : "; ") + t;
-  res_.stats.access_path = text;
+}
+
+void Exec::cancelled() const {
+  Error e;
+  e.kind = ErrKind::Runtime;
+  e.code = QK_ERR_CANCELLED;
+  e.message = qk_err_message(QK_ERR_CANCELLED);
+  e.pos = q_.pos;
+  e.src = src_;
+  throw RuntimeFailure{std::move(e)};
+}
+
+uint64_t Exec::qualified_before(Prepared& prep, const uint8_t* pg, uint32_t page_size, int64_t slot, uint8_t* rows,
+                                const qk_ctx& ctx) {
+  if (slot <= 0) return 0;
+  // The same page cut short before the failing line: every tuple on it
+  // evaluated without an error the first time, so it does again.
+  std::vector<uint8_t> cut(pg, pg + page_size);
+  store<uint16_t>(cut.data() + kPageOffNLines, uint16_t(std::min<int64_t>(slot, page_nlines(pg))));
+  qk_ctx c = ctx;
+  c.err_code = 0;
+  c.err_pos = 0;
+  c.err_slot = 0;
+  int64_t n = prep.run_page(cut.data(), rows, &c);
+  return n > 0 ? uint64_t(n) : 0;
 }
 
 class ResultSink : public Sink {
  public:
-  explicit ResultSink(Result& r) : r_(r) {}
+  // `replaced` (replace only): the updated relation, whose tuples must each
+  // get one set of new values however many combinations qualify them.
+  ResultSink(Result& r, const Relation* replaced, SrcPos pos, const SourceRef& src)
+      : r_(r), replaced_(replaced), pos_(pos), src_(src) {}
   void rows(const uint8_t* data, size_t n, const Tid* tids) override {
     const uint32_t len = r_.layout.tuple_len;
+    if (r_.keep_rows) reserve_charged(r_.data, r_.data.size() + n * len, r_.data_charge, "the result");
+    if (tids) reserve_charged(r_.tids, r_.tids.size() + n, r_.tids_charge, "the result");
+    if (replaced_ && tids && r_.keep_rows) check_replace(data, n, tids);
     r_.checksum.add_rows(r_.layout, data, n);
     if (r_.keep_rows) r_.data.insert(r_.data.end(), data, data + n * len);
     if (tids) r_.tids.insert(r_.tids.end(), tids, tids + n);
   }
 
  private:
+  // A tuple seen again must get the same values (bit for bit) as the first time.
+  void check_replace(const uint8_t* data, size_t n, const Tid* tids) {
+    const uint32_t len = r_.layout.tuple_len;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t key = uint64_t(tids[i].page) << 16 | tids[i].line;
+      const size_t row = r_.tids.size() + i;
+      auto [it, fresh] = first_.emplace(key, row);
+      if (fresh) continue;
+      const uint8_t* before = it->second < r_.tids.size() ? r_.data.data() + it->second * len
+                                                          : data + (it->second - r_.tids.size()) * len;
+      if (std::memcmp(before, data + i * len, len) == 0) continue;
+      int64_t ordinal = 0, at = -1;
+      replaced_->for_each([&](Tid t, const uint8_t*) {
+        ++ordinal;
+        if (t == tids[i] && at < 0) at = ordinal;
+      });
+      Error e;
+      e.kind = ErrKind::Runtime;
+      e.code = QK_ERR_AMBIGUOUS_REPLACE;
+      e.message = std::string(qk_err_message(QK_ERR_AMBIGUOUS_REPLACE)) +
+                  ": the qualification gives one tuple two different new values";
+      e.pos = pos_;
+      e.src = src_;
+      e.relation = replaced_->name();
+      e.tuple = at;
+      throw RuntimeFailure{std::move(e)};
+    }
+  }
+
   Result& r_;
+  const Relation* replaced_;
+  SrcPos pos_;
+  SourceRef src_;
+  std::unordered_map<uint64_t, size_t> first_;  // tid -> its first row
 };
+
+// Keeps the first of equal rows (QUEL's equality, as sort by compares), in
+// execution order, and recomputes the checksum over what is left.
+void remove_duplicates(Result& res) {
+  const Schema& s = res.layout;
+  const uint32_t len = s.tuple_len;
+  if (len == 0) return;
+  const size_t n = res.data.size() / len;
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  auto cmp = [&](size_t x, size_t y) {
+    for (const Attribute& a : s.attrs)
+      if (int r = compare_value(a, res.data.data() + x * len, res.data.data() + y * len)) return r;
+    return 0;
+  };
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return cmp(x, y) < 0; });
+  std::vector<bool> keep(n, false);
+  for (size_t i = 0; i < n; ++i) keep[idx[i]] = i == 0 || cmp(idx[i - 1], idx[i]) != 0;
+  size_t w = 0;
+  Checksum sum;
+  for (size_t i = 0; i < n; ++i) {
+    if (!keep[i]) continue;
+    if (w != i) std::memmove(res.data.data() + w * len, res.data.data() + i * len, len);
+    sum.add(s, res.data.data() + w * len);
+    ++w;
+  }
+  res.data.resize(w * len);
+  res.checksum = sum;
+}
 
 }  // namespace
 
@@ -762,18 +870,44 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   std::vector<std::pair<std::string, Type>> cols;
   for (const auto& t : q.targets) cols.emplace_back(t.name, t.expr->type);
   res.layout = Schema::packed(cols);
-  ResultSink sink(res);
+  // retrieve unique: rows_out and the checksum describe the rows left after
+  // duplicates are removed, so the rows are kept until then.
+  const bool unique = q.kind == frontend::BoundKind::Retrieve && q.unique;
+  res.keep_rows = keep_rows || unique;
+  const Relation* replaced =
+      q.kind == frontend::BoundKind::Replace ? cat_.find(q.vars[size_t(q.update_var)].relation) : nullptr;
+  ResultSink sink(res, replaced, q.pos, src_);
   Exec ex(cat_, runner, q, src_, stmt_no_, res);
   uint64_t t0 = now_ns();
+  auto failed = [&](Error e) {
+    res.ok = false;
+    res.error = std::move(e);
+    // A failed statement outputs nothing: its counts are where it stopped.
+    std::vector<uint8_t>().swap(res.data);
+    std::vector<Tid>().swap(res.tids);
+    res.data_charge.reset();
+    res.tids_charge.reset();
+    res.checksum = Checksum{};
+  };
   try {
     ex.run_statement(sink);
+    if (unique) remove_duplicates(res);
   } catch (RuntimeFailure& f) {
-    res.ok = false;
-    res.error = std::move(f.err);
-    res.data.clear();
-    res.tids.clear();
+    failed(std::move(f.err));
+  } catch (QuelError& e) {
+    // Cancellation and the memory budget, raised outside the scan's own checks.
+    if (e.err.kind != ErrKind::Runtime) throw;
+    if (!e.err.src) e.err.src = src_;
+    if (!e.err.pos.line) e.err.pos = q.pos;
+    failed(std::move(e.err));
+  }
+  if (!keep_rows) {
+    res.keep_rows = false;
+    std::vector<uint8_t>().swap(res.data);
+    res.data_charge.reset();
   }
   uint64_t total = now_ns() - t0;
+  res.stats.access_path = ex.access_path();
   res.stats.run_ns = total > res.stats.prepare_ns ? total - res.stats.prepare_ns : 0;
   res.stats.rows_out = res.checksum.rows;
   res.stats.checksum = res.checksum.sum;

@@ -16,6 +16,7 @@
 
 #include "frontend/bound.h"
 #include "harness/backend.h"
+#include "harness/budget.h"
 #include "harness/catalog.h"
 #include "harness/checksum.h"
 #include "harness/plan.h"
@@ -82,6 +83,7 @@ struct Result {
   bool keep_rows = true;       // false: checksum only
   std::vector<uint8_t> data;   // rows, layout.tuple_len each
   std::vector<Tid> tids;       // replace/delete
+  MemCharge data_charge, tids_charge;  // data and tids in the memory budget
   Checksum checksum;
   ExecStats stats;
   uint64_t nrows() const { return checksum.rows; }

@@ -49,8 +49,13 @@ Relation::Relation(std::string name, Schema schema, uint32_t page_size)
   version_ = fresh_version();
 }
 
+void Relation::reserve_pages(size_t npages) {
+  reserve_charged(pages_, npages * page_size_, pages_charge_, "relation " + name_);
+}
+
 uint32_t Relation::new_page(bool overflow) {
   uint32_t n = npages();
+  reserve_pages(size_t(n) + 1);
   pages_.resize(pages_.size() + page_size_, 0);
   uint8_t* pg = pages_.data() + size_t(n) * page_size_;
   set_next(pg, kNoPage);
@@ -116,6 +121,8 @@ void Relation::modify(Structure s, int key_attr, int fillfactor) {
   // the relation's history, and stable for equal keys.
   const uint32_t len = schema_.tuple_len;
   std::vector<uint8_t> old;
+  MemCharge old_charge;  // the copy is a temporary of the statement: it counts too
+  old_charge.set(uint64_t(ntuples_) * len, "modify of relation " + name_);
   old.reserve(size_t(ntuples_) * len);
   for_each([&](Tid, const uint8_t* t) { old.insert(old.end(), t, t + len); });
   const size_t n = old.size() / len;
@@ -125,9 +132,18 @@ void Relation::modify(Structure s, int key_attr, int fillfactor) {
   // Checked before anything changes, so a failed modify leaves the relation as it was.
   if (s != Structure::Heap && npri >= kNoPage)
     throw std::length_error("relation " + name_ + " needs too many pages");
+  // The rebuild's pages at most (hash: every bucket's overflow chain full but
+  // its last page), less what the old pages give back; the copy is charged.
+  {
+    const size_t heap_pages = (n + tpp_ - 1) / tpp_;
+    const size_t worst = s == Structure::Heap ? heap_pages : s == Structure::Isam ? npri : 2 * npri + heap_pages;
+    const uint64_t want = uint64_t(worst) * page_size_, held = pages_charge_.bytes();
+    memory_budget().check(want > held ? want - held : 0, "modify of relation " + name_);
+  }
 
   pages_.clear();
   pages_.shrink_to_fit();
+  pages_charge_.reset();
   isam_dir_.clear();
   chain_tail_.clear();
   ntuples_ = 0;
@@ -139,6 +155,7 @@ void Relation::modify(Structure s, int key_attr, int fillfactor) {
     key_attr_ = -1;
     fillfactor_ = 100;
     fill_limit_ = 0;
+    reserve_pages((n + tpp_ - 1) / tpp_);
     for (size_t i = 0; i < n; ++i) insert(old.data() + i * len);
     return;
   }
@@ -146,7 +163,7 @@ void Relation::modify(Structure s, int key_attr, int fillfactor) {
   key_attr_ = key_attr;
   fillfactor_ = fillfactor;
   fill_limit_ = fill_limit;
-  pages_.reserve(npri * page_size_);
+  reserve_pages(npri);
   for (size_t i = 0; i < npri; ++i) new_page(false);
   chain_tail_.resize(npri);
   std::iota(chain_tail_.begin(), chain_tail_.end(), 0u);
@@ -160,7 +177,7 @@ void Relation::modify(Structure s, int key_attr, int fillfactor) {
     size_t total = npri;
     for (uint32_t c : fill)
       if (c > tpp_) total += (c - tpp_ + tpp_ - 1) / tpp_;
-    pages_.reserve(total * page_size_);
+    reserve_pages(total);
     for (size_t i = 0; i < n; ++i) insert(old.data() + i * len);
     return;
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "frontend/schema.h"
+#include "harness/budget.h"
 #include "harness/page.h"
 
 namespace quelkit::harness {
@@ -87,6 +88,8 @@ class Relation {
 
  private:
   uint32_t new_page(bool overflow);
+  // Room for `npages` pages in pages_, charged to the memory budget first.
+  void reserve_pages(size_t npages);
   Tid put(uint32_t page_no, const uint8_t* tuple);  // page must have room
   bool has_room(uint32_t page_no) const;
   uint32_t isam_page_for(const KeyVal& k) const;
@@ -105,6 +108,7 @@ class Relation {
   uint32_t nprimary_ = 0;
   uint64_t version_ = 0;
   std::vector<uint8_t> pages_;
+  MemCharge pages_charge_;  // pages_.capacity() bytes in the memory budget
   std::vector<KeyVal> isam_dir_;  // first key of each primary page
   // Last page of each primary page's overflow chain (isam/hash; the page
   // itself when it has none), so an insert never walks a long chain.

@@ -24,7 +24,9 @@ extern "C" {
 #define QK_NOEXCEPT
 #endif
 
-/* Runtime error codes: QK_ERR(ID, value, message) */
+/* Runtime error codes: QK_ERR(ID, value, message). CANCELLED, MEMORY and
+ * AMBIGUOUS_REPLACE are raised by the harness (Ctrl-C, the memory budget, a
+ * replace giving one tuple two different values), never by an operator. */
 #define QK_ERRORS(QK_ERR)                                              \
   QK_ERR(NONE, 0, "no error")                                          \
   QK_ERR(OVERFLOW, 1, "integer overflow")                              \
@@ -34,7 +36,10 @@ extern "C" {
   QK_ERR(LOG_DOMAIN, 5, "log of a non-positive number")                \
   QK_ERR(CONVERT_RANGE, 6, "value out of range for conversion")        \
   QK_ERR(FLOAT_RESULT, 7, "floating-point result is infinite or NaN")  \
-  QK_ERR(BOUNDS, 8, "generated code accessed memory out of bounds")
+  QK_ERR(BOUNDS, 8, "generated code accessed memory out of bounds")    \
+  QK_ERR(CANCELLED, 9, "cancelled")                                    \
+  QK_ERR(MEMORY, 10, "memory budget exceeded")                         \
+  QK_ERR(AMBIGUOUS_REPLACE, 11, "ambiguous replace")
 
 enum qk_err {
 #define QK_ERR_ENUM(ID, V, MSG) QK_ERR_##ID = V,

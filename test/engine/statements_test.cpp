@@ -24,7 +24,7 @@ TEST_P(Statements, CreateAppendRetrieveSortUnique) {
     retrieve (e.name, e.salary) where e.dept = "toy" sort by salary:d
   )");
   ASSERT_TRUE(r.ok) << r.err;
-  EXPECT_NE(r.out.find("name,salary\ncy,1200\nann,1000.5\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("name,salary\ncy,1200.0\nann,1000.5\n"), std::string::npos) << r.out;
   r = k.run("retrieve unique (e.dept)");
   ASSERT_TRUE(r.ok) << r.err;
   EXPECT_NE(r.out.find("dept\nshoe\ntoy\n"), std::string::npos) << r.out;

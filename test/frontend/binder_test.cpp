@@ -148,8 +148,10 @@ TEST(Binder, Patterns) {
   // The value is always kid 0, whichever side the pattern was written on.
   EXPECT_EQ(cond("\"b?lt\" = p.pname"), "MATCH_C(ATTR0.1:c20, c4:\"b?lt\")");
   EXPECT_EQ(cond("p.pname = \"a\\*\""), "MATCH_C(ATTR0.1:c20, c3:\"a\\*\")");
-  // Both literals: the right one is the pattern.
-  EXPECT_EQ(cond("\"a*\" = \"b*\""), "MATCH_C(c2:\"a*\", c2:\"b*\")");
+  // Both literals: the one with pattern characters is the pattern; two
+  // patterns cannot be compared (DESIGN.md).
+  EXPECT_EQ(err("retrieve (t = 1) where \"a*\" = \"b*\""),
+            "type 1:29 cannot compare two patterns (string literals with * ? [ or \\): one side of '=' must be a value");
   EXPECT_EQ(cond("\"a*\" = \"bolt\""), "MATCH_C(c4:\"bolt\", c2:\"a*\")");
   // Only = and != with a pattern character make a pattern.
   EXPECT_EQ(cond("p.pname < \"a*\""), "LT_C(ATTR0.1:c20, c2:\"a*\")");

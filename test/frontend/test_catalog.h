@@ -4,6 +4,7 @@
 // errors in one call.
 #pragma once
 
+#include <charconv>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -91,10 +92,14 @@ inline std::string err_text(const Error& e) {
 
 // A compact one-line tree for expectations: `LT_I4(~CVT_I2_I4(ATTR0.4:i2), i2:3)`.
 // `~` marks a binder-inserted (implicit) conversion; constants print as
-// type:value (ir::format_value), attributes as ATTR<var>.<attr>:<type>.
+// type:value (floats as std::to_chars' shortest form, others as
+// ir::format_value), attributes as ATTR<var>.<attr>:<type>.
 inline std::string tree(const ir::Node& n) {
   if (n.op == ir::Op::CONST) {
     std::string v = ir::format_value(n.type, n.val);
+    char buf[64];
+    if (n.type.kind == Tk::F4) v.assign(buf, std::to_chars(buf, buf + sizeof buf, n.val.f4).ptr);
+    if (n.type.kind == Tk::F8) v.assign(buf, std::to_chars(buf, buf + sizeof buf, n.val.f8).ptr);
     if (n.type.kind == Tk::C) v = "\"" + n.val.s + "\"";
     if (n.type.kind == Tk::B) v = std::to_string(n.val.i);
     return type_name(n.type) + ":" + v;

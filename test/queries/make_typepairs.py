@@ -7,8 +7,9 @@ results computed here, independently of quelkit, from DESIGN.md's rules:
   integers compute in i4 (division truncates toward zero, mod takes the
   dividend's sign); any f4 operand makes f4 (single precision: each operand
   and each result rounded to f4); any f8 makes f8; ** is f8 (C pow); values
-  print as C++ std::to_chars prints them (shortest round trip, fixed or
-  scientific, whichever is shorter, fixed on a tie); characters compare with
+  print as Python's repr prints floats (the shortest digits that round-trip,
+  positional with ".0" when integral while the decimal point is within 16
+  digits, else d.ddde+XX; DESIGN.md "Output"); characters compare with
   trailing blanks stripped, bytes unsigned, a proper prefix first.
 
 Regenerate after changing it:  python3 test/queries/make_typepairs.py
@@ -37,23 +38,22 @@ def shortest_digits(v, is_f4):
 
 
 def to_chars(v, is_f4=False):
-    """std::to_chars(char*, char*, float|double): shortest round trip."""
+    """How quelkit displays a float (ir::format_value): shortest round trip,
+    positional when -4 < decimal point <= 16 (".0" when integral), else
+    scientific d[.ddd]e(+|-)XX."""
     if v == 0:
-        return "-0" if math.copysign(1, v) < 0 else "0"
+        return "-0.0" if math.copysign(1, v) < 0 else "0.0"
     sign = "-" if v < 0 else ""
     digits, exp = shortest_digits(abs(v), is_f4)
     digits = digits.rstrip("0") or "0"
-    # scientific: d[.ddd]e(+|-)XX
-    sci = digits[0] + ("." + digits[1:] if len(digits) > 1 else "") + "e" + ("-" if exp < 0 else "+") + "%02d" % abs(exp)
-    # fixed
     point = exp + 1  # digits before the decimal point
+    if point <= -4 or point > 16:
+        return sign + digits[0] + ("." + digits[1:] if len(digits) > 1 else "") + "e" + ("-" if exp < 0 else "+") + "%02d" % abs(exp)
     if point <= 0:
-        fixed = "0." + "0" * (-point) + digits
-    elif point >= len(digits):
-        fixed = str(int(abs(v)))  # %.0f: an integral value prints all its digits exactly
-    else:
-        fixed = digits[:point] + "." + digits[point:]
-    return sign + (fixed if len(fixed) <= len(sci) else sci)
+        return sign + "0." + "0" * (-point) + digits
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits)) + ".0"
+    return sign + digits[:point] + "." + digits[point:]
 
 
 def cls(a, b):

@@ -1,0 +1,91 @@
+// --stats describes what a statement did, the same way on every back end:
+// `retrieve unique` counts and checksums the rows left after duplicates go;
+// a failed statement reports the counts at its failing tuple (a page kernel's
+// tuples before it included), no rows out, and the access paths it ran.
+#include <gtest/gtest.h>
+
+#include "support.h"
+
+namespace quelkit::test {
+namespace {
+
+class Stats : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Stats, UniqueCountsAndChecksumsTheRowsLeft) {
+  Kit k(GetParam());
+  k.add_parts(210);
+  auto r = k.run("range of p is parts\nretrieve unique (p.color)");
+  ASSERT_TRUE(r.ok) << r.err;
+  const harness::ExecStats unique = k.last_report().stats;
+  EXPECT_EQ(unique.rows_qualified, 210u);
+  EXPECT_EQ(unique.rows_out, 8u);  // seven colours and black
+  // The same eight rows, once each, from a relation that holds nothing else.
+  r = k.run(R"(create c (color = c8)
+    append to c (color = "black")
+    append to c (color = "blue")
+    append to c (color = "brown")
+    append to c (color = "gray")
+    append to c (color = "green")
+    append to c (color = "red")
+    append to c (color = "white")
+    append to c (color = "yellow")
+    range of c is c
+    retrieve (c.color))");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(k.last_report().stats.rows_out, 8u);
+  EXPECT_EQ(unique.checksum, k.last_report().stats.checksum);
+  // --format none keeps no rows, and still reports the rows left.
+  Kit none(GetParam(), harness::OutFormat::None);
+  none.add_parts(210);
+  ASSERT_TRUE(none.run("range of p is parts\nretrieve unique (p.color)").ok);
+  EXPECT_EQ(none.last_report().stats.rows_out, 8u);
+  EXPECT_EQ(none.last_report().stats.checksum, unique.checksum);
+}
+
+struct Failing {
+  const char* text;
+  uint64_t scanned, qualified;
+};
+
+TEST_P(Stats, FailedStatementCountsAtTheFailingTuple) {
+  Kit k(GetParam());
+  k.add_parts(210);  // 28 tuples on a page: tuple 40 is on the second
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  for (const Failing& f : {
+           Failing{"retrieve (x = p.pnum / (p.pnum - 5))", 5, 4},           // in the target list
+           Failing{"retrieve (p.pnum) where 10 / (p.pnum - 7) < 0", 7, 6},  // in the qualification
+           Failing{"retrieve (x = p.pnum / (p.pnum - 40))", 40, 39},         // on the second page
+           Failing{"retrieve (p.pnum) where p.pnum > 35 and 10 / (p.pnum - 40) < 0", 40, 4},
+       }) {
+    SCOPED_TRACE(f.text);
+    auto r = k.run(f.text);
+    EXPECT_FALSE(r.ok);
+    const harness::StmtReport& rep = k.last_report();
+    EXPECT_FALSE(rep.error.empty());
+    EXPECT_EQ(rep.stats.rows_scanned, f.scanned);
+    EXPECT_EQ(rep.stats.rows_qualified, f.qualified);
+    EXPECT_EQ(rep.stats.rows_out, 0u);
+    EXPECT_EQ(rep.stats.checksum, 0u);
+    EXPECT_EQ(rep.stats.access_path, "p:heap full scan");
+  }
+}
+
+TEST_P(Stats, FailedJoinReportsItsAccessPaths) {
+  Kit k(GetParam());
+  k.add_parts(210);
+  auto r = k.run("range of p is parts\nrange of q is parts\n"
+                 "retrieve (p.pnum) where p.qoh < 100 and p.pnum = q.pnum and 1 / (q.pnum - p.pnum) > 0");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(k.last_report().stats.access_path, "p:heap full scan -> temp; p:substituted; q:heap full scan");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, Stats, ::testing::ValuesIn(all_backend_modes()),
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                           std::string s = i.param;
+                           for (char& c : s)
+                             if (c == ':') c = '_';
+                           return s;
+                         });
+
+}  // namespace
+}  // namespace quelkit::test
