@@ -320,11 +320,9 @@ class Walk {
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value nlines = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageOffNLines))), true);
-    // A scan is memory-bound: fetch the next page while this one is evaluated.
-    // Tuples fill a page from its end down, so line 0's tuple ends the page,
-    // and a heap scan's next page most likely starts right there; each tuple's
-    // counterpart on that page lies `span` bytes on. Only a hint: a wrong
-    // guess (an overflow chain, a deleted line 0) costs nothing but the fetch.
+    // The page walk of harness/page_walk.h, emitted: the next page's header
+    // at page + span (span = line[0] + tuple_len) once, then each live
+    // tuple's counterpart at tuple + span before it is evaluated.
     Value first = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageHeader))), true);
     Value span = e_.arith(Arith::Add, Ty::I64, first, i64(plan_.in.tuple_len));
     e_.prefetch(e_.at(page, span));

@@ -6,36 +6,10 @@
 #include <cstring>
 
 #include "harness/page.h"
+#include "harness/page_walk.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {
-
-namespace {
-
-// Tuples are placed from the end of a page down, so line 0's tuple ends the
-// page: a heap scan's next page most likely follows right there. Touching it
-// now hides the latency of the next page's first loads (only a hint: a
-// prefetch never faults, a wrong guess costs nothing but the fetch). Narrow
-// tuples: every line of the next page. Wide ones: one line per tuple, where
-// its counterpart on the next page holds the first attribute the program
-// reads (a wide tuple's other lines would be fetched for nothing). Always
-// inlined: as a function of its own, GCC finds it free of side effects and
-// deletes the call.
-inline __attribute__((always_inline)) void prefetch_next_page(const uint8_t* page, uint32_t in_len, uint32_t touch) {
-  const uint32_t nl = harness::page_nlines(page);
-  uint16_t first = nl ? harness::page_line(page, 0) : 0;
-  if (!first) return;
-  const uint8_t* next = page + first + in_len;
-  if (in_len < 64) {
-    uint32_t span = std::min<uint32_t>(first + in_len, 4096);
-    for (uint32_t o = 0; o < span; o += 64) __builtin_prefetch(next + o);
-    return;
-  }
-  for (uint32_t i = 0; i < nl; ++i)
-    if (uint16_t off = harness::page_line(page, i)) __builtin_prefetch(next + off + touch);
-}
-
-}  // namespace
 
 Runner::Runner(Program p) : p_(std::move(p)) {
   cap_ = p_.opt.batch;
@@ -139,9 +113,13 @@ int64_t Runner::rerun(const uint8_t* page, uint32_t from, uint32_t n, uint8_t* r
 }
 
 int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
-  prefetch_next_page(page, p_.in_len, p_.touch);
+  // The page walk of harness/page_walk.h, in batches: the next page's header
+  // once, then each live tuple's counterpart there (at the first byte the
+  // program reads) as the tuple joins a batch.
   if (b_.flagged) clear_errors();
   const uint32_t nl = harness::page_nlines(page);
+  const uint32_t span = harness::next_page_span(page, p_.in_len), ahead = span + p_.touch;
+  __builtin_prefetch(page + span);
   const uint32_t proj_end = uint32_t(p_.code.size());
   const uint32_t cap = cap_;
   const uint8_t** const tuple = tuples_.data();
@@ -158,12 +136,14 @@ int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
       for (; line < nl; ++line) {
         uint16_t off = harness::page_line(page, line);
         tuple[n] = page + off;
+        __builtin_prefetch(page + off + ahead);  // a deleted line's hint costs only the hint
         n += off != 0;
       }
     } else {
       for (; line < nl && n < cap; ++line) {
         uint16_t off = harness::page_line(page, line);
         tuple[n] = page + off;
+        __builtin_prefetch(page + off + ahead);  // a deleted line's hint costs only the hint
         n += off != 0;
       }
     }

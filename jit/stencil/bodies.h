@@ -29,6 +29,7 @@
 
 #include "frontend/op_rules.h"
 #include "harness/page.h"
+#include "harness/page_walk.h"
 #include "harness/runtime/runtime.h"
 #include "jit/stencil/variants.h"
 
@@ -302,7 +303,10 @@ QS_INLINE Go body(St& s) {
     // The next live line (0 = deleted), in line order, as the harness walks a page.
     // Both exits leave the line in the same register, so that the page's end
     // is a bare conditional jump and the next tuple falls through.
-    // (The next page was prefetched whole by the entry.)
+    // The page walk of harness/page_walk.h: the entry prefetched the next
+    // page's header; each live tuple's counterpart there is prefetched here
+    // (span is recomputed from line 0, a load from a line already in cache,
+    // rather than carried in a register every stencil would have to pass on).
     const uint64_t nl = harness::page_nlines(s.page);
     uint64_t i = uint64_t(s.line + 1);
     uint16_t off = 0;
@@ -311,6 +315,7 @@ QS_INLINE Go body(St& s) {
     s.line = int64_t(i);
     if (i >= nl) return Go::Jump;
     s.t = s.page + off;
+    __builtin_prefetch(s.t + harness::next_page_span(s.page, len_hole(_JIT_INLEN)));
     return Go::Next;
   } else if constexpr (D.kind == Kind::RowDone) {
     s.row += len_hole(_JIT_ROWLEN);
@@ -362,15 +367,8 @@ QS_INLINE Go body(St& s) {
   }                                                                                                 \
   extern "C" int64_t qs_##KERNEL(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {                 \
     uint8_t* f = static_cast<uint8_t*>(__builtin_alloca(QS_OFF(_JIT_FRAME)));                      \
-    /* Tuples fill a page from its end down: line 0's tuple ends the page, and a */                 \
-    /* heap scan's next page most likely follows there: fetch it whole now, as */                   \
-    /* threaded code does (a wrong guess costs only the hint). */                                   \
-    if (::quelkit::harness::page_nlines(page)) {                                                    \
-      const uint32_t first = ::quelkit::harness::page_line(page, 0);                                \
-      const uint32_t in_len = ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN);                  \
-      uint32_t size = first + in_len;                                                               \
-      if (size > 4096) size = 4096;                                                                 \
-      for (uint32_t o = 0; o < size; o += 64) __builtin_prefetch(page + first + in_len + o);        \
-    }                                                                                               \
+    /* Step 2 of harness/page_walk.h: the next page's header (LoopHead does step 4). */            \
+    __builtin_prefetch(page + ::quelkit::harness::next_page_span(                                   \
+                                  page, ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN)));      \
     return _JIT_CONTINUE(nullptr, f, ctx, rows, page, -1, 0, 0);                                    \
   }
