@@ -17,6 +17,7 @@
 
 #include "frontend/frontend.h"
 #include "harness/measure.h"
+#include "harness/page_walk.h"
 #include "harness/rows.h"
 #include "harness/runtime/runtime_inline.h"
 
@@ -110,8 +111,8 @@ std::string result_difference(const Result& a, const Result& b) {
     const uint32_t len = a.layout.tuple_len;
     if (len != b.layout.tuple_len) return "different row layouts";
     for (uint64_t i = 0; i < a.nrows() && len; ++i) {
-      const uint8_t* x = a.data.data() + i * len;
-      const uint8_t* y = b.data.data() + i * len;
+      const uint8_t* x = a.rows.row(i);
+      const uint8_t* y = b.rows.row(i);
       if (std::memcmp(x, y, len) != 0) {
         std::string m = "row " + std::to_string(i + 1) + " differs:";
         for (const auto& at : a.layout.attrs)
@@ -283,7 +284,7 @@ class Exec {
   int stmt_no_;
   Result& res_;
   int ndetach_ = 0;
-  std::vector<uint8_t> scratch_, rowbuf_;
+  std::vector<uint8_t> scratch_;
   std::vector<Tid> tidbuf_;
   std::vector<std::string> access_texts_;
 };
@@ -497,81 +498,105 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   if (!rel) {  // no variable left: evaluate once
     runner_.make_tuple_functions(*prep, st);
     static const uint8_t empty[8] = {};
-    std::vector<uint8_t> row(row_len + 1);
     int r = prep->qualify(empty, &ctx);
     if (r < 0) fail(1);
     if (r) {
-      if (prep->project(empty, row.data(), &ctx) < 0) fail(1);
+      size_t cap = 0;
+      uint8_t* row = out.room(1, &cap);
+      if (prep->project(empty, row, &ctx) < 0) fail(1);
       ++st.rows_qualified;
-      out.rows(row.data(), 1, nullptr);
+      out.wrote(1, nullptr);
     }
     return;
   }
 
-  const uint32_t tpp = rel->tuples_per_page();
+  const uint32_t tpp = rel->tuples_per_page(), in_len = rel->tuple_len();
   // Reused across executions: (f)-(i) run thousands of small substituted scans.
-  std::vector<uint8_t>& buf = rowbuf_;
   std::vector<Tid>& tids = tidbuf_;
-  if (buf.size() < size_t(tpp) * row_len + 1) buf.resize(size_t(tpp) * row_len + 1);
   if (want_tids && tids.size() < tpp) tids.resize(tpp);
   const bool kernel = prep->has_kernel() && runner_.options().use_kernel && !want_tids;
   if (!kernel) runner_.make_tuple_functions(*prep, st);
   KeyBounds bounds = resolve(acc, params);
   int64_t ordinal = 0;
+  // Rows go straight into the sink's room: `held` rows written at `at`, room
+  // for `cap`; handed over when the next page might not fit (per page when
+  // tids go with them, whose buffer holds a page's).
+  uint8_t* at = nullptr;
+  size_t cap = 0, held = 0;
+  auto hand_over = [&] {
+    if (held) out.wrote(held, want_tids ? tids.data() : nullptr);
+    at = nullptr;  // the room is the sink's again: ask anew
+    cap = held = 0;
+  };
 
   rel->scan_pages(bounds, [&](uint32_t page_no) {
-    if (cancel_requested()) cancelled();  // between pages: kernels run one page per call
+    if (cancel_requested()) cancelled();  // page boundary (page_walk.h): kernels run one page per call
     const uint8_t* pg = rel->page(page_no);
-    const uint32_t nl = page_nlines(pg);
+    if (cap - held < tpp) {
+      hand_over();
+      at = out.room(tpp, &cap);
+    }
+    uint8_t* rows = at + held * row_len;
     if (kernel) {
-      uint32_t live = 0;
-      for (uint32_t i = 0; i < nl; ++i) live += page_line(pg, i) != 0;
-      int64_t n = prep->run_page(pg, buf.data(), &ctx);
+      int64_t n = prep->run_page(pg, rows, &ctx);
       if (n < 0) {
         int64_t ord = ordinal;
-        for (int64_t i = 0; i <= ctx.err_slot && i < nl; ++i) ord += page_line(pg, uint32_t(i)) != 0;
+        for (int64_t i = 0; i <= ctx.err_slot && i < page_nlines(pg); ++i) ord += page_line(pg, uint32_t(i)) != 0;
         st.rows_scanned += uint64_t(ord - ordinal);
-        st.rows_qualified += qualified_before(*prep, pg, rel->page_size(), ctx.err_slot, buf.data(), ctx);
+        st.rows_qualified += qualified_before(*prep, pg, rel->page_size(), ctx.err_slot, rows, ctx);
         fail(ord);
       }
+      // The live tuples it scanned: counted here, off the kernel's loop, only
+      // for a page with a deleted line (a heap that was never deleted from
+      // has none, and the count is the line count).
+      const uint32_t nl = page_nlines(pg);
+      uint32_t live = nl;
+      if (rel->has_deleted())
+        for (uint32_t i = 0; i < nl; ++i) live -= page_line(pg, i) == 0;
       ordinal += live;
       st.rows_scanned += live;
       st.rows_qualified += uint64_t(n);
-      if (n) out.rows(buf.data(), size_t(n), nullptr);
+      held += size_t(n);
       return true;
     }
     size_t n = 0;
-    for (uint32_t i = 0; i < nl; ++i) {
-      uint16_t off = page_line(pg, i);
-      if (!off) continue;
+    walk_page(pg, in_len, 0, [&](uint32_t i, const uint8_t* t) {
       ++ordinal;
       ++st.rows_scanned;
-      const uint8_t* t = pg + off;
       int r = prep->qualify(t, &ctx);
-      if (r == 0) continue;
+      if (r == 0) return true;
       if (r < 0) fail(ordinal);
       // A tuple whose projection fails is not counted: a failed statement's
       // counts are the same whether its back end ran a page kernel or not.
-      if (prep->project(t, buf.data() + n * row_len, &ctx) < 0) fail(ordinal);
+      if (prep->project(t, rows + n * row_len, &ctx) < 0) fail(ordinal);
       ++st.rows_qualified;
       if (want_tids) tids[n] = Tid{page_no, uint16_t(i)};
       ++n;
-    }
-    if (n) out.rows(buf.data(), n, want_tids ? tids.data() : nullptr);
+      return true;
+    });
+    held += n;
+    if (want_tids) hand_over();
     return true;
   });
+  hand_over();
 }
 
 // Inserts detached rows into the temporary.
 class TempSink : public Sink {
  public:
   explicit TempSink(Relation& r) : rel_(r) {}
-  void rows(const uint8_t* data, size_t n, const Tid*) override {
-    for (size_t i = 0; i < n; ++i) rel_.insert(data + i * rel_.tuple_len());
+  uint8_t* room(size_t min_rows, size_t* room) override {
+    if (buf_.size() < min_rows * rel_.tuple_len() + 1) buf_.resize(min_rows * rel_.tuple_len() + 1);
+    *room = min_rows;
+    return buf_.data();
+  }
+  void wrote(size_t n, const Tid*) override {
+    for (size_t i = 0; i < n; ++i) rel_.insert(buf_.data() + i * rel_.tuple_len());
   }
 
  private:
   Relation& rel_;
+  std::vector<uint8_t> buf_;
 };
 
 void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth) {
@@ -786,14 +811,14 @@ class ResultSink : public Sink {
   // get one set of new values however many combinations qualify them.
   ResultSink(Result& r, const Relation* replaced, SrcPos pos, const SourceRef& src)
       : r_(r), replaced_(replaced), pos_(pos), src_(src) {}
-  void rows(const uint8_t* data, size_t n, const Tid* tids) override {
-    const uint32_t len = r_.layout.tuple_len;
-    if (r_.keep_rows) reserve_charged(r_.data, r_.data.size() + n * len, r_.data_charge, "the result");
-    if (tids) reserve_charged(r_.tids, r_.tids.size() + n, r_.tids_charge, "the result");
-    if (replaced_ && tids && r_.keep_rows) check_replace(data, n, tids);
-    r_.checksum.add_rows(r_.layout, data, n);
-    if (r_.keep_rows) r_.data.insert(r_.data.end(), data, data + n * len);
-    if (tids) r_.tids.insert(r_.tids.end(), tids, tids + n);
+  uint8_t* room(size_t min_rows, size_t* room) override { return at_ = r_.rows.room(min_rows, room); }
+  void wrote(size_t n, const Tid* tids) override {
+    if (tids) {
+      reserve_charged(r_.tids, r_.tids.size() + n, r_.tids_charge, "the result");
+      if (replaced_) check_replace(at_, n, tids);
+      r_.tids.insert(r_.tids.end(), tids, tids + n);
+    }
+    r_.rows.commit(n);
   }
 
  private:
@@ -805,7 +830,7 @@ class ResultSink : public Sink {
       const size_t row = r_.tids.size() + i;
       auto [it, fresh] = first_.emplace(key, row);
       if (fresh) continue;
-      const uint8_t* before = it->second < r_.tids.size() ? r_.data.data() + it->second * len
+      const uint8_t* before = it->second < r_.tids.size() ? r_.rows.row(it->second)
                                                           : data + (it->second - r_.tids.size()) * len;
       if (std::memcmp(before, data + i * len, len) == 0) continue;
       int64_t ordinal = 0, at = -1;
@@ -830,68 +855,70 @@ class ResultSink : public Sink {
   const Relation* replaced_;
   SrcPos pos_;
   SourceRef src_;
+  uint8_t* at_ = nullptr;  // the last room given
   std::unordered_map<uint64_t, size_t> first_;  // tid -> its first row
 };
 
-// Keeps the first of equal rows (QUEL's equality, as sort by compares), in
-// execution order, and recomputes the checksum over what is left.
-void remove_duplicates(Result& res) {
-  const Schema& s = res.layout;
+// The result in its order: sort by's keys first, then (unique) every column,
+// so equal rows are adjacent and the first of them, in execution order (the
+// sort is stable), is kept: QUEL's equality, as sort by compares. The sorted
+// rows are the statement's result, written once more in their order.
+void order_rows(ResultRows& rows, const Schema& s, const std::vector<frontend::SortKey>& keys, bool unique) {
   const uint32_t len = s.tuple_len;
   if (len == 0) return;
-  const size_t n = res.data.size() / len;
-  std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  auto cmp = [&](size_t x, size_t y) {
-    for (const Attribute& a : s.attrs)
-      if (int r = compare_value(a, res.data.data() + x * len, res.data.data() + y * len)) return r;
-    return 0;
+  std::vector<const uint8_t*> at;
+  at.reserve(rows.size());
+  rows.for_each_run([&](const uint8_t* run, size_t n) {
+    for (size_t i = 0; i < n; ++i) at.push_back(run + i * len);
+  });
+  std::vector<std::pair<int, bool>> order;
+  for (const auto& k : keys) order.emplace_back(k.target, k.descending);
+  if (unique)
+    for (size_t c = 0; c < s.attrs.size(); ++c) order.emplace_back(int(c), false);
+  auto less = [&](const uint8_t* x, const uint8_t* y) {
+    for (auto [c, desc] : order) {
+      int r = compare_value(s.attrs[size_t(c)], x, y);
+      if (r) return desc ? r > 0 : r < 0;
+    }
+    return false;
   };
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return cmp(x, y) < 0; });
-  std::vector<bool> keep(n, false);
-  for (size_t i = 0; i < n; ++i) keep[idx[i]] = i == 0 || cmp(idx[i - 1], idx[i]) != 0;
-  size_t w = 0;
-  Checksum sum;
-  for (size_t i = 0; i < n; ++i) {
-    if (!keep[i]) continue;
-    if (w != i) std::memmove(res.data.data() + w * len, res.data.data() + i * len, len);
-    sum.add(s, res.data.data() + w * len);
-    ++w;
+  std::stable_sort(at.begin(), at.end(), less);
+  ResultRows out(len);
+  for (size_t i = 0; i < at.size(); ++i) {
+    if (unique && i > 0 && !less(at[i - 1], at[i])) continue;  // sorted: not less means equal
+    out.append(at[i], 1);
   }
-  res.data.resize(w * len);
-  res.checksum = sum;
+  rows = std::move(out);
 }
 
 }  // namespace
 
 Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep_rows) {
   Result res;
-  res.keep_rows = keep_rows;
   std::vector<std::pair<std::string, Type>> cols;
   for (const auto& t : q.targets) cols.emplace_back(t.name, t.expr->type);
   res.layout = Schema::packed(cols);
-  // retrieve unique: rows_out and the checksum describe the rows left after
-  // duplicates are removed, so the rows are kept until then.
-  const bool unique = q.kind == frontend::BoundKind::Retrieve && q.unique;
-  res.keep_rows = keep_rows || unique;
+  res.rows = ResultRows(res.layout.tuple_len);
+  const bool retrieve = q.kind == frontend::BoundKind::Retrieve;
   const Relation* replaced =
       q.kind == frontend::BoundKind::Replace ? cat_.find(q.vars[size_t(q.update_var)].relation) : nullptr;
   ResultSink sink(res, replaced, q.pos, src_);
   Exec ex(cat_, runner, q, src_, stmt_no_, res);
+  // On the clock: scan, qualification, projection of every qualifying row
+  // into the result, and sort by / unique (the statement's work). Off it:
+  // the checksum over the stored rows (verify_ns).
   uint64_t t0 = now_ns();
   auto failed = [&](Error e) {
     res.ok = false;
     res.error = std::move(e);
     // A failed statement outputs nothing: its counts are where it stopped.
-    std::vector<uint8_t>().swap(res.data);
+    res.rows.clear();
     std::vector<Tid>().swap(res.tids);
-    res.data_charge.reset();
     res.tids_charge.reset();
-    res.checksum = Checksum{};
   };
   try {
     ex.run_statement(sink);
-    if (unique) remove_duplicates(res);
+    if (retrieve && (q.unique || !q.sort.empty())) order_rows(res.rows, res.layout, q.sort, q.unique);
   } catch (RuntimeFailure& f) {
     failed(std::move(f.err));
   } catch (QuelError& e) {
@@ -901,14 +928,15 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
     if (!e.err.pos.line) e.err.pos = q.pos;
     failed(std::move(e.err));
   }
-  if (!keep_rows) {
-    res.keep_rows = false;
-    std::vector<uint8_t>().swap(res.data);
-    res.data_charge.reset();
-  }
   uint64_t total = now_ns() - t0;
-  res.stats.access_path = ex.access_path();
   res.stats.run_ns = total > res.stats.prepare_ns ? total - res.stats.prepare_ns : 0;
+
+  uint64_t v0 = now_ns();
+  res.rows.for_each_run([&](const uint8_t* run, size_t n) { res.checksum.add_rows(res.layout, run, n); });
+  res.stats.verify_ns = now_ns() - v0;
+  res.keep_rows = keep_rows;
+  if (!keep_rows) res.rows.clear();  // the chunks go back to the pool for the next run
+  res.stats.access_path = ex.access_path();
   res.stats.rows_out = res.checksum.rows;
   res.stats.checksum = res.checksum.sum;
   return res;

@@ -60,6 +60,9 @@ class Relation {
   int key_attr() const { return key_attr_; }  // -1 for heap
   int fillfactor() const { return fillfactor_; }
   uint64_t ntuples() const { return ntuples_; }
+  // False while no tuple was ever deleted: every line of every page is live,
+  // so a scan counts a page's tuples as its line count.
+  bool has_deleted() const { return erased_; }
   uint32_t npages() const { return uint32_t(pages_.size() / page_size_); }
   uint32_t nprimary() const { return nprimary_; }  // heap: all pages
   uint32_t noverflow() const { return npages() - nprimary_; }
@@ -105,6 +108,7 @@ class Relation {
   int fillfactor_ = 100;
   uint32_t fill_limit_ = 0;  // tuples per primary page when built (isam/hash)
   uint64_t ntuples_ = 0;
+  bool erased_ = false;  // has_deleted(); never cleared (a hint that only costs a count)
   uint32_t nprimary_ = 0;
   uint64_t version_ = 0;
   std::vector<uint8_t> pages_;

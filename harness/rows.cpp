@@ -64,14 +64,15 @@ std::string value_text(const Attribute& a, const uint8_t* row) {
 
 static bool right_aligned(Type t) { return t.is_numeric(); }
 
-void print_table(std::ostream& os, const Schema& s, const uint8_t* rows, size_t n) {
+void print_table(std::ostream& os, const Schema& s, const ResultRows& rows) {
+  const size_t n = rows.size();
   std::vector<size_t> w;
   for (const auto& a : s.attrs) w.push_back(std::max<size_t>(a.name.size(), 1));
   std::vector<std::string> cells;
   cells.reserve(n * s.attrs.size());
   for (size_t r = 0; r < n; ++r)
     for (size_t c = 0; c < s.attrs.size(); ++c) {
-      cells.push_back(value_text(s.attrs[c], rows + r * s.tuple_len));
+      cells.push_back(value_text(s.attrs[c], rows.row(r)));
       w[c] = std::max(w[c], cells.back().size());
     }
   auto rule = [&] {
@@ -110,13 +111,14 @@ static void csv_field(std::ostream& os, const std::string& v) {
   os << '"';
 }
 
-void print_csv(std::ostream& os, const Schema& s, const uint8_t* rows, size_t n) {
+void print_csv(std::ostream& os, const Schema& s, const ResultRows& rows) {
+  const size_t n = rows.size();
   for (size_t c = 0; c < s.attrs.size(); ++c) os << (c ? "," : "") << s.attrs[c].name;
   os << '\n';
   for (size_t r = 0; r < n; ++r) {
     for (size_t c = 0; c < s.attrs.size(); ++c) {
       if (c) os << ',';
-      csv_field(os, value_text(s.attrs[c], rows + r * s.tuple_len));
+      csv_field(os, value_text(s.attrs[c], rows.row(r)));
     }
     os << '\n';
   }

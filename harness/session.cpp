@@ -169,35 +169,6 @@ static uint64_t median(std::vector<uint64_t> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// Sort keys first, then (for unique) every column, so duplicates are adjacent.
-static void sort_rows(std::vector<uint8_t>& data, const Schema& s, const std::vector<frontend::SortKey>& keys,
-                      bool unique) {
-  const uint32_t len = s.tuple_len;
-  if (len == 0) return;
-  size_t n = data.size() / len;
-  std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  std::vector<std::pair<int, bool>> order;
-  for (const auto& k : keys) order.emplace_back(k.target, k.descending);
-  if (unique)
-    for (size_t c = 0; c < s.attrs.size(); ++c) order.emplace_back(int(c), false);
-  auto cmp = [&](size_t x, size_t y) {
-    for (auto [c, desc] : order) {
-      int r = compare_value(s.attrs[size_t(c)], data.data() + x * len, data.data() + y * len);
-      if (r) return desc ? r > 0 : r < 0;
-    }
-    return false;
-  };
-  std::stable_sort(idx.begin(), idx.end(), cmp);
-  std::vector<uint8_t> out;
-  out.reserve(data.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (unique && i > 0 && !cmp(idx[i - 1], idx[i]) && !cmp(idx[i], idx[i - 1])) continue;
-    out.insert(out.end(), data.begin() + long(idx[i] * len), data.begin() + long((idx[i] + 1) * len));
-  }
-  data.swap(out);
-}
-
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   frontend::BoundQuery q = frontend::bind(s, ranges_, cat_, src);
   if (opt_.dumps.count("ir") || opt_.dumps.count("folded")) {
@@ -261,19 +232,20 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   const uint32_t len = res.layout.tuple_len;
   switch (q.kind) {
     case frontend::BoundKind::Retrieve: {
-      if (!q.sort.empty() || q.unique) sort_rows(res.data, res.layout, q.sort, q.unique);
-      size_t n = len ? res.data.size() / len : res.nrows();
+      size_t n = res.rows.size();
       if (!q.into.empty()) {
         if (cat_.find(q.into))
           throw_error(ErrKind::Name, s.relation_pos, src, "relation " + q.into + " already exists");
         auto rel = new_relation(q.into, res.layout, opt_.page_size, s.relation_pos, src);
-        for (size_t i = 0; i < n; ++i) rel->insert(res.data.data() + i * len);
+        res.rows.for_each_run([&](const uint8_t* run, size_t k) {
+          for (size_t i = 0; i < k; ++i) rel->insert(run + i * len);
+        });
         cat_.add(std::move(rel));
         out_ << "(" << n << (n == 1 ? " row" : " rows") << " into " << q.into << ")\n";
       } else if (opt_.format == OutFormat::Table) {
-        print_table(out_, res.layout, res.data.data(), n);
+        print_table(out_, res.layout, res.rows);
       } else if (opt_.format == OutFormat::Csv) {
-        print_csv(out_, res.layout, res.data.data(), n);
+        print_csv(out_, res.layout, res.rows);
       }
       return true;
     }
@@ -288,7 +260,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       for (size_t i = 0; i < n; ++i) {
         tuple = base;
         for (size_t t = 0; t < q.targets.size(); ++t)
-          copy_value(res.layout.attrs[t].type, res.data.data() + i * len + res.layout.attrs[t].offset,
+          copy_value(res.layout.attrs[t].type, res.rows.row(i) + res.layout.attrs[t].offset,
                      sch.attrs[size_t(q.targets[t].column)], tuple.data());
         rel->insert(tuple.data());
       }
@@ -318,7 +290,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
         const uint8_t* old = rel->tuple(t);
         std::vector<uint8_t> nt(old, old + sch.tuple_len);
         for (size_t c = 0; c < q.targets.size(); ++c)
-          copy_value(res.layout.attrs[c].type, res.data.data() + k * len + res.layout.attrs[c].offset,
+          copy_value(res.layout.attrs[c].type, res.rows.row(k) + res.layout.attrs[c].offset,
                      sch.attrs[size_t(q.targets[c].column)], nt.data());
         fresh.push_back(std::move(nt));
       }
@@ -367,6 +339,7 @@ void Session::emit_stats(const StmtReport& r) {
         {"run_ns_min", r.run_ns_min},
         {"run_ns_max", r.run_ns_max},
         {"repeat", opt_.repeat},
+        {"verify_ns", s.verify_ns},
         {"checksum", checksum_hex(s.checksum)},
         {"error", r.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error)}};
     // An error quoting a literal may hold bytes that are not UTF-8: they
@@ -378,7 +351,7 @@ void Session::emit_stats(const StmtReport& r) {
        << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << s.prepare_ns / 1000.0
        << " us, run " << s.run_ns / 1000.0 << " us (min " << r.run_ns_min / 1000.0 << ", max "
-       << r.run_ns_max / 1000.0 << ", " << opt_.repeat << " runs); checksum " << checksum_hex(s.checksum)
+       << r.run_ns_max / 1000.0 << ", " << opt_.repeat << " runs); verify " << s.verify_ns / 1000.0 << " us; checksum " << checksum_hex(s.checksum)
        << (r.error.empty() ? "" : "; error") << "\n";
 }
 
@@ -434,12 +407,11 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
     if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "relation " + names[i] + " does not exist");
   for (const auto& n : names) {
     Relation* rel = cat_.find(n);
-    std::vector<uint8_t> rows;
-    rel->for_each([&](Tid, const uint8_t* t) { rows.insert(rows.end(), t, t + rel->tuple_len()); });
-    size_t cnt = rel->ntuples();
+    ResultRows rows(rel->tuple_len());
+    rel->for_each([&](Tid, const uint8_t* t) { rows.append(t, 1); });
     out_ << rel->name() << " relation\n";
-    if (opt_.format == OutFormat::Csv) print_csv(out_, rel->schema(), rows.data(), cnt);
-    else print_table(out_, rel->schema(), rows.data(), cnt);
+    if (opt_.format == OutFormat::Csv) print_csv(out_, rel->schema(), rows);
+    else print_table(out_, rel->schema(), rows);
   }
 }
 

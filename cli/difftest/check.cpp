@@ -25,7 +25,7 @@ static std::vector<std::string> sorted_rows(const Result& r) {
   std::vector<std::string> v;
   const uint32_t len = r.layout.tuple_len;
   for (uint64_t i = 0; i < r.nrows(); ++i)
-    v.emplace_back(reinterpret_cast<const char*>(r.data.data() + i * len), len);
+    v.emplace_back(reinterpret_cast<const char*>(r.rows.row(i)), len);
   std::sort(v.begin(), v.end());
   return v;
 }

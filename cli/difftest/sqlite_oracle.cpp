@@ -284,7 +284,7 @@ std::vector<std::string> SqliteOracle::canonical(const harness::Result& r, const
   std::vector<std::string> rows;
   const uint32_t len = r.layout.tuple_len;
   for (uint64_t i = 0; i < r.nrows(); ++i) {
-    const uint8_t* row = r.data.data() + i * len;
+    const uint8_t* row = r.rows.row(i);
     std::string s;
     for (size_t c = 0; c < columns.size(); ++c) {
       const Attribute& a = r.layout.attrs[size_t(columns[c])];

@@ -4,6 +4,8 @@
 // is simply not registered, and its instances do not exist).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <sstream>
 #include <string>
@@ -27,6 +29,14 @@ inline std::vector<std::string> all_backend_modes() {
   for (const auto& b : harness::registered_backends())
     for (const auto& m : b.modes) v.push_back(b.name + ":" + m);
   return v;
+}
+
+// A parameterised test's name for a back end and mode ("llvm:fused" -> "llvm_fused").
+inline std::string backend_test_name(const ::testing::TestParamInfo<std::string>& i) {
+  std::string s = i.param;
+  for (char& c : s)
+    if (c == ':') c = '_';
+  return s;
 }
 
 // A session on the given back ends (e.g. "interp:switch" or "all").
