@@ -41,6 +41,9 @@ const char* kUsage = R"(usage:
         --stats[=json]                  per statement per back end: access path, rows, prepares,
                                         cache hits, prepare/run times, checksum (docs/stats.md)
         --repeat K                      run each retrieve K times; run_ns is the median
+        --sink rows|count               rows (default): results as the statement gives them; count:
+                                        a measurement of the qualification alone, targets not
+                                        evaluated (nor their errors raised), a retrieve's count only
         --dump=FORM[,FORM...]           show a form of each statement: ast ir folded postfix
                                         (and each back end's own forms)
         --page-size BYTES               page size of new relations (default 1024)
@@ -243,6 +246,11 @@ int main(int argc, char** argv) {
       } else if (name == "--repeat") {
         opt.repeat = int(parse_count(a.take_value(name, arg), "--repeat"));
         if (opt.repeat < 1) usage_error("--repeat must be at least 1");
+      } else if (name == "--sink") {
+        std::string v = a.take_value(name, arg);
+        if (v == "rows") opt.runner.count_sink = false;
+        else if (v == "count") opt.runner.count_sink = true;
+        else usage_error("--sink must be rows or count");
       } else if (name == "--dump") {
         std::stringstream ss(a.take_value(name, arg));
         std::string f;

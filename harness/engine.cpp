@@ -241,8 +241,8 @@ const Node* strip_widen(const Node* n) {
 class Exec {
  public:
   Exec(Catalog& cat, Runner& r, const frontend::BoundQuery& q, const SourceRef& src, int stmt_no,
-       Result& res)
-      : cat_(cat), runner_(r), q_(q), src_(src), stmt_no_(stmt_no), res_(res) {}
+       Result& res, bool count)
+      : cat_(cat), runner_(r), q_(q), src_(src), stmt_no_(stmt_no), res_(res), count_(count) {}
 
   void run_statement(Sink& out);
   // "var:path; ..." of the plans run so far (also after a failure).
@@ -283,6 +283,7 @@ class Exec {
   SourceRef src_;
   int stmt_no_;
   Result& res_;
+  const bool count_;  // --sink count (RunnerOptions::count_sink)
   int ndetach_ = 0;
   std::vector<uint8_t> scratch_;
   std::vector<Tid> tidbuf_;
@@ -529,7 +530,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     cap = held = 0;
   };
 
-  rel->scan_pages(bounds, [&](uint32_t page_no) {
+  rel->each_page(bounds, [&](uint32_t page_no) {
     if (cancel_requested()) cancelled();  // page boundary (page_walk.h): kernels run one page per call
     const uint8_t* pg = rel->page(page_no);
     if (cap - held < tpp) {
@@ -607,6 +608,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
   std::vector<const Node*> targets;
   std::vector<std::string> names;
   for (const auto& t : q_.targets) {
+    if (count_) break;  // --sink count: the final plans project nothing
     targets.push_back(t.expr.get());
     names.push_back(t.name);
   }
@@ -859,6 +861,21 @@ class ResultSink : public Sink {
   std::unordered_map<uint64_t, size_t> first_;  // tid -> its first row
 };
 
+// --sink count: rows of no columns, counted. Room is endless and the rows
+// take no bytes, so the scan hands them over once, at its end.
+class CountSink : public Sink {
+ public:
+  uint8_t* room(size_t, size_t* room) override {
+    *room = size_t(1) << 40;
+    return &none_;
+  }
+  void wrote(size_t n, const Tid*) override { count += n; }
+  uint64_t count = 0;
+
+ private:
+  uint8_t none_ = 0;
+};
+
 // The result in its order: sort by's keys first, then (unique) every column,
 // so equal rows are adjacent and the first of them, in execution order (the
 // sort is stable), is kept: QUEL's equality, as sort by compares. The sorted
@@ -900,10 +917,13 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   res.layout = Schema::packed(cols);
   res.rows = ResultRows(res.layout.tuple_len);
   const bool retrieve = q.kind == frontend::BoundKind::Retrieve;
+  const bool count = runner.options().count_sink && retrieve && q.into.empty();
   const Relation* replaced =
       q.kind == frontend::BoundKind::Replace ? cat_.find(q.vars[size_t(q.update_var)].relation) : nullptr;
-  ResultSink sink(res, replaced, q.pos, src_);
-  Exec ex(cat_, runner, q, src_, stmt_no_, res);
+  ResultSink rows(res, replaced, q.pos, src_);
+  CountSink counted;
+  Sink& sink = count ? static_cast<Sink&>(counted) : rows;
+  Exec ex(cat_, runner, q, src_, stmt_no_, res, count);
   // On the clock: scan, qualification, projection of every qualifying row
   // into the result, and sort by / unique (the statement's work). Off it:
   // the checksum over the stored rows (verify_ns).
@@ -918,7 +938,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   };
   try {
     ex.run_statement(sink);
-    if (retrieve && (q.unique || !q.sort.empty())) order_rows(res.rows, res.layout, q.sort, q.unique);
+    if (retrieve && !count && (q.unique || !q.sort.empty())) order_rows(res.rows, res.layout, q.sort, q.unique);
   } catch (RuntimeFailure& f) {
     failed(std::move(f.err));
   } catch (QuelError& e) {
@@ -934,6 +954,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   uint64_t v0 = now_ns();
   res.rows.for_each_run([&](const uint8_t* run, size_t n) { res.checksum.add_rows(res.layout, run, n); });
   res.stats.verify_ns = now_ns() - v0;
+  if (count && res.ok) res.checksum.rows = counted.count;  // no rows, no sum: checksum 0
   res.keep_rows = keep_rows;
   if (!keep_rows) res.rows.clear();  // the chunks go back to the pool for the next run
   res.stats.access_path = ex.access_path();

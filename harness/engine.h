@@ -108,6 +108,11 @@ std::string result_difference(const Result& a, const Result& b);
 struct RunnerOptions {
   bool plan_cache = true;       // --no-plan-cache turns reuse off
   bool use_kernel = true;       // use a fused kernel when the back end offers one
+  // --sink count: a measurement mode. A retrieve (without into) is run with no
+  // target list: each fused kernel's count variant qualifies every tuple and
+  // projects nothing, so targets are not evaluated (nor their errors raised);
+  // the result is the count alone (rows_out), with checksum 0.
+  bool count_sink = false;
   std::set<std::string> dumps;  // back-end forms to print when a plan is first prepared
   std::ostream* dump_out = nullptr;
 };

@@ -83,6 +83,19 @@ class Relation {
 
   // Pages in scan order for these bounds; stops early if f returns false.
   void scan_pages(const KeyBounds& b, const std::function<bool(uint32_t page_no)>& f) const;
+  // The same, with f inlined into a heap's page loop (the common full scan:
+  // no call through a std::function per page); other structures go through
+  // scan_pages.
+  template <class F>
+  void each_page(const KeyBounds& b, F&& f) const {
+    if (structure_ == Structure::Heap) {
+      const uint32_t n = npages();
+      for (uint32_t p = 0; p < n; ++p)
+        if (!f(p)) return;
+      return;
+    }
+    scan_pages(b, f);
+  }
   // Every live tuple in full-scan order.
   void for_each(const std::function<void(Tid, const uint8_t*)>& f) const;
 

@@ -232,6 +232,10 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   const uint32_t len = res.layout.tuple_len;
   switch (q.kind) {
     case frontend::BoundKind::Retrieve: {
+      if (opt_.runner.count_sink && q.into.empty()) {  // a measurement: the count, no rows
+        if (opt_.format != OutFormat::None) out_ << "(" << res.nrows() << " rows counted)\n";
+        return true;
+      }
       size_t n = res.rows.size();
       if (!q.into.empty()) {
         if (cat_.find(q.into))
