@@ -107,7 +107,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       return true;
     }
     size_t n = 0;
-    walk_page(pg, in_len, 0, [&](uint32_t i, const uint8_t* t) {
+    walk_page(pg, in_len, [&](uint32_t i, const uint8_t* t) {
       ++ordinal;
       ++st.rows_scanned;
       int r = prep->qualify(t, &ctx);

@@ -65,7 +65,7 @@ __attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uin
   const Node* proj = qual + p.proj_start;
   int64_t nrows = 0;
   bool failed = false;
-  harness::walk_page(page, p.in_len, 0, [&](uint32_t i, const uint8_t* t) {
+  harness::walk_page(page, p.in_len, [&](uint32_t i, const uint8_t* t) {
     if (!p.qual_always) {
       int q = call_run(qual, R, t, ctx);
       if (q == 0) return true;
@@ -142,13 +142,12 @@ __attribute__((noinline)) int64_t goto_run(Program& p, const Node* start, const 
   // The page walk of harness/page_walk.h, written out: the tuple loop is
   // entered from the labels below, so it cannot be walk_page's visit.
   const uint32_t nl = Kernel ? harness::page_nlines(in) : 0;
-  const uint32_t span = Kernel ? harness::next_page_span(in, p.in_len) : 0;
   uint32_t line = 0;
   int64_t nrows = 0;
   const Node* n = start;
   const uint8_t* t = in;
   if (!Kernel) QT_DISPATCH;
-  __builtin_prefetch(in + span);
+  harness::prefetch_next_page(in, p.in_len);
   goto next_tuple;
 
 tuple_done:
@@ -158,7 +157,6 @@ next_tuple:
     uint16_t off = harness::page_line(in, line);
     if (__builtin_expect(off != 0, 1)) {
       t = in + off;
-      __builtin_prefetch(t + span);
       n = first;
       QT_DISPATCH;
     }

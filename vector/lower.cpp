@@ -67,7 +67,6 @@ class Lowerer {
     if (p_.code.size() > 0xffff) syserr("more than 65535 instructions");
     for (size_t i = 0; i < p_.code.size(); ++i) p_.code[i].index = uint16_t(i);
 
-    p_.touch = touch_ == UINT32_MAX ? 0 : touch_;
     p_.chars.push_back(' ');  // never empty, so "" constants point at real storage
     for (const auto& [reg, off] : char_consts_) p_.scalars[reg].s = p_.chars.data() + off;
   }
@@ -145,7 +144,6 @@ class Lowerer {
         o.stored = o.type = n.type.kind;
         o.len = n.type.len;
         o.off = n.offset;
-        if (n.offset < touch_) touch_ = n.offset;
         return o;
       }
       case Generic::Param: {
@@ -304,7 +302,6 @@ class Lowerer {
   const harness::Plan& plan_;
   Program& p_;
   std::vector<Instr> prologue_, qual_, proj_;
-  uint32_t touch_ = UINT32_MAX;  // the smallest attribute offset read
   std::vector<std::pair<uint16_t, uint32_t>> char_consts_;  // (scalar register, offset in chars)
 };
 

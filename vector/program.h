@@ -158,7 +158,6 @@ struct Program {
   std::vector<uint8_t> chars;               // bytes of character constants
   uint32_t scratch_bytes = 0;               // character results of a whole batch
   uint32_t row_len = 0, in_len = 0;
-  uint32_t touch = 0;  // the first tuple offset the program reads (what the page kernel prefetches)
   Options opt;
 
   Program() = default;

@@ -113,13 +113,11 @@ int64_t Runner::rerun(const uint8_t* page, uint32_t from, uint32_t n, uint8_t* r
 }
 
 int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
-  // The page walk of harness/page_walk.h, in batches: the next page's header
-  // once, then each live tuple's counterpart there (at the first byte the
-  // program reads) as the tuple joins a batch.
+  // The page walk of harness/page_walk.h, in batches: the next page whole,
+  // then the line table in order.
   if (b_.flagged) clear_errors();
   const uint32_t nl = harness::page_nlines(page);
-  const uint32_t span = harness::next_page_span(page, p_.in_len), ahead = span + p_.touch;
-  __builtin_prefetch(page + span);
+  harness::prefetch_next_page(page, p_.in_len);
   const uint32_t proj_end = uint32_t(p_.code.size());
   const uint32_t cap = cap_;
   const uint8_t** const tuple = tuples_.data();
@@ -136,14 +134,12 @@ int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
       for (; line < nl; ++line) {
         uint16_t off = harness::page_line(page, line);
         tuple[n] = page + off;
-        __builtin_prefetch(page + off + ahead);  // a deleted line's hint costs only the hint
         n += off != 0;
       }
     } else {
       for (; line < nl && n < cap; ++line) {
         uint16_t off = harness::page_line(page, line);
         tuple[n] = page + off;
-        __builtin_prefetch(page + off + ahead);  // a deleted line's hint costs only the hint
         n += off != 0;
       }
     }

@@ -303,10 +303,7 @@ QS_INLINE Go body(St& s) {
     // The next live line (0 = deleted), in line order, as the harness walks a page.
     // Both exits leave the line in the same register, so that the page's end
     // is a bare conditional jump and the next tuple falls through.
-    // The page walk of harness/page_walk.h: the entry prefetched the next
-    // page's header; each live tuple's counterpart there is prefetched here
-    // (span is recomputed from line 0, a load from a line already in cache,
-    // rather than carried in a register every stencil would have to pass on).
+    // The page walk of harness/page_walk.h (the entry prefetched the next page).
     const uint64_t nl = harness::page_nlines(s.page);
     uint64_t i = uint64_t(s.line + 1);
     uint16_t off = 0;
@@ -315,7 +312,6 @@ QS_INLINE Go body(St& s) {
     s.line = int64_t(i);
     if (i >= nl) return Go::Jump;
     s.t = s.page + off;
-    __builtin_prefetch(s.t + harness::next_page_span(s.page, len_hole(_JIT_INLEN)));
     return Go::Next;
   } else if constexpr (D.kind == Kind::RowDone) {
     s.row += len_hole(_JIT_ROWLEN);
@@ -367,8 +363,7 @@ QS_INLINE Go body(St& s) {
   }                                                                                                 \
   extern "C" int64_t qs_##KERNEL(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {                 \
     uint8_t* f = static_cast<uint8_t*>(__builtin_alloca(QS_OFF(_JIT_FRAME)));                      \
-    /* Step 2 of harness/page_walk.h: the next page's header (LoopHead does step 4). */            \
-    __builtin_prefetch(page + ::quelkit::harness::next_page_span(                                   \
-                                  page, ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN)));      \
+    /* Step 2 of harness/page_walk.h: the next page, whole. */                                     \
+    ::quelkit::harness::prefetch_next_page(page, ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN)); \
     return _JIT_CONTINUE(nullptr, f, ctx, rows, page, -1, 0, 0);                                    \
   }

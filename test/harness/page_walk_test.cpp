@@ -21,7 +21,7 @@ TEST(PageWalk, VisitsLiveTuplesInLineOrder) {
   EXPECT_TRUE(r.has_deleted());
   std::vector<uint32_t> lines;
   std::vector<int32_t> values;
-  uint32_t end = walk_page(r.page(0), r.tuple_len(), 0, [&](uint32_t line, const uint8_t* t) {
+  uint32_t end = walk_page(r.page(0), r.tuple_len(), [&](uint32_t line, const uint8_t* t) {
     lines.push_back(line);
     values.push_back(load<int32_t>(t));
     return true;
@@ -35,7 +35,7 @@ TEST(PageWalk, AVisitStopsTheWalkAtItsLine) {
   Relation r("t", one_int(), kDefaultPageSize);
   for (int32_t i = 0; i < 10; ++i) r.insert(reinterpret_cast<const uint8_t*>(&i));
   uint32_t visits = 0;
-  uint32_t end = walk_page(r.page(0), r.tuple_len(), 0, [&](uint32_t line, const uint8_t*) {
+  uint32_t end = walk_page(r.page(0), r.tuple_len(), [&](uint32_t line, const uint8_t*) {
     ++visits;
     return line != 5;
   });
