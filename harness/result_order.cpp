@@ -2,6 +2,7 @@
 #include "harness/result_order.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "harness/rows.h"
 
@@ -27,11 +28,21 @@ void order_rows(ResultRows& rows, const Schema& s, const std::vector<frontend::S
     return false;
   };
   std::stable_sort(at.begin(), at.end(), less);
+  // Written a chunk's room at a time (one room and one commit per chunk).
   ResultRows out(len);
+  uint8_t* to = nullptr;
+  size_t room = 0, used = 0;
   for (size_t i = 0; i < at.size(); ++i) {
     if (unique && i > 0 && !less(at[i - 1], at[i])) continue;  // sorted: not less means equal
-    out.append(at[i], 1);
+    if (used == room) {
+      if (used) out.commit(used);
+      to = out.room(1, &room);
+      used = 0;
+    }
+    std::memcpy(to + used * len, at[i], len);
+    ++used;
   }
+  if (used) out.commit(used);
   rows = std::move(out);
 }
 

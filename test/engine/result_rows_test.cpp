@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <sstream>
+#include <string>
 
 #include "harness/budget.h"
 #include "harness/result_rows.h"
@@ -89,6 +91,24 @@ TEST_P(ResultBudget, TheChecksumIsTheSameWhetherRowsAreKeptOrNot) {
   ASSERT_TRUE(none.run(q).ok);
   EXPECT_EQ(kept.last_report().stats.checksum, none.last_report().stats.checksum);
   EXPECT_EQ(kept.last_report().stats.rows_out, none.last_report().stats.rows_out);
+}
+
+TEST_P(ResultBudget, SortByOrdersAResultOfManyChunks) {
+  Kit k(GetParam(), harness::OutFormat::Csv);
+  k.add_parts(20000);
+  auto r = k.run("range of p is parts\nretrieve (p.pnum, p.pname) sort by pnum:d");
+  ASSERT_TRUE(r.ok) << r.err;
+  std::istringstream in(r.out);
+  std::string line;
+  std::getline(in, line);  // header
+  long prev = 1L << 40, n = 0;
+  while (std::getline(in, line) && !line.empty() && line[0] != '(') {
+    long v = std::stol(line.substr(0, line.find(',')));
+    EXPECT_LT(v, prev) << "row " << n;
+    prev = v;
+    ++n;
+  }
+  EXPECT_EQ(n, 20000);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, ResultBudget, ::testing::ValuesIn(all_backend_modes()),
