@@ -15,6 +15,7 @@
 #include "cli/difftest/difftest.h"
 #include "cli/profile.h"
 #include "cli/report.h"
+#include "cli/sweep.h"
 #include "harness/parts.h"
 #include "harness/session.h"
 #include "harness/wisconsin.h"
@@ -55,6 +56,11 @@ const char* kUsage = R"(usage:
                                         (default), or every instruction of this machine's CPU
         --vector-batch N                tuples per batch of the vector back end (default 256;
                                         a batch holds at most one page's live tuples)
+        --selection branch|nobranch|auto
+                                        how page kernels select: a branch on the qualification,
+                                        or the row written and kept by its value (nothing that can
+                                        raise is computed speculatively); auto (default) probes
+                                        the first pages with branch and picks by selectivity
     -h, --help / --version
   quelkit gen parts --rows N [--wide] [--csv FILE]
                                         the PARTS data as CSV (pnum,pname,color,weight,qoh)
@@ -62,6 +68,9 @@ const char* kUsage = R"(usage:
                                         the Wisconsin data as CSV (unique1,...,string4; seed 1983)
   quelkit paper [--sizes LIST] [-b LIST] [--out DIR] [--reps N] [--min-time S]
                                         the paper's benchmark on every back end: the report
+  quelkit sweep [--sizes LIST] [-b LIST] [--selections LIST] [--points LIST] [--reps N] [--out DIR]
+                                        ns per tuple against selectivity for every page kernel
+                                        under each --selection (quelkit sweep --help)
   quelkit difftest [--seed S] [--count N] [--minutes M] [-b LIST] | --corpus FILE|DIR [--rewrite]
                                         random qualifications on every back end, shrunk reproducers
                                         (quelkit difftest --help); or run corpus files
@@ -200,6 +209,7 @@ int main(int argc, char** argv) {
     ++a.i;
     return run_paper(a.v, a.i);
   }
+  if (a.more() && a.v[0] == "sweep") return run_sweep(a.v, 1);
 
   SessionOptions opt;
   std::vector<std::pair<std::string, std::string>> scripts;  // (name, text or path), name "" = file
@@ -277,6 +287,9 @@ int main(int argc, char** argv) {
         uint64_t n = parse_count(a.take_value(name, arg), "--vector-batch");
         if (n < 1 || n > 65535) usage_error("--vector-batch must be between 1 and 65535");
         opt.prepare.vector_batch = uint32_t(n);
+      } else if (name == "--selection") {
+        if (!harness::parse_selection(a.take_value(name, arg), &opt.prepare.selection))
+          usage_error("--selection must be branch, nobranch or auto");
       } else if (arg == "-") {
         scripts.emplace_back("-", "");
       } else if (!arg.empty() && arg[0] == '-') {

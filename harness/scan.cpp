@@ -63,6 +63,14 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   if (want_tids && tids.size() < tpp) tids.resize(tpp);
   const bool kernel = prep->has_kernel() && runner_.options().use_kernel && !want_tids;
   if (!kernel) runner_.make_tuple_functions(*prep, st);
+  // --selection (selection.h): branch or nobranch as asked; auto probes its
+  // first pages with branch, then keeps branch or switches to nobranch.
+  const Selection asked = runner_.prepare_options().selection;
+  const Selection start = asked == Selection::Auto ? Selection::Branch : asked;
+  if (kernel) runner_.select_kernel(*prep, start, st);
+  bool probing = kernel && asked == Selection::Auto;
+  uint32_t probe_pages = 0;
+  uint64_t probe_scanned = 0, probe_qualified = 0;
   KeyBounds bounds = resolve_bounds(acc, params);
   int64_t ordinal = 0;
   // Rows go straight into the sink's room: `held` rows written at `at`, room
@@ -104,6 +112,15 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       st.rows_scanned += live;
       st.rows_qualified += uint64_t(n);
       held += size_t(n);
+      if (probing) {
+        ++probe_pages;
+        probe_scanned += live;
+        probe_qualified += uint64_t(n);
+        if (probe_scanned >= kAutoProbeTuples || probe_pages >= kAutoProbePages) {
+          probing = false;
+          runner_.select_kernel(*prep, auto_choice(probe_qualified, probe_scanned), st);
+        }
+      }
       return true;
     }
     size_t n = 0;
@@ -126,6 +143,8 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     return true;
   });
   hand_over();
+  if (kernel)
+    note_selection(std::string(asked == Selection::Auto ? "auto:" : "") + selection_name(prep->kernel_selection()));
 }
 
 void Exec::cancelled() const {

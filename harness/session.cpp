@@ -330,6 +330,7 @@ void Session::emit_stats(const StmtReport& r) {
         {"mode", r.mode},
         {"jit_opt", opt_.prepare.jit_opt},
         {"access_path", s.access_path},
+        {"selection", s.selection},
         {"rows_scanned", s.rows_scanned},
         {"rows_qualified", s.rows_qualified},
         {"rows_out", s.rows_out},
@@ -352,7 +353,7 @@ void Session::emit_stats(const StmtReport& r) {
     return;
   }
   out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode << ": " << s.access_path
-       << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
+       << (s.selection.empty() ? "" : " (" + s.selection + ")") << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << s.prepare_ns / 1000.0
        << " us, run " << s.run_ns / 1000.0 << " us (min " << r.run_ns_min / 1000.0 << ", max "
        << r.run_ns_max / 1000.0 << ", " << opt_.repeat << " runs); verify " << s.verify_ns / 1000.0 << " us; checksum " << checksum_hex(s.checksum)

@@ -21,13 +21,15 @@ range of t is t
 )";
 
 struct Param {
-  std::string mode;
+  VectorVariant mode;
   uint32_t batch;
 };
 
 class BatchErrors : public ::testing::TestWithParam<Param> {
  protected:
-  BatchErrors() : k_("vector:" + GetParam().mode, {.dumps = {}, .batch = GetParam().batch, .page_size = 4096}) {
+  BatchErrors()
+      : k_("vector:" + GetParam().mode.mode,
+           {.dumps = {}, .batch = GetParam().batch, .page_size = 4096, .selection = GetParam().mode.selection}) {
     auto r = k_.run(kSetup);
     EXPECT_TRUE(r.ok) << r.err;
   }
@@ -110,7 +112,7 @@ std::vector<Param> params() {
 
 INSTANTIATE_TEST_SUITE_P(Modes, BatchErrors, ::testing::ValuesIn(params()),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return i.param.mode + "_batch" + std::to_string(i.param.batch);
+                           return i.param.mode.name() + "_batch" + std::to_string(i.param.batch);
                          });
 
 }  // namespace
