@@ -1,6 +1,6 @@
 // The vectorized back end's own axes, as Google Benchmark suites: batch size
-// and page size (a batch holds at most one page's live tuples, so batches
-// beyond 28 narrow tuples need pages beyond the paper's 1 KiB), for each mode,
+// and page size (batches span pages: the harness hands the kernel a batch's
+// worth of pages per call), for each mode,
 // on the paper's queries (b)-(e), beside threaded:goto and llvm:fused on the
 // same pages. Names: vector/<query>/<backend:mode>/page:<bytes>/batch:<tuples>/<tuples>
 // (batch:0 for the back ends without one). Each query is its QUEL text from

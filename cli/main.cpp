@@ -55,7 +55,7 @@ const char* kUsage = R"(usage:
         --jit-cpu generic|native        JIT target: the generic CPU the kit itself is built for
                                         (default), or every instruction of this machine's CPU
         --vector-batch N                tuples per batch of the vector back end (default 256;
-                                        a batch holds at most one page's live tuples)
+                                        batches span pages)
         --selection branch|nobranch|auto
                                         how page kernels select: a branch on the qualification,
                                         or the row written and kept by its value (nothing that can

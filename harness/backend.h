@@ -29,7 +29,7 @@ struct PrepareOptions {
   // and the reference loops on the same instruction set.
   bool jit_native_cpu = false;
   // --vector-batch: tuples per batch of the vector back end (0: its default);
-  // a batch holds at most one page's live tuples.
+  // batches span pages (Prepared::run_pages).
   uint32_t vector_batch = 0;
   // --selection: how fused page kernels select (selection.h). Branch or
   // NoBranch: the kernel is prepared in that variant. Auto: prepared with
@@ -41,6 +41,8 @@ struct PrepareOptions {
 struct PrepareTimes {
   uint64_t irgen_ns = 0, opt_ns = 0, codegen_ns = 0;
 };
+
+constexpr uint32_t kMaxPagesPerCall = 64;
 
 class Prepared {
  public:
@@ -56,6 +58,17 @@ class Prepared {
   virtual bool has_kernel() const { return false; }
   virtual int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
     (void)page, (void)rows, (void)ctx;
+    return -1;
+  }
+  // Optional: a kernel whose batches span pages. batch_tuples() > 0 is how
+  // many tuples it evaluates at once; the scan then hands it the pages of
+  // about one batch per run_pages call (at most kMaxPagesPerCall), in scan
+  // order, rows for all of them consecutive. Returns rows written, or -1 when
+  // a tuple failed: the scan then runs those pages again through run_page,
+  // one at a time, to find the failing tuple and count what came before it.
+  virtual uint32_t batch_tuples() const { return 0; }
+  virtual int64_t run_pages(const uint8_t* const* pages, uint32_t n, uint8_t* rows, qk_ctx* ctx) {
+    (void)pages, (void)n, (void)rows, (void)ctx;
     return -1;
   }
   // A plan prepared as a fused kernel only may still have per-tuple functions

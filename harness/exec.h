@@ -99,6 +99,7 @@ class Exec {
   int ndetach_ = 0;
   std::vector<uint8_t> scratch_;
   std::vector<Tid> tidbuf_;
+  std::vector<const uint8_t*> pagebuf_;  // pages of one call of a kernel whose batches span pages
   std::vector<std::string> access_texts_;
   std::vector<std::string> selection_texts_;
 };

@@ -26,6 +26,11 @@ class PreparedProgram final : public harness::Prepared {
   int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return r_->project(tuple, row, ctx); }
   bool has_kernel() const override { return true; }
   int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override { return r_->run_page(page, rows, ctx); }
+  // Batches span pages: the scan hands over about a batch's worth of pages.
+  uint32_t batch_tuples() const override { return r_->batch(); }
+  int64_t run_pages(const uint8_t* const* pages, uint32_t n, uint8_t* rows, qk_ctx* ctx) override {
+    return r_->run_pages(pages, n, rows, ctx);
+  }
 
   harness::Selection kernel_selection() const override {
     return r_->program().opt.selection == Selection::NoBranch ? harness::Selection::NoBranch
