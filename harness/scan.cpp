@@ -3,8 +3,10 @@
 // tuple-at-a-time loop), the cancellation check at each page boundary, rows
 // projected straight into the sink, and a failing tuple's counts and error.
 #include <algorithm>
+#include <optional>
 
 #include "harness/exec.h"
+#include "harness/measure.h"
 #include "harness/page_walk.h"
 
 namespace quelkit::harness {
@@ -63,14 +65,12 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   if (want_tids && tids.size() < tpp) tids.resize(tpp);
   const bool kernel = prep->has_kernel() && runner_.options().use_kernel && !want_tids;
   if (!kernel) runner_.make_tuple_functions(*prep, st);
-  // --selection (selection.h): branch or nobranch as asked; auto probes its
-  // first pages with branch, then keeps branch or switches to nobranch.
+  // --selection (selection.h): branch or nobranch as asked; auto lets its
+  // probe pick the selection of each kernel call until it has decided.
   const Selection asked = runner_.prepare_options().selection;
-  const Selection start = asked == Selection::Auto ? Selection::Branch : asked;
-  if (kernel) runner_.select_kernel(*prep, start, st);
-  bool probing = kernel && asked == Selection::Auto;
-  uint32_t probe_pages = 0;
-  uint64_t probe_scanned = 0, probe_qualified = 0;
+  std::optional<AutoProbe> probe;
+  if (kernel && asked == Selection::Auto) probe.emplace(rel->npages());
+  if (kernel) runner_.select_kernel(*prep, probe ? probe->next() : asked, st);
   KeyBounds bounds = resolve_bounds(acc, params);
   int64_t ordinal = 0;
   // Rows go straight into the sink's room: `held` rows written at `at`, room
@@ -94,25 +94,29 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       for (uint32_t i = 0; i < nl; ++i) live -= page_line(pg, i) == 0;
     return live;
   };
-  // Rows a kernel wrote for `live` tuples: counted; under auto, the probe.
-  auto kernel_ran = [&](uint64_t live, int64_t n, uint32_t pages) {
+  // Before a kernel call under auto: the selection the probe wants (generated
+  // on first use, counted as prepare), and the clock while it times them.
+  auto before_call = [&]() -> uint64_t {
+    if (!probe || !probe->deciding()) return 0;
+    runner_.select_kernel(*prep, probe->next(), st);
+    return probe->timing() ? now_ns() : 0;
+  };
+  // Rows a kernel wrote for `live` tuples: counted; under auto, the probe fed.
+  auto kernel_ran = [&](uint64_t live, int64_t n, uint32_t pages, uint64_t ns) {
     ordinal += int64_t(live);
     st.rows_scanned += live;
     st.rows_qualified += uint64_t(n);
     held += size_t(n);
-    if (probing) {
-      probe_pages += pages;
-      probe_scanned += live;
-      probe_qualified += uint64_t(n);
-      if (probe_scanned >= kAutoProbeTuples || probe_pages >= kAutoProbePages) {
-        probing = false;
-        runner_.select_kernel(*prep, auto_choice(probe_qualified, probe_scanned), st);
-      }
+    if (probe && probe->deciding()) {
+      probe->ran(prep->kernel_selection(), live, uint64_t(n), ns, pages);
+      if (!probe->deciding()) runner_.select_kernel(*prep, probe->chosen(), st);
     }
   };
   // One page through the kernel, rows at `rows`.
   auto kernel_page = [&](const uint8_t* pg, uint8_t* rows) {
+    const uint64_t t0 = before_call();
     int64_t n = prep->run_page(pg, rows, &ctx);
+    const uint64_t ns = t0 ? now_ns() - t0 : 0;
     if (n < 0) {
       int64_t ord = ordinal;
       for (int64_t i = 0; i <= ctx.err_slot && i < page_nlines(pg); ++i) ord += page_line(pg, uint32_t(i)) != 0;
@@ -120,7 +124,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       st.rows_qualified += qualified_before(*prep, pg, rel->page_size(), ctx.err_slot, rows, ctx);
       fail(ord);
     }
-    kernel_ran(live_of(pg), n, 1);
+    kernel_ran(live_of(pg), n, 1, ns);
   };
   // Kernels whose batches span pages (Prepared::batch_tuples) take several
   // pages a call: enough for one batch. A failing call is run again a page at
@@ -139,7 +143,9 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       at = out.room(need, &cap);
     }
     uint8_t* rows = at + held * row_len;
+    const uint64_t t0 = before_call();
     int64_t n = prep->run_pages(pending.data(), uint32_t(pending.size()), rows, &ctx);
+    const uint64_t ns = t0 ? now_ns() - t0 : 0;
     if (n < 0) {
       for (const uint8_t* pg : pending) {
         kernel_page(pg, rows);
@@ -148,7 +154,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     } else {
       uint64_t live = 0;
       for (const uint8_t* pg : pending) live += live_of(pg);
-      kernel_ran(live, n, uint32_t(pending.size()));
+      kernel_ran(live, n, uint32_t(pending.size()), ns);
     }
     pending.clear();
   };
