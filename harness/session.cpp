@@ -177,8 +177,9 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   const bool aggregates = has_aggregates(s);
   std::optional<frontend::BoundQuery> bound;
   if (!aggregates) bound = frontend::bind(s, ranges_, cat_, src);
-  if (bound && (opt_.dumps.count("ir") || opt_.dumps.count("folded"))) {
-    const frontend::BoundQuery& q = *bound;
+  // With aggregates, the statement as rewritten on the first runner (their
+  // values as constants, aggregate functions' temporaries joined back).
+  auto dump_ir = [&](const frontend::BoundQuery& q) {
     for (const char* form : {"ir", "folded"}) {
       if (!opt_.dumps.count(form)) continue;
       bool folded = form[0] == 'f';
@@ -187,7 +188,8 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       for (const auto& t : q.targets)
         out_ << "target " << t.name << ":\n" << ir::dump(folded ? *frontend::fold(*t.expr) : *t.expr, 1);
     }
-  }
+  };
+  if (bound) dump_ir(*bound);
   // Rows are needed unless a plain retrieve prints nothing (--format none).
   const bool keep = !(s.kind == Stmt::Retrieve && s.relation.empty() && opt_.format == OutFormat::None);
   std::vector<Result> results;
@@ -206,7 +208,10 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     std::optional<frontend::BoundQuery> local;
     if (aggregates) scope.emplace(*this, *r, s, src);
     const bool inner_failed = scope && !scope->ok();
-    if (scope && !inner_failed) local = frontend::bind(scope->statement(), ranges_, cat_, src);
+    if (scope && !inner_failed) {
+      local = frontend::bind(scope->statement(), ranges_, cat_, src);
+      if (r == runners_.front()) dump_ir(*local);
+    }
     const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
     Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep);
     if (scope) {  // the aggregates' queries are part of the statement's work
