@@ -33,6 +33,13 @@ BoundQuery bind(const ast::Stmt& stmt, const RangeTable& ranges, const CatalogVi
 // error is raised at run time exactly when evaluation reaches it.
 ir::NodePtr fold(const ir::Node& n);
 
+// QUEL's aggregate names: count countu sum sumu avg avgu min max any
+// (frontend/aggregate_ast.cpp). A call of one of them parses as an Aggregate.
+bool is_aggregate_name(std::string_view name);
+// A deep copy of an expression, so a statement can be rewritten (aggregates
+// replaced by their values) without touching the parsed original.
+ast::ExprPtr clone(const ast::Expr& e);
+
 // Text of an AST for --dump=ast.
 std::string dump_ast(const ast::Stmt& s);
 

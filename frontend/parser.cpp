@@ -442,6 +442,7 @@ class Parser {
           e->attr = a.text;
           return e;
         }
+        if (is_aggregate_name(n.text) && peek().kind == Tok::LParen) return aggregate(std::move(n));
         if (accept(Tok::LParen)) {
           auto e = node(Expr::Call, n.pos);
           e->text = n.text;
@@ -458,6 +459,21 @@ class Parser {
       default:
         expected("an expression");
     }
+  }
+
+  // `name(arg [by e, ...] [where q])`: an aggregate (its name is taken).
+  ExprPtr aggregate(Token n) {
+    expect(Tok::LParen);
+    auto e = node(Expr::Aggregate, n.pos);
+    e->text = n.text;
+    e->args.push_back(expr(Prec::Or));
+    if (accept(Tok::By)) {
+      do e->by.push_back(expr(Prec::Or));
+      while (accept(Tok::Comma));
+    }
+    if (accept(Tok::Where)) e->qual = expr(Prec::Or);
+    expect(Tok::RParen);
+    return e;
   }
 
   SourceRef src_;

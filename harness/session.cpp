@@ -8,11 +8,13 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/aggregate.h"
 #include "harness/checksum.h"
 #include "harness/csv.h"
 #include "harness/rows.h"
@@ -170,8 +172,14 @@ static uint64_t median(std::vector<uint64_t> v) {
 }
 
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {
-  frontend::BoundQuery q = frontend::bind(s, ranges_, cat_, src);
-  if (opt_.dumps.count("ir") || opt_.dumps.count("folded")) {
+  // A statement with aggregates is bound per runner, once its aggregates have
+  // values (harness/aggregate.h); the first runner's binding is then applied.
+  const bool aggregates = has_aggregates(s);
+  std::optional<frontend::BoundQuery> bound;
+  if (!aggregates) bound = frontend::bind(s, ranges_, cat_, src);
+  // With aggregates, the statement as rewritten on the first runner (their
+  // values as constants, aggregate functions' temporaries joined back).
+  auto dump_ir = [&](const frontend::BoundQuery& q) {
     for (const char* form : {"ir", "folded"}) {
       if (!opt_.dumps.count(form)) continue;
       bool folded = form[0] == 'f';
@@ -180,9 +188,10 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       for (const auto& t : q.targets)
         out_ << "target " << t.name << ":\n" << ir::dump(folded ? *frontend::fold(*t.expr) : *t.expr, 1);
     }
-  }
+  };
+  if (bound) dump_ir(*bound);
   // Rows are needed unless a plain retrieve prints nothing (--format none).
-  const bool keep = !(q.kind == frontend::BoundKind::Retrieve && q.into.empty() && opt_.format == OutFormat::None);
+  const bool keep = !(s.kind == Stmt::Retrieve && s.relation.empty() && opt_.format == OutFormat::None);
   std::vector<Result> results;
   // Stats follow the statement's output (and its error, if any).
   struct StatsAtEnd {
@@ -195,10 +204,24 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   } stats_at_end{this, reports_.size()};
   for (auto& r : runners_) {
     std::vector<uint64_t> times;
-    Result first = evaluate(q, *r, src, keep);
+    std::optional<AggregateScope> scope;
+    std::optional<frontend::BoundQuery> local;
+    if (aggregates) scope.emplace(*this, *r, s, src);
+    const bool inner_failed = scope && !scope->ok();
+    if (scope && !inner_failed) {
+      local = frontend::bind(scope->statement(), ranges_, cat_, src);
+      if (r == runners_.front()) dump_ir(*local);
+    }
+    const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
+    Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep);
+    if (scope) {  // the aggregates' queries are part of the statement's work
+      first.stats.add_scan(scope->stats());
+      first.stats.run_ns += scope->stats().run_ns;
+    }
     times.push_back(first.stats.run_ns);
-    for (int k = 1; k < opt_.repeat && first.ok && q.kind == frontend::BoundKind::Retrieve; ++k)
-      times.push_back(evaluate(q, *r, src, false).stats.run_ns);
+    for (int k = 1; k < opt_.repeat && first.ok && s.kind == Stmt::Retrieve; ++k)
+      times.push_back(evaluate(*q, *r, src, false).stats.run_ns + (scope ? scope->stats().run_ns : 0));
+    if (local && !bound) bound = std::move(local);
     StmtReport rep;
     rep.stmt = stmt_no_;
     rep.line = s.pos.line;
@@ -228,6 +251,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     return false;
   }
   if (!agree) return false;
+  const frontend::BoundQuery& q = *bound;
 
   const uint32_t len = res.layout.tuple_len;
   switch (q.kind) {

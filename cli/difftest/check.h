@@ -95,6 +95,7 @@ class Checker {
   harness::Session& session() { return *session_; }
   std::vector<std::string> runner_labels() const;
   bool have_sqlite() const;
+  SqliteOracle* sqlite() { return sqlite_.get(); }  // null without the oracle
 
  private:
   // `prefix` goes before the statement's text: the same statement elsewhere
