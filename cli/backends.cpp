@@ -4,11 +4,15 @@
 
 #include "interp/interp.h"
 #include "threaded/threaded.h"
+#include "vector/vector.h"
 #ifdef QUELKIT_HAVE_LLVM
-#include "jit/llvm/llvm_backend.h"
+#include "jit/llvm/llvm.h"
 #endif
 #ifdef QUELKIT_HAVE_GCCJIT
-#include "jit/gccjit/gccjit_backend.h"
+#include "jit/gccjit/gccjit.h"
+#endif
+#ifdef QUELKIT_HAVE_STENCIL
+#include "jit/stencil/stencil_backend.h"
 #endif
 
 namespace quelkit {
@@ -19,11 +23,15 @@ void register_all_backends() {
   done = true;
   interp::register_backend();
   threaded::register_backend();
+  vector::register_backend();
 #ifdef QUELKIT_HAVE_LLVM
   jit::llvmjit::register_backend();
 #endif
 #ifdef QUELKIT_HAVE_GCCJIT
   jit::gccjit::register_backend();
+#endif
+#ifdef QUELKIT_HAVE_STENCIL
+  jit::stencil::register_backend();
 #endif
 }
 

@@ -1,5 +1,5 @@
 // The `quelkit` command: runs QUEL scripts or the terminal monitor on the
-// selected back ends, generates PARTS data for other engines (`gen`), and
+// selected back ends, generates PARTS and Wisconsin data for other engines (`gen`), and
 // runs the paper's benchmark (`paper`). Exit status: 0 ok, 1 a statement
 // failed (or a script could not be read) or back ends disagreed, 2 bad
 // usage, 130 a script cancelled with Ctrl-C; an interactive monitor exits 0
@@ -23,6 +23,7 @@
 #include "harness/budget.h"
 #include "harness/parts.h"
 #include "harness/session.h"
+#include "harness/wisconsin.h"
 
 using namespace quelkit;
 using namespace quelkit::harness;
@@ -40,11 +41,18 @@ const char* kUsage = R"(usage:
         --parts N[:heap|:isam|:hash][:wide]
                                         create relation parts with N generated tuples first
                                         (isam/hash: the paper's keyed setup)
+        --wisconsin study|[NAME=]N[:heap|:isam|:hash][:seed=S]
+                                        create Wisconsin relations first: the study's onek, onek1,
+                                        onek2 (1,000 tuples), tenk1, tenk2 (10,000), or one relation
+                                        NAME (default wisc) of N; isam/hash: keyed on unique2
         --format table|csv|none         how results are printed (none: checksum only)
         --stats[=json]                  per statement per back end: access path, rows, prepares,
                                         cache hits, prepare/run times, checksum (docs/stats.md);
                                         --stats=json without --format: standard output is JSON Lines only
         --repeat K                      run each retrieve K times; run_ns is the median
+        --sink rows|count               rows (default): results as the statement gives them; count:
+                                        a measurement of the qualification alone, targets not
+                                        evaluated (nor their errors raised), a retrieve's count only
         --dump=FORM[,FORM...]           show a form of each statement: ast ir folded postfix
                                         (and each back end's own forms)
         --page-size BYTES               page size of new relations (default 1024)
@@ -56,9 +64,13 @@ const char* kUsage = R"(usage:
         --jit-checks                    bounds assertions in generated code
         --jit-cpu generic|native        JIT target: the generic CPU the kit itself is built for
                                         (default), or every instruction of this machine's CPU
+        --vector-batch N                tuples per batch of the vector back end (default 256;
+                                        a batch holds at most one page's live tuples)
     -h, --help / --version
   quelkit gen parts --rows N [--wide] [--csv FILE]
                                         the PARTS data as CSV (pnum,pname,color,weight,qoh)
+  quelkit gen wisconsin --rows N [--seed S] [--csv FILE]
+                                        the Wisconsin data as CSV (unique1,...,string4; seed 1983)
   quelkit paper [--sizes LIST] [-b LIST] [--out DIR] [--reps N] [--min-time S]
                                         the paper's benchmark on every back end: the report
   quelkit difftest [--seed S] [--count N] [--minutes M] [-b LIST] | --corpus FILE|DIR [--rewrite]
@@ -100,9 +112,11 @@ struct Args {
 };
 
 int cmd_gen(Args& a) {
-  if (!a.more() || a.v[a.i] != "parts") usage_error("gen: say what to generate: quelkit gen parts --rows N");
+  std::string what = a.more() ? a.v[a.i] : "";
+  if (what != "parts" && what != "wisconsin")
+    usage_error("gen: say what to generate: quelkit gen parts|wisconsin --rows N");
   ++a.i;
-  uint64_t rows = 0;
+  uint64_t rows = 0, seed = kWisconsinSeed;
   bool wide = false, have_rows = false;
   std::string csv;
   while (a.more()) {
@@ -111,17 +125,25 @@ int cmd_gen(Args& a) {
     if (name == "--rows") {
       rows = parse_count(a.take_value(name, arg), "--rows");
       have_rows = true;
-    } else if (arg == "--wide") {
+    } else if (arg == "--wide" && what == "parts") {
       wide = true;
+    } else if (name == "--seed" && what == "wisconsin") {
+      seed = parse_count(a.take_value(name, arg), "--seed");
     } else if (name == "--csv") {
       csv = a.take_value(name, arg);
     } else {
       usage_error("gen: unknown option " + arg);
     }
   }
-  if (!have_rows) usage_error("gen parts needs --rows N");
+  if (!have_rows) usage_error("gen " + what + " needs --rows N");
+  if (what == "wisconsin" && rows > kWisconsinMaxRows)
+    usage_error("gen wisconsin: at most " + std::to_string(kWisconsinMaxRows) + " rows");
+  auto write = [&](std::ostream& os) {
+    if (what == "parts") write_parts_csv(os, rows, wide);
+    else write_wisconsin_csv(os, rows, seed);
+  };
   if (csv.empty() || csv == "-") {
-    write_parts_csv(std::cout, rows, wide);
+    write(std::cout);
     return 0;
   }
   std::ofstream f(csv, std::ios::binary);
@@ -129,7 +151,7 @@ int cmd_gen(Args& a) {
     std::cerr << "quelkit: error: cannot write " << csv << ": " << std::strerror(errno) << "\n";
     return 1;
   }
-  write_parts_csv(f, rows, wide);
+  write(f);
   f.close();
   if (!f) {
     std::cerr << "quelkit: error: writing " << csv << " failed\n";
@@ -174,6 +196,7 @@ int main(int argc, char** argv) {
   SessionOptions opt;
   std::vector<std::pair<std::string, std::string>> scripts;  // (name, text or path), name "" = file
   std::vector<PartsSpec> parts;
+  std::vector<WisconsinSpec> wisconsin;
   std::string backends = "interp";
   bool format_given = false;
   try {
@@ -198,6 +221,9 @@ int main(int argc, char** argv) {
         }
       } else if (name == "--parts") {
         parts.push_back(parse_parts(a.take_value(name, arg)));
+      } else if (name == "--wisconsin") {
+        std::string err;
+        if (!parse_wisconsin_spec(a.take_value(name, arg), &wisconsin.emplace_back(), &err)) usage_error(err);
       } else if (name == "--format") {
         std::string f = a.take_value(name, arg);
         format_given = true;
@@ -214,6 +240,11 @@ int main(int argc, char** argv) {
       } else if (name == "--repeat") {
         opt.repeat = int(parse_count(a.take_value(name, arg), "--repeat"));
         if (opt.repeat < 1) usage_error("--repeat must be at least 1");
+      } else if (name == "--sink") {
+        std::string v = a.take_value(name, arg);
+        if (v == "rows") opt.runner.count_sink = false;
+        else if (v == "count") opt.runner.count_sink = true;
+        else usage_error("--sink must be rows or count");
       } else if (name == "--dump") {
         std::stringstream ss(a.take_value(name, arg));
         std::string f;
@@ -241,6 +272,10 @@ int main(int argc, char** argv) {
         std::string cpu = a.take_value(name, arg);
         if (cpu != "generic" && cpu != "native") usage_error("--jit-cpu must be generic or native");
         opt.prepare.jit_native_cpu = cpu == "native";
+      } else if (name == "--vector-batch") {
+        uint64_t n = parse_count(a.take_value(name, arg), "--vector-batch");
+        if (n < 1 || n > 65535) usage_error("--vector-batch must be between 1 and 65535");
+        opt.prepare.vector_batch = uint32_t(n);
       } else if (arg == "-") {
         scripts.emplace_back("-", "");
       } else if (!arg.empty() && arg[0] == '-') {
@@ -285,8 +320,13 @@ int main(int argc, char** argv) {
       if (session.catalog().find("parts")) session.catalog().remove("parts");
       session.catalog().add(make_parts(p.rows, p.wide, p.s, opt.page_size));
     }
+    for (const auto& w : wisconsin)
+      for (auto& rel : make_wisconsin(w, opt.page_size)) {
+        if (session.catalog().find(rel->name())) session.catalog().remove(rel->name());
+        session.catalog().add(std::move(rel));
+      }
   } catch (QuelError& e) {
-    usage_error("--parts: " + e.err.message);
+    usage_error(e.err.message);
   }
   // From here on Ctrl-C cancels the running statement instead of ending the
   // program (SA_RESTART: reads and writes in progress go on).

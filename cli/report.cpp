@@ -1,6 +1,6 @@
 // The paper report (report.h). Every figure is measured by harness::measure
-// (median of >= 5 repetitions of >= 0.1 s), the same code the benchmark
-// binary uses. Statement time is the wall time of the statement with a warm
+// (by default the median of 5 repetitions of at least 0.1 s each; --reps and
+// --min-time change both). Statement time is the wall time of the statement with a warm
 // plan cache (what a user pays per execution); prepare cost is measured apart
 // with the cache cleared, and break-even tuple counts are computed from both.
 #include "cli/report.h"
@@ -15,6 +15,8 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "bench/reference.h"
 #include "cli/backends.h"
@@ -468,20 +470,16 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
       std::cerr << "quelkit paper: error: cannot write into " << out_dir << "\n";
       return 1;
     }
-    auto esc = [](std::string s) {
-      std::string o;
-      for (char ch : s) {
-        if (ch == '"' || ch == '\\') o += '\\';
-        o += ch;
-      }
-      return o;
-    };
-    js << "{\"machine\":\"" << esc(machine_description()) << "\",\"build\":\"" << QUELKIT_BUILD_TYPE
-       << "\",\"jit_cpu\":\"" << (jit_native_cpu ? "native" : "generic")
-       << "\",\"reps\":" << reps << ",\"min_time_s\":" << min_time << ",\"results\":[\n";
+    // Keys in a fixed order, so runs diff line by line (bench/plot.py reads it).
+    nlohmann::ordered_json doc = {{"machine", machine_description()},
+                                  {"build", QUELKIT_BUILD_TYPE},
+                                  {"jit_cpu", jit_native_cpu ? "native" : "generic"},
+                                  {"reps", reps},
+                                  {"min_time_s", min_time},
+                                  {"results", nlohmann::ordered_json::array()},
+                                  {"compile_levels", nlohmann::ordered_json::array()}};
     csv << "query,tuples,keyed,structure,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,prepare_ns,prepares,"
            "cache_hits,rows_scanned,vax_ingres_s,vax_dcingres_s\n";
-    bool firstj = true;
     for (const auto& r : rows) {
       const PaperQuerySpec* pq = nullptr;
       for (const auto& q : paper_queries())
@@ -489,17 +487,26 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
       auto it = r.structure == Structure::Hash ? pq->vax.end() : pq->vax.find(r.size);
       for (const auto& c : r.cells) {
         double pt = c.m.median_ns / double(std::max<uint64_t>(r.size, 1));
-        js << (firstj ? "" : ",\n") << "{\"query\":\"" << r.query << "\",\"tuples\":" << r.size
-           << ",\"keyed\":" << (r.keyed ? "true" : "false") << ",\"structure\":\"" << structure_name(r.structure)
-           << "\",\"backend\":\"" << c.runner << "\",\"rows\":" << c.rows
-           << ",\"checksum\":\"" << checksum_hex(c.checksum) << "\",\"statement_ns\":" << c.m.median_ns
-           << ",\"min_ns\":" << c.m.min_ns << ",\"max_ns\":" << c.m.max_ns << ",\"per_tuple_ns\":" << pt
-           << ",\"prepare_ns\":" << c.prepare_ns << ",\"prepares\":" << c.prepares << ",\"cache_hits\":" << c.cache_hits
-           << ",\"rows_scanned\":" << c.scanned;
-        if (it != pq->vax.end())
-          js << ",\"vax_ingres_s\":" << it->second.first << ",\"vax_dcingres_s\":" << it->second.second;
-        js << "}";
-        firstj = false;
+        nlohmann::ordered_json o = {{"query", r.query},
+                                    {"tuples", r.size},
+                                    {"keyed", r.keyed},
+                                    {"structure", structure_name(r.structure)},
+                                    {"backend", c.runner},
+                                    {"rows", c.rows},
+                                    {"checksum", checksum_hex(c.checksum)},
+                                    {"statement_ns", c.m.median_ns},
+                                    {"min_ns", c.m.min_ns},
+                                    {"max_ns", c.m.max_ns},
+                                    {"per_tuple_ns", pt},
+                                    {"prepare_ns", c.prepare_ns},
+                                    {"prepares", c.prepares},
+                                    {"cache_hits", c.cache_hits},
+                                    {"rows_scanned", c.scanned}};
+        if (it != pq->vax.end()) {
+          o["vax_ingres_s"] = it->second.first;
+          o["vax_dcingres_s"] = it->second.second;
+        }
+        doc["results"].push_back(std::move(o));
         csv << r.query << ',' << r.size << ',' << (r.keyed ? 1 : 0) << ',' << structure_name(r.structure) << ','
             << c.runner << ',' << c.rows << ','
             << checksum_hex(c.checksum) << ',' << c.m.median_ns << ',' << c.m.min_ns << ',' << c.m.max_ns << ',' << pt
@@ -508,12 +515,15 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
             << (it != pq->vax.end() ? fmt(it->second.second) : "") << '\n';
       }
     }
-    js << "\n],\"compile_levels\":[";
-    for (size_t k = 0; k < levels.size(); ++k)
-      js << (k ? "," : "") << "\n{\"backend\":\"" << levels[k].runner << "\",\"level\":" << levels[k].level
-         << ",\"query\":\"" << levels[k].query << "\",\"prepare_ns\":" << levels[k].median_ns
-         << ",\"min_ns\":" << levels[k].min_ns << ",\"max_ns\":" << levels[k].max_ns << "}";
-    js << "\n]}\n";
+    for (const LevelCost& l : levels)
+      doc["compile_levels"].push_back({{"backend", l.runner},
+                                       {"level", l.level},
+                                       {"query", std::string(1, l.query)},
+                                       {"prepare_ns", l.median_ns},
+                                       {"min_ns", l.min_ns},
+                                       {"max_ns", l.max_ns}});
+    // Invalid UTF-8 (a machine name, say) becomes U+FFFD rather than an exception.
+    js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     std::cout << "\nwrote " << out_dir << "/paper.json and " << out_dir << "/paper.csv\n";
   }
   return mismatch ? 1 : 0;

@@ -29,6 +29,7 @@ struct Target {     // `name = expr` or a bare `v.attr` (name = attr)
   std::string name;  // lower case; empty if not given and expr is not a bare attribute
   ExprPtr expr;
   SrcPos pos;
+  bool all = false;  // a bare `v.all`: every attribute of v, in order, under its own name
 };
 
 struct ColumnDef {  // create/copy: `attr = fmt`

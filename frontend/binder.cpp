@@ -51,19 +51,20 @@ class Binder {
         fail(ErrKind::Name, s.relation_pos, "relation '" + s.relation + "' already exists");
       q_.into = s.relation;
     }
-    for (const auto& t : s.targets) {
+    auto check = [&](const std::string& name, const ast::Target& t) {
+      if (s.relation.empty()) return;
       // (f) retrieves p.qoh and q.qoh: equal names are fine on the terminal,
       // but a relation cannot have two attributes of one name.
-      if (!s.relation.empty()) check_unique_target(t, "duplicate target name '" + t.name + "'");
-      BoundTarget bt;
-      bt.name = t.name;
-      bt.pos = t.pos;
-      bt.expr = expr(*t.expr);
-      if (bt.expr->type.kind == Tk::B)
+      if (name == "all") fail(ErrKind::Name, t.pos, kAllReserved);
+      check_unique_target(name, t.pos, "duplicate target name '" + name + "'" + from_all(t));
+    };
+    auto take = [&](const std::string& name, NodePtr e, const ast::Target& t) {
+      if (e->type.kind == Tk::B)
         fail(ErrKind::Type, t.expr->pos,
-             "target '" + t.name + "' is a condition; a target must be a number or characters");
-      q_.targets.push_back(std::move(bt));
-    }
+             "target '" + name + "' is a condition; a target must be a number or characters");
+      q_.targets.push_back({name, std::move(e), -1, t.pos});
+    };
+    target_list(s, check, take);
     qual(s);
     for (const auto& k : s.sort) {
       int found = -1;
@@ -108,9 +109,36 @@ class Binder {
     throw_error(k, pos, src_, std::move(msg));
   }
 
-  void check_unique_target(const ast::Target& t, const std::string& msg) const {
+  static constexpr const char* kAllReserved = "'all' cannot be an attribute name (v.all means every attribute of v)";
+
+  void check_unique_target(const std::string& name, SrcPos pos, const std::string& msg) const {
     for (const auto& b : q_.targets)
-      if (b.name == t.name) fail(ErrKind::Name, t.pos, msg);
+      if (b.name == name) fail(ErrKind::Name, pos, msg);
+  }
+
+  static std::string from_all(const ast::Target& t) {
+    return t.all ? " (from " + t.expr->text + ".all)" : std::string();
+  }
+
+  // Walks a target list: check(name, entry) before each entry's expression is
+  // bound, take(name, typed expression, entry) after. A bare `v.all` is one
+  // entry per attribute of v, in order, each named after its attribute.
+  template <class Check, class Take>
+  void target_list(const ast::Stmt& s, Check&& check, Take&& take) {
+    for (const auto& t : s.targets) {
+      if (!t.all) {
+        check(t.name, t);
+        take(t.name, expr(*t.expr), t);
+        continue;
+      }
+      int vi = var(t.expr->text, t.expr->pos);
+      const Schema& schema = q_.vars[size_t(vi)].schema;  // binding attributes adds no variable
+      for (size_t ai = 0; ai < schema.attrs.size(); ++ai) {
+        std::string name = schema.attrs[ai].name;
+        check(name, t);
+        take(name, attr_node(vi, int(ai), t.expr->pos), t);
+      }
+    }
   }
 
   void qual(const ast::Stmt& s) {
@@ -124,30 +152,29 @@ class Binder {
   // append/replace `(attr = expr, ...)`: each expression is converted to its
   // column's exact numeric type here (range checked at run time); characters
   // are stored as they are and the harness pads or truncates them.
+  // `v.all` assigns each attribute of v to the attribute of its name.
   void assignments(const ast::Stmt& s, const Schema& schema, const std::string& relation) {
-    for (const auto& t : s.targets) {
-      int col = schema.find(t.name);
-      if (col < 0) fail(ErrKind::Name, t.pos, "relation '" + relation + "' has no attribute '" + t.name + "'");
-      check_unique_target(t, "attribute '" + t.name + "' is assigned twice");
+    auto check = [&](const std::string& name, const ast::Target& t) {
+      if (schema.find(name) < 0)
+        fail(ErrKind::Name, t.pos, "relation '" + relation + "' has no attribute '" + name + "'" + from_all(t));
+      check_unique_target(name, t.pos, "attribute '" + name + "' is assigned twice" + from_all(t));
+    };
+    auto take = [&](const std::string& name, NodePtr e, const ast::Target& t) {
+      int col = schema.find(name);
       Type ct = schema.attrs[size_t(col)].type;
-      NodePtr e = expr(*t.expr);
       Type et = e->type;
       if (et.kind == Tk::B)
-        fail(ErrKind::Type, t.expr->pos, "cannot assign a condition to attribute '" + t.name + "'");
+        fail(ErrKind::Type, t.expr->pos, "cannot assign a condition to attribute '" + name + "'");
       if (ct.is_numeric() && et.is_numeric()) {
         e = convert(std::move(e), ct.kind, true);
       } else if (ct.is_char() != et.is_char()) {
         fail(ErrKind::Type, t.expr->pos,
              std::string("cannot assign ") + (et.is_char() ? "characters" : "a number") + " to " +
-                 type_name(ct) + " attribute '" + t.name + "'");
+                 type_name(ct) + " attribute '" + name + "'" + from_all(t));
       }
-      BoundTarget bt;
-      bt.name = t.name;
-      bt.pos = t.pos;
-      bt.column = col;
-      bt.expr = std::move(e);
-      q_.targets.push_back(std::move(bt));
-    }
+      q_.targets.push_back({name, std::move(e), col, t.pos});
+    };
+    target_list(s, check, take);
   }
 
   // Index of range variable `name`, added on first use. An undeclared name
@@ -172,7 +199,7 @@ class Binder {
   // Implicit ones carry their operand's position, explicit ones the call's.
   static NodePtr convert(NodePtr n, Tk to, bool implicit, SrcPos call_pos = {}) {
     if (n->type.kind == to) return n;
-    Op op;
+    Op op = Op::CONST;
     cvt_op(n->type.kind, to, &op);  // every numeric pair has a row in ops.def
     SrcPos at = implicit ? n->pos : call_pos;
     NodePtr c = ir::make_node(op, type_of(to), at, std::move(n));
@@ -185,7 +212,7 @@ class Binder {
   }
 
   static NodePtr typed(Generic g, Tk operand, Type result, SrcPos pos, NodePtr a, NodePtr b = nullptr) {
-    Op op;
+    Op op = Op::CONST;
     typed_op(g, operand, &op);  // callers only ask for rows that exist
     return ir::make_node(op, result, pos, std::move(a), std::move(b));
   }
@@ -226,22 +253,29 @@ class Binder {
       case Expr::Attr: {
         int vi = var(e.text, e.pos);
         const BoundVar& bv = q_.vars[size_t(vi)];
+        if (e.attr == "all")
+          fail(ErrKind::Name, e.pos,
+               "'" + e.text + ".all' stands for every attribute: it can only be a target list entry of its own");
         int ai = bv.schema.find(e.attr);
         if (ai < 0)
           fail(ErrKind::Name, e.pos,
                "relation '" + bv.relation + "' (variable " + bv.name + ") has no attribute '" + e.attr + "'");
-        const Attribute& a = bv.schema.attrs[size_t(ai)];
-        auto n = ir::make_node(Op::ATTR, a.type, e.pos);
-        n->var = vi;
-        n->attr = ai;
-        n->offset = a.offset;
-        return n;
+        return attr_node(vi, ai, e.pos);
       }
       case Expr::Unary: return unary(e);
       case Expr::Binary: return binary(e);
       case Expr::Call: return call(e);
     }
     fail(ErrKind::Type, e.pos, "unknown expression");
+  }
+
+  NodePtr attr_node(int vi, int ai, SrcPos pos) const {
+    const Attribute& a = q_.vars[size_t(vi)].schema.attrs[size_t(ai)];
+    auto n = ir::make_node(Op::ATTR, a.type, pos);
+    n->var = vi;
+    n->attr = ai;
+    n->offset = a.offset;
+    return n;
   }
 
   // Operators and functions: the catalogue (ops.def) names the generic

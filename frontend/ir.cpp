@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "harness/runtime/runtime_inline.h"
+
 namespace quelkit::ir {
 
 bool generic_by_quel(const std::string& text, int arity, bool function, Generic* out) {
@@ -169,11 +171,7 @@ std::string format_value(Type t, const Value& v) {
     case Tk::B: return v.i ? "true" : "false";
     case Tk::F4: return float_text(v.f4);
     case Tk::F8: return float_text(v.f8);
-    case Tk::C: {
-      size_t n = v.s.size();
-      while (n > 0 && v.s[n - 1] == ' ') --n;
-      return v.s.substr(0, n);
-    }
+    case Tk::C: return std::string(rt::strip(v.s));
   }
   return "?";
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "frontend/lexer.h"
+#include "frontend/schema.h"
 
 namespace quelkit::frontend {
 
@@ -107,9 +108,7 @@ Token Lexer::next() {
       last_end_ = size_t(cur_ - base_);
       Token t = make(k, tok, cur_);
       if (k != Tok::Int && k != Tok::Float) {
-        t.text.assign(tok, cur_);
-        std::transform(t.text.begin(), t.text.end(), t.text.begin(),
-                       [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+        t.text = lowercase(std::string_view(tok, size_t(cur_ - tok)));
       }
       return t;
     };

@@ -239,6 +239,8 @@ class Parser {
     expect(Tok::LParen);
     do {
       Token n = expect_name("an attribute name");
+      if (kind == Stmt::Create && n.text == "all")
+        fail_at(n, "'all' cannot be an attribute name (v.all means every attribute of v)");
       expect(Tok::Eq);
       // Formats lex as names ("i2", "c20"); checking them here puts the error
       // on the format the user wrote.
@@ -339,7 +341,8 @@ class Parser {
     if (accept(Tok::Where)) s.where = expr(Prec::Or);
   }
 
-  // (entry, ...): `name = expr` or a bare `v.attr`, which names itself.
+  // (entry, ...): `name = expr` or a bare `v.attr`, which names itself
+  // (a bare `v.all` stands for all of v's attributes: the binder expands it).
   void target_list(Stmt& s) {
     expect(Tok::LParen);
     do {
@@ -357,6 +360,7 @@ class Parser {
           throw_error(ErrKind::Syntax, t.pos, src_,
                       "a target list entry needs a name (name = expression)");
         t.name = t.expr->attr;
+        t.all = t.name == "all";
       }
       s.targets.push_back(std::move(t));
     } while (accept(Tok::Comma));

@@ -28,6 +28,11 @@ struct Schema {
   int find(std::string_view name) const;  // case-insensitive; -1 if absent
 };
 
+// Names of relations, attributes and range variables are case-insensitive:
+// the lexer, Schema and the catalog all keep them as this gives them. ASCII
+// letters only, so no locale changes which names are equal.
+std::string lowercase(std::string_view s);
+
 // What the binder may ask of the catalog (frontend defines it, harness implements it).
 class CatalogView {
  public:

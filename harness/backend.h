@@ -27,6 +27,9 @@ struct PrepareOptions {
   // (x86-64), so native code is compared with the interpreters, threaded code
   // and the reference loops on the same instruction set.
   bool jit_native_cpu = false;
+  // --vector-batch: tuples per batch of the vector back end (0: its default);
+  // a batch holds at most one page's live tuples.
+  uint32_t vector_batch = 0;
 };
 
 // Compile cost split the way JITs report it (zero where it does not apply).

@@ -1,16 +1,7 @@
 // Relations of a session, looked up case-insensitively.
 #include "harness/catalog.h"
 
-#include <algorithm>
-#include <cctype>
-
 namespace quelkit::harness {
-
-std::string lower(std::string_view s) {
-  std::string r(s);
-  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return r;
-}
 
 const Schema* Catalog::find_schema(std::string_view relation) const {
   Relation* r = find(relation);
@@ -18,19 +9,19 @@ const Schema* Catalog::find_schema(std::string_view relation) const {
 }
 
 Relation* Catalog::find(std::string_view name) const {
-  auto it = rels_.find(lower(name));
+  auto it = rels_.find(lowercase(name));
   return it == rels_.end() ? nullptr : it->second.get();
 }
 
 Relation* Catalog::add(std::unique_ptr<Relation> rel) {
-  std::string key = lower(rel->name());
+  std::string key = lowercase(rel->name());
   auto* p = rel.get();
   rels_[key] = std::move(rel);
   return p;
 }
 
 std::unique_ptr<Relation> Catalog::remove(std::string_view name) {
-  auto it = rels_.find(lower(name));
+  auto it = rels_.find(lowercase(name));
   if (it == rels_.end()) return nullptr;
   auto r = std::move(it->second);
   rels_.erase(it);

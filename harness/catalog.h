@@ -25,6 +25,4 @@ class Catalog : public CatalogView {
   std::map<std::string, std::unique_ptr<Relation>, std::less<>> rels_;
 };
 
-std::string lower(std::string_view s);
-
 }  // namespace quelkit::harness

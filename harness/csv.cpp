@@ -67,10 +67,10 @@ std::vector<CopyColumn> resolve(const Schema& schema, const std::vector<CopyColu
 // Stores v (of kind `from`) into an attribute of type `to`; false if it does not fit.
 bool store_value(Type from, const Value& v, Type to, uint8_t* dst) {
   if (to.is_char()) {
-    uint32_t n = rt::strip(reinterpret_cast<const uint8_t*>(v.s.data()), uint32_t(v.s.size()));
+    const auto* s = reinterpret_cast<const uint8_t*>(v.s.data());
+    uint32_t n = rt::strip(s, uint32_t(v.s.size()));
     if (n > to.len) return false;
-    std::memcpy(dst, v.s.data(), n);
-    std::memset(dst + n, ' ', to.len - n);
+    rt::store_char(dst, to.len, s, n);
     return true;
   }
   if (to.is_int()) {

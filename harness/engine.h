@@ -20,6 +20,7 @@
 #include "harness/catalog.h"
 #include "harness/checksum.h"
 #include "harness/plan.h"
+#include "harness/result_rows.h"
 
 namespace quelkit::harness {
 
@@ -62,16 +63,25 @@ struct ExecStats {
   uint64_t prepares = 0, cache_hits = 0;
   uint64_t prepare_ns = 0, irgen_ns = 0, opt_ns = 0, codegen_ns = 0;
   uint64_t run_ns = 0;         // wall time of the statement minus prepare time
+  uint64_t verify_ns = 0;      // checksum over the stored result, after run_ns stopped
   uint64_t checksum = 0;
   void add_scan(const ExecStats& o);
 };
 
-// Where result rows go. Rows arrive in execution order, in the statement's
-// result layout; tids are given for replace/delete (the updated variable's tuple).
+// Where result rows go, written in place: the scan asks for room, has the
+// rows written there (by a back end's page kernel, or tuple by tuple), then
+// says how many it wrote, so a row is projected straight into its final place.
+// Rows arrive in execution order, in the statement's result layout; tids are
+// given for replace/delete (the updated variable's tuple). A scan asks for
+// room for a page's rows and hands rows over when the next page may not fit,
+// not per page: a sink costs two calls per chunk of rows.
 class Sink {
  public:
   virtual ~Sink() = default;
-  virtual void rows(const uint8_t* data, size_t n, const Tid* tids) = 0;
+  // Room for at least min_rows rows; *room is set to how many fit.
+  virtual uint8_t* room(size_t min_rows, size_t* room) = 0;
+  // The first n rows at the last room() are written (tids: n, or null).
+  virtual void wrote(size_t n, const Tid* tids) = 0;
 };
 
 // Result of evaluating one statement on one back end (nothing applied yet:
@@ -80,10 +90,10 @@ struct Result {
   bool ok = true;
   Error error;
   Schema layout;               // result row layout
-  bool keep_rows = true;       // false: checksum only
-  std::vector<uint8_t> data;   // rows, layout.tuple_len each
+  bool keep_rows = true;       // false: the rows were dropped once the checksum was taken
+  ResultRows rows;             // layout.tuple_len each, in result order (sorted for sort by / unique)
   std::vector<Tid> tids;       // replace/delete
-  MemCharge data_charge, tids_charge;  // data and tids in the memory budget
+  MemCharge tids_charge;       // tids in the memory budget (rows charge their own chunks)
   Checksum checksum;
   ExecStats stats;
   uint64_t nrows() const { return checksum.rows; }
@@ -98,6 +108,11 @@ std::string result_difference(const Result& a, const Result& b);
 struct RunnerOptions {
   bool plan_cache = true;       // --no-plan-cache turns reuse off
   bool use_kernel = true;       // use a fused kernel when the back end offers one
+  // --sink count: a measurement mode. A retrieve (without into) is run with no
+  // target list: each fused kernel's count variant qualifies every tuple and
+  // projects nothing, so targets are not evaluated (nor their errors raised);
+  // the result is the count alone (rows_out), with checksum 0.
+  bool count_sink = false;
   std::set<std::string> dumps;  // back-end forms to print when a plan is first prepared
   std::ostream* dump_out = nullptr;
 };

@@ -4,6 +4,7 @@
 // (row formatting, the paper's FWRITE; sinks and the result checksum).
 #pragma once
 
+#include "harness/access_path.h"
 #include "harness/checksum.h"
 #include "harness/engine.h"
 #include "harness/relation.h"
@@ -19,8 +20,8 @@ inline constexpr std::string_view kDriver = "statement driver: decomposition, su
 inline constexpr std::string_view kSinks = "result rows: sink and checksum";
 }  // namespace hot
 
-// Exec (the scan loop and the statement driver) and the plan helpers are
-// internal to engine.cpp and plan.cpp: their rows are checked by name only.
+// Exec (the scan loop and the statement driver, exec.h) and the plan helpers
+// are internal to the engine: their rows are checked by name only.
 inline constexpr HotRoutine kHotRoutines[] = {
     {"harness::Exec::execute", hot::Scan, "scan loop: page walk, line table, tuple fetch, qualify/project calls",
      "SCAN"},
@@ -41,9 +42,11 @@ inline constexpr HotRoutine kHotRoutines[] = {
     {"harness::Checksum::*", hot::Output, hot::kSinks, "", hot::address_of<&Checksum::add>},
     {"harness::ResultSink::*", hot::Output, hot::kSinks},
     {"harness::TempSink::*", hot::Output, hot::kSinks},
+    {"harness::CountSink::*", hot::Output, hot::kSinks},
+    {"harness::ResultRows::*", hot::Output, hot::kSinks, "", hot::address_of<&ResultRows::room>},
 
     {"harness::Exec::make_plan", hot::Prepare, hot::kPlans},
-    {"harness::Exec::choose_access", hot::Prepare, hot::kPlans},
+    {"harness::choose_access", hot::Prepare, hot::kPlans, "", hot::address_of<&choose_access>},
     {"harness::Exec::rewrite", hot::Prepare, hot::kPlans},
     {"harness::Plan::*", hot::Prepare, hot::kPlans},
     {"harness::PlanCache::*", hot::Prepare, hot::kPlans, "", hot::address_of<&PlanCache::find>},

@@ -1,7 +1,10 @@
-// Measurement shared by `quelkit paper`, `--repeat` and the Google Benchmark
-// suites, so their figures agree: each repetition runs the work in a loop for
-// at least `min_seconds`, the per-run time is elapsed / iterations, and the
-// figure is the median over `reps` repetitions (min and max kept as the spread).
+// Timing for the kit. measure() is what `quelkit paper` reports: each
+// repetition runs the work in a loop for at least `min_seconds`, the per-run
+// time is elapsed / iterations, and the figure is the median over `reps`
+// repetitions (min and max kept as the spread). `--repeat K` does not use it
+// (it times K single runs, see docs/stats.md), nor does the Google Benchmark
+// suite (bench/, which has its own loop of at least 0.1 s per benchmark).
+// now_ns() is the one clock every phase timer reads.
 #pragma once
 
 #include <cstdint>

@@ -4,13 +4,9 @@
 #include "harness/parts.h"
 
 #include <algorithm>
-#include <sstream>
-
 #include <cstring>
 #include <ostream>
 #include <unordered_map>
-
-#include "harness/runtime/runtime_inline.h"
 
 namespace quelkit::harness {
 
@@ -22,18 +18,7 @@ constexpr const char* kNames[20] = {"processor", "bolt",   "nut",     "screw",  
                                     "rotor",     "sensor", "relay",   "switch", "fuse"};
 constexpr const char* kColors[7] = {"red", "green", "blue", "white", "yellow", "gray", "brown"};
 
-void put_chars(uint8_t* dst, uint32_t width, const std::string& s) {
-  size_t n = s.size() < width ? s.size() : width;
-  std::memcpy(dst, s.data(), n);
-  std::memset(dst + n, ' ', width - n);
-}
-
 }  // namespace
-
-uint64_t SplitMix64::next() {
-  s_ += 0x9e3779b97f4a7c15ULL;
-  return rt::mix64(s_);
-}
 
 Schema parts_schema(uint64_t rows, bool wide) {
   std::vector<std::pair<std::string, Type>> cols = {
@@ -159,27 +144,19 @@ void write_parts_csv(std::ostream& os, uint64_t n, bool wide) {
 
 bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err) {
   PartsSpec p;
-  std::stringstream ss(spec);
-  std::string part;
-  std::getline(ss, part, ':');
-  if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12) {
-    *err = "--parts needs a number of tuples, not '" + part + "'";
-    return false;
-  }
-  p.rows = std::stoull(part);
+  std::vector<std::string> quals;
+  if (!split_data_spec(spec, "--parts", &p.rows, &quals, err)) return false;
   if (p.rows > 2147483647) {
-    *err = "--parts " + part + ": at most 2147483647 tuples (pnum is an i4)";
+    *err = "--parts " + std::to_string(p.rows) + ": at most 2147483647 tuples (pnum is an i4)";
     return false;
   }
-  while (std::getline(ss, part, ':')) {
-    if (part == "heap") p.s = Structure::Heap;
-    else if (part == "isam") p.s = Structure::Isam;
-    else if (part == "hash") p.s = Structure::Hash;
-    else if (part == "wide") p.wide = true;
-    else {
-      *err = "--parts: unknown qualifier '" + part + "' (heap, isam, hash, wide)";
+  for (const std::string& q : quals) {
+    if (parse_structure(q, &p.s)) continue;
+    if (q != "wide") {
+      *err = "--parts: unknown qualifier '" + q + "' (heap, isam, hash, wide)";
       return false;
     }
+    p.wide = true;
   }
   *out = p;
   return true;

@@ -11,18 +11,10 @@
 #include <vector>
 
 #include "frontend/schema.h"
+#include "harness/datagen.h"
 #include "harness/relation.h"
 
 namespace quelkit::harness {
-
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed = 1981) : s_(seed) {}
-  uint64_t next();
-
- private:
-  uint64_t s_;
-};
 
 // PARTS(pnum, pname = c20, color = c8, weight = i2, qoh = i2 [, filler = c166]);
 // pnum is i2 up to 32767 rows (the paper's 34-byte tuple), else i4.

@@ -21,7 +21,7 @@ struct Plan {
   // debug locations point into it. Not part of the key.
   std::string source;
   ir::NodePtr qual;         // unfolded; nullptr = always true
-  ir::NodePtr qual_folded;  // folded (frontend/fold.h); nullptr = always true
+  ir::NodePtr qual_folded;  // folded (frontend::fold, frontend.h); nullptr = always true
   std::vector<ir::NodePtr> targets, targets_folded;
   Schema in;      // tuple layout of the relation scanned; ATTR offsets point into it
   Schema out;     // projected row layout; target i is written at out.attrs[i].offset

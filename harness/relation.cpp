@@ -102,6 +102,7 @@ void Relation::erase(Tid t) {
   uint8_t* pg = pages_.data() + size_t(t.page) * page_size_;
   if (page_line(pg, t.line) == 0) return;  // already deleted: count it once
   set_line(pg, t.line, 0);
+  erased_ = true;
   --ntuples_;
 }
 

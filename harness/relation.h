@@ -60,6 +60,9 @@ class Relation {
   int key_attr() const { return key_attr_; }  // -1 for heap
   int fillfactor() const { return fillfactor_; }
   uint64_t ntuples() const { return ntuples_; }
+  // False while no tuple was ever deleted: every line of every page is live,
+  // so a scan counts a page's tuples as its line count.
+  bool has_deleted() const { return erased_; }
   uint32_t npages() const { return uint32_t(pages_.size() / page_size_); }
   uint32_t nprimary() const { return nprimary_; }  // heap: all pages
   uint32_t noverflow() const { return npages() - nprimary_; }
@@ -80,6 +83,19 @@ class Relation {
 
   // Pages in scan order for these bounds; stops early if f returns false.
   void scan_pages(const KeyBounds& b, const std::function<bool(uint32_t page_no)>& f) const;
+  // The same, with f inlined into a heap's page loop (the common full scan:
+  // no call through a std::function per page); other structures go through
+  // scan_pages.
+  template <class F>
+  void each_page(const KeyBounds& b, F&& f) const {
+    if (structure_ == Structure::Heap) {
+      const uint32_t n = npages();
+      for (uint32_t p = 0; p < n; ++p)
+        if (!f(p)) return;
+      return;
+    }
+    scan_pages(b, f);
+  }
   // Every live tuple in full-scan order.
   void for_each(const std::function<void(Tid, const uint8_t*)>& f) const;
 
@@ -105,6 +121,7 @@ class Relation {
   int fillfactor_ = 100;
   uint32_t fill_limit_ = 0;  // tuples per primary page when built (isam/hash)
   uint64_t ntuples_ = 0;
+  bool erased_ = false;  // has_deleted(); never cleared (a hint that only costs a count)
   uint32_t nprimary_ = 0;
   uint64_t version_ = 0;
   std::vector<uint8_t> pages_;

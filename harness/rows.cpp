@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "harness/page.h"
-#include "harness/runtime/runtime.h"
+#include "harness/runtime/runtime_inline.h"
 
 namespace quelkit::harness {
 
@@ -34,12 +34,9 @@ void put_value(const Attribute& a, const ir::Value& v, uint8_t* row) {
     case Tk::I4: store<int32_t>(p, int32_t(v.i)); break;
     case Tk::F4: store<float>(p, v.f4); break;
     case Tk::F8: store<double>(p, v.f8); break;
-    case Tk::C: {
-      size_t n = std::min<size_t>(v.s.size(), a.type.len);
-      std::memcpy(p, v.s.data(), n);
-      std::memset(p + n, ' ', a.type.len - n);
+    case Tk::C:
+      rt::store_char(p, a.type.len, reinterpret_cast<const uint8_t*>(v.s.data()), uint32_t(v.s.size()));
       break;
-    }
     case Tk::B: p[0] = uint8_t(v.i); break;
   }
 }
@@ -47,9 +44,7 @@ void put_value(const Attribute& a, const ir::Value& v, uint8_t* row) {
 void copy_value(Type from, const uint8_t* src, const Attribute& to, uint8_t* row) {
   uint8_t* p = row + to.offset;
   if (to.type.kind == Tk::C) {
-    uint32_t n = std::min<uint32_t>(from.len, to.type.len);
-    std::memcpy(p, src, n);
-    std::memset(p + n, ' ', to.type.len - n);
+    rt::store_char(p, to.type.len, src, from.len);
   } else {
     std::memcpy(p, src, to.type.len);
   }
@@ -69,14 +64,15 @@ std::string value_text(const Attribute& a, const uint8_t* row) {
 
 static bool right_aligned(Type t) { return t.is_numeric(); }
 
-void print_table(std::ostream& os, const Schema& s, const uint8_t* rows, size_t n) {
+void print_table(std::ostream& os, const Schema& s, const ResultRows& rows) {
+  const size_t n = rows.size();
   std::vector<size_t> w;
   for (const auto& a : s.attrs) w.push_back(std::max<size_t>(a.name.size(), 1));
   std::vector<std::string> cells;
   cells.reserve(n * s.attrs.size());
   for (size_t r = 0; r < n; ++r)
     for (size_t c = 0; c < s.attrs.size(); ++c) {
-      cells.push_back(value_text(s.attrs[c], rows + r * s.tuple_len));
+      cells.push_back(value_text(s.attrs[c], rows.row(r)));
       w[c] = std::max(w[c], cells.back().size());
     }
   auto rule = [&] {
@@ -115,13 +111,14 @@ static void csv_field(std::ostream& os, const std::string& v) {
   os << '"';
 }
 
-void print_csv(std::ostream& os, const Schema& s, const uint8_t* rows, size_t n) {
+void print_csv(std::ostream& os, const Schema& s, const ResultRows& rows) {
+  const size_t n = rows.size();
   for (size_t c = 0; c < s.attrs.size(); ++c) os << (c ? "," : "") << s.attrs[c].name;
   os << '\n';
   for (size_t r = 0; r < n; ++r) {
     for (size_t c = 0; c < s.attrs.size(); ++c) {
       if (c) os << ',';
-      csv_field(os, value_text(s.attrs[c], rows + r * s.tuple_len));
+      csv_field(os, value_text(s.attrs[c], rows.row(r)));
     }
     os << '\n';
   }

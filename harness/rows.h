@@ -8,6 +8,7 @@
 
 #include "frontend/ir.h"
 #include "frontend/schema.h"
+#include "harness/result_rows.h"
 
 namespace quelkit::harness {
 
@@ -21,9 +22,9 @@ void copy_value(Type from, const uint8_t* src, const Attribute& to, uint8_t* row
 int compare_value(const Attribute& a, const uint8_t* x, const uint8_t* y);
 std::string value_text(const Attribute& a, const uint8_t* row);
 
-// INGRES-style terminal table of n rows.
-void print_table(std::ostream& os, const Schema& s, const uint8_t* rows, size_t n);
+// INGRES-style terminal table of the rows.
+void print_table(std::ostream& os, const Schema& s, const ResultRows& rows);
 // CSV with a header line, values as `quelkit gen` writes them.
-void print_csv(std::ostream& os, const Schema& s, const uint8_t* rows, size_t n);
+void print_csv(std::ostream& os, const Schema& s, const ResultRows& rows);
 
 }  // namespace quelkit::harness

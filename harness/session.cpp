@@ -11,6 +11,8 @@
 #include <ostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/budget.h"
 #include "harness/checksum.h"
 #include "harness/csv.h"
@@ -155,7 +157,7 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
     case Stmt::Range: {
       if (!cat_.find(s.relation))
         throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
-      ranges_.set(s.var, lower(s.relation));
+      ranges_.set(s.var, lowercase(s.relation));
       return true;
     }
     case Stmt::Retrieve:
@@ -180,35 +182,6 @@ Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceR
 static uint64_t median(std::vector<uint64_t> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// Sort keys first, then (for unique) every column, so duplicates are adjacent.
-static void sort_rows(std::vector<uint8_t>& data, const Schema& s, const std::vector<frontend::SortKey>& keys,
-                      bool unique) {
-  const uint32_t len = s.tuple_len;
-  if (len == 0) return;
-  size_t n = data.size() / len;
-  std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  std::vector<std::pair<int, bool>> order;
-  for (const auto& k : keys) order.emplace_back(k.target, k.descending);
-  if (unique)
-    for (size_t c = 0; c < s.attrs.size(); ++c) order.emplace_back(int(c), false);
-  auto cmp = [&](size_t x, size_t y) {
-    for (auto [c, desc] : order) {
-      int r = compare_value(s.attrs[size_t(c)], data.data() + x * len, data.data() + y * len);
-      if (r) return desc ? r > 0 : r < 0;
-    }
-    return false;
-  };
-  std::stable_sort(idx.begin(), idx.end(), cmp);
-  std::vector<uint8_t> out;
-  out.reserve(data.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (unique && i > 0 && !cmp(idx[i - 1], idx[i]) && !cmp(idx[i], idx[i - 1])) continue;
-    out.insert(out.end(), data.begin() + long(idx[i] * len), data.begin() + long((idx[i] + 1) * len));
-  }
-  data.swap(out);
 }
 
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {
@@ -274,19 +247,24 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   const uint32_t len = res.layout.tuple_len;
   switch (q.kind) {
     case frontend::BoundKind::Retrieve: {
-      if (!q.sort.empty() || q.unique) sort_rows(res.data, res.layout, q.sort, q.unique);
-      size_t n = res.keep_rows && len ? res.data.size() / len : res.nrows();
+      if (opt_.runner.count_sink && q.into.empty()) {  // a measurement: the count, no rows
+        if (opt_.format != OutFormat::None) *msg_ << "(" << res.nrows() << " rows counted)\n";
+        return true;
+      }
+      size_t n = res.keep_rows ? res.rows.size() : res.nrows();
       if (!q.into.empty()) {
         if (cat_.find(q.into))
           throw_error(ErrKind::Name, s.relation_pos, src, "relation " + q.into + " already exists");
         auto rel = new_relation(q.into, res.layout, opt_.page_size, s.relation_pos, src);
-        for (size_t i = 0; i < n; ++i) rel->insert(res.data.data() + i * len);
+        res.rows.for_each_run([&](const uint8_t* run, size_t k) {
+          for (size_t i = 0; i < k; ++i) rel->insert(run + i * len);
+        });
         cat_.add(std::move(rel));
         *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " into " << q.into << ")\n";
       } else if (opt_.format == OutFormat::Table) {
-        print_table(out_, res.layout, res.data.data(), n);
+        print_table(out_, res.layout, res.rows);
       } else if (opt_.format == OutFormat::Csv) {
-        print_csv(out_, res.layout, res.data.data(), n);
+        print_csv(out_, res.layout, res.rows);
       } else if (!json_only()) {  // the JSON object carries the checksum
         out_ << "checksum " << checksum_hex(res.checksum.sum) << " (" << n << (n == 1 ? " row" : " rows") << ")\n";
       }
@@ -303,7 +281,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       for (size_t i = 0; i < n; ++i) {
         tuple = base;
         for (size_t t = 0; t < q.targets.size(); ++t)
-          copy_value(res.layout.attrs[t].type, res.data.data() + i * len + res.layout.attrs[t].offset,
+          copy_value(res.layout.attrs[t].type, res.rows.row(i) + res.layout.attrs[t].offset,
                      sch.attrs[size_t(q.targets[t].column)], tuple.data());
         rel->insert(tuple.data());
       }
@@ -333,7 +311,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
         const uint8_t* old = rel->tuple(t);
         std::vector<uint8_t> nt(old, old + sch.tuple_len);
         for (size_t c = 0; c < q.targets.size(); ++c)
-          copy_value(res.layout.attrs[c].type, res.data.data() + k * len + res.layout.attrs[c].offset,
+          copy_value(res.layout.attrs[c].type, res.rows.row(k) + res.layout.attrs[c].offset,
                      sch.attrs[size_t(q.targets[c].column)], nt.data());
         fresh.push_back(std::move(nt));
       }
@@ -361,35 +339,40 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
 void Session::emit_stats(const StmtReport& r) {
   const ExecStats& s = r.stats;
   if (opt_.stats_json) {
-    auto esc = [](const std::string& v) {
-      std::string o;
-      for (char c : v) {
-        if (c == '"' || c == '\\') o += '\\';
-        if (c == '\n') {
-          o += "\\n";
-          continue;
-        }
-        o += c;
-      }
-      return o;
-    };
-    out_ << "{\"stmt\":" << r.stmt << ",\"line\":" << r.line << ",\"backend\":\"" << r.backend
-         << "\",\"mode\":\"" << r.mode << "\",\"jit_opt\":" << opt_.prepare.jit_opt << ",\"access_path\":\""
-         << esc(s.access_path) << "\",\"rows_scanned\":" << s.rows_scanned
-         << ",\"rows_qualified\":" << s.rows_qualified << ",\"rows_out\":" << s.rows_out
-         << ",\"prepares\":" << s.prepares << ",\"cache_hits\":" << s.cache_hits
-         << ",\"prepare_ns\":" << s.prepare_ns << ",\"irgen_ns\":" << s.irgen_ns << ",\"opt_ns\":" << s.opt_ns
-         << ",\"codegen_ns\":" << s.codegen_ns << ",\"run_ns\":" << s.run_ns << ",\"run_ns_min\":" << r.run_ns_min
-         << ",\"run_ns_max\":" << r.run_ns_max << ",\"repeat\":" << opt_.repeat << ",\"checksum\":\""
-         << checksum_hex(s.checksum) << "\",\"error\":" << (r.error.empty() ? "null" : "\"" + esc(r.error) + "\"")
-         << "}\n";
+    // One object per line, fields in docs/stats.md's order.
+    const nlohmann::ordered_json j = {
+        {"stmt", r.stmt},
+        {"line", r.line},
+        {"backend", r.backend},
+        {"mode", r.mode},
+        {"jit_opt", opt_.prepare.jit_opt},
+        {"access_path", s.access_path},
+        {"rows_scanned", s.rows_scanned},
+        {"rows_qualified", s.rows_qualified},
+        {"rows_out", s.rows_out},
+        {"prepares", s.prepares},
+        {"cache_hits", s.cache_hits},
+        {"prepare_ns", s.prepare_ns},
+        {"irgen_ns", s.irgen_ns},
+        {"opt_ns", s.opt_ns},
+        {"codegen_ns", s.codegen_ns},
+        {"run_ns", s.run_ns},
+        {"run_ns_min", r.run_ns_min},
+        {"run_ns_max", r.run_ns_max},
+        {"repeat", opt_.repeat},
+        {"verify_ns", s.verify_ns},
+        {"checksum", checksum_hex(s.checksum)},
+        {"error", r.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error)}};
+    // An error quoting a literal may hold bytes that are not UTF-8: they
+    // become U+FFFD rather than an exception.
+    out_ << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     return;
   }
   out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode << ": " << s.access_path
        << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << s.prepare_ns / 1000.0
        << " us, run " << s.run_ns / 1000.0 << " us (min " << r.run_ns_min / 1000.0 << ", max "
-       << r.run_ns_max / 1000.0 << ", " << opt_.repeat << " runs); checksum " << checksum_hex(s.checksum)
+       << r.run_ns_max / 1000.0 << ", " << opt_.repeat << " runs); verify " << s.verify_ns / 1000.0 << " us; checksum " << checksum_hex(s.checksum)
        << (r.error.empty() ? "" : "; error") << "\n";
 }
 
@@ -404,7 +387,7 @@ void Session::exec_create(const Stmt& s, const SourceRef& src) {
     if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
     cols.emplace_back(c.name, *t);
   }
-  cat_.add(new_relation(lower(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src));
+  cat_.add(new_relation(lowercase(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src));
 }
 
 void Session::exec_modify(const Stmt& s, const SourceRef& src) {
@@ -433,7 +416,7 @@ void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
   for (size_t i = 0; i < names.size(); ++i)  // check all first: the statement is atomic
     if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "relation " + names[i] + " does not exist");
   for (const auto& n : names) {
-    invalidate(lower(n));
+    invalidate(lowercase(n));
     cat_.remove(n);
   }
 }
@@ -446,12 +429,11 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
     if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "relation " + names[i] + " does not exist");
   for (const auto& n : names) {
     Relation* rel = cat_.find(n);
-    std::vector<uint8_t> rows;
-    rel->for_each([&](Tid, const uint8_t* t) { rows.insert(rows.end(), t, t + rel->tuple_len()); });
-    size_t cnt = rel->ntuples();
+    ResultRows rows(rel->tuple_len());
+    rel->for_each([&](Tid, const uint8_t* t) { rows.append(t, 1); });
     out << rel->name() << " relation\n";
-    if (opt_.format == OutFormat::Csv) print_csv(out, rel->schema(), rows.data(), cnt);
-    else print_table(out, rel->schema(), rows.data(), cnt);
+    if (opt_.format == OutFormat::Csv) print_csv(out, rel->schema(), rows);
+    else print_table(out, rel->schema(), rows);
   }
 }
 

@@ -233,12 +233,7 @@ QI_INLINE void put(uint8_t* p, const Cell& c, const Symbol* s) {
     case Tk::I4: harness::store<int32_t>(p, c.v.i); break;
     case Tk::F4: harness::store<float>(p, c.v.f4); break;
     case Tk::F8: harness::store<double>(p, c.v.f8); break;
-    case Tk::C: {
-      uint32_t n = c.len < s->len ? c.len : s->len;
-      std::memcpy(p, c.v.s, n);
-      std::memset(p + n, ' ', s->len - n);
-      break;
-    }
+    case Tk::C: rt::store_char(p, s->len, c.v.s, c.len); break;
     case Tk::B: syserr("interpret: boolean stored into a row", s);
   }
 }

@@ -25,7 +25,8 @@ std::unique_ptr<harness::Backend> make_backend(bool use_goto);
 // `tuple`. Returns `s`. Like INGRES's GETSYMBOL, it runs once per symbol.
 const Symbol* getsymbol(const Symbol* s, Cell* ts, const uint8_t* tuple);
 
-// Dispatch methods, one overload of interpret each (STYLE.md item 4).
+// Dispatch methods, one overload of interpret each, both in the same binary so
+// one run compares them (modes interp:switch and interp:goto).
 struct SwitchDispatch {};  // a switch over the symbol code: the 1976 design
 struct GotoDispatch {};    // computed goto (labels as values), one indirect jump per operator
 

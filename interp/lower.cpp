@@ -11,6 +11,7 @@
 #include <string>
 
 #include "harness/page.h"
+#include "harness/runtime/runtime_inline.h"
 
 namespace quelkit::interp {
 
@@ -283,7 +284,7 @@ void dump_list(const char* title, const std::vector<Symbol>& list, std::ostream&
       SrcPos p = SrcPos::unpack(s.v.pos);
       l += " @" + std::to_string(p.line) + ":" + std::to_string(p.col);
     }
-    while (!l.empty() && l.back() == ' ') l.pop_back();
+    l.resize(rt::strip(l).size());
     os << l << '\n';
   }
 }

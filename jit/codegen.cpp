@@ -16,6 +16,7 @@
 
 #include "frontend/op_rules.h"
 #include "harness/page.h"
+#include "harness/page_walk.h"
 
 #pragma GCC diagnostic error "-Wswitch"
 
@@ -320,17 +321,25 @@ class Walk {
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value nlines = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageOffNLines))), true);
-    // A scan is memory-bound: fetch the next page while this one is evaluated.
-    // Tuples fill a page from its end down, so line 0's tuple ends the page,
-    // and a heap scan's next page most likely starts right there; each tuple's
-    // counterpart on that page lies `span` bytes on. Only a hint: a wrong
-    // guess (an overflow chain, a deleted line 0) costs nothing but the fetch.
+    // The page walk of harness/page_walk.h, emitted: the next page whole
+    // before the first tuple (cache lines from page + span, span = line[0] +
+    // tuple_len bytes, at most kPrefetchMax), then the line table in order.
     Value first = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageHeader))), true);
     Value span = e_.arith(Arith::Add, Ty::I64, first, i64(plan_.in.tuple_len));
-    e_.prefetch(e_.at(page, span));
+    Local pf = e_.local(Ty::I64, "prefetched");
+    e_.assign(pf, i64(0));
+    Block pf_head = e_.block("prefetch"), pf_cap = e_.block("prefetch_cap"), pf_line = e_.block("prefetch_line");
     Block head = e_.block("line"), body = e_.block("entry"), live = e_.block("tuple"), emit = e_.block("project"),
           next = e_.block("next"), done = e_.block("done");
-    e_.jump(head);
+    e_.jump(pf_head);
+    e_.place(pf_head);
+    e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(pf), span), pf_cap, head, Hint::Likely);
+    e_.place(pf_cap);
+    e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(pf), i64(harness::kPrefetchMax)), pf_line, head, Hint::Likely);
+    e_.place(pf_line);
+    e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, span, e_.read(pf))));
+    e_.assign(pf, e_.arith(Arith::Add, Ty::I64, e_.read(pf), i64(harness::kPrefetchLine)));
+    e_.jump(pf_head);
 
     e_.place(head);
     e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(line_), nlines), body, done, Hint::Likely);
@@ -352,7 +361,6 @@ class Walk {
       expect(e_.compare(Pred::Le, Ty::I64, end, i64(kMaxPageSize)), QK_ERR_BOUNDS, stmt_pos_, "tuple_past_page");
     }
     tuple_ = e_.at(page, off);
-    e_.prefetch(e_.at(tuple_, span));
     Value qualifies;  // branch-free selection: the qualification as a value
     if (branch_free_selection()) {
       qualifies = always_true(plan_.qual_folded.get()) ? e_.int_const(Ty::Bool, 1) : expr(*plan_.qual_folded).v;
@@ -528,6 +536,8 @@ class Walk {
         case Tk::F4: e_.store(Ty::F32, dst, v.v); break;
         case Tk::F8: e_.store(Ty::F64, dst, v.v); break;
         case Tk::C: {
+          // rt::store_char, emitted inline: both lengths are known here, so the
+          // copy and the blank fill are fixed-size moves, not calls.
           uint32_t n = v.len < col.type.len ? v.len : col.type.len;
           if (n) e_.copy(dst, v.v, n);
           if (n < col.type.len) e_.fill(e_.at(dst, i64(n)), ' ', col.type.len - n);

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "harness/runtime/runtime_inline.h"
 #include "threaded/program.h"
 
 namespace quelkit::threaded {
@@ -141,9 +142,8 @@ class Lowerer {
         p_.chars.insert(p_.chars.end(), n.type.len - have, uint8_t(' '));
         char_consts_.emplace_back(o.reg, off);
         o.len = n.type.len;
-        uint32_t stripped = have;
-        while (stripped > 0 && n.val.s[stripped - 1] == ' ') --stripped;
-        o.cmp_len = uint8_t(stripped);  // comparisons and patterns strip trailing blanks anyway
+        // comparisons and patterns strip trailing blanks anyway
+        o.cmp_len = uint8_t(rt::strip(reinterpret_cast<const uint8_t*>(n.val.s.data()), uint32_t(have)));
         break;
       }
     }
@@ -487,7 +487,7 @@ void Lowerer::dump(std::ostream& os, const std::string& label) const {
     char head[64];
     std::snprintf(head, sizeof head, "%4u  %-18s ", i, kind_name(p_.code[i].kind).c_str());
     std::string line = head + node_text(p_, i);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
+    line.resize(rt::strip(line).size());
     os << line << '\n';
   }
 }

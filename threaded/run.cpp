@@ -1,4 +1,5 @@
-// The two dispatch methods over one threaded program (STYLE.md item 4), both
+// The two dispatch methods over one threaded program, both in the same binary
+// so one run compares them (modes threaded:call and threaded:goto), both
 // generated from kKinds with the node bodies of threaded/steps.h:
 //   call  each kind's handler is a function; a loop calls node->fn until one
 //         returns nullptr (DC-INGRES's threaded code, as call threading)
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "harness/page_walk.h"
 #include "threaded/program.h"
 #include "threaded/steps.h"
 
@@ -19,18 +21,6 @@ namespace quelkit::threaded {
 namespace {
 
 using steps::step;
-
-// Tuples are placed from the end of a page down, so line 0's tuple ends the
-// page: a heap scan's next page most likely follows right there. Touching it
-// now hides the memory latency the first load of each tuple would otherwise
-// stall on (prefetches never fault, so a wrong guess only costs the hint).
-inline __attribute__((always_inline)) void prefetch_next_page(const uint8_t* page, uint32_t in_len) {
-  uint16_t first = harness::page_nlines(page) ? harness::page_line(page, 0) : 0;
-  if (!first) return;
-  uint32_t size = first + in_len;
-  if (size > 4096) size = 4096;
-  for (uint32_t o = 0; o < size; o += 64) __builtin_prefetch(page + first + in_len + o);
-}
 
 [[noreturn]] void bad_kind() {
   std::fprintf(stderr, "quelkit: internal error: threaded: node of an unused kind\n");
@@ -73,30 +63,27 @@ __attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uin
   Reg* R = p.regs.data();
   const Node* qual = p.code.data();
   const Node* proj = qual + p.proj_start;
-  const uint32_t nl = harness::page_nlines(page);
   int64_t nrows = 0;
-  prefetch_next_page(page, p.in_len);
-  for (uint32_t i = 0; i < nl; ++i) {
-    uint16_t off = harness::page_line(page, i);
-    if (!off) continue;
-    const uint8_t* t = page + off;
+  bool failed = false;
+  harness::walk_page(page, p.in_len, [&](uint32_t i, const uint8_t* t) {
     if (!p.qual_always) {
       int q = call_run(qual, R, t, ctx);
-      if (q == 0) continue;
+      if (q == 0) return true;
       if (q < 0) {
         ctx->err_slot = i;
-        return -1;
+        return !(failed = true);
       }
     }
     R[kRowReg].row = rows;
     if (call_run(proj, R, t, ctx) < 0) {
       ctx->err_slot = i;
-      return -1;
+      return !(failed = true);
     }
     rows += p.row_len;
     ++nrows;
-  }
-  return nrows;
+    return true;
+  });
+  return failed ? -1 : nrows;
 }
 
 // ---------------------------------------------------------------- goto mode
@@ -152,13 +139,15 @@ __attribute__((noinline)) int64_t goto_run(Program& p, const Node* start, const 
   const Node* const proj = code + p.proj_start;
   const Node* const first = p.qual_always ? proj : code;
   const uint32_t row_len = p.row_len;
+  // The page walk of harness/page_walk.h, written out: the tuple loop is
+  // entered from the labels below, so it cannot be walk_page's visit.
   const uint32_t nl = Kernel ? harness::page_nlines(in) : 0;
   uint32_t line = 0;
   int64_t nrows = 0;
   const Node* n = start;
   const uint8_t* t = in;
   if (!Kernel) QT_DISPATCH;
-  prefetch_next_page(in, p.in_len);
+  harness::prefetch_next_page(in, p.in_len);
   goto next_tuple;
 
 tuple_done:
@@ -166,7 +155,7 @@ tuple_done:
 next_tuple:
   for (; line < nl; ++line) {
     uint16_t off = harness::page_line(in, line);
-    if (off) {
+    if (__builtin_expect(off != 0, 1)) {
       t = in + off;
       n = first;
       QT_DISPATCH;

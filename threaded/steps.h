@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "harness/page.h"
+#include "harness/stored.h"
 #include "frontend/op_rules.h"
 #include "harness/runtime/runtime_inline.h"
 #include "threaded/program.h"
@@ -54,37 +55,10 @@ QT_INLINE void rset(Reg& r, V v) {
   else r.i = v;
 }
 
-template <Tk S>
-QT_INLINE auto load_stored(const uint8_t* p) {
-  if constexpr (S == Tk::I1) return int32_t(harness::load<int8_t>(p));
-  else if constexpr (S == Tk::I2) return int32_t(harness::load<int16_t>(p));
-  else if constexpr (S == Tk::I4) return harness::load<int32_t>(p);
-  else if constexpr (S == Tk::F4) return harness::load<float>(p);
-  else if constexpr (S == Tk::F8) return harness::load<double>(p);
-  else if constexpr (S == Tk::C) return p;
-  else static_assert(kNever<S>, "no stored booleans");
-}
-
-// A stored value loaded into a register of type T (loads_as(S, T)): the
-// widening conversions exactly as the CVT_* nodes and the interpreter do them.
-template <Tk S, Tk T>
-QT_INLINE auto load_as(const uint8_t* p) {
-  static_assert(loads_as(S, T));
-  auto v = load_stored<S>(p);
-  if constexpr (T == Tk::F4 && is_int(S)) return float(v);
-  else if constexpr (T == Tk::F8 && S != Tk::F8) return double(v);
-  else return v;
-}
-
-template <Tk S, class V>
-QT_INLINE void store_col(uint8_t* p, V v) {
-  if constexpr (S == Tk::I1) harness::store<int8_t>(p, int8_t(v));
-  else if constexpr (S == Tk::I2) harness::store<int16_t>(p, int16_t(v));
-  else if constexpr (S == Tk::I4) harness::store<int32_t>(p, v);
-  else if constexpr (S == Tk::F4) harness::store<float>(p, v);
-  else if constexpr (S == Tk::F8) harness::store<double>(p, v);
-  else static_assert(kNever<S>, "characters are stored by length");
-}
+// Stored fields loaded into registers and stored back (harness/stored.h).
+using harness::load_as;
+using harness::load_stored;
+using harness::store_col;
 
 // Copies n (< 256) bytes with overlapping fixed-size moves: character
 // attributes are short, and a variable-length memcpy became `rep movsq`,
@@ -181,10 +155,9 @@ QT_INLINE const Node* step(const Node* n, Reg* R, const uint8_t* t, uint8_t* row
     R[n->dst] = R[n->a];
   } else if constexpr (K.form == Form::Store) {
     if constexpr (K.src == Tk::C) {
-      // value alen bytes, column blen bytes: truncated or blank padded
-      uint32_t len = n->alen < n->blen ? n->alen : n->blen;
-      copy_bytes(row + n->off, R[n->a].s, len);
-      std::memset(row + n->off + len, ' ', n->blen - len);
+      // value alen bytes, column blen bytes; the kept bytes moved by copy_bytes
+      auto copy = [](uint8_t* d, const uint8_t* s, uint32_t k) __attribute__((always_inline)) { copy_bytes(d, s, k); };
+      rt::store_char(row + n->off, n->blen, R[n->a].s, n->alen, copy);
     } else {
       store_col<K.src>(row + n->off, rget<reg_class(K.src)>(R[n->a]));
     }

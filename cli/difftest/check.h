@@ -2,8 +2,8 @@
 // every selected back end and mode (rows, values bit for bit, errors
 // exactly), on the storage variants of its relations (same row multiset as
 // the heap), and through SQLite where the query is in the SQL-compatible
-// subset. A mismatch is shrunk to a minimal query that still shows it and
-// printed as a ready-to-run .quel reproducer in the corpus format.
+// subset. A mismatch is shrunk (shrink.cpp) to a minimal query that still
+// shows it and printed as a .quel reproducer (reproducer.cpp).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/difftest/gen.h"
+#include "frontend/bound.h"
 #include "harness/engine.h"
 #include "harness/session.h"
 
@@ -22,7 +23,15 @@ namespace quelkit::difftest {
 
 class SqliteOracle;
 
+// The typed operators of the bound queries (coverage of ops.def).
+struct Coverage {
+  std::vector<uint64_t> ops = std::vector<uint64_t>(ir::kNumOps, 0);
+  void add(const ir::Node& n);
+  std::vector<std::string> missing() const;  // ops never seen (PARAM excluded)
+};
+
 struct Mismatch {
+  // Generator: the binder rejected a generated query.
   enum Kind : uint8_t { Backends, Storage, Sqlite, Generator } kind = Backends;
   std::string a, b;    // what disagreed: runner labels, "relation x vs y", "sqlite"
   std::string detail;  // the first difference
@@ -60,6 +69,7 @@ struct Summary {
 struct Outcome {
   bool bound = false;
   Error bind_error;
+  frontend::BoundQuery query;            // what the binder made of it
   std::vector<harness::Result> results;  // one per runner asked for
 };
 
@@ -96,6 +106,11 @@ class Checker {
   std::optional<Mismatch> check_storage(const GQuery& q, const Outcome& heap, Summary* sum);
   std::optional<Mismatch> check_sqlite(const GQuery& q, const Outcome& heap, Summary* sum);
   bool still_fails(const Mismatch& m, const GQuery& candidate);
+  // Does a keyed relation's answer differ from the heap's? (*detail: how)
+  static bool storage_differs(const harness::Result& heap, const harness::Result& var, std::string* detail);
+
+  // The second text of a statement run twice: another line, another column.
+  static constexpr const char* kAgain = "\n\n   ";
 
   std::ostream& log_;
   std::ostringstream sink_out_, sink_err_;  // what the session prints (setup only)

@@ -10,6 +10,7 @@
 #include "frontend/frontend.h"
 #include "harness/checksum.h"
 #include "harness/parts.h"
+#include "harness/wisconsin.h"
 #include "harness/session.h"
 
 namespace quelkit::difftest {
@@ -100,6 +101,7 @@ CorpusFile parse_corpus(const std::string& name, const std::string& text) {
       std::string key = d.substr(0, d.find(' ')), val = trim(d.substr(key.size()));
       if (key == "parts") f.parts = val;
       else if (key == "page-size") f.page_size = uint32_t(std::stoul(val));
+      else if (key == "wisconsin") f.wisconsin = val;
       else throw std::runtime_error(name + ":" + std::to_string(line_of(text, i)) + ": unknown directive '" + key + "'");
     } else if (i + 2 < text.size() && text[i + 2] == '=') {
       CorpusCase cc;
@@ -173,6 +175,12 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends) {
     bool wide = false;
     harness::Structure st = parse_structure(f.parts, &rows, &wide);
     session.catalog().add(harness::make_parts(rows, wide, st, o.page_size));
+  }
+  if (!f.wisconsin.empty()) {
+    harness::WisconsinSpec w;
+    std::string why;
+    if (!harness::parse_wisconsin_spec(f.wisconsin, &w, &why)) throw std::runtime_error("wisconsin directive: " + why);
+    for (auto& rel : harness::make_wisconsin(w, o.page_size)) session.catalog().add(std::move(rel));
   }
   auto fail = [&](uint32_t line, const std::string& what) {
     rep.failures.push_back(f.name + ":" + std::to_string(line) + ": " + what);

@@ -4,6 +4,7 @@
 //
 //   /*! parts 210:isam:wide */     directive, as the command-line option --parts
 //   /*! page-size 256 */           directive, as --page-size
+//   /*! wisconsin study:isam */     directive, as --wisconsin
 //   create t (a = i2)              statements without an expectation must succeed
 //   append to t (a = 1)
 //   retrieve (t.a) where t.a > 0   the last statement before an expectation is the case
@@ -41,6 +42,7 @@ struct CorpusCase {
 struct CorpusFile {
   std::string name, text;
   std::string parts;      // --parts spec, "" = none
+  std::string wisconsin;  // --wisconsin spec, "" = none
   uint32_t page_size = 0;  // 0 = default
   std::vector<CorpusCase> cases;
 };

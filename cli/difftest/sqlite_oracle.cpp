@@ -1,5 +1,6 @@
-// The SQLite oracle (sqlite_oracle.h): loader, QUEL-to-SQL translation of the
-// shared subset, and canonical rows for an order-free comparison.
+// The SQLite oracle (sqlite_oracle.h): loader, translation of the shared
+// subset from the bound IR to SQL, and canonical rows for an order-free
+// comparison.
 #include "cli/difftest/sqlite_oracle.h"
 
 #include <sqlite3.h>
@@ -8,6 +9,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "cli/difftest/bind.h"
 #include "harness/rows.h"
 
 namespace quelkit::difftest {
@@ -19,15 +21,34 @@ std::string rtrim(std::string s) {
   return s;
 }
 
-std::string canonical_double(double v) {
-  if (v == 0) return "0";  // -0.0 and 0.0: SQLite does not keep the sign of a stored zero
+std::string shortest_double(double v) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 
+std::string canonical_double(double v) {
+  if (v == 0) return "0";  // -0.0 and 0.0: SQLite does not keep the sign of a stored zero
+  return shortest_double(v);
+}
+
+// $1 and $2 of an SQL spelling replaced by the operands' SQL, in one pass.
+std::string fill(const std::string& spelling, const std::string& a, const std::string& b) {
+  std::string out;
+  for (size_t i = 0; i < spelling.size(); ++i) {
+    if (spelling[i] == '$' && i + 1 < spelling.size() && (spelling[i + 1] == '1' || spelling[i + 1] == '2')) {
+      out += spelling[++i] == '1' ? a : b;
+      continue;
+    }
+    out += spelling[i];
+  }
+  return out;
+}
+
+// SQL of a bound expression: the types and typed operators are the binder's.
 struct Translator {
-  bool math;
+  const frontend::BoundQuery& q;
+  const std::vector<bool>& spelled;
   std::vector<std::pair<bool, std::string>>* params;
   std::string reason;
 
@@ -42,23 +63,25 @@ struct Translator {
   }
 
   // SQL for n, or false with `reason`.
-  bool sql(const GNode& n, std::string* out) {
-    if (n.kind == GNode::Lit) {
-      if (n.type.kind == Tk::C) {
-        *out = param(true, rtrim(n.value));
-        return true;
+  bool sql(const ir::Node& n, std::string* out) {
+    if (n.op == ir::Op::CONST) {
+      switch (n.type.kind) {
+        case Tk::C: *out = param(true, rtrim(n.val.s)); return true;
+        case Tk::F8: *out = param(false, shortest_double(n.val.f8)); return true;
+        case Tk::I1:
+        case Tk::I2:
+        case Tk::I4: *out = std::to_string(n.val.i); return true;
+        case Tk::F4: return fail("f4");
+        case Tk::B: return fail("error");
       }
-      if (n.type.kind == Tk::F8) {
-        *out = param(false, n.text);
-        return true;
-      }
-      *out = n.text;
+      return fail("error");
+    }
+    if (n.op == ir::Op::ATTR) {
+      const frontend::BoundVar& v = q.vars[size_t(n.var)];
+      *out = v.name + "." + v.schema.attrs[size_t(n.attr)].name;
       return true;
     }
-    if (n.kind == GNode::Attr) {
-      *out = n.var + "." + n.attr;
-      return true;
-    }
+    if (n.op == ir::Op::PARAM) return fail("error");
     const ir::OpInfo& info = ir::op_info(n.op);
     if (n.type.kind == Tk::F4 || info.left == Tk::F4) {
       // Only exact uses of an f4 value: widening (float8) and truncation (int1/2/4)
@@ -66,73 +89,43 @@ struct Translator {
       if (info.generic != ir::Generic::Cvt || n.type.kind == Tk::F4) return fail("f4");
     }
     std::string a, b;
-    if (n.kids.size() > 0 && !sql(*n.kids[0], &a)) return false;
-    if (n.kids.size() > 1 && info.generic != ir::Generic::Match && info.generic != ir::Generic::NoMatch &&
-        !sql(*n.kids[1], &b))
+    if (n.kid[0] && !sql(*n.kid[0], &a)) return false;
+    if (info.generic == ir::Generic::Match || info.generic == ir::Generic::NoMatch) {
+      // The pattern (a literal, the binder's kid 1) is handed over as GLOB's.
+      const std::string& pat = n.kid[1]->val.s;
+      if (pat.find_first_of("?[\\") != std::string::npos) return fail("pattern");
+      b = param(true, rtrim(pat));
+    } else if (n.kid[1] && !sql(*n.kid[1], &b)) {
       return false;
-    auto bin = [&](const char* op) {
-      *out = "(" + a + " " + op + " " + b + ")";
-      return true;
-    };
-    auto fn = [&](const char* f) {
-      if (!math) return fail("no math");
-      *out = std::string(f) + "(" + a + (n.kids.size() > 1 ? ", " + b : "") + ")";
-      return true;
-    };
-    using ir::Generic;
-    switch (info.generic) {
-      case Generic::Const:
-      case Generic::Attr:
-      case Generic::Param: return fail("error");
-      case Generic::Cvt:
-        if (n.type.kind == Tk::F8) *out = "CAST(" + a + " AS REAL)";
-        else if (info.left == Tk::F4 || info.left == Tk::F8) *out = "CAST(" + a + " AS INTEGER)";
-        else *out = "(" + a + ")";
-        return true;
-      case Generic::Neg: *out = "(-" + a + ")"; return true;
-      case Generic::Add: return bin("+");
-      case Generic::Sub: return bin("-");
-      case Generic::Mul: return bin("*");
-      case Generic::Div: return bin("/");
-      case Generic::Pow: return fn("pow");
-      case Generic::Mod: return bin("%");
-      case Generic::Eq: return bin("=");
-      case Generic::Ne: return bin("<>");
-      case Generic::Lt: return bin("<");
-      case Generic::Le: return bin("<=");
-      case Generic::Gt: return bin(">");
-      case Generic::Ge: return bin(">=");
-      case Generic::Match:
-      case Generic::NoMatch: {
-        const GNode& pat = *n.kids[1];
-        if (pat.value.find_first_of("?[\\") != std::string::npos) return fail("pattern");
-        std::string p = param(true, rtrim(pat.value));
-        *out = std::string(info.generic == Generic::Match ? "(" : "(NOT ") + "(" + a + " GLOB " + p + "))";
-        return true;
-      }
-      case Generic::And: return bin("AND");
-      case Generic::Or: return bin("OR");
-      case Generic::Not: *out = "(NOT " + a + ")"; return true;
-      case Generic::Abs: *out = "abs(" + a + ")"; return true;
-      case Generic::Sqrt: return fn("sqrt");
-      case Generic::Log: return fn("ln");
-      case Generic::Exp: return fn("exp");
-      case Generic::Sin: return fn("sin");
-      case Generic::Cos: return fn("cos");
-      case Generic::Atan: return fn("atan");
-      case Generic::Ascii: return fail("ascii");
-      case Generic::Concat: return fail("concat");
     }
-    return fail("error");
+    const std::string spelling = sql_spelling(n.op, n.implicit);
+    if (spelling.empty()) return fail(ir::generic_info(info.generic).quel);
+    if (!spelled[size_t(info.generic)]) return fail("no math");
+    *out = fill(spelling, a, b);
+    return true;
   }
 };
 
-void vars_used(const GNode& n, std::vector<std::string>* out) {
-  if (n.kind == GNode::Attr && std::find(out->begin(), out->end(), n.var) == out->end()) out->push_back(n.var);
-  for (const auto& k : n.kids) vars_used(*k, out);
+void vars_used(const ir::Node& n, const frontend::BoundQuery& q, std::vector<std::string>* out) {
+  if (n.op == ir::Op::ATTR) {
+    const std::string& name = q.vars[size_t(n.var)].name;
+    if (std::find(out->begin(), out->end(), name) == out->end()) out->push_back(name);
+  }
+  for (const auto& k : n.kid)
+    if (k) vars_used(*k, q, out);
 }
 
 }  // namespace
+
+std::string sql_spelling(ir::Op op, bool implicit) {
+  const ir::OpInfo& o = ir::op_info(op);
+  if (o.generic != ir::Generic::Cvt) return ir::generic_info(o.generic).sql;
+  if (implicit) return "$1";
+  if (o.result == Tk::F4) return "";  // SQL has no single precision
+  if (o.result == Tk::F8) return "CAST($1 AS REAL)";
+  if (is_float(o.left)) return "CAST($1 AS INTEGER)";
+  return "($1)";
+}
 
 SqliteOracle::~SqliteOracle() {
   if (db_) sqlite3_close(db_);
@@ -144,10 +137,20 @@ std::unique_ptr<SqliteOracle> SqliteOracle::open(const harness::Catalog& cat, st
     *err = "cannot open an in-memory SQLite database";
     return nullptr;
   }
-  {
-    sqlite3_stmt* st = nullptr;
-    o->math_ = sqlite3_prepare_v2(o->db_, "SELECT sqrt(4.0), ln(1.0), pow(2.0, 2.0)", -1, &st, nullptr) == SQLITE_OK;
-    sqlite3_finalize(st);
+  o->catalog_ = &cat;
+  // Which spellings this SQLite knows (the math functions are a build option).
+  o->math_ = true;
+  for (int g = 0; g < ir::kNumGenerics; ++g) {
+    const std::string spelling = ir::generic_info(ir::Generic(g)).sql;
+    bool known = true;
+    if (!spelling.empty()) {
+      sqlite3_stmt* st = nullptr;
+      known = sqlite3_prepare_v2(o->db_, ("SELECT " + fill(spelling, "1.0", "1.0")).c_str(), -1, &st, nullptr) ==
+              SQLITE_OK;
+      sqlite3_finalize(st);
+    }
+    o->spelled_.push_back(known);
+    o->math_ = o->math_ && known;
   }
   for (const char* name : {"edge", "parts"}) {
     harness::Relation* rel = cat.find(name);
@@ -198,14 +201,22 @@ std::optional<SqliteOracle::Translation> SqliteOracle::translate(const GQuery& q
     *reason = "update";
     return std::nullopt;
   }
+  BoundText b;
+  try {
+    b = bind_query(q, *catalog_);
+  } catch (QuelError&) {
+    *reason = "error";
+    return std::nullopt;
+  }
+  const frontend::BoundQuery& bq = b.query;
   Translation t;
-  Translator tr{math_, &t.params, {}};
+  Translator tr{bq, spelled_, &t.params, {}};
   std::string select;
-  for (size_t i = 0; i < q.targets.size(); ++i) {
+  for (size_t i = 0; i < bq.targets.size(); ++i) {
     std::string s;
     size_t mark = t.params.size();
-    Translator one{math_, &t.params, {}};
-    if (!one.sql(*q.targets[i].second, &s)) {
+    Translator one{bq, spelled_, &t.params, {}};
+    if (!one.sql(*bq.targets[i].expr, &s)) {
       t.params.resize(mark);  // the column is left out; its parameters too
       continue;
     }
@@ -214,18 +225,18 @@ std::optional<SqliteOracle::Translation> SqliteOracle::translate(const GQuery& q
   }
   if (select.empty()) select = "1";
   std::string where;
-  if (q.where && !tr.sql(*q.where, &where)) {
+  if (bq.qual && !tr.sql(*bq.qual, &where)) {
     *reason = tr.reason;
     return std::nullopt;
   }
   std::vector<std::string> used;
-  for (const auto& tg : q.targets) vars_used(*tg.second, &used);
-  if (q.where) vars_used(*q.where, &used);
+  for (const auto& tg : bq.targets) vars_used(*tg.expr, bq, &used);
+  if (bq.qual) vars_used(*bq.qual, bq, &used);
   std::string from;
   for (const auto& v : q.vars)
     if (std::find(used.begin(), used.end(), v.name) != used.end())
       from += (from.empty() ? " FROM " : ", ") + v.base + " AS " + v.name;
-  t.sql = "SELECT " + select + from + (q.where ? " WHERE " + where : "");
+  t.sql = "SELECT " + select + from + (bq.qual ? " WHERE " + where : "");
   return t;
 }
 
@@ -273,7 +284,7 @@ std::vector<std::string> SqliteOracle::canonical(const harness::Result& r, const
   std::vector<std::string> rows;
   const uint32_t len = r.layout.tuple_len;
   for (uint64_t i = 0; i < r.nrows(); ++i) {
-    const uint8_t* row = r.data.data() + i * len;
+    const uint8_t* row = r.rows.row(i);
     std::string s;
     for (size_t c = 0; c < columns.size(); ++c) {
       const Attribute& a = r.layout.attrs[size_t(columns[c])];

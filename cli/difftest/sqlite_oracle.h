@@ -1,7 +1,8 @@
 // SQLite as an independent oracle for `quelkit difftest`: EDGE and PARTS are
 // loaded into an in-memory database, and every generated retrieve whose
 // qualification and targets lie in the part of the language SQL shares is
-// translated to SELECT; the row multisets must match.
+// translated to SELECT from what the binder made of it; the row multisets
+// must match.
 //
 // Deliberate semantic differences are listed once, in kDifferences (below):
 // a query touching one is not translated, and the summary counts skips per
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/difftest/gen.h"
+#include "cli/difftest/gtree.h"
 #include "harness/catalog.h"
 #include "harness/engine.h"
 
@@ -48,10 +49,18 @@ inline constexpr Difference kDifferences[] = {
     {"no math", "this SQLite was built without math functions (sqrt, ln, exp, sin, cos, atan, pow)."},
 };
 
+// How SQL writes a typed operator, $1 and $2 its operands: the catalogue's
+// SQL spelling (frontend/ops.def); a conversion as a CAST, or as its bare
+// operand where the binder inserted it (SQL converts the same way there:
+// integers widen, an integer meeting a real becomes a real). "" where SQL
+// has no equivalent.
+std::string sql_spelling(ir::Op op, bool implicit = false);
+
 class SqliteOracle {
  public:
   ~SqliteOracle();
-  // Loads the heaps `edge` and `parts` of the catalog. nullptr (and *err) on failure.
+  // Loads the heaps `edge` and `parts` of the catalog, which queries are
+  // bound against and which must outlive the oracle. nullptr (and *err) on failure.
   static std::unique_ptr<SqliteOracle> open(const harness::Catalog& cat, std::string* err);
 
   struct Translation {
@@ -59,7 +68,8 @@ class SqliteOracle {
     std::vector<std::pair<bool, std::string>> params;  // (is text, value: text, or a float literal)
     std::vector<int> columns;                          // QUEL target index of each SELECT column
   };
-  // nullopt with *reason = a kDifferences name when q is outside the subset.
+  // The SELECT of q as bound; nullopt with *reason = a kDifferences name
+  // when q is outside the subset.
   std::optional<Translation> translate(const GQuery& q, std::string* reason) const;
   // Runs t; rows as sorted canonical strings. false and *err on an SQLite error.
   bool run(const Translation& t, const Schema& quel_layout, std::vector<std::string>* rows, std::string* err);
@@ -69,7 +79,9 @@ class SqliteOracle {
 
  private:
   sqlite3* db_ = nullptr;
+  const CatalogView* catalog_ = nullptr;
   bool math_ = false;
+  std::vector<bool> spelled_;  // per generic operator: this SQLite knows its spelling
 };
 
 }  // namespace quelkit::difftest

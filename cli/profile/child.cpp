@@ -243,9 +243,8 @@ int child_perf(const Options& o) {
       bool keep = e.print && o.format != OutFormat::None;
       Result res = evaluate(w, e, q, r, keep);
       if (keep) {
-        size_t n = res.layout.tuple_len ? res.data.size() / res.layout.tuple_len : 0;
-        if (o.format == OutFormat::Table) print_table(w.devnull, res.layout, res.data.data(), n);
-        else print_csv(w.devnull, res.layout, res.data.data(), n);
+        if (o.format == OutFormat::Table) print_table(w.devnull, res.layout, res.rows);
+        else print_csv(w.devnull, res.layout, res.rows);
       }
       if (first) stmts[i] = stmt_meta(r, e, tuples_of(w, q), res, 0);
     }

@@ -14,6 +14,7 @@
 #include "interp/hot_routines.h"
 #include "jit/hot_routines.h"
 #include "threaded/hot_routines.h"
+#include "vector/hot_routines.h"
 
 namespace quelkit::profile {
 
@@ -36,7 +37,8 @@ constexpr harness::HotRoutine kProfileRoutines[] = {
 // Back ends before the harness and the front end: each names its own
 // namespace, and the harness's families must not take what is theirs.
 constexpr ModuleTable kTables[] = {
-    {"interp", interp::kHotRoutines},     {"threaded", threaded::kHotRoutines},   {"jit", jit::kHotRoutines},
+    {"interp", interp::kHotRoutines},     {"threaded", threaded::kHotRoutines},   {"vector", vector::kHotRoutines},
+    {"jit", jit::kHotRoutines},
     {"harness/runtime", rt::kHotRoutines}, {"harness", harness::kHotRoutines},    {"frontend", frontend::kHotRoutines},
     {"cli/profile", kProfileRoutines},
 };

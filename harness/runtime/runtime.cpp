@@ -153,9 +153,7 @@ void qk_concat(const uint8_t* a, uint32_t alen, const uint8_t* b, uint32_t blen,
 }
 
 static void put_text(const char* buf, size_t n, uint8_t* out, uint32_t width) {
-  if (n > width) n = width;
-  std::memcpy(out, buf, n);
-  std::memset(out + n, ' ', width - n);
+  rt::store_char(out, width, reinterpret_cast<const uint8_t*>(buf), uint32_t(n));
 }
 
 void qk_ascii_i4(int32_t v, uint8_t* out, uint32_t width) noexcept {

@@ -8,14 +8,39 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string_view>
 
 #include "harness/runtime/runtime.h"
 
 namespace quelkit::rt {
 
-inline uint32_t strip(const uint8_t* p, uint32_t n) {
+// ---- characters ----
+// A character value is compared, matched, hashed and printed without its
+// trailing blanks; this is its length once they are gone.
+inline uint32_t strip(const uint8_t* p, uint32_t n) noexcept {
   while (n > 0 && p[n - 1] == ' ') --n;
   return n;
+}
+inline std::string_view strip(std::string_view s) noexcept {
+  return s.substr(0, strip(reinterpret_cast<const uint8_t*>(s.data()), uint32_t(s.size())));
+}
+
+// A character column holds exactly `width` bytes: a value of `len` bytes is
+// stored truncated to the width, or followed by blanks up to it. `copy`
+// moves the kept bytes; callers with a faster copy for short values (the
+// threaded tree) pass theirs, the rest take memcpy. Always inlined: the
+// threaded tree's store handler must stay one straight run of moves. The JITs
+// emit the same copy and fill inline (jit/codegen.cpp, project).
+template <class Copy>
+[[gnu::always_inline]] inline void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len,
+                                              Copy copy) noexcept {
+  const uint32_t n = len < width ? len : width;
+  copy(dst, src, n);
+  std::memset(dst + n, ' ', width - n);
+}
+[[gnu::always_inline]] inline void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len) noexcept {
+  store_char(dst, width, src, len,
+             [](uint8_t* d, const uint8_t* s, uint32_t n) __attribute__((always_inline)) { std::memcpy(d, s, n); });
 }
 
 inline int char_cmp(const uint8_t* a, uint32_t alen, const uint8_t* b, uint32_t blen) {

@@ -1,10 +1,10 @@
-// The "gccjit" back end (gccjit_backend.h): prepare = record the plan's
+// The "gccjit" back end (gccjit.h): prepare = record the plan's
 // functions into a fresh libgccjit context through the shared walk (IR
 // generation), compile it (GCC's passes, then assembler, linker and dlopen,
 // timed apart) and keep the result and pointers to the functions. The
 // context is released at once; the result is released when the prepared plan
 // is destroyed — the harness's plan cache evicting it — which unloads the code.
-#include "jit/gccjit/gccjit_backend.h"
+#include "jit/gccjit/gccjit.h"
 
 #include <fcntl.h>
 #include <unistd.h>

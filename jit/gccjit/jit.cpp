@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "jit/codegen.h"
-#include "jit/gccjit/gccjit_backend.h"
+#include "jit/gccjit/gccjit.h"
 #include "harness/measure.h"
 
 namespace quelkit::jit::gccjit {

@@ -1,9 +1,9 @@
-// The "llvm" back end (llvm_backend.h): prepare = generate the plan's module
+// The "llvm" back end (llvm.h): prepare = generate the plan's module
 // through the shared walk (IR generation), add it to the process's LLJIT under
 // a tracker of its own (optimisation, then code generation, timed apart), and
 // keep pointers to the functions. Destroying the prepared plan — the harness's
 // plan cache evicting it — removes the tracker and frees the code.
-#include "jit/llvm/llvm_backend.h"
+#include "jit/llvm/llvm.h"
 
 #include <cstdio>
 #include <cstdlib>

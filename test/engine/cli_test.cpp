@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace quelkit::test {
 namespace {
 
 struct Out {
@@ -157,3 +158,4 @@ TEST(Cli, PaperSizesPlusAddsToTheDefaults) {
 }
 
 }  // namespace
+}  // namespace quelkit::test

@@ -23,23 +23,11 @@ const Json& expected() {
   return j;
 }
 
-const char* kQuery[] = {
-    "retrieve (a = 1)",
-    "retrieve (p.pnum)",
-    "retrieve (p.pname, p.pnum) where p.pnum > 3 or p.pname = \"processor\" or p.color = \"black\"",
-    "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight",
-    "retrieve (p.qoh) where p.pnum < 2500",
-    "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum",
-    "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\"",
-    "retrieve (p.qoh) where p.pnum = q.pnum and p.pnum < 2500",
-    "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\" and p.qoh < log(9.5) * p.weight "
-    "and q.qoh < log(9.5) * p.weight",
-};
 
 class PaperQueries : public ::testing::TestWithParam<std::string> {
  protected:
   void check(Kit& k, char q, const Json& want) {
-    RunResult r = k.run(kQuery[q - 'a']);
+    RunResult r = k.run(kPaperQueries[q - 'a']);
     ASSERT_TRUE(r.ok) << r.err;
     const auto& rep = k.last_report();
     EXPECT_EQ(rep.stats.rows_out, uint64_t(want["rows"].num)) << "query " << q;

@@ -80,12 +80,7 @@ TEST_P(Stats, FailedJoinReportsItsAccessPaths) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, Stats, ::testing::ValuesIn(all_backend_modes()),
-                         [](const ::testing::TestParamInfo<std::string>& i) {
-                           std::string s = i.param;
-                           for (char& c : s)
-                             if (c == ':') c = '_';
-                           return s;
-                         });
+                         backend_test_name);
 
 }  // namespace
 }  // namespace quelkit::test

@@ -4,6 +4,8 @@
 // is simply not registered, and its instances do not exist).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <sstream>
 #include <string>
@@ -29,15 +31,42 @@ inline std::vector<std::string> all_backend_modes() {
   return v;
 }
 
+// The paper's queries (a)-(i) (DESIGN.md), over range variables p and q of parts.
+inline const char* const kPaperQueries[] = {
+    "retrieve (a = 1)",
+    "retrieve (p.pnum)",
+    "retrieve (p.pname, p.pnum) where p.pnum > 3 or p.pname = \"processor\" or p.color = \"black\"",
+    "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight",
+    "retrieve (p.qoh) where p.pnum < 2500",
+    "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum",
+    "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\"",
+    "retrieve (p.qoh) where p.pnum = q.pnum and p.pnum < 2500",
+    "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\" and p.qoh < log(9.5) * p.weight "
+    "and q.qoh < log(9.5) * p.weight",
+};
+
+// A parameterised test's name for a back end and mode ("llvm:fused" -> "llvm_fused").
+inline std::string backend_test_name(const ::testing::TestParamInfo<std::string>& i) {
+  std::string s = i.param;
+  for (char& c : s)
+    if (c == ':') c = '_';
+  return s;
+}
+
 // A session on the given back ends (e.g. "interp:switch" or "all").
 class Kit {
  public:
   explicit Kit(const std::string& backends = "interp", harness::OutFormat fmt = harness::OutFormat::Csv) {
     register_all_backends();
-    harness::SessionOptions o;
-    o.backends = harness::parse_backend_list(backends);
-    o.format = fmt;
-    session_ = std::make_unique<harness::Session>(o, out_, err_);
+    opt_.backends = harness::parse_backend_list(backends);
+    opt_.format = fmt;
+    session_ = std::make_unique<harness::Session>(opt_, out_, err_);
+  }
+  // --sink count: a fresh session (options are fixed when one starts), so
+  // call it before adding relations.
+  void set_count_sink() {
+    opt_.runner.count_sink = true;
+    session_ = std::make_unique<harness::Session>(opt_, out_, err_);
   }
   harness::Session& session() { return *session_; }
   void add_parts(uint64_t n, bool wide = false, harness::Structure s = harness::Structure::Heap) {
@@ -57,6 +86,7 @@ class Kit {
 
  private:
   std::ostringstream out_, err_;
+  harness::SessionOptions opt_;
   std::unique_ptr<harness::Session> session_;
 };
 

@@ -63,12 +63,7 @@ TEST_P(TestOperator, RaisesItsErrorAtTheSameTuple) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, TestOperator, ::testing::ValuesIn(all_backend_modes()),
-                         [](const ::testing::TestParamInfo<std::string>& i) {
-                           std::string s = i.param;
-                           for (char& c : s)
-                             if (c == ':') c = '_';
-                           return s;
-                         });
+                         backend_test_name);
 
 }  // namespace
 }  // namespace quelkit::test

@@ -92,10 +92,12 @@ TEST(Catalogue, ErrorsColumnIsWhatTheRulesRaise) {
     for (int code : raised)
       EXPECT_TRUE(o.raises(code)) << o.name << " raises " << qk_err_message(code)
                                   << ", which its ERRORS column does not list";
-    for (int code = 1; code < 16; ++code)
-      if (o.raises(code))
+    for (int code = 1; code < 16; ++code) {
+      if (o.raises(code)) {
         EXPECT_TRUE(raised.count(code)) << o.name << " lists " << qk_err_message(code)
                                         << " but raised it on no edge value";
+      }
+    }
   }
 }
 
@@ -107,7 +109,9 @@ TEST(Catalogue, EveryComputingGenericHasRowsOfItsArity) {
       if (ir::kOps[i].generic == ir::Generic(g)) {
         ++rows;
         EXPECT_EQ(ir::kOps[i].arity, gi.arity) << ir::kOps[i].name;
-        if (gi.scratch) EXPECT_EQ(ir::kOps[i].result, Tk::C) << ir::kOps[i].name;
+        if (gi.scratch) {
+          EXPECT_EQ(ir::kOps[i].result, Tk::C) << ir::kOps[i].name;
+        }
       }
     EXPECT_GT(rows, 0) << gi.quel;
   }

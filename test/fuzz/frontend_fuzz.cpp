@@ -19,11 +19,6 @@ namespace {
 
 using namespace quelkit;
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = char(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  return s;
-}
-
 class FuzzCatalog final : public CatalogView {
  public:
   FuzzCatalog() {
@@ -33,11 +28,11 @@ class FuzzCatalog final : public CatalogView {
                  {"f8", Type::f8()}, {"c1", Type::c(1)}, {"c255", Type::c(255)}});
   }
   const Schema* find_schema(std::string_view r) const override {
-    auto it = rels_.find(lower(std::string(r)));
+    auto it = rels_.find(lowercase(r));
     return it == rels_.end() ? nullptr : &it->second;
   }
   void add(const std::string& name, const std::vector<std::pair<std::string, Type>>& cols) {
-    rels_[lower(name)] = Schema::packed(cols);
+    rels_[lowercase(name)] = Schema::packed(cols);
   }
 
  private:
@@ -70,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
       switch (s->kind) {
         case frontend::ast::Stmt::Range:
-          if (cat.find_schema(s->relation)) ranges.set(s->var, lower(s->relation));
+          if (cat.find_schema(s->relation)) ranges.set(s->var, lowercase(s->relation));
           break;
         case frontend::ast::Stmt::Create: {
           std::vector<std::pair<std::string, Type>> cols;

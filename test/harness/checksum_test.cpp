@@ -8,11 +8,12 @@
 
 #include "harness/checksum.h"
 #include "harness/page.h"
+#include "harness/runtime/runtime_inline.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 uint64_t fnv(const std::vector<uint8_t>& bytes) {
   uint64_t h = 0xcbf29ce484222325ULL;
@@ -39,8 +40,6 @@ std::vector<uint8_t> sample_row(const Schema& s) {
   store<double>(row.data() + 15, -0.0);
   return row;
 }
-
-}  // namespace
 
 TEST(Checksum, RowHashByHand) {
   Schema s = sample_layout();
@@ -123,8 +122,7 @@ TEST(Checksum, ManyRowsHashedInLockStepMatchTheByteSerialDefinition) {
     store<float>(r + 20, i == 3 ? -0.0f : 0.1f * float(i));
     std::memcpy(r + 24, i % 3 ? "ab " : "xyz", 3);
     std::vector<uint8_t> enc;
-    std::string name(names[i]);
-    while (!name.empty() && name.back() == ' ') name.pop_back();
+    std::string_view name = rt::strip(names[i]);
     enc.insert(enc.end(), name.begin(), name.end());
     enc.push_back(0);
     int64_t iv = load<int8_t>(r + 19);
@@ -150,3 +148,6 @@ TEST(Checksum, ManyRowsHashedInLockStepMatchTheByteSerialDefinition) {
   all.add_rows(s, rows.data(), n);
   EXPECT_EQ(all.sum, expect);
 }
+
+}  // namespace
+}  // namespace quelkit::test

@@ -15,10 +15,10 @@
 #include "harness/csv.h"
 #include "harness/parts.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 const SrcPos kPos{4, 9};
 const SourceRef kSrc = std::make_shared<Source>("t.quel", "\n\n\ncopy r (a = i4) from \"x\"\n");
@@ -71,8 +71,6 @@ std::string temp_path(const std::string& leaf) {
   std::filesystem::create_directories(dir);
   return (dir / leaf).string();
 }
-
-}  // namespace
 
 TEST(Csv, RoundTripsEveryType) {
   Schema sc = all_types();
@@ -249,3 +247,6 @@ TEST(Csv, PartsCsvLoadsBackIntoTheSameTuples) {
     EXPECT_EQ(got, want) << wide;
   }
 }
+
+}  // namespace
+}  // namespace quelkit::test

@@ -13,10 +13,10 @@
 #include "harness/parts.h"
 #include "harness/session.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 int tuple_functions_made = 0;
 
@@ -53,8 +53,6 @@ class DeferringBackend final : public Backend {
   }
 };
 
-}  // namespace
-
 TEST(DeferredTupleFunctions, MadeOnceAndCountedAsPrepare) {
   register_backend(BackendSpec{"deferring", {"fused"}, {}, [](const std::string&, const PrepareOptions&) {
                                  return std::unique_ptr<Backend>(std::make_unique<DeferringBackend>());
@@ -80,3 +78,6 @@ TEST(DeferredTupleFunctions, MadeOnceAndCountedAsPrepare) {
   EXPECT_EQ(second.irgen_ns + second.opt_ns + second.codegen_ns, 0u);
   EXPECT_EQ(tuple_functions_made, 1);
 }
+
+}  // namespace
+}  // namespace quelkit::test

@@ -1,9 +1,10 @@
-// quelkit's generator, storage and checksum against the independent Python
-// oracle (test/oracle/oracle.py): its CSV must be byte-identical, and the
+// quelkit's generators, storage and checksum against the independent Python
+// oracle (test/oracle/oracle.py): their CSV (PARTS, Wisconsin) must be byte-identical, and the
 // paper's queries computed here by plain loops over quelkit's relations must
 // give the oracle's row counts and checksums (test/oracle/expected.json).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -15,11 +16,13 @@
 
 #include "harness/checksum.h"
 #include "harness/parts.h"
+#include "harness/runtime/runtime_inline.h"
+#include "harness/wisconsin.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 const std::string kOracle = std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/oracle.py";
 
@@ -115,16 +118,14 @@ struct PartsView {
   }
   const uint8_t* pname(const uint8_t* t) const { return t + s.attrs[1].offset; }
   std::string color(const uint8_t* t) const {
-    std::string c(reinterpret_cast<const char*>(t + s.attrs[2].offset), 8);
-    return c.substr(0, c.find_last_not_of(' ') + 1);
+    const uint8_t* c = t + s.attrs[2].offset;
+    return std::string(reinterpret_cast<const char*>(c), rt::strip(c, 8));
   }
   int weight(const uint8_t* t) const { return load<int16_t>(t + s.attrs[3].offset); }
   int qoh(const uint8_t* t) const { return load<int16_t>(t + s.attrs[4].offset); }
   // QUEL: p.qoh < log(9.5) * p.weight, in f8.
   static bool below_log(int qoh, int weight) { return double(qoh) < std::log(9.5) * double(weight); }
 };
-
-}  // namespace
 
 TEST(Oracle, CsvIsByteIdentical) {
   if (!have_python()) GTEST_SKIP() << "python3 not found";
@@ -135,6 +136,28 @@ TEST(Oracle, CsvIsByteIdentical) {
       std::string theirs = run("python3 " + kOracle + " csv --rows " + std::to_string(n) + (wide ? " --wide" : ""));
       EXPECT_EQ(ours.str(), theirs) << n << (wide ? " wide" : "");
     }
+}
+
+TEST(Oracle, WisconsinCsvIsByteIdentical) {
+  if (!have_python()) GTEST_SKIP() << "python3 not found";
+  for (auto [n, seed] : {std::pair<uint64_t, uint64_t>{1, 1983}, {2, 1983}, {1000, 1983}, {1000, 1984}, {10000, 1983}}) {
+    std::ostringstream ours;
+    write_wisconsin_csv(ours, n, seed);
+    std::string theirs =
+        run("python3 " + kOracle + " wisconsin --rows " + std::to_string(n) + " --seed " + std::to_string(seed));
+    EXPECT_EQ(ours.str(), theirs) << n << " seed " << seed;
+  }
+}
+
+// test/queries/wisconsin.quel's checksum cases are the oracle's answers, in order.
+TEST(Oracle, WisconsinQueriesMatchTheCorpus) {
+  if (!have_python()) GTEST_SKIP() << "python3 not found";
+  std::string corpus = slurp(std::string(QUELKIT_SOURCE_DIR) + "/test/queries/wisconsin.quel"), want;
+  const std::string tag = "/*= checksum ";
+  for (size_t at = corpus.find(tag); at != std::string::npos; at = corpus.find(tag, at + 1))
+    want += corpus.substr(at + tag.size(), corpus.find(" */", at) - at - tag.size()) + "\n";
+  EXPECT_EQ(std::count(want.begin(), want.end(), '\n'), 13);
+  EXPECT_EQ(run("python3 " + kOracle + " wisconsin-queries"), want);
 }
 
 TEST(Oracle, ExpectedJsonIsCurrent) {
@@ -224,3 +247,6 @@ TEST(Oracle, QueriesEToI) {
     expect_result(want["i"], i, "i" + at);
   }
 }
+
+}  // namespace
+}  // namespace quelkit::test

@@ -9,11 +9,12 @@
 #include <set>
 
 #include "harness/parts.h"
+#include "harness/runtime/runtime_inline.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 struct RefRng {  // DESIGN.md's splitmix64, spelled out
   uint64_t s = 1981;
@@ -32,11 +33,8 @@ const char* kNames[] = {"processor", "bolt",  "nut",  "screw",  "washer", "gear"
 const char* kColors[] = {"red", "green", "blue", "white", "yellow", "gray", "brown"};
 
 std::string chars(const uint8_t* p, size_t n) {
-  std::string s(reinterpret_cast<const char*>(p), n);
-  return s.substr(0, s.find_last_not_of(' ') + 1);
+  return std::string(reinterpret_cast<const char*>(p), rt::strip(p, uint32_t(n)));
 }
-
-}  // namespace
 
 TEST(Parts, FirstDrawsAndRows) {
   SplitMix64 g;
@@ -216,3 +214,6 @@ TEST(Parts, OtherSizesAndPageSizes) {
   big->for_each([&](Tid, const uint8_t* t) { last = load<int32_t>(t); });
   EXPECT_EQ(last, 40000);
 }
+
+}  // namespace
+}  // namespace quelkit::test

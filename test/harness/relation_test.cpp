@@ -14,10 +14,10 @@
 #include "harness/relation.h"
 #include "harness/runtime/runtime_inline.h"
 
-using namespace quelkit;
-using namespace quelkit::harness;
-
+namespace quelkit::test {
 namespace {
+
+using namespace harness;
 
 // (k = key type, v = i4 serial) so every tuple is distinguishable.
 Schema kv_schema(Type key) { return Schema::packed({{"k", key}, {"v", Type::i4()}, {"pad", Type::c(10)}}); }
@@ -111,8 +111,6 @@ void check_int_paths(const Relation& r, int lo, int hi, int step = 1) {
         EXPECT_EQ(only(r, fetched(r, b), in), only(r, all, in)) << "range " << a << ".." << z << " " << mask;
       }
 }
-
-}  // namespace
 
 TEST(Page, TuplesPerPage) {
   EXPECT_EQ(tuples_per_page(1024, 34), 28u);
@@ -290,7 +288,7 @@ TEST(Isam, CharAndFloatKeys) {
       KeyBounds b;
       b.kind = KeyBounds::Eq;
       b.lo.s = k;
-      std::string stripped = k.substr(0, k.find_last_not_of(' ') + 1);
+      std::string stripped(rt::strip(k));
       auto eq = [&](const KeyVal& x) { return x.s == stripped; };
       EXPECT_EQ(only(r, fetched(r, b), eq), only(r, all, eq)) << k;
     }
@@ -436,3 +434,6 @@ TEST(Relation, StructureNames) {
   EXPECT_STREQ(structure_name(Structure::Isam), "isam");
   EXPECT_STREQ(structure_name(Structure::Hash), "hash");
 }
+
+}  // namespace
+}  // namespace quelkit::test

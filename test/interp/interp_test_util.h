@@ -1,9 +1,7 @@
-// Test scaffolding for the 1976 interpreter: a miniature binder that builds
-// the typed, unfolded IR the real binder produces (integer operators on i4
-// over implicit CVT_*_I4 nodes, one implicit conversion straight to the class
-// type for mixed operands, MATCH_C with the pattern literal as kid[1]), a
-// reference evaluator of that typed IR built on the same runtime helpers, and
-// helpers that prepare plans through the back end and run them on tuples.
+// Test scaffolding for the 1976 interpreter: typed, unfolded IR bound from
+// QUEL text by the real binder (test/quel_plan.h), a reference evaluator of
+// that typed IR built on the same runtime helpers, and helpers that prepare
+// plans through the back end and run them on tuples.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -23,180 +21,40 @@
 #include "harness/runtime/runtime.h"
 #include "harness/runtime/runtime_inline.h"
 #include "interp/interp.h"
+#include "test/quel_plan.h"
 
-namespace qi_test {
+namespace quelkit::test {
 
-using namespace quelkit;
 using ir::Generic;
 using ir::NodePtr;
 using ir::Op;
 
+// Typed IR comes from the binder (test/quel_plan.h): QUEL text, bound.
+using quelkit::test::find_written;
+using quelkit::test::literal_as_param;
+using quelkit::test::QuelPlan;
 
-// ---- a miniature binder ----
+// QUEL for a generic operator over operand texts, spelled as the catalogue
+// spells it (ops.def): `(a + b)`, `(-a)`, `(not a)`, `mod(a, b)`.
+inline std::string quel(Generic g, const std::string& a, const std::string& b = "") {
+  const ir::GenericInfo& gi = ir::generic_info(g);
+  if (!gi.infix) return std::string(gi.quel) + "(" + a + (b.empty() ? "" : ", " + b) + ")";
+  if (b.empty()) return "(" + std::string(gi.quel) + (g == Generic::Not ? " " : "") + a + ")";
+  return "(" + a + " " + gi.quel + " " + b + ")";
+}
 
-class Builder {
- public:
-  // Every node gets its own column on line 1, so an error's position names the node.
-  SrcPos next_pos() { return {1, col_++}; }
-  uint32_t scratch_size() const { return scratch_; }
+// An explicit conversion to `to`: int1(a) ... float8(a) (types.def).
+inline std::string quel_cvt(Tk to, const std::string& a) { return std::string(type_info(to).convert_fn) + "(" + a + ")"; }
 
-  NodePtr attr(const Schema& s, const char* name) {
-    int i = s.find(name);
-    EXPECT_GE(i, 0) << name;
-    auto n = ir::make_node(Op::ATTR, s.attrs[size_t(i)].type, next_pos());
-    n->var = 0;
-    n->attr = i;
-    n->offset = s.attrs[size_t(i)].offset;
-    return n;
+// A QUEL string literal of `value` (quotes and backslashes escaped).
+inline std::string quel_string(const std::string& value) {
+  std::string s = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\') s += '\\';
+    s += c;
   }
-  NodePtr param(const Schema& s, const char* name) {
-    int i = s.find(name);
-    EXPECT_GE(i, 0) << name;
-    auto n = ir::make_node(Op::PARAM, s.attrs[size_t(i)].type, next_pos());
-    n->slot = i;
-    n->offset = s.attrs[size_t(i)].offset;
-    return n;
-  }
-  NodePtr int_c(int64_t v, Type t) {
-    ir::Value val;
-    val.i = v;
-    return ir::make_const(t, val, next_pos());
-  }
-  // Integer literal typed as the lexer does: i2 when it fits, else i4.
-  NodePtr lit(int64_t v) { return int_c(v, (v >= -32768 && v <= 32767) ? Type::i2() : Type::i4()); }
-  NodePtr f4_c(float v) {
-    ir::Value val;
-    val.f4 = v;
-    return ir::make_const(Type::f4(), val, next_pos());
-  }
-  NodePtr f8_c(double v) {
-    ir::Value val;
-    val.f8 = v;
-    return ir::make_const(Type::f8(), val, next_pos());
-  }
-  NodePtr str(const std::string& s) {
-    ir::Value val;
-    val.s = s;
-    return ir::make_const(Type::c(unsigned(s.size())), val, next_pos());
-  }
-
-  // Conversion node to `to` (none if the type already is `to`).
-  NodePtr convert(Tk to, NodePtr e, bool implicit) {
-    if (e->type.kind == to) return e;
-    Op op;
-    EXPECT_TRUE(ir::cvt_op(e->type.kind, to, &op));
-    Type t = to == Tk::I1 ? Type::i1() : to == Tk::I2 ? Type::i2() : to == Tk::I4 ? Type::i4()
-           : to == Tk::F4 ? Type::f4() : Type::f8();
-    // An implicit conversion takes its operand's position, as the binder's do.
-    SrcPos pos = implicit ? e->pos : next_pos();
-    auto n = ir::make_node(op, t, pos, std::move(e));
-    n->implicit = implicit;
-    return n;
-  }
-  NodePtr cvt(Tk to, NodePtr e) { return convert(to, std::move(e), false); }
-
-  static Tk numeric_class(Tk a, Tk b) {
-    if (a == Tk::F8 || b == Tk::F8) return Tk::F8;
-    if (a == Tk::F4 || b == Tk::F4) return Tk::F4;
-    return Tk::I4;
-  }
-  static Type type_of(Tk k) {
-    switch (k) {
-      case Tk::I1: return Type::i1();
-      case Tk::I2: return Type::i2();
-      case Tk::I4: return Type::i4();
-      case Tk::F4: return Type::f4();
-      case Tk::F8: return Type::f8();
-      case Tk::B: return Type::b();
-      case Tk::C: break;
-    }
-    return Type::c(1);
-  }
-
-  NodePtr bin(Generic g, NodePtr a, NodePtr b) {
-    SrcPos pos = next_pos();
-    Tk ka = a->type.kind, kb = b->type.kind;
-    Op op;
-    switch (g) {
-      case Generic::Add: case Generic::Sub: case Generic::Mul: case Generic::Div: case Generic::Pow:
-      case Generic::Mod: {
-        Tk cls = g == Generic::Pow ? Tk::F8 : numeric_class(ka, kb);
-        EXPECT_TRUE(g != Generic::Mod || cls == Tk::I4);
-        a = convert(cls, std::move(a), true);
-        b = convert(cls, std::move(b), true);
-        EXPECT_TRUE(ir::typed_op(g, cls, &op));
-        return ir::make_node(op, type_of(cls), pos, std::move(a), std::move(b));
-      }
-      case Generic::Eq: case Generic::Ne: case Generic::Lt: case Generic::Le: case Generic::Gt:
-      case Generic::Ge: {
-        Tk cls = Tk::C;
-        if (ka != Tk::C) {
-          cls = numeric_class(ka, kb);
-          a = convert(cls, std::move(a), true);
-          b = convert(cls, std::move(b), true);
-        }
-        EXPECT_TRUE(ir::typed_op(g, cls, &op));
-        return ir::make_node(op, Type::b(), pos, std::move(a), std::move(b));
-      }
-      case Generic::And:
-        return ir::make_node(Op::AND, Type::b(), pos, std::move(a), std::move(b));
-      case Generic::Or:
-        return ir::make_node(Op::OR, Type::b(), pos, std::move(a), std::move(b));
-      case Generic::Concat: {
-        Type t = Type::c(unsigned(a->type.len) + b->type.len);
-        auto n = ir::make_node(Op::CONCAT_C, t, pos, std::move(a), std::move(b));
-        n->scratch = scratch_;
-        scratch_ += t.len;
-        return n;
-      }
-      default:
-        ADD_FAILURE() << "bin: not a binary operator";
-        return nullptr;
-    }
-  }
-
-  NodePtr un(Generic g, NodePtr a) {
-    SrcPos pos = next_pos();
-    Tk k = a->type.kind;
-    Op op;
-    switch (g) {
-      case Generic::Neg: case Generic::Abs: {
-        Tk cls = is_int(k) ? Tk::I4 : k;
-        a = convert(cls, std::move(a), true);
-        EXPECT_TRUE(ir::typed_op(g, cls, &op));
-        return ir::make_node(op, type_of(cls), pos, std::move(a));
-      }
-      case Generic::Sqrt: case Generic::Log: case Generic::Exp: case Generic::Sin: case Generic::Cos:
-      case Generic::Atan:
-        a = convert(Tk::F8, std::move(a), true);
-        EXPECT_TRUE(ir::typed_op(g, Tk::F8, &op));
-        return ir::make_node(op, Type::f8(), pos, std::move(a));
-      case Generic::Not:
-        return ir::make_node(Op::NOT, Type::b(), pos, std::move(a));
-      case Generic::Ascii: {
-        unsigned w = k == Tk::I4 ? 11 : k == Tk::F4 ? 15 : k == Tk::F8 ? 24 : 6;
-        EXPECT_TRUE(ir::typed_op(g, k, &op));
-        auto n = ir::make_node(op, Type::c(w), pos, std::move(a));
-        n->scratch = scratch_;
-        scratch_ += w;
-        return n;
-      }
-      default:
-        ADD_FAILURE() << "un: not a unary operator";
-        return nullptr;
-    }
-  }
-
-  // `a = "pattern"` / `a != "pattern"` with a pattern literal.
-  NodePtr match(NodePtr a, const std::string& pattern, bool negated = false) {
-    SrcPos pos = next_pos();
-    return ir::make_node(negated ? Op::NOMATCH_C : Op::MATCH_C, Type::b(), pos, std::move(a), str(pattern));
-  }
-
- private:
-  uint32_t col_ = 1;
-  uint32_t scratch_ = 0;
-};
+  return s + "\"";
+}
 
 // ---- the reference: typed IR evaluated with the runtime helpers ----
 
@@ -524,4 +382,4 @@ inline std::unique_ptr<harness::Backend> backend_for(const std::string& mode) {
   return interp::make_backend(mode == "goto");
 }
 
-}  // namespace qi_test
+}  // namespace quelkit::test

@@ -8,13 +8,8 @@
 #include "interp/lower.h"
 #include "test/interp/tuples.h"
 
-namespace qi_test {
+namespace quelkit::test {
 namespace {
-
-NodePtr at(NodePtr n, uint32_t col) {
-  n->pos = {1, col};
-  return n;
-}
 
 std::vector<interp::Code> codes(const std::vector<interp::Symbol>& list) {
   std::vector<interp::Code> r;
@@ -24,25 +19,17 @@ std::vector<interp::Code> codes(const std::vector<interp::Symbol>& list) {
 
 using C = interp::Code;
 
-// retrieve (p.pnum) where p.qoh < log(9.5) * p.weight, positions as in that text.
-harness::Plan query_d(Builder& b, const Schema& parts) {
-  NodePtr q = at(b.bin(Generic::Lt, at(b.attr(parts, "qoh"), 25),
-                       at(b.bin(Generic::Mul, at(b.un(Generic::Log, at(b.f8_c(9.5), 37)), 33),
-                                at(b.attr(parts, "weight"), 44)),
-                          42)),
-                 31);
-  std::vector<NodePtr> ts;
-  ts.push_back(at(b.attr(parts, "pnum"), 11));
-  harness::Plan plan = target_plan(parts, std::move(ts), b.scratch_size());
+// The paper's query (d), bound: positions are those of its text.
+harness::Plan query_d(const Schema& parts) {
+  QuelPlan q("p", parts);
+  harness::Plan plan = q.plan("retrieve (p.pnum) where p.qoh < log(9.5) * p.weight");
   plan.name = "d";
-  plan.qual = std::move(q);
   return plan;
 }
 
 TEST(Lower, QueryDKeepsLogAndDropsImplicitConversions) {
-  Builder b;
   Schema parts = parts_schema();
-  harness::Plan plan = query_d(b, parts);
+  harness::Plan plan = query_d(parts);
   // The typed IR has CVT_I2_F8 nodes on qoh and weight; the postfix list does not.
   EXPECT_NE(ir::shape(*plan.qual).find("CVT_I2_F8"), std::string::npos);
   interp::Program prog = interp::lower(plan, nullptr);
@@ -57,13 +44,11 @@ TEST(Lower, QueryDKeepsLogAndDropsImplicitConversions) {
 
 TEST(Lower, ExplicitConversionsStayImplicitOnesGo) {
   // float4(p.weight) + p.qoh : CVT_I2_F4 explicit, then ADD_F4 over an implicit CVT_I2_F4
-  Builder b;
   Schema parts = parts_schema();
-  std::vector<NodePtr> ts;
-  ts.push_back(b.bin(Generic::Add, b.cvt(Tk::F4, b.attr(parts, "weight")), b.attr(parts, "qoh")));
-  std::string shape = ir::shape(*ts[0]);
+  QuelPlan q("p", parts);
+  harness::Plan plan = q.plan("retrieve (x = float4(p.weight) + p.qoh)");
+  std::string shape = ir::shape(*plan.targets[0]);
   EXPECT_NE(shape.find("CVT_I2_F4"), shape.rfind("CVT_I2_F4"));  // two: one written, one inserted
-  harness::Plan plan = target_plan(parts, std::move(ts), 0);
   interp::Program prog = interp::lower(plan, nullptr);
   EXPECT_EQ(codes(prog.targets), (std::vector<C>{C::Attr, C::Cvt, C::Attr, C::Add, C::Store, C::End}));
   EXPECT_EQ(prog.targets[1].type, Tk::F4);
@@ -73,11 +58,9 @@ TEST(Lower, ExplicitConversionsStayImplicitOnesGo) {
 TEST(Lower, TypedOperatorsBecomeGeneric) {
   // ADD_I4, ADD_F4 and ADD_F8 all lower to the one Add the interpreter types per tuple.
   Schema s = Fixture().all;
+  QuelPlan q("t", s);
   for (const char* r : {"a2", "b4", "b8"}) {
-    Builder b;
-    std::vector<NodePtr> ts;
-    ts.push_back(b.bin(Generic::Add, b.attr(s, "a2"), b.attr(s, r)));
-    harness::Plan plan = target_plan(s, std::move(ts), 0);
+    harness::Plan plan = q.plan(std::string("retrieve (x = t.a2 + t.") + r + ")");
     interp::Program prog = interp::lower(plan, nullptr);
     EXPECT_EQ(codes(prog.targets), (std::vector<C>{C::Attr, C::Attr, C::Add, C::Store, C::End})) << r;
   }
@@ -85,12 +68,9 @@ TEST(Lower, TypedOperatorsBecomeGeneric) {
 
 TEST(Lower, AndOrBranchOverTheirRightOperand) {
   // a and (b or c): And skips the whole right operand, Or skips c.
-  Builder b;
   Schema parts = parts_schema();
-  NodePtr q = b.bin(Generic::And, b.bin(Generic::Gt, b.attr(parts, "qoh"), b.lit(1)),
-                    b.bin(Generic::Or, b.match(b.attr(parts, "color"), "red"),
-                          b.bin(Generic::Lt, b.attr(parts, "weight"), b.lit(7))));
-  harness::Plan plan = qual_plan(parts, std::move(q), 0);
+  QuelPlan q("p", parts);
+  harness::Plan plan = qual_plan(parts, q.expr("p.qoh > 1 and (p.color = \"r*\" or p.weight < 7)"), 0);
   interp::Program prog = interp::lower(plan, nullptr);
   EXPECT_EQ(codes(prog.qual), (std::vector<C>{C::Attr, C::Const, C::Gt, C::And, C::Attr, C::Const, C::Match, C::Or,
                                              C::Attr, C::Const, C::Lt, C::End}));
@@ -101,11 +81,10 @@ TEST(Lower, AndOrBranchOverTheirRightOperand) {
 TEST(Lower, ParametersBecomeConstants) {
   Schema ps = Schema::packed({{"x", Type::f4()}, {"name", Type::c(5)}});
   auto block = TupleWriter(ps).f4("x", 1.5f).c("name", "cog").bytes();
-  Builder b;
   Schema parts = parts_schema();
-  NodePtr q = b.bin(Generic::And, b.bin(Generic::Gt, b.attr(parts, "qoh"), b.param(ps, "x")),
-                    b.bin(Generic::Eq, b.attr(parts, "pname"), b.param(ps, "name")));
-  harness::Plan plan = qual_plan(parts, std::move(q), 0, ps);
+  QuelPlan q("p", parts);
+  q.params("s", ps);
+  harness::Plan plan = qual_plan(parts, q.expr("p.qoh > s.x and p.pname = s.name"), 0, ps);
   interp::Program prog = interp::lower(plan, block.data());
   EXPECT_EQ(codes(prog.qual),
             (std::vector<C>{C::Attr, C::Const, C::Gt, C::And, C::Attr, C::Const, C::Eq, C::End}));
@@ -118,9 +97,8 @@ TEST(Lower, ParametersBecomeConstants) {
 }
 
 TEST(Lower, DumpQueryD) {
-  Builder b;
   Schema parts = parts_schema();
-  harness::Plan plan = query_d(b, parts);
+  harness::Plan plan = query_d(parts);
   std::ostringstream os;
   ASSERT_TRUE(interp::make_backend(false)->dump(plan, "postfix", nullptr, os));
   EXPECT_EQ(os.str(),
@@ -140,22 +118,18 @@ TEST(Lower, DumpQueryD) {
 }
 
 TEST(Lower, DumpQueryCWithAParameter) {
-  // retrieve (p.pname, p.pnum) where p.pnum > $0 or p.pname = "processor" or p.color = "black"
-  // (the 3 replaced by a substituted parameter, to show it inlined)
+  // retrieve (p.pname, p.pnum) where p.pnum > 3 or p.pname = "processor" or p.color = "black"
+  // with the 3 (at 1:43) made a substituted parameter, to show it inlined. Its
+  // literals hold no pattern character: the binder makes = a comparison (Eq).
   Schema ps = Schema::packed({{"n", Type::i2()}});
   auto block = TupleWriter(ps).i("n", 3).bytes();
-  Builder b;
   Schema parts = parts_schema();
-  NodePtr gt = at(b.bin(Generic::Gt, at(b.attr(parts, "pnum"), 34), at(b.param(ps, "n"), 43)), 41);
-  NodePtr m1 = at(b.match(at(b.attr(parts, "pname"), 48), "processor"), 56);
-  NodePtr m2 = at(b.match(at(b.attr(parts, "color"), 73), "black"), 81);
-  NodePtr q = at(b.bin(Generic::Or, at(b.bin(Generic::Or, std::move(gt), std::move(m1)), 45), std::move(m2)), 70);
-  std::vector<NodePtr> ts;
-  ts.push_back(at(b.attr(parts, "pname"), 11));
-  ts.push_back(at(b.attr(parts, "pnum"), 20));
-  harness::Plan plan = target_plan(parts, std::move(ts), 0, ps);
+  QuelPlan q("p", parts);
+  harness::Plan plan =
+      q.plan("retrieve (p.pname, p.pnum) where p.pnum > 3 or p.pname = \"processor\" or p.color = \"black\"");
   plan.name = "c";
-  plan.qual = std::move(q);
+  plan.params = ps;
+  plan.qual = literal_as_param(*plan.qual, {1, 43}, ps, 0);
   std::ostringstream os;
   ASSERT_TRUE(interp::make_backend(true)->dump(plan, "postfix", block.data(), os));
   EXPECT_EQ(os.str(),
@@ -167,11 +141,11 @@ TEST(Lower, DumpQueryCWithAParameter) {
             "   3  Or       -      true: skip 3         @1:45\n"
             "   4  Attr     c20    tuple+2\n"
             "   5  Const    c9     \"processor\"\n"
-            "   6  Match    -      =                    @1:56\n"
+            "   6  Eq       -      =                    @1:56\n"
             "   7  Or       -      true: skip 3         @1:70\n"
             "   8  Attr     c8     tuple+22\n"
             "   9  Const    c5     \"black\"\n"
-            "  10  Match    -      =                    @1:81\n"
+            "  10  Eq       -      =                    @1:81\n"
             "  11  End      -\n"
             "targets:\n"
             "   0  Attr     c20    tuple+2\n"
@@ -191,4 +165,4 @@ TEST(Lower, SymbolsAreTwoWords) {
 }
 
 }  // namespace
-}  // namespace qi_test
+}  // namespace quelkit::test

@@ -1,12 +1,13 @@
-// Every generic operator over every operand type combination the binder can
-// produce, in both dispatch modes, against the typed IR evaluated with the
-// runtime helpers: the interpreter's per-tuple typing must re-derive exactly
-// the binder's conversions, bit for bit, errors and positions included.
+// Every generic operator over every operand type combination, bound from QUEL
+// by the binder, in both dispatch modes, against the typed IR evaluated with
+// the runtime helpers: the interpreter's per-tuple typing must re-derive
+// exactly the binder's conversions, bit for bit, errors and positions included.
+#include <charconv>
 #include <random>
 
 #include "test/interp/tuples.h"
 
-namespace qi_test {
+namespace quelkit::test {
 namespace {
 
 const Tk kNumeric[] = {Tk::I1, Tk::I2, Tk::I4, Tk::F4, Tk::F8};
@@ -23,23 +24,37 @@ const char* num_attr(Tk k) {
 // Where an operand comes from: the tuple, a query literal, a substituted parameter.
 enum class Src { Attr, Const, Param };
 
+// An operand of kind k: t is the tuple, s the parameter block (same layout).
+// Literals are i2, i4 or f8 (or c), negative ones written with unary minus.
+std::string operand(Tk k, Src src, int salt) {
+  switch (src) {
+    case Src::Attr: return std::string("t.") + num_attr(k);
+    case Src::Param: return std::string("s.") + num_attr(k);
+    case Src::Const:
+      if (k == Tk::I2) return salt % 2 ? "(-3)" : "7";
+      if (k == Tk::I4) return salt % 2 ? "70000" : "(-2147483647)";
+      return salt % 2 ? "0.5" : "(-1e-3)";
+  }
+  return "";
+}
+
 class Ops : public ::testing::TestWithParam<std::string> {
  protected:
+  Ops() { q.params("s", fx.all); }
   std::unique_ptr<harness::Backend> be = backend_for(GetParam());
   Fixture fx;
+  QuelPlan q{"t", fx.all};
 
-  // Literals are i2, i4 or f8 (or c); parameters and attributes any type.
-  NodePtr operand(Builder& b, Tk k, Src src, int salt) {
-    switch (src) {
-      case Src::Attr: return b.attr(fx.all, num_attr(k));
-      case Src::Param: return b.param(fx.all, num_attr(k));
-      case Src::Const:
-        if (k == Tk::I2) return b.int_c(salt % 2 ? -3 : 7, Type::i2());
-        if (k == Tk::I4) return b.int_c(salt % 2 ? 70000 : -2147483647, Type::i4());
-        return b.f8_c(salt % 2 ? 0.5 : -1e-3);
-    }
-    return nullptr;
+  // The bound expression as a plan: a condition qualifies, a value projects.
+  harness::Plan plan_of(const std::string& text) {
+    uint32_t scratch = 0;
+    NodePtr e = q.expr(text, &scratch);
+    if (e->type.kind == Tk::B) return qual_plan(fx.all, std::move(e), scratch, fx.all);
+    std::vector<NodePtr> ts;
+    ts.push_back(std::move(e));
+    return target_plan(fx.all, std::move(ts), scratch, fx.all);
   }
+  static std::string what(const harness::Plan& p) { return ir::shape(p.qual ? *p.qual : *p.targets[0]); }
 
   // Runs the plan over every fixture tuple (with a rotating parameter block,
   // prepared afresh per block as the interpreter is) and compares with the oracle.
@@ -67,24 +82,12 @@ TEST_P(Ops, BinaryNumericEveryTypePair) {
         for (Src src : {Src::Attr, Src::Const, Src::Param}) {
           if (g == Generic::Mod && !(is_int(l) && is_int(r))) continue;
           if (src == Src::Const && r != Tk::I2 && r != Tk::I4 && r != Tk::F8) continue;
-          Builder b;
-          NodePtr e = b.bin(g, b.attr(fx.all, num_attr(l)), operand(b, r, src, ++salt));
-          std::string what = std::string(ir::generic_name(g)) + " " + ir::shape(*e);
-          bool boolean = e->type.kind == Tk::B;
-          std::vector<NodePtr> ts;
-          if (!boolean) ts.push_back(std::move(e));
-          harness::Plan p = boolean ? qual_plan(fx.all, std::move(e), b.scratch_size(), fx.all)
-                                    : target_plan(fx.all, std::move(ts), b.scratch_size(), fx.all);
-          check(p, what);
+          const std::string a = std::string("t.") + num_attr(l), b = operand(r, src, ++salt);
+          harness::Plan p = plan_of(quel(g, a, b));
+          check(p, std::string(ir::generic_name(g)) + " " + what(p));
           // And with the literal or parameter on the left.
-          Builder b2;
-          NodePtr e2 = b2.bin(g, operand(b2, r, src, salt), b2.attr(fx.all, num_attr(l)));
-          std::vector<NodePtr> ts2;
-          std::string what2 = ir::shape(*e2);
-          if (!boolean) ts2.push_back(std::move(e2));
-          harness::Plan p2 = boolean ? qual_plan(fx.all, std::move(e2), b2.scratch_size(), fx.all)
-                                     : target_plan(fx.all, std::move(ts2), b2.scratch_size(), fx.all);
-          check(p2, what2);
+          harness::Plan p2 = plan_of(quel(g, b, a));
+          check(p2, what(p2));
         }
 }
 
@@ -95,11 +98,8 @@ TEST_P(Ops, UnaryEveryType) {
     for (Tk k : kNumeric)
       for (Src src : {Src::Attr, Src::Param, Src::Const}) {
         if (src == Src::Const && k != Tk::I2 && k != Tk::I4 && k != Tk::F8) continue;
-        Builder b;
-        std::vector<NodePtr> ts;
-        ts.push_back(b.un(g, operand(b, k, src, int(k))));
-        std::string what = ir::shape(*ts[0]);
-        check(target_plan(fx.all, std::move(ts), b.scratch_size(), fx.all), what);
+        harness::Plan p = plan_of(quel(g, operand(k, src, int(k))));
+        check(p, what(p));
       }
 }
 
@@ -108,11 +108,8 @@ TEST_P(Ops, ExplicitConversionsEveryPair) {
     for (Tk from : kNumeric) {
       if (to == from) continue;
       for (Src src : {Src::Attr, Src::Param}) {
-        Builder b;
-        std::vector<NodePtr> ts;
-        ts.push_back(b.cvt(to, operand(b, from, src, 0)));
-        std::string what = ir::shape(*ts[0]);
-        check(target_plan(fx.all, std::move(ts), b.scratch_size(), fx.all), what);
+        harness::Plan p = plan_of(quel_cvt(to, operand(from, src, 0)));
+        check(p, what(p));
       }
     }
 }
@@ -124,11 +121,9 @@ TEST_P(Ops, CharacterComparisonsEveryPair) {
     for (const char* l : attrs)
       for (const char* r : attrs) {
         for (int src = 0; src < 3; ++src) {
-          Builder b;
-          NodePtr right = src == 0 ? b.attr(fx.all, r) : src == 1 ? b.param(fx.all, r) : b.str("ab ");
-          NodePtr e = b.bin(g, b.attr(fx.all, l), std::move(right));
-          std::string what = ir::shape(*e);
-          check(qual_plan(fx.all, std::move(e), b.scratch_size(), fx.all), what);
+          std::string right = src == 0 ? std::string("t.") + r : src == 1 ? std::string("s.") + r : quel_string("ab ");
+          harness::Plan p = plan_of(quel(g, std::string("t.") + l, right));
+          check(p, what(p));
         }
       }
 }
@@ -136,108 +131,130 @@ TEST_P(Ops, CharacterComparisonsEveryPair) {
 TEST_P(Ops, LogicEveryCombination) {
   for (Generic g : {Generic::And, Generic::Or})
     for (int shape = 0; shape < 4; ++shape) {
-      Builder b;
-      NodePtr l = b.bin(Generic::Gt, b.attr(fx.all, "a2"), b.lit(0));
-      NodePtr r = b.bin(Generic::Lt, b.attr(fx.all, "b8"), b.lit(1));
-      if (shape & 1) l = b.un(Generic::Not, std::move(l));
-      if (shape & 2) r = b.un(Generic::Not, std::move(r));
-      NodePtr e = b.bin(g, std::move(l), std::move(r));
-      std::string what = ir::shape(*e);
-      check(qual_plan(fx.all, std::move(e), b.scratch_size(), fx.all), what);
+      std::string l = quel(Generic::Gt, "t.a2", "0");
+      std::string r = quel(Generic::Lt, "t.b8", "1");
+      if (shape & 1) l = quel(Generic::Not, l);
+      if (shape & 2) r = quel(Generic::Not, r);
+      harness::Plan p = plan_of(quel(g, l, r));
+      check(p, what(p));
     }
 }
 
-// Random well-typed expressions (fixed seed): nested results flow into every
-// operator with every dynamic type, which the per-operator tests cannot reach.
+// Random well-typed expressions (fixed seed) as QUEL text, typed by the
+// binder: nested results flow into every operator with every dynamic type,
+// which the per-operator tests cannot reach.
 class RandomExpr {
  public:
-  RandomExpr(Builder& b, const Schema& s, uint32_t seed) : b_(b), s_(s), rng_(seed) {}
+  RandomExpr(QuelPlan& q, uint32_t seed) : q_(q), rng_(seed) {}
 
-  NodePtr numeric(int depth) {
+  std::string numeric(int depth) {
     int pick = depth <= 0 ? int(rng_() % 3) : int(rng_() % 10);
     switch (pick) {
-      case 0: return b_.attr(s_, num_attr(kNumeric[rng_() % 5]));
-      case 1: return b_.param(s_, num_attr(kNumeric[rng_() % 5]));
+      case 0: return std::string("t.") + num_attr(kNumeric[rng_() % 5]);
+      case 1: return std::string("s.") + num_attr(kNumeric[rng_() % 5]);
       case 2: {
         switch (rng_() % 3) {
-          case 0: return b_.lit(int64_t(rng_() % 200) - 100);
-          case 1: return b_.lit(int64_t(rng_() % 3000000) - 1500000);
-          default: return b_.f8_c(double(int(rng_() % 2000) - 1000) / 64.0);
+          case 0: return lit(int64_t(rng_() % 200) - 100);
+          case 1: return lit(int64_t(rng_() % 3000000) - 1500000);
+          default: return flt(double(int(rng_() % 2000) - 1000) / 64.0);
         }
       }
       case 3: case 4: case 5: {
         const Generic ar[] = {Generic::Add, Generic::Sub, Generic::Mul, Generic::Div, Generic::Pow, Generic::Mod};
         Generic g = ar[rng_() % 6];
-        NodePtr a = numeric(depth - 1), c = numeric(depth - 1);
+        std::string a = numeric(depth - 1), c = numeric(depth - 1);
         if (g == Generic::Mod) {
-          if (!is_int(a->type.kind)) a = b_.cvt(Tk::I4, std::move(a));
-          if (!is_int(c->type.kind)) c = b_.cvt(Tk::I2, std::move(c));
+          if (!is_int(q_.type(a).kind)) a = quel_cvt(Tk::I4, a);
+          if (!is_int(q_.type(c).kind)) c = quel_cvt(Tk::I2, c);
         }
-        return b_.bin(g, std::move(a), std::move(c));
+        return quel(g, a, c);
       }
       case 6: case 7: {
         const Generic un[] = {Generic::Neg, Generic::Abs, Generic::Sqrt, Generic::Log,
                               Generic::Exp, Generic::Sin, Generic::Cos,  Generic::Atan};
-        return b_.un(un[rng_() % 8], numeric(depth - 1));
+        Generic g = un[rng_() % 8];
+        return quel(g, numeric(depth - 1));
       }
       default: {
-        NodePtr a = numeric(depth - 1);
+        std::string a = numeric(depth - 1);
         Tk to = kNumeric[rng_() % 5];
-        if (to == a->type.kind) return a;
-        return b_.cvt(to, std::move(a));
+        if (to == q_.type(a).kind) return a;
+        return quel_cvt(to, a);
       }
     }
   }
 
-  NodePtr chars(int depth) {
+  std::string chars(int depth) {
     switch (depth <= 0 ? rng_() % 3 : rng_() % 5) {
-      case 0: return b_.attr(s_, rng_() % 2 ? "c10" : "c3");
-      case 1: return b_.param(s_, rng_() % 2 ? "c10" : "c3");
-      case 2: return b_.str(rng_() % 2 ? "nut " : "ab");
-      case 3: return b_.un(Generic::Ascii, numeric(depth - 1));
+      case 0: return rng_() % 2 ? "t.c10" : "t.c3";
+      case 1: return rng_() % 2 ? "s.c10" : "s.c3";
+      case 2: return quel_string(rng_() % 2 ? "nut " : "ab");
+      case 3: return quel(Generic::Ascii, numeric(depth - 1));
       default: {
-        NodePtr a = chars(depth - 1), c = chars(depth - 1);
-        if (unsigned(a->type.len) + c->type.len > 255) return a;
-        return b_.bin(Generic::Concat, std::move(a), std::move(c));
+        std::string a = chars(depth - 1), c = chars(depth - 1);
+        if (unsigned(q_.type(a).len) + q_.type(c).len > 255) return a;
+        return quel(Generic::Concat, a, c);
       }
     }
   }
 
-  NodePtr boolean(int depth) {
+  std::string boolean(int depth) {
     const Generic cmp[] = {Generic::Eq, Generic::Ne, Generic::Lt, Generic::Le, Generic::Gt, Generic::Ge};
     switch (depth <= 0 ? rng_() % 3 : rng_() % 6) {
-      case 0: return b_.bin(cmp[rng_() % 6], numeric(depth - 1), numeric(depth - 1));
-      case 1: return b_.bin(cmp[rng_() % 6], chars(depth - 1), chars(depth - 1));
-      case 2: return b_.match(chars(depth - 1), rng_() % 2 ? "*a*" : "[a-n]?t", rng_() % 2);
-      case 3: return b_.un(Generic::Not, boolean(depth - 1));
-      default: return b_.bin(rng_() % 2 ? Generic::And : Generic::Or, boolean(depth - 1), boolean(depth - 1));
+      case 0: {
+        Generic g = cmp[rng_() % 6];
+        std::string a = numeric(depth - 1), c = numeric(depth - 1);
+        return quel(g, a, c);
+      }
+      case 1: {
+        Generic g = cmp[rng_() % 6];
+        std::string a = chars(depth - 1), c = chars(depth - 1);
+        return quel(g, a, c);
+      }
+      case 2: {
+        // A pattern literal on the right makes = and != pattern matches.
+        std::string v = chars(depth - 1);
+        std::string pattern = quel_string(rng_() % 2 ? "*a*" : "[a-n]?t");
+        return quel(rng_() % 2 ? Generic::Ne : Generic::Eq, v, pattern);
+      }
+      case 3: return quel(Generic::Not, boolean(depth - 1));
+      default: {
+        Generic g = rng_() % 2 ? Generic::And : Generic::Or;
+        std::string a = boolean(depth - 1), c = boolean(depth - 1);
+        return quel(g, a, c);
+      }
     }
   }
 
  private:
-  Builder& b_;
-  const Schema& s_;
+  // Negative numbers are written with unary minus, as a user writes them.
+  static std::string lit(int64_t v) { return v < 0 ? "(-" + std::to_string(-v) + ")" : std::to_string(v); }
+  static std::string flt(double v) {
+    char buf[64];
+    std::string s(buf, std::to_chars(buf, buf + sizeof buf, std::fabs(v)).ptr);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return v < 0 ? "(-" + s + ")" : s;
+  }
+
+  QuelPlan& q_;
   std::mt19937 rng_;
 };
 
 TEST_P(Ops, RandomExpressionsMatchTheTypedIr) {
   for (uint32_t seed = 1; seed <= 400; ++seed) {
     {
-      Builder b;
-      RandomExpr gen(b, fx.all, seed);
-      NodePtr q = gen.boolean(4);
-      std::string what = ir::shape(*q);
-      check(qual_plan(fx.all, std::move(q), b.scratch_size(), fx.all), what);
+      RandomExpr gen(q, seed);
+      harness::Plan p = plan_of(gen.boolean(4));
+      check(p, what(p));
     }
     {
-      Builder b;
-      RandomExpr gen(b, fx.all, seed * 7919);
-      std::vector<NodePtr> ts;
-      ts.push_back(gen.numeric(4));
-      ts.push_back(gen.chars(3));
-      ts.push_back(gen.numeric(3));
-      std::string what = ir::shape(*ts[0]) + " " + ir::shape(*ts[1]) + " " + ir::shape(*ts[2]);
-      check(target_plan(fx.all, std::move(ts), b.scratch_size(), fx.all), what);
+      RandomExpr gen(q, seed * 7919);
+      std::string n = gen.numeric(4);
+      std::string c = gen.chars(3);
+      std::string m = gen.numeric(3);
+      harness::Plan p = q.plan("retrieve (r0 = " + n + ", r1 = " + c + ", r2 = " + m + ")");
+      std::string what = ir::shape(*p.targets[0]) + " " + ir::shape(*p.targets[1]) + " " + ir::shape(*p.targets[2]);
+      check(p, what);
     }
   }
 }
@@ -245,15 +262,15 @@ TEST_P(Ops, RandomExpressionsMatchTheTypedIr) {
 // The two dispatch modes give the same outcome, row bytes and errors included.
 TEST(Modes, SwitchAndGotoAgree) {
   Fixture fx;
+  QuelPlan q("t", fx.all);
+  q.params("s", fx.all);
   auto sw = interp::make_backend(false), go = interp::make_backend(true);
   for (uint32_t seed = 1000; seed < 1300; ++seed) {
-    Builder b;
-    RandomExpr gen(b, fx.all, seed);
-    harness::Plan plan = qual_plan(fx.all, gen.boolean(5), 0, fx.all);
-    plan.targets.push_back(gen.numeric(4));
-    plan.targets.push_back(gen.chars(3));
-    plan.out = Schema::packed({{"n", plan.targets[0]->type}, {"c", plan.targets[1]->type}});
-    plan.scratch_size = b.scratch_size();
+    RandomExpr gen(q, seed);
+    std::string qual = gen.boolean(5);
+    std::string n = gen.numeric(4);
+    std::string c = gen.chars(3);
+    harness::Plan plan = q.plan("retrieve (n = " + n + ", c = " + c + ") where " + qual);
     for (size_t t = 0; t < fx.rows.size(); ++t) {
       const uint8_t* params = fx.rows[(t + 1) % fx.rows.size()].data();
       auto ps = sw->prepare(plan, params), pg = go->prepare(plan, params);
@@ -268,4 +285,4 @@ TEST(Modes, SwitchAndGotoAgree) {
 INSTANTIATE_TEST_SUITE_P(Modes, Ops, ::testing::Values("switch", "goto"));
 
 }  // namespace
-}  // namespace qi_test
+}  // namespace quelkit::test

@@ -3,11 +3,9 @@
 // the operator that raised it, parameters are inlined when the plan is
 // prepared, characters compare and match as the runtime says, ascii/concat
 // write into scratch, and projection writes every type at its column width.
-#include <functional>
-
 #include "test/interp/tuples.h"
 
-namespace qi_test {
+namespace quelkit::test {
 namespace {
 
 class Semantics : public ::testing::TestWithParam<std::string> {
@@ -15,6 +13,8 @@ class Semantics : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<harness::Backend> be = backend_for(GetParam());
   Fixture fx;
   Schema parts = parts_schema();
+  QuelPlan t_{"t", fx.all};  // the fixture's tuple as t
+  QuelPlan p_{"p", parts};   // a PARTS tuple as p
 
   Outcome qualify(const harness::Plan& plan, const std::vector<uint8_t>& tuple, const uint8_t* params = nullptr) {
     auto prep = be->prepare(plan, params);
@@ -40,12 +40,8 @@ class Semantics : public ::testing::TestWithParam<std::string> {
 // ---- and/or ----
 
 TEST_P(Semantics, AndSkipsItsRightOperandWhenTheLeftIsFalse) {
-  // p.qoh > 100 and 1/0 = 1
-  Builder b;
-  NodePtr div = b.bin(Generic::Div, b.lit(1), b.lit(0));
-  SrcPos div_pos = div->pos;
-  NodePtr q = b.bin(Generic::And, b.bin(Generic::Gt, b.attr(parts, "qoh"), b.lit(100)),
-                    b.bin(Generic::Eq, std::move(div), b.lit(1)));
+  NodePtr q = p_.expr("p.qoh > 100 and 1 / 0 = 1");
+  SrcPos div_pos = find_written(*q, Generic::Div)->pos;
   auto plan = qual_plan(parts, std::move(q), 0);
   Outcome low = qualify(plan, part(parts, 1, "nut", "red", 5, 50));
   EXPECT_EQ(low.rc, 0);
@@ -57,12 +53,8 @@ TEST_P(Semantics, AndSkipsItsRightOperandWhenTheLeftIsFalse) {
 }
 
 TEST_P(Semantics, OrRaisesOnlyWhenTheLeftIsFalse) {
-  // p.qoh < 100 or 1/0 = 1
-  Builder b;
-  NodePtr div = b.bin(Generic::Div, b.lit(1), b.lit(0));
-  SrcPos div_pos = div->pos;
-  NodePtr q = b.bin(Generic::Or, b.bin(Generic::Lt, b.attr(parts, "qoh"), b.lit(100)),
-                    b.bin(Generic::Eq, std::move(div), b.lit(1)));
+  NodePtr q = p_.expr("p.qoh < 100 or 1 / 0 = 1");
+  SrcPos div_pos = find_written(*q, Generic::Div)->pos;
   auto plan = qual_plan(parts, std::move(q), 0);
   Outcome low = qualify(plan, part(parts, 1, "nut", "red", 5, 50));
   EXPECT_EQ(low.rc, 1);
@@ -77,11 +69,7 @@ TEST_P(Semantics, NestedBranchesLeaveTheDecidingValue) {
   // (qoh > 100 and 1/0 = 1) or not (weight = 5)   and   not (qoh < 100 or 1/0 = 1)
   for (int qoh : {50, 200}) {
     for (int weight : {5, 6}) {
-      Builder b;
-      NodePtr l = b.bin(Generic::And, b.bin(Generic::Gt, b.attr(parts, "qoh"), b.lit(100)),
-                        b.bin(Generic::Eq, b.bin(Generic::Div, b.lit(1), b.lit(0)), b.lit(1)));
-      NodePtr r = b.un(Generic::Not, b.bin(Generic::Eq, b.attr(parts, "weight"), b.lit(5)));
-      auto plan = qual_plan(parts, b.bin(Generic::Or, std::move(l), std::move(r)), 0);
+      auto plan = qual_plan(parts, p_.expr("(p.qoh > 100 and 1 / 0 = 1) or not (p.weight = 5)"), 0);
       auto t = part(parts, 1, "nut", "red", weight, qoh);
       Outcome o = qualify(plan, t);
       EXPECT_EQ(o, expect_qualify(plan, t.data())) << qoh << " " << weight;
@@ -99,84 +87,48 @@ TEST_P(Semantics, EveryRuntimeErrorWithItsPosition) {
     const char* what;
     size_t row;
     int code;
-    std::function<NodePtr(Builder&, SrcPos&)> make;  // sets the expected position
+    const char* text;  // over the fixture's tuple t
+    Generic raiser;    // the first operator of this kind written in the text raises
   };
-  auto keep = [](NodePtr n, SrcPos& p) {
-    p = n->pos;
-    return n;
-  };
-  const Schema& s = fx.all;
   std::vector<Case> cases = {
-      {"i4 + overflow", 1, QK_ERR_OVERFLOW,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Add, b.attr(s, "a4"), b.attr(s, "a4")), p); }},
-      {"i4 - overflow", 3, QK_ERR_OVERFLOW,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Sub, b.attr(s, "a4"), b.lit(1)), p); }},
-      {"i4 * overflow", 5, QK_ERR_OVERFLOW,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Mul, b.attr(s, "a4"), b.attr(s, "a4")), p); }},
-      {"i4 / overflow", 3, QK_ERR_OVERFLOW,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Div, b.attr(s, "a4"), b.lit(-1)), p); }},
-      {"unary - overflow", 3, QK_ERR_OVERFLOW,
-       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Neg, b.attr(s, "a4")), p); }},
-      {"abs overflow", 3, QK_ERR_OVERFLOW,
-       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Abs, b.attr(s, "a4")), p); }},
-      {"i4 / 0", 2, QK_ERR_DIV_ZERO,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Div, b.attr(s, "a2"), b.attr(s, "a4")), p); }},
-      {"f4 / 0", 2, QK_ERR_DIV_ZERO,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Div, b.attr(s, "b4"), b.attr(s, "a2")), p); }},
-      {"f8 / 0", 2, QK_ERR_DIV_ZERO,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Div, b.attr(s, "b8"), b.attr(s, "a1")), p); }},
-      {"mod 0", 2, QK_ERR_MOD_ZERO,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Mod, b.attr(s, "a4"), b.attr(s, "a2")), p); }},
-      {"sqrt < 0", 0, QK_ERR_SQRT_NEG,
-       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Sqrt, b.attr(s, "a2")), p); }},
-      {"log 0", 2, QK_ERR_LOG_DOMAIN,
-       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Log, b.attr(s, "a4")), p); }},
-      {"log < 0", 0, QK_ERR_LOG_DOMAIN,
-       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Log, b.attr(s, "b8")), p); }},
-      {"int1 of i2", 0, QK_ERR_CONVERT_RANGE,
-       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::I1, b.attr(s, "a2")), p); }},
-      {"int2 of i4", 0, QK_ERR_CONVERT_RANGE,
-       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::I2, b.attr(s, "a4")), p); }},
-      {"int4 of f8", 1, QK_ERR_CONVERT_RANGE,
-       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::I4, b.attr(s, "b8")), p); }},
-      {"int1 of f4", 3, QK_ERR_CONVERT_RANGE,
-       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::I1, b.attr(s, "b4")), p); }},
-      {"f8 * overflow", 1, QK_ERR_FLOAT_RESULT,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Mul, b.attr(s, "b8"), b.attr(s, "b8")), p); }},
-      {"f4 * overflow", 3, QK_ERR_FLOAT_RESULT,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Mul, b.attr(s, "b4"), b.attr(s, "b4")), p); }},
-      {"exp overflow", 0, QK_ERR_FLOAT_RESULT,
-       [&](Builder& b, SrcPos& p) { return keep(b.un(Generic::Exp, b.attr(s, "a4")), p); }},
-      {"** overflow", 1, QK_ERR_FLOAT_RESULT,
-       [&](Builder& b, SrcPos& p) { return keep(b.bin(Generic::Pow, b.attr(s, "b8"), b.attr(s, "a2")), p); }},
-      {"float4 of f8", 1, QK_ERR_FLOAT_RESULT,
-       [&](Builder& b, SrcPos& p) { return keep(b.cvt(Tk::F4, b.attr(s, "b8")), p); }},
+      {"i4 + overflow", 1, QK_ERR_OVERFLOW, "t.a4 + t.a4", Generic::Add},
+      {"i4 - overflow", 3, QK_ERR_OVERFLOW, "t.a4 - 1", Generic::Sub},
+      {"i4 * overflow", 5, QK_ERR_OVERFLOW, "t.a4 * t.a4", Generic::Mul},
+      {"i4 / overflow", 3, QK_ERR_OVERFLOW, "t.a4 / (-1)", Generic::Div},
+      {"unary - overflow", 3, QK_ERR_OVERFLOW, "-t.a4", Generic::Neg},
+      {"abs overflow", 3, QK_ERR_OVERFLOW, "abs(t.a4)", Generic::Abs},
+      {"i4 / 0", 2, QK_ERR_DIV_ZERO, "t.a2 / t.a4", Generic::Div},
+      {"f4 / 0", 2, QK_ERR_DIV_ZERO, "t.b4 / t.a2", Generic::Div},
+      {"f8 / 0", 2, QK_ERR_DIV_ZERO, "t.b8 / t.a1", Generic::Div},
+      {"mod 0", 2, QK_ERR_MOD_ZERO, "mod(t.a4, t.a2)", Generic::Mod},
+      {"sqrt < 0", 0, QK_ERR_SQRT_NEG, "sqrt(t.a2)", Generic::Sqrt},
+      {"log 0", 2, QK_ERR_LOG_DOMAIN, "log(t.a4)", Generic::Log},
+      {"log < 0", 0, QK_ERR_LOG_DOMAIN, "log(t.b8)", Generic::Log},
+      {"int1 of i2", 0, QK_ERR_CONVERT_RANGE, "int1(t.a2)", Generic::Cvt},
+      {"int2 of i4", 0, QK_ERR_CONVERT_RANGE, "int2(t.a4)", Generic::Cvt},
+      {"int4 of f8", 1, QK_ERR_CONVERT_RANGE, "int4(t.b8)", Generic::Cvt},
+      {"int1 of f4", 3, QK_ERR_CONVERT_RANGE, "int1(t.b4)", Generic::Cvt},
+      {"f8 * overflow", 1, QK_ERR_FLOAT_RESULT, "t.b8 * t.b8", Generic::Mul},
+      {"f4 * overflow", 3, QK_ERR_FLOAT_RESULT, "t.b4 * t.b4", Generic::Mul},
+      {"exp overflow", 0, QK_ERR_FLOAT_RESULT, "exp(t.a4)", Generic::Exp},
+      {"** overflow", 1, QK_ERR_FLOAT_RESULT, "t.b8 ** t.a2", Generic::Pow},
+      {"float4 of f8", 1, QK_ERR_FLOAT_RESULT, "float4(t.b8)", Generic::Cvt},
       // The first error in execution order: the left operand is evaluated first.
-      {"left error first", 0, QK_ERR_CONVERT_RANGE,
-       [&](Builder& b, SrcPos& p) {
-         NodePtr l = keep(b.cvt(Tk::I2, b.attr(s, "a4")), p);
-         return b.bin(Generic::Add, std::move(l), b.un(Generic::Sqrt, b.attr(s, "a2")));
-       }},
-      {"right error when the left is fine", 0, QK_ERR_SQRT_NEG,
-       [&](Builder& b, SrcPos& p) {
-         NodePtr l = b.un(Generic::Sqrt, b.attr(s, "a2"));
-         return b.bin(Generic::Add, keep(std::move(l), p), b.cvt(Tk::I2, b.attr(s, "a4")));
-       }},
+      {"left error first", 0, QK_ERR_CONVERT_RANGE, "int2(t.a4) + sqrt(t.a2)", Generic::Cvt},
+      {"right error when the left is fine", 0, QK_ERR_SQRT_NEG, "sqrt(t.a2) + int2(t.a4)", Generic::Sqrt},
   };
   for (auto& c : cases) {
-    Builder b;
-    SrcPos pos;
-    NodePtr e = c.make(b, pos);
+    NodePtr e = t_.expr(c.text);
+    SrcPos pos = find_written(*e, c.raiser)->pos;
     expect_error(std::move(e), c.row, c.code, pos, c.what);
   }
 }
 
 TEST_P(Semantics, ErrorsInTheQualificationCarryTheOperatorPosition) {
   // where p.weight / (p.qoh - 7) > 1: the "/" raises, not the comparison.
-  Builder b;
-  NodePtr div = b.bin(Generic::Div, b.attr(parts, "weight"), b.bin(Generic::Sub, b.attr(parts, "qoh"), b.lit(7)));
-  SrcPos pos = div->pos;
-  auto plan = qual_plan(parts, b.bin(Generic::Gt, std::move(div), b.lit(1)), 0);
+  NodePtr q = p_.expr("p.weight / (p.qoh - 7) > 1");
+  SrcPos pos = find_written(*q, Generic::Div)->pos;
+  auto plan = qual_plan(parts, std::move(q), 0);
   Outcome o = qualify(plan, part(parts, 1, "cam", "red", 10, 7));
   EXPECT_EQ(o.rc, -1);
   EXPECT_EQ(o.err, QK_ERR_DIV_ZERO);
@@ -187,13 +139,9 @@ TEST_P(Semantics, ErrorsInTheQualificationCarryTheOperatorPosition) {
 TEST_P(Semantics, AssignmentConversionAtTheTargetRoot) {
   // append/replace: the binder converts to the column type at the root (here
   // an implicit i4 -> i2); the interpreter's Store does that conversion.
-  Builder b;
-  NodePtr sum = b.bin(Generic::Add, b.attr(fx.all, "a4"), b.lit(1));
-  NodePtr root = b.convert(Tk::I2, std::move(sum), true);
-  SrcPos pos = root->pos;
-  std::vector<NodePtr> ts;
-  ts.push_back(std::move(root));
-  auto plan = target_plan(fx.all, std::move(ts), 0);
+  t_.relation("out", Schema::packed({{"r", Type::i2()}}));
+  auto plan = t_.plan("append to out (r = t.a4 + 1)");
+  SrcPos pos = plan.targets[0]->pos;
   EXPECT_EQ(plan.out.attrs[0].type, Type::i2());
   Outcome ok = project(plan, fx.rows[4]);  // -7 + 1
   EXPECT_EQ(ok.rc, 0);
@@ -210,10 +158,9 @@ TEST_P(Semantics, ParametersAreInlinedWhenPrepared) {
   // where p.pnum = $pnum and p.color = $color (tuple substitution values)
   Schema ps = Schema::packed({{"pnum", Type::i2()}, {"color", Type::c(8)}});
   auto block = [&](int pnum, const char* color) { return TupleWriter(ps).i("pnum", pnum).c("color", color).bytes(); };
-  Builder b;
-  NodePtr q = b.bin(Generic::And, b.bin(Generic::Eq, b.attr(parts, "pnum"), b.param(ps, "pnum")),
-                    b.bin(Generic::Eq, b.attr(parts, "color"), b.param(ps, "color")));
-  auto plan = qual_plan(parts, std::move(q), 0, ps);
+  QuelPlan b("p", parts);
+  b.params("s", ps);
+  auto plan = qual_plan(parts, b.expr("p.pnum = s.pnum and p.color = s.color"), 0, ps);
   auto t5 = part(parts, 5, "bolt", "black", 1, 2);
   auto t6 = part(parts, 6, "bolt", "black", 1, 2);
 
@@ -238,10 +185,9 @@ TEST_P(Semantics, ParametersAreInlinedWhenPrepared) {
 }
 
 TEST_P(Semantics, ParametersOfEveryTypeProject) {
-  std::vector<NodePtr> ts;
-  Builder b;
-  for (const char* n : {"a1", "a2", "a4", "b4", "b8", "c10", "c3"}) ts.push_back(b.param(fx.all, n));
-  auto plan = target_plan(fx.all, std::move(ts), 0, fx.all);
+  QuelPlan b("t", fx.all);
+  b.params("s", fx.all);
+  auto plan = b.plan("retrieve (s.a1, s.a2, s.a4, s.b4, s.b8, s.c10, s.c3)");
   for (const auto& params : fx.rows) {
     Outcome o = project(plan, fx.rows[0], params.data());
     EXPECT_EQ(o.rc, 0);
@@ -261,11 +207,11 @@ TEST_P(Semantics, CharacterComparisonStripsTrailingBlanks) {
       {"a b", "a", 1},     {"A", "a", -1},
   };
   Schema s = Schema::packed({{"x", Type::c(6)}, {"y", Type::c(4)}});
+  QuelPlan b("t", s);
   for (const auto& c : cases) {
     auto t = TupleWriter(s).c("x", c.a).c("y", c.b).bytes();
     for (Generic g : {Generic::Eq, Generic::Ne, Generic::Lt, Generic::Le, Generic::Gt, Generic::Ge}) {
-      Builder b;
-      auto plan = qual_plan(s, b.bin(g, b.attr(s, "x"), b.attr(s, "y")), 0);
+      auto plan = qual_plan(s, b.expr(quel(g, "t.x", "t.y")), 0);
       Outcome o = qualify(plan, t);
       bool want = g == Generic::Eq ? c.cmp == 0 : g == Generic::Ne ? c.cmp != 0 : g == Generic::Lt ? c.cmp < 0
                 : g == Generic::Le ? c.cmp <= 0 : g == Generic::Gt ? c.cmp > 0 : c.cmp >= 0;
@@ -288,8 +234,9 @@ TEST_P(Semantics, PatternsMatchAsTheRuntimeSays) {
   };
   for (const auto& c : cases)
     for (bool negated : {false, true}) {
-      Builder b;
-      auto plan = qual_plan(parts, b.match(b.attr(parts, "pname"), c.pattern, negated), 0);
+      // = and != with the literal: a pattern match where it holds * ? [ or a backslash.
+      auto plan =
+          qual_plan(parts, p_.expr(quel(negated ? Generic::Ne : Generic::Eq, "p.pname", quel_string(c.pattern))), 0);
       auto t = part(parts, 1, c.value, "red", 1, 1);
       Outcome o = qualify(plan, t);
       EXPECT_EQ(o.rc, int(c.match != negated)) << c.value << (negated ? " != " : " = ") << c.pattern;
@@ -298,15 +245,10 @@ TEST_P(Semantics, PatternsMatchAsTheRuntimeSays) {
 }
 
 TEST_P(Semantics, AsciiAndConcatWriteIntoScratchAtTheNodeOffset) {
-  // retrieve (concat(ascii(a2), c3), ascii(b8), ascii(b4), concat(c10, c3))
-  Builder b;
-  std::vector<NodePtr> ts;
-  ts.push_back(b.bin(Generic::Concat, b.un(Generic::Ascii, b.attr(fx.all, "a2")), b.attr(fx.all, "c3")));
-  ts.push_back(b.un(Generic::Ascii, b.attr(fx.all, "b8")));
-  ts.push_back(b.un(Generic::Ascii, b.attr(fx.all, "b4")));
-  ts.push_back(b.bin(Generic::Concat, b.attr(fx.all, "c10"), b.attr(fx.all, "c3")));
-  const uint32_t ascii_a2 = ts[0]->kid[0]->scratch, concat0 = ts[0]->scratch, concat3 = ts[3]->scratch;
-  auto plan = target_plan(fx.all, std::move(ts), b.scratch_size());
+  auto plan = t_.plan("retrieve (r0 = concat(ascii(t.a2), t.c3), r1 = ascii(t.b8), r2 = ascii(t.b4), "
+                      "r3 = concat(t.c10, t.c3))");
+  const uint32_t ascii_a2 = plan.targets[0]->kid[0]->scratch, concat0 = plan.targets[0]->scratch,
+                 concat3 = plan.targets[3]->scratch;
   ASSERT_EQ(plan.out.attrs[0].type, Type::c(9));
   ASSERT_EQ(plan.out.attrs[1].type, Type::c(24));
   ASSERT_EQ(plan.out.attrs[2].type, Type::c(15));
@@ -337,15 +279,14 @@ TEST_P(Semantics, AsciiAndConcatWriteIntoScratchAtTheNodeOffset) {
 }
 
 TEST_P(Semantics, CharacterResultsCompare) {
-  // where concat(p.pname, p.color) = "bolt" ... compare computed characters
-  Builder b;
-  NodePtr cat = b.bin(Generic::Concat, b.attr(parts, "pname"), b.attr(parts, "color"));
-  auto plan = qual_plan(parts, b.bin(Generic::Eq, std::move(cat), b.str("boltred")), b.scratch_size());
+  // where concat(p.pname, p.color) = "boltred": compare computed characters
+  uint32_t scratch = 0;
+  NodePtr q = p_.expr("concat(p.pname, p.color) = \"boltred\"", &scratch);
+  auto plan = qual_plan(parts, std::move(q), scratch);
   EXPECT_EQ(qualify(plan, part(parts, 1, "bolt", "red", 1, 1)).rc, 1);
   EXPECT_EQ(qualify(plan, part(parts, 1, "bolt", "blue", 1, 1)).rc, 0);
-  Builder b2;
-  NodePtr m = b2.match(b2.un(Generic::Ascii, b2.attr(parts, "qoh")), "4?");
-  auto plan2 = qual_plan(parts, std::move(m), b2.scratch_size());
+  NodePtr m = p_.expr("ascii(p.qoh) = \"4?\"", &scratch);
+  auto plan2 = qual_plan(parts, std::move(m), scratch);
   EXPECT_EQ(qualify(plan2, part(parts, 1, "bolt", "red", 1, 42)).rc, 1);
   EXPECT_EQ(qualify(plan2, part(parts, 1, "bolt", "red", 1, 420)).rc, 0);
 }
@@ -353,10 +294,7 @@ TEST_P(Semantics, CharacterResultsCompare) {
 // ---- projection ----
 
 TEST_P(Semantics, ProjectionWritesEveryTypeAtItsColumn) {
-  Builder b;
-  std::vector<NodePtr> ts;
-  for (const char* n : {"a1", "a2", "a4", "b4", "b8", "c10", "c3"}) ts.push_back(b.attr(fx.all, n));
-  auto plan = target_plan(fx.all, std::move(ts), 0);
+  auto plan = t_.plan("retrieve (t.a1, t.a2, t.a4, t.b4, t.b8, t.c10, t.c3)");
   for (const auto& t : fx.rows) {
     Outcome o = project(plan, t);
     EXPECT_EQ(o.rc, 0);
@@ -366,17 +304,11 @@ TEST_P(Semantics, ProjectionWritesEveryTypeAtItsColumn) {
 
 TEST_P(Semantics, ProjectionPadsTruncatesAndConverts) {
   // Columns other than the targets' types: characters are truncated or blank
-  // padded to the column; numbers go through the (implicit) assignment rule.
-  Builder b;
-  std::vector<NodePtr> ts;
-  ts.push_back(b.attr(fx.all, "c10"));
-  ts.push_back(b.attr(fx.all, "c10"));
-  ts.push_back(b.convert(Tk::I4, b.attr(fx.all, "a2"), true));
-  ts.push_back(b.convert(Tk::F4, b.attr(fx.all, "b8"), true));
-  ts.push_back(b.convert(Tk::I1, b.attr(fx.all, "a4"), true));
-  ts.push_back(b.convert(Tk::F8, b.attr(fx.all, "b4"), true));
-  auto plan = target_plan(fx.all, std::move(ts), 0, {},
-                          {Type::c(4), Type::c(12), Type::i4(), Type::f4(), Type::i1(), Type::f8()});
+  // padded to the column; numbers go through the (implicit) assignment rule:
+  // an append to such columns.
+  t_.relation("out", Schema::packed({{"k4", Type::c(4)}, {"k12", Type::c(12)}, {"n4", Type::i4()},
+                                     {"g4", Type::f4()}, {"n1", Type::i1()}, {"g8", Type::f8()}}));
+  auto plan = t_.plan("append to out (k4 = t.c10, k12 = t.c10, n4 = t.a2, g4 = t.b8, n1 = t.a4, g8 = t.b4)");
   Outcome o = project(plan, fx.rows[6]);  // "nut bolt", 1, 1, 1.0
   ASSERT_EQ(o.rc, 0);
   EXPECT_EQ(std::string(reinterpret_cast<char*>(o.row.data()), 4), "nut ");
@@ -397,14 +329,8 @@ TEST_P(Semantics, NoQualificationQualifiesEveryTuple) {
 }
 
 TEST_P(Semantics, PaperQueryD) {
-  // retrieve (p.pnum) where p.qoh < log(9.5) * p.weight — log(9.5) ~ 2.2513
-  Builder b;
-  NodePtr q = b.bin(Generic::Lt, b.attr(parts, "qoh"),
-                    b.bin(Generic::Mul, b.un(Generic::Log, b.f8_c(9.5)), b.attr(parts, "weight")));
-  std::vector<NodePtr> ts;
-  ts.push_back(b.attr(parts, "pnum"));
-  harness::Plan plan = target_plan(parts, std::move(ts), 0);
-  plan.qual = std::move(q);
+  // log(9.5) ~ 2.2513
+  harness::Plan plan = p_.plan("retrieve (p.pnum) where p.qoh < log(9.5) * p.weight");
   auto prep = be->prepare(plan, nullptr);
   struct {
     int weight, qoh, want;
@@ -420,4 +346,4 @@ TEST_P(Semantics, PaperQueryD) {
 INSTANTIATE_TEST_SUITE_P(Modes, Semantics, ::testing::Values("switch", "goto"));
 
 }  // namespace
-}  // namespace qi_test
+}  // namespace quelkit::test

@@ -10,7 +10,7 @@
 
 #include "test/interp/interp_test_util.h"
 
-namespace qi_test {
+namespace quelkit::test {
 
 // Writes attribute values into a tuple of a schema, by name.
 class TupleWriter {
@@ -93,4 +93,4 @@ inline std::vector<uint8_t> part(const Schema& s, int pnum, const char* pname, c
   return TupleWriter(s).i("pnum", pnum).c("pname", pname).c("color", color).i("weight", weight).i("qoh", qoh).bytes();
 }
 
-}  // namespace qi_test
+}  // namespace quelkit::test

@@ -16,11 +16,11 @@
 
 #include "harness/parts.h"
 #include "harness/perfmap.h"
-#include "jit/gccjit/gccjit_backend.h"
+#include "jit/gccjit/gccjit.h"
 #include "test/jit_llvm/plan_checks.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 namespace {
 
 using ir::Op;
@@ -163,6 +163,6 @@ TEST(GccjitChecks, CorruptLineTableRaisesBoundsInTheKernel) {
 }
 
 }  // namespace
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test
 
 #endif  // QUELKIT_HAVE_GCCJIT

@@ -12,11 +12,11 @@
 #include <cstdio>
 
 #include "harness/parts.h"
-#include "jit/llvm/llvm_backend.h"
+#include "jit/llvm/llvm.h"
 #include "test/jit_llvm/plan_checks.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 namespace {
 
 using ir::Op;
@@ -129,6 +129,6 @@ TEST(LlvmChecksDeathTest, WithoutChecksABadPlanIsAnInternalError) {
 }
 
 }  // namespace
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test
 
 #endif  // QUELKIT_HAVE_LLVM

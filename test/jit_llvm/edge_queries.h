@@ -5,7 +5,7 @@
 // interpreter (test/jit_llvm, test/jit_gccjit).
 #pragma once
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 
 inline const char* const kEdgeQueries[] = {
     "retrieve (t.a, t.b, t.c, t.f, t.d, t.s, t.u)",
@@ -73,4 +73,4 @@ inline const char* const kEdgeQueries[] = {
     "retrieve unique (t.u)",
 };
 
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test

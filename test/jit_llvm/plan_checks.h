@@ -18,10 +18,11 @@
 #include "frontend/frontend.h"
 #include "harness/parts.h"
 #include "harness/plan.h"
+#include "harness/runtime/runtime_inline.h"
 #include "jit/codegen.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 
 using MakeBackend = std::function<std::unique_ptr<harness::Backend>(jit::Mode, const harness::PrepareOptions&)>;
 
@@ -98,8 +99,7 @@ inline void check_one_plan_serves_every_parameter_block(
       rel.for_each([&](harness::Tid, const uint8_t* t) {
         int32_t a = harness::load<int32_t>(t);
         std::string s(reinterpret_cast<const char*>(t + 4), 4);
-        auto strip = [](std::string v) { return v.erase(v.find_last_not_of(' ') + 1); };
-        if (a > x && strip(s) != strip(ys)) want.emplace_back(a, ys);
+        if (a > x && rt::strip(s) != rt::strip(ys)) want.emplace_back(a, ys);
       });
       std::vector<std::pair<int32_t, std::string>> got;
       auto take = [&](const uint8_t* row) {
@@ -193,4 +193,4 @@ inline void check_substituted_query_compiles_once(const std::string& backend) {
   }
 }
 
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test

@@ -19,7 +19,7 @@
 #include "harness/page.h"
 #include "harness/session.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 
 // e(a = i4, b = i2, c = i1, f = f4, d = f8, s = c10, u = c4): 40 ordinary rows,
 // then the edge rows 41..46 (tuple ordinals), on two 1024-byte pages.
@@ -104,9 +104,9 @@ inline std::string differ(const harness::Result& a, const harness::Result& b) {
            b.error.format() + " (tuple " + std::to_string(b.error.tuple) + ")";
   }
   if (a.nrows() != b.nrows()) return "row counts " + std::to_string(a.nrows()) + " vs " + std::to_string(b.nrows());
-  if (a.data != b.data) return "row bytes differ";
+  if (!(a.rows == b.rows)) return "row bytes differ";
   if (a.checksum.sum != b.checksum.sum) return "checksums differ";
   return "";
 }
 
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test

@@ -13,7 +13,7 @@
 #include "jit/codegen.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 namespace {
 
 using jit::Block;
@@ -297,4 +297,4 @@ TEST(SharedWalk, KeepsTheEmitterContract) {
 }
 
 }  // namespace
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test

@@ -65,8 +65,7 @@ class MutantBackend final : public harness::Backend {
 }  // namespace
 
 std::string register_mutant(Op broken, const std::string& inner) {
-  std::string mode = ir::op_name(broken);
-  std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  std::string mode = lowercase(ir::op_name(broken));
   if (!harness::find_backend("mutant")) {
     const harness::BackendSpec* in = harness::find_backend(inner);
     std::string in_mode = in->modes.front();

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Independent oracle for quelkit: PARTS data, its CSV and the paper's queries.
+"""Independent oracle for quelkit: PARTS and Wisconsin data, their CSV and the paper's queries.
 
-Written from docs (DESIGN.md "The PARTS data", "Result checksum", "The paper's
-queries") alone, with the Python standard library, so quelkit's generator,
+Written from docs (DESIGN.md "The PARTS data", "The Wisconsin data", "Result
+checksum", "The paper's queries") alone, with the Python standard library, so quelkit's generator,
 checksum and back ends are checked against something that shares no code.
 
   oracle.py csv --rows N [--wide]   the CSV `quelkit gen` / write_parts_csv writes
   oracle.py queries --rows N        (a)-(d) on N narrow tuples, as JSON
   oracle.py keyed --rows N          (e)-(i) on N wide tuples, as JSON
+  oracle.py wisconsin --rows N [--seed S]
+                                    the CSV `quelkit gen wisconsin` writes
+  oracle.py wisconsin-queries       "rows checksum" of each checksum case of
+                                    test/queries/wisconsin.quel, in order
   oracle.py expected                all of the above the test suite checks
 
 Regenerate the committed answers with:
@@ -67,6 +71,53 @@ def held_back(n):
             seen.add(k)
             order.append(k)
     return order
+
+
+# ---- the Wisconsin data ----------------------------------------------------
+
+WISCONSIN_INTS = ("unique1 unique2 two four ten twenty hundred thousand "
+                  "twothousand fivethousand tenthousand odd even").split()
+
+
+def wisconsin_str(v):
+    letters = ""
+    for _ in range(7):
+        letters = chr(ord("A") + v % 26) + letters
+        v //= 26
+    return letters + "X" * 45
+
+
+def wisconsin(n, seed=1983):
+    """The N tuples in insertion (unique2) order, as dicts."""
+    g = SplitMix64(seed)
+    perm = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = g.next() % (i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
+    rows = []
+    for k in range(n):
+        u1 = perm[k]
+        r = {"unique1": u1, "unique2": k}
+        for name, m in (("two", 2), ("four", 4), ("ten", 10), ("twenty", 20),
+                        ("hundred", 100), ("thousand", 1000),
+                        ("twothousand", 2000), ("fivethousand", 5000),
+                        ("tenthousand", 10000)):
+            r[name] = u1 % m
+        r["odd"] = 2 * r["hundred"] + 1
+        r["even"] = 2 * r["hundred"]
+        r["stringu1"] = wisconsin_str(u1)
+        r["stringu2"] = wisconsin_str(k)
+        r["string4"] = "AHOV"[k % 4] * 4 + "X" * 48
+        rows.append(r)
+    return rows
+
+
+def wisconsin_csv(n, seed):
+    cols = WISCONSIN_INTS + ["stringu1", "stringu2", "string4"]
+    lines = [",".join(cols)]
+    for r in wisconsin(n, seed):
+        lines.append(",".join(str(r[c]) for c in cols))
+    return "\n".join(lines) + "\n"
 
 
 # ---- checksum: sum mod 2^64 of mix(FNV-1a-64(row encoding)) ----------------
@@ -151,6 +202,48 @@ def keyed(n):
     return out
 
 
+# ---- the Wisconsin queries of test/queries/wisconsin.quel ---------------------
+
+def wisconsin_queries():
+    """Rows and checksum of each checksum case of test/queries/wisconsin.quel,
+    in the file's order, on the study's relations (DESIGN.md)."""
+    onek, onek2 = wisconsin(1000), wisconsin(1000, 1984)
+    tenk1, tenk2 = wisconsin(10000), wisconsin(10000, 1984)
+    strings = ["stringu1", "stringu2", "string4"]
+
+    def every(r):  # r.all
+        return [("i", r[a]) for a in WISCONSIN_INTS] + [("c", r[a]) for a in strings]
+
+    def ints(*vals):
+        return [("i", v) for v in vals]
+
+    def join(outer, inner, cond):
+        return [(a, b) for a in outer for b in inner if cond(a, b)]
+
+    hhhh = "HHHH" + "X" * 48
+    out = [
+        [every(r) for r in tenk1 if r["unique2"] > 1 and r["unique2"] < 102],
+        [every(r) for r in tenk2 if r["unique2"] > 1 and r["unique2"] < 1002],
+        [every(r) for r in tenk1 if r["unique1"] > 1 and r["unique1"] < 102],
+        [every(r) for r in tenk2 if r["unique2"] == 1],
+        [every(r) for r in onek],
+        [every(r) for r in tenk1 if r["unique2"] < 5002 and r["unique2"] > 1],
+        [every(a) + every(b) for a, b in join(onek, onek2, lambda a, b: a["unique2"] == b["unique2"])],
+        [every(a) + ints(b["unique1"]) for a, b in
+         join(onek, onek2, lambda a, b: a["unique2"] == b["unique2"] and b["unique2"] < 100)],
+        [ints(a["unique2"], b["unique2"]) for a, b in
+         join(onek, onek2, lambda a, b: b["unique2"] <= a["unique2"] <= b["unique2"] + 1)],
+        [ints(a["unique1"], b["unique1"]) for a, b in
+         join(onek, onek2[:10], lambda a, b: a["unique1"] < b["unique1"])],
+        [every(r) for r in tenk1 if 4500 <= r["unique2"] < 5500],
+        [ints(r["unique2"]) + [("c", r["stringu1"])] for r in onek
+         if r["string4"] == hhhh and r["unique1"] < 100],
+        [ints(a["unique2"], b["unique2"]) for a, b in
+         join(tenk1[:50], tenk2, lambda a, b: a["unique1"] == b["unique1"])],
+    ]
+    return [result(rows) for rows in out]
+
+
 # ---- CSV ---------------------------------------------------------------------
 
 def csv_text(n, wide):
@@ -167,9 +260,10 @@ def csv_text(n, wide):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=["csv", "queries", "keyed", "held", "expected"])
+    ap.add_argument("command", choices=["csv", "queries", "keyed", "held", "wisconsin", "wisconsin-queries", "expected"])
     ap.add_argument("--rows", type=int, default=3360)
     ap.add_argument("--wide", action="store_true")
+    ap.add_argument("--seed", type=int, default=1983)
     args = ap.parse_args()
     if args.command != "expected" and args.rows < 1:
         ap.error("--rows must be at least 1")
@@ -179,6 +273,11 @@ def main():
         print(json.dumps(queries(args.rows), sort_keys=True))
     elif args.command == "keyed":
         print(json.dumps(keyed(args.rows), sort_keys=True))
+    elif args.command == "wisconsin":
+        sys.stdout.write(wisconsin_csv(args.rows, args.seed))
+    elif args.command == "wisconsin-queries":
+        for r in wisconsin_queries():
+            print("%d %s" % (r["rows"], r["checksum"]))
     elif args.command == "held":
         print(json.dumps(held_back(args.rows)))
     else:

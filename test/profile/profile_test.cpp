@@ -77,7 +77,7 @@ const Json* routine(const Json& backend, const std::string& name) {
 std::vector<std::string> jit_backends() {
   quelkit::register_all_backends();
   std::vector<std::string> v;
-  for (const char* b : {"llvm", "gccjit"})
+  for (const char* b : {"llvm", "gccjit", "stencil"})
     if (quelkit::harness::find_backend(b)) v.push_back(b);
   return v;
 }

@@ -9,7 +9,7 @@
 
 #include "threaded_test_util.h"
 
-namespace qt_test {
+namespace quelkit::test {
 namespace {
 
 const char* kSetup = R"(
@@ -239,4 +239,4 @@ TEST_F(Differential, RandomExpressions) {
 }
 
 }  // namespace
-}  // namespace qt_test
+}  // namespace quelkit::test

@@ -4,7 +4,7 @@
 // comparisons are superinstructions, and both modes run the same program.
 #include "threaded_test_util.h"
 
-namespace qt_test {
+namespace quelkit::test {
 namespace {
 
 class Dump : public ::testing::TestWithParam<std::string> {};
@@ -130,4 +130,4 @@ TEST_P(Dump, RaisingConstantIsKeptAsANode) {
 INSTANTIATE_TEST_SUITE_P(Modes, Dump, ::testing::ValuesIn(threaded_modes()));
 
 }  // namespace
-}  // namespace qt_test
+}  // namespace quelkit::test

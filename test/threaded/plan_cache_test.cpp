@@ -6,7 +6,7 @@
 
 #include "threaded_test_util.h"
 
-namespace qt_test {
+namespace quelkit::test {
 namespace {
 
 std::vector<std::string> sorted_lines(const std::string& s) {
@@ -146,4 +146,4 @@ TEST_P(PlanCache, ErrorPositionsAreTheStatementsOwn) {
 INSTANTIATE_TEST_SUITE_P(Modes, PlanCache, ::testing::ValuesIn(threaded_modes()));
 
 }  // namespace
-}  // namespace qt_test
+}  // namespace quelkit::test

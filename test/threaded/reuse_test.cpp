@@ -3,46 +3,17 @@
 // then runs with many other blocks, agreeing with the interpreter prepared
 // afresh per block. Also the fused page kernel against the tuple-at-a-time
 // entry points, and its error slot. Drives the back ends directly through
-// harness::Backend, with hand-built plans.
+// harness::Backend, with a plan bound from QUEL (test/quel_plan.h).
 #include <cstring>
 
 #include "harness/page.h"
 #include "interp/interp.h"
 #include "threaded/threaded.h"
+#include "test/quel_plan.h"
 #include "threaded_test_util.h"
 
-namespace qt_test {
+namespace quelkit::test {
 namespace {
-
-using ir::NodePtr;
-using ir::Op;
-
-struct PlanKit {
-  uint32_t col = 1;
-  SrcPos pos() { return {1, col++}; }
-  NodePtr attr(const Schema& s, const char* name) {
-    int i = s.find(name);
-    auto n = ir::make_node(Op::ATTR, s.attrs[size_t(i)].type, pos());
-    n->var = 0;
-    n->attr = i;
-    n->offset = s.attrs[size_t(i)].offset;
-    return n;
-  }
-  NodePtr param(const Schema& s, const char* name) {
-    int i = s.find(name);
-    auto n = ir::make_node(Op::PARAM, s.attrs[size_t(i)].type, pos());
-    n->slot = i;
-    n->offset = s.attrs[size_t(i)].offset;
-    return n;
-  }
-  NodePtr cvt(Op op, Type t, NodePtr k) {
-    SrcPos at = k->pos;  // an implicit conversion takes its operand's position
-    auto n = ir::make_node(op, t, at, std::move(k));
-    n->implicit = true;
-    return n;
-  }
-  NodePtr bin(Op op, Type t, NodePtr a, NodePtr b) { return ir::make_node(op, t, pos(), std::move(a), std::move(b)); }
-};
 
 // in:     a i2, s c6, r f4
 // params: k i4, t c6, x f8
@@ -51,22 +22,10 @@ struct PlanKit {
 struct ParamPlan {
   harness::Plan plan;
   ParamPlan() {
-    PlanKit b;
+    quelkit::test::QuelPlan q("i", Schema::packed({{"a", Type::i2()}, {"s", Type::c(6)}, {"r", Type::f4()}}));
+    q.params("k", Schema::packed({{"k", Type::i4()}, {"t", Type::c(6)}, {"x", Type::f8()}}));
+    plan = q.plan("retrieve (v = i.a + k.k, w = k.t, z = k.k / i.a) where i.a = k.k or (i.s = k.t and i.r < k.x)");
     plan.name = "reuse";
-    plan.in = Schema::packed({{"a", Type::i2()}, {"s", Type::c(6)}, {"r", Type::f4()}});
-    plan.params = Schema::packed({{"k", Type::i4()}, {"t", Type::c(6)}, {"x", Type::f8()}});
-    plan.out = Schema::packed({{"v", Type::i4()}, {"w", Type::c(6)}, {"z", Type::i4()}});
-    const Schema& in = plan.in;
-    const Schema& par = plan.params;
-    NodePtr eq = b.bin(Op::EQ_I4, Type::b(), b.cvt(Op::CVT_I2_I4, Type::i4(), b.attr(in, "a")), b.param(par, "k"));
-    NodePtr se = b.bin(Op::EQ_C, Type::b(), b.attr(in, "s"), b.param(par, "t"));
-    NodePtr lt = b.bin(Op::LT_F8, Type::b(), b.cvt(Op::CVT_F4_F8, Type::f8(), b.attr(in, "r")), b.param(par, "x"));
-    plan.qual = b.bin(Op::OR, Type::b(), std::move(eq), b.bin(Op::AND, Type::b(), std::move(se), std::move(lt)));
-    plan.targets.push_back(
-        b.bin(Op::ADD_I4, Type::i4(), b.cvt(Op::CVT_I2_I4, Type::i4(), b.attr(in, "a")), b.param(par, "k")));
-    plan.targets.push_back(b.param(par, "t"));
-    plan.targets.push_back(
-        b.bin(Op::DIV_I4, Type::i4(), b.param(par, "k"), b.cvt(Op::CVT_I2_I4, Type::i4(), b.attr(in, "a"))));
     plan.qual_folded = plan.qual->clone();
     for (const auto& t : plan.targets) plan.targets_folded.push_back(t->clone());
     harness::compute_key(plan);
@@ -209,4 +168,4 @@ TEST_P(Reuse, PageKernelMatchesTupleAtATimeAndReportsTheFailingLine) {
 INSTANTIATE_TEST_SUITE_P(Modes, Reuse, ::testing::ValuesIn(threaded_modes()));
 
 }  // namespace
-}  // namespace qt_test
+}  // namespace quelkit::test

@@ -16,9 +16,7 @@
 #include "harness/parts.h"
 #include "harness/session.h"
 
-namespace qt_test {
-
-using namespace quelkit;
+namespace quelkit::test {
 
 inline const std::vector<std::string>& threaded_modes() {
   static const std::vector<std::string> modes = {"call", "goto"};
@@ -81,4 +79,4 @@ inline std::string section(const std::string& dump, const std::string& from) {
   return dump.substr(b, e == std::string::npos ? std::string::npos : e + 1 - b);
 }
 
-}  // namespace qt_test
+}  // namespace quelkit::test

@@ -12,7 +12,7 @@
 #include "test/jit_llvm/edge_queries.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 namespace {
 
 #define QUELKIT_DIFF_BACKEND "gccjit"
@@ -20,6 +20,6 @@ namespace {
 #include "test/jit_llvm/differential_suite.h"
 
 }  // namespace
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test
 
 #endif  // QUELKIT_HAVE_GCCJIT

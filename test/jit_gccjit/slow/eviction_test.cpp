@@ -10,10 +10,10 @@
 #include <fstream>
 
 #include "harness/parts.h"
-#include "jit/gccjit/gccjit_backend.h"
+#include "jit/gccjit/gccjit.h"
 #include "test/jit_llvm/support.h"
 
-namespace quelkit::jittest {
+namespace quelkit::test {
 namespace {
 
 // Shared objects libgccjit built that are mapped into this process (their
@@ -61,6 +61,6 @@ TEST(GccjitEviction, ThreeHundredDistinctPlansReleaseTheirResults) {
 }
 
 }  // namespace
-}  // namespace quelkit::jittest
+}  // namespace quelkit::test
 
 #endif  // QUELKIT_HAVE_GCCJIT

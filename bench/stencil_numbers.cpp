@@ -1,0 +1,155 @@
+// The copy-and-patch back end's numbers (issue 15), measured in one run with
+// the back ends interleaved, so that a noisy shared machine disturbs them
+// alike:
+//   prepare   every PARTS query (a)-(i): the median of N cold prepares (plan
+//             cache cleared) in a warm process, stencil against LLVM at
+//             --jit-opt 0;
+//   per tuple (b), (c), (d) at the given heap size: the median of the
+//             statement's warm runs, stencil against threaded:goto and llvm
+//             (default level), and the interpreter;
+//   break-even (prepare_stencil - prepare_x) / (per-tuple_x - per-tuple_stencil)
+//             on (c) and (d), against threaded:goto and interp:switch.
+//
+//   quelkit_stencil_numbers [--tuples 1000000] [--prepares 25] [--runs 9]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/backends.h"
+#include "cli/report.h"
+#include "frontend/frontend.h"
+#include "harness/measure.h"
+#include "harness/parts.h"
+#include "harness/session.h"
+
+using namespace quelkit;
+using namespace quelkit::harness;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Bench {
+  std::ostringstream out, err;
+  std::unique_ptr<Session> s;
+  std::map<char, std::pair<SourceRef, frontend::BoundQuery>> q;
+
+  Bench(const std::string& backend, int level, uint64_t n, bool keyed) {
+    SessionOptions o;
+    o.backends = parse_backend_list(backend);
+    o.format = OutFormat::None;
+    o.prepare.jit_opt = level;
+    s = std::make_unique<Session>(o, out, err);
+    s->catalog().add(make_parts(n, keyed, keyed ? Structure::Isam : Structure::Heap));
+    s->run(std::make_shared<Source>("<n>", "range of p is parts range of q is parts"));
+    for (const auto& pq : paper_queries()) {
+      if (pq.keyed != keyed) continue;
+      auto src = std::make_shared<Source>(std::string("<") + pq.id + ">", pq.text);
+      auto stmts = frontend::parse(src);
+      q.emplace(pq.id[0], std::make_pair(src, frontend::bind(*stmts[0], s->ranges(), s->catalog(), src)));
+    }
+  }
+  Result eval(char id) {
+    auto& [src, bq] = q.at(id);
+    Result r = s->evaluate(bq, *s->runners()[0], src, false);
+    if (!r.ok) {
+      std::fprintf(stderr, "(%c) failed: %s\n", id, r.error.format().c_str());
+      std::exit(1);
+    }
+    return r;
+  }
+  double cold_prepare(char id) {
+    s->runners()[0]->cache().clear();
+    return double(eval(id).stats.prepare_ns);
+  }
+  // The statement's run time (prepare and the checksum's verification are
+  // off its clock, docs/stats.md).
+  double run_ns(char id) { return double(eval(id).stats.run_ns); }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t tuples = 1000000;
+  int prepares = 25, runs = 9;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--tuples")) tuples = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--prepares")) prepares = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
+  }
+  register_all_backends();
+  std::printf("machine: %s\n\n", machine_description().c_str());
+
+  // ---- prepare: (a)-(d) on a heap, (e)-(i) keyed (ISAM), as the report runs them
+  const std::vector<std::pair<std::string, int>> prep_backends = {
+      {"stencil:qual", 1}, {"stencil:fused", 1}, {"llvm:qual", 0}, {"llvm:fused", 0}};
+  std::printf("prepare: median of %d cold prepares (plan cache cleared), warm process, interleaved\n", prepares);
+  std::printf("  %-5s %14s %14s %14s %14s %10s\n", "query", "stencil:qual", "stencil:fused", "llvm:qual -O0",
+              "llvm:fused -O0", "llvm/stencil");
+  for (bool keyed : {false, true}) {
+    std::vector<std::unique_ptr<Bench>> b;
+    for (const auto& [name, level] : prep_backends) b.push_back(std::make_unique<Bench>(name, level, keyed ? 3360 : 210, keyed));
+    for (const auto& pq : paper_queries()) {
+      if (pq.keyed != keyed) continue;
+      std::vector<std::vector<double>> t(b.size());
+      for (size_t k = 0; k < b.size(); ++k) b[k]->cold_prepare(pq.id[0]);  // first touch of everything
+      for (int r = 0; r < prepares; ++r)
+        for (size_t k = 0; k < b.size(); ++k) t[k].push_back(b[k]->cold_prepare(pq.id[0]));
+      double m[4];
+      for (size_t k = 0; k < 4; ++k) m[k] = median(t[k]);
+      std::printf("  (%s)   %11.2f us %11.2f us %11.2f us %11.2f us %9.0fx\n", pq.id, m[0] / 1e3, m[1] / 1e3,
+                  m[2] / 1e3, m[3] / 1e3, std::min(m[2] / m[0], m[3] / m[1]));
+    }
+  }
+
+  // ---- per tuple and break-even at `tuples`
+  const std::vector<std::string> run_backends = {"stencil:fused", "stencil:qual", "threaded:goto", "llvm:fused",
+                                                 "llvm:qual", "interp:switch"};
+  std::printf("\nper tuple at %llu tuples: median of %d warm runs, interleaved (ns per tuple)\n",
+              static_cast<unsigned long long>(tuples), runs);
+  std::vector<std::unique_ptr<Bench>> b;
+  for (const auto& name : run_backends) b.push_back(std::make_unique<Bench>(name, 1, tuples, false));
+  std::map<std::pair<char, std::string>, double> pt, prep;
+  for (char id : {'b', 'c', 'd'}) {
+    std::vector<std::vector<double>> t(b.size()), p(b.size());
+    for (size_t k = 0; k < b.size(); ++k) b[k]->eval(id);  // warm
+    for (int r = 0; r < runs; ++r)
+      for (size_t k = 0; k < b.size(); ++k) t[k].push_back(b[k]->run_ns(id) / double(tuples));
+    for (int r = 0; r < 11; ++r)
+      for (size_t k = 0; k < b.size(); ++k) p[k].push_back(b[k]->cold_prepare(id));
+    std::printf("  (%c)", id);
+    for (size_t k = 0; k < b.size(); ++k) {
+      pt[{id, run_backends[k]}] = median(t[k]);
+      prep[{id, run_backends[k]}] = median(p[k]);
+      std::printf("  %s %.2f", run_backends[k].c_str(), median(t[k]));
+    }
+    std::printf("\n");
+  }
+  auto ratio = [&](char id, const char* a, const char* x) { return pt[{id, a}] / pt[{id, x}]; };
+  std::printf("\nratios (per tuple):\n");
+  std::printf("  (d) stencil:fused / llvm:fused     = %.2f   (goal <= 1.5)\n", ratio('d', "stencil:fused", "llvm:fused"));
+  std::printf("  (b) stencil:fused / threaded:goto  = %.2f   (goal <= 0.9)\n", ratio('b', "stencil:fused", "threaded:goto"));
+  std::printf("  (d) stencil:fused / threaded:goto  = %.2f   (goal <= 0.9)\n", ratio('d', "stencil:fused", "threaded:goto"));
+  const double best_c = std::min(pt[{'c', "threaded:goto"}], pt[{'c', "llvm:fused"}]);
+  std::printf("  (c) stencil:fused / min(threaded:goto, llvm:fused) = %.2f   (goal <= 1.1)\n",
+              pt[{'c', "stencil:fused"}] / best_c);
+  std::printf("\nbreak-even (tuples; prepare: median of 11 cold prepares at this size):\n");
+  for (char id : {'c', 'd'})
+    for (const char* base : {"threaded:goto", "interp:switch"}) {
+      const double dp = prep[{id, "stencil:fused"}] - prep[{id, base}];
+      const double dt = pt[{id, base}] - pt[{id, "stencil:fused"}];
+      std::printf("  (%c) stencil:fused vs %-14s prepare %8.2f us vs %8.2f us: %s\n", id, base,
+                  prep[{id, "stencil:fused"}] / 1e3, prep[{id, base}] / 1e3,
+                  dt > 0 ? (std::to_string(long(std::max(0.0, dp / dt))) + " tuples").c_str() : "never");
+    }
+  return 0;
+}

@@ -1,0 +1,37 @@
+// Access paths of a one-variable plan: which pages of its relation a scan
+// visits (heap full scan, ISAM key = or range, hash key =), chosen once per
+// plan from the folded qualification, and the key bounds each execution
+// resolves from its parameter block (a substituted tuple's values).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/plan.h"
+#include "harness/relation.h"
+
+namespace quelkit::harness {
+
+// Where a key bound's value comes from: a constant of the query or a parameter.
+struct BoundSrc {
+  bool present = false;
+  bool is_param = false;
+  KeyVal val;            // constant
+  uint32_t offset = 0;   // parameter
+  Type type;             // parameter type
+  bool incl = true;
+};
+
+struct AccessSpec {
+  KeyBounds::Kind kind = KeyBounds::All;
+  BoundSrc lo, hi;
+  std::string text;  // "full scan", "isam key =", ...
+};
+
+// Key lookups and ranges come from conjuncts `key op constant-or-parameter`.
+AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr);
+// The bounds of `a` for one execution, its parameters read from `params`.
+KeyBounds resolve_bounds(const AccessSpec& a, const std::vector<uint8_t>& params);
+
+}  // namespace quelkit::harness

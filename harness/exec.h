@@ -1,0 +1,94 @@
+// One statement's execution on one runner, inside the engine (not part of
+// its interface): the decomposition state (decompose.cpp), the scan that runs
+// each one-variable plan (scan.cpp), and the failure they raise. Engine::
+// evaluate (engine.cpp) makes one Exec per statement.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/access_path.h"
+#include "harness/engine.h"
+
+namespace quelkit::harness {
+
+// A runtime error of the statement, carried out of the scan to evaluate().
+struct RuntimeFailure {
+  Error err;
+};
+
+// Collects the variable indices an expression names.
+void refs(const ir::Node& n, std::set<int>& out);
+// The conjuncts of an AND tree, left to right.
+void flatten_and(const ir::Node* n, std::vector<const ir::Node*>& out);
+// Collects the attributes of variable `var` an expression reads.
+void attr_refs(const ir::Node& n, int var, std::set<int>& out);
+
+struct VarState {
+  Relation* rel = nullptr;
+  std::unique_ptr<Relation> temp;  // owned temporary after detachment
+  std::vector<int> attr_map;       // original attribute index -> index in rel's schema
+  bool substituted = false;
+  std::vector<int> param_slot;     // original attribute index -> parameter slot (when substituted)
+};
+
+struct Level {
+  std::vector<VarState*> vars;           // by bound var index
+  std::vector<const ir::Node*> conjuncts;  // remaining, text order
+  Schema params;                         // accumulated parameter layout
+};
+
+class Exec {
+ public:
+  Exec(Catalog& cat, Runner& r, const frontend::BoundQuery& q, const SourceRef& src, int stmt_no,
+       Result& res, bool count)
+      : cat_(cat), runner_(r), q_(q), src_(src), stmt_no_(stmt_no), res_(res), count_(count) {}
+
+  void run_statement(Sink& out);
+  // "var:path; ..." of the plans run so far (also after a failure).
+  std::string access_path() const {
+    std::string text;
+    for (const auto& t : access_texts_) text += (text.empty() ? "" : "; ") + t;
+    return text;
+  }
+
+ private:
+  void run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth);
+  Plan make_plan(const Level& lv, int scan_var, const std::vector<const ir::Node*>& conj,
+                 const std::vector<const ir::Node*>& targets, const std::vector<std::string>& names,
+                 const std::string& name);
+  ir::NodePtr rewrite(const ir::Node& n, const Level& lv, int scan_var);
+  void execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
+               std::vector<uint8_t>& params, Sink& out, bool want_tids);
+  [[noreturn]] void cancelled() const;
+  // The tuples of a page before line `slot` that a kernel qualified (and
+  // projected): what the tuple-at-a-time loop counts before a failing tuple.
+  static uint64_t qualified_before(Prepared& prep, const uint8_t* pg, uint32_t page_size, int64_t slot,
+                                   uint8_t* rows, const qk_ctx& ctx);
+  // Cache identity of a variable's relation: temporaries are shaped alike
+  // per statement, so they share one identity; real relations carry their version.
+  static std::string rel_id(const VarState& vs) {
+    return vs.temp ? "temp" : vs.rel->name() + "#" + std::to_string(vs.rel->version());
+  }
+  void note_access(const std::string& t) {
+    if (std::find(access_texts_.begin(), access_texts_.end(), t) == access_texts_.end())
+      access_texts_.push_back(t);
+  }
+
+  Catalog& cat_;
+  Runner& runner_;
+  const frontend::BoundQuery& q_;
+  SourceRef src_;
+  int stmt_no_;
+  Result& res_;
+  const bool count_;  // --sink count (RunnerOptions::count_sink)
+  int ndetach_ = 0;
+  std::vector<uint8_t> scratch_;
+  std::vector<Tid> tidbuf_;
+  std::vector<std::string> access_texts_;
+};
+
+}  // namespace quelkit::harness

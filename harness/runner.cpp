@@ -1,0 +1,68 @@
+// A Runner (engine.h): one back end in one mode, handing out prepared plans
+// from its cache or prepared afresh, and counting prepare time and JIT phases
+// into the statement's statistics.
+#include <ostream>
+
+#include "harness/engine.h"
+#include "harness/measure.h"
+
+namespace quelkit::harness {
+
+void ExecStats::add_scan(const ExecStats& o) {
+  rows_scanned += o.rows_scanned;
+  rows_qualified += o.rows_qualified;
+  prepares += o.prepares;
+  cache_hits += o.cache_hits;
+  prepare_ns += o.prepare_ns;
+  irgen_ns += o.irgen_ns;
+  opt_ns += o.opt_ns;
+  codegen_ns += o.codegen_ns;
+}
+
+Runner::Runner(std::string name, std::string mode, std::unique_ptr<Backend> be, RunnerOptions opt,
+               PrepareOptions popt)
+    : name_(std::move(name)), mode_(std::move(mode)), backend_(std::move(be)), opt_(std::move(opt)),
+      popt_(popt) {}
+
+Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint8_t* params,
+                      std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
+                      const std::vector<uint64_t>** positions) {
+  bool reuse = backend_->reuses_plans() && opt_.plan_cache;
+  const std::string& key = cache_key;
+  if (positions) *positions = nullptr;
+  if (reuse) {
+    if (Prepared* p = cache_.find(key, positions)) {
+      ++st.cache_hits;
+      return p;
+    }
+  }
+  if (!opt_.dumps.empty() && opt_.dump_out && dumped_.insert(plan.key).second) {
+    for (const auto& form : opt_.dumps) {
+      *opt_.dump_out << "-- " << form << " " << plan.name << " (" << label() << ")\n";
+      backend_->dump(plan, form, params, *opt_.dump_out);
+    }
+  }
+  uint64_t t0 = now_ns();
+  std::unique_ptr<Prepared> p = backend_->prepare(plan, params);
+  st.prepare_ns += now_ns() - t0;
+  ++st.prepares;
+  st.irgen_ns += p->times.irgen_ns;
+  st.opt_ns += p->times.opt_ns;
+  st.codegen_ns += p->times.codegen_ns;
+  if (reuse) return cache_.insert(key, std::move(p), plan_positions(plan), positions);
+  scratch_owner = std::move(p);
+  return scratch_owner.get();
+}
+
+void Runner::make_tuple_functions(Prepared& p, ExecStats& st) {
+  if (!p.tuple_functions_pending()) return;
+  const PrepareTimes before = p.times;
+  uint64_t t0 = now_ns();
+  p.make_tuple_functions();
+  st.prepare_ns += now_ns() - t0;
+  st.irgen_ns += p.times.irgen_ns - before.irgen_ns;
+  st.opt_ns += p.times.opt_ns - before.opt_ns;
+  st.codegen_ns += p.times.codegen_ns - before.codegen_ns;
+}
+
+}  // namespace quelkit::harness

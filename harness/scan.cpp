@@ -1,0 +1,156 @@
+// The scan of one one-variable plan (exec.h): its pages by access path, the
+// page walk of page_walk.h (a back end's fused kernel a page per call, or the
+// tuple-at-a-time loop), the cancellation check at each page boundary, rows
+// projected straight into the sink, and a failing tuple's counts and error.
+#include <algorithm>
+
+#include "harness/exec.h"
+#include "harness/page_walk.h"
+
+namespace quelkit::harness {
+
+// Runs one plan over the pages of its access path, projecting qualifying rows
+// straight into the sink's room.
+void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
+                   std::vector<uint8_t>& params, Sink& out, bool want_tids) {
+  ExecStats& st = res_.stats;
+  std::unique_ptr<Prepared> owner;
+  const std::vector<uint64_t>* prepared_at = nullptr;
+  Prepared* prep = runner_.get(plan, cache_key, params.empty() ? nullptr : params.data(), owner, st, &prepared_at);
+  if (scratch_.size() < plan.scratch_size + 1) scratch_.resize(plan.scratch_size + 1);
+  qk_ctx ctx{};
+  ctx.params = params.data();
+  ctx.scratch = scratch_.data();
+  const uint32_t row_len = plan.out.tuple_len;
+
+  if (cancel_requested()) cancelled();
+  auto fail = [&](int64_t ordinal) {
+    Error e;
+    e.kind = ErrKind::Runtime;
+    e.code = ctx.err_code;
+    e.message = qk_err_message(ctx.err_code);
+    e.pos = SrcPos::unpack(ctx.err_pos);
+    if (prepared_at) {  // a cached plan raises at the positions it was prepared with
+      auto at = std::find(prepared_at->begin(), prepared_at->end(), ctx.err_pos);
+      std::vector<uint64_t> here = plan_positions(plan);
+      if (at != prepared_at->end() && size_t(at - prepared_at->begin()) < here.size())
+        e.pos = SrcPos::unpack(here[size_t(at - prepared_at->begin())]);
+    }
+    e.src = src_;
+    e.relation = rel ? rel->name() : "";
+    e.tuple = ordinal;
+    throw RuntimeFailure{std::move(e)};
+  };
+
+  if (!rel) {  // no variable left: evaluate once
+    runner_.make_tuple_functions(*prep, st);
+    static const uint8_t empty[8] = {};
+    int r = prep->qualify(empty, &ctx);
+    if (r < 0) fail(1);
+    if (r) {
+      size_t cap = 0;
+      uint8_t* row = out.room(1, &cap);
+      if (prep->project(empty, row, &ctx) < 0) fail(1);
+      ++st.rows_qualified;
+      out.wrote(1, nullptr);
+    }
+    return;
+  }
+
+  const uint32_t tpp = rel->tuples_per_page(), in_len = rel->tuple_len();
+  // Reused across executions: (f)-(i) run thousands of small substituted scans.
+  std::vector<Tid>& tids = tidbuf_;
+  if (want_tids && tids.size() < tpp) tids.resize(tpp);
+  const bool kernel = prep->has_kernel() && runner_.options().use_kernel && !want_tids;
+  if (!kernel) runner_.make_tuple_functions(*prep, st);
+  KeyBounds bounds = resolve_bounds(acc, params);
+  int64_t ordinal = 0;
+  // Rows go straight into the sink's room: `held` rows written at `at`, room
+  // for `cap`; handed over when the next page might not fit (per page when
+  // tids go with them, whose buffer holds a page's).
+  uint8_t* at = nullptr;
+  size_t cap = 0, held = 0;
+  auto hand_over = [&] {
+    if (held) out.wrote(held, want_tids ? tids.data() : nullptr);
+    at = nullptr;  // the room is the sink's again: ask anew
+    cap = held = 0;
+  };
+
+  rel->each_page(bounds, [&](uint32_t page_no) {
+    if (cancel_requested()) cancelled();  // page boundary (page_walk.h): kernels run one page per call
+    const uint8_t* pg = rel->page(page_no);
+    if (cap - held < tpp) {
+      hand_over();
+      at = out.room(tpp, &cap);
+    }
+    uint8_t* rows = at + held * row_len;
+    if (kernel) {
+      int64_t n = prep->run_page(pg, rows, &ctx);
+      if (n < 0) {
+        int64_t ord = ordinal;
+        for (int64_t i = 0; i <= ctx.err_slot && i < page_nlines(pg); ++i) ord += page_line(pg, uint32_t(i)) != 0;
+        st.rows_scanned += uint64_t(ord - ordinal);
+        st.rows_qualified += qualified_before(*prep, pg, rel->page_size(), ctx.err_slot, rows, ctx);
+        fail(ord);
+      }
+      // The live tuples it scanned: counted here, off the kernel's loop, only
+      // for a page with a deleted line (a heap that was never deleted from
+      // has none, and the count is the line count).
+      const uint32_t nl = page_nlines(pg);
+      uint32_t live = nl;
+      if (rel->has_deleted())
+        for (uint32_t i = 0; i < nl; ++i) live -= page_line(pg, i) == 0;
+      ordinal += live;
+      st.rows_scanned += live;
+      st.rows_qualified += uint64_t(n);
+      held += size_t(n);
+      return true;
+    }
+    size_t n = 0;
+    walk_page(pg, in_len, [&](uint32_t i, const uint8_t* t) {
+      ++ordinal;
+      ++st.rows_scanned;
+      int r = prep->qualify(t, &ctx);
+      if (r == 0) return true;
+      if (r < 0) fail(ordinal);
+      // A tuple whose projection fails is not counted: a failed statement's
+      // counts are the same whether its back end ran a page kernel or not.
+      if (prep->project(t, rows + n * row_len, &ctx) < 0) fail(ordinal);
+      ++st.rows_qualified;
+      if (want_tids) tids[n] = Tid{page_no, uint16_t(i)};
+      ++n;
+      return true;
+    });
+    held += n;
+    if (want_tids) hand_over();
+    return true;
+  });
+  hand_over();
+}
+
+void Exec::cancelled() const {
+  Error e;
+  e.kind = ErrKind::Runtime;
+  e.code = QK_ERR_CANCELLED;
+  e.message = qk_err_message(QK_ERR_CANCELLED);
+  e.pos = q_.pos;
+  e.src = src_;
+  throw RuntimeFailure{std::move(e)};
+}
+
+uint64_t Exec::qualified_before(Prepared& prep, const uint8_t* pg, uint32_t page_size, int64_t slot, uint8_t* rows,
+                                const qk_ctx& ctx) {
+  if (slot <= 0) return 0;
+  // The same page cut short before the failing line: every tuple on it
+  // evaluated without an error the first time, so it does again.
+  std::vector<uint8_t> cut(pg, pg + page_size);
+  store<uint16_t>(cut.data() + kPageOffNLines, uint16_t(std::min<int64_t>(slot, page_nlines(pg))));
+  qk_ctx c = ctx;
+  c.err_code = 0;
+  c.err_pos = 0;
+  c.err_slot = 0;
+  int64_t n = prep.run_page(cut.data(), rows, &c);
+  return n > 0 ? uint64_t(n) : 0;
+}
+
+}  // namespace quelkit::harness

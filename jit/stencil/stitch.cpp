@@ -1,0 +1,642 @@
+// Prepare (stitch.h): the walk that picks stencils, and the copy-and-patch
+// step that makes them one piece of code.
+#include "jit/stencil/stitch.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <ostream>
+#include <unordered_map>
+
+#include "harness/perfmap.h"
+#include "jit/stencil/disasm.h"
+#include "jit/stencil/names.h"
+#include "jit/stencil/stencil_code.gen.h"
+
+namespace quelkit::jit::stencil {
+
+static_assert(gen::kCount == kNumStencils, "stencil_code.gen.h and variants.h disagree on the stencil count");
+static_assert(gen::kFingerprint == fingerprint(), "stencil_code.gen.h was extracted from stale stencils");
+
+namespace {
+
+using ir::Generic;
+using ir::Node;
+
+[[noreturn]] void internal_error(const std::string& what) {
+  std::fprintf(stderr, "quelkit: internal error: stencil: %s\n", what.c_str());
+  std::abort();
+}
+
+// An operand: where its value is and the hole values that say so.
+struct Opd {
+  Loc loc;
+  uint32_t off = 0, len = 0;
+  uint64_t k = 0;
+  int32_t konst = -1;
+};
+
+uint64_t const_bits(const Node& n) {
+  switch (n.type.kind) {
+    case Tk::F4: return std::bit_cast<uint32_t>(n.val.f4);
+    case Tk::F8: return std::bit_cast<uint64_t>(n.val.f8);
+    default: return uint32_t(int32_t(n.val.i));
+  }
+}
+
+bool always_true(const Node* q) { return !q || (q->op == ir::Op::CONST && q->val.i != 0); }
+
+class Walk {
+ public:
+  Walk(const harness::Plan& plan, Program& p) : plan_(plan), p_(p) {
+    p_.row_len = plan.out.tuple_len;
+    p_.in_len = plan.in.tuple_len;
+    if (plan.targets_folded.size() != plan.out.attrs.size()) internal_error("targets and output columns differ");
+  }
+
+  void qual_function(const std::string& name) {
+    begin(FnKind::Qual, name, Kind::EntryQual);
+    int yes = label(), no = label();
+    cond(*plan_.qual_folded, yes, no, yes);
+    place(yes);
+    emit(Kind::RetTrue);
+    place(no);
+    emit(Kind::RetFalse);
+    end(Kind::Exit);
+  }
+
+  void project_function(const std::string& name) {
+    begin(FnKind::Project, name, Kind::EntryProject);
+    project();
+    emit(Kind::RetZero);
+    end(Kind::Exit);
+  }
+
+  void kernel_function(const std::string& name) {
+    begin(FnKind::Kernel, name, Kind::EntryKernel);
+    int head = label(), done = label();
+    place(head);
+    emit(Kind::LoopHead).target = done;
+    if (branch_free()) {
+      // Selection without a data-dependent branch, as the JITs' kernels: the
+      // comparison as a value, the row written for every tuple, kept only if
+      // it qualifies (the row is short and cannot raise: jit/codegen.cpp).
+      const Node& q = *plan_.qual_folded;
+      Opd a = operand(*q.kid[0]);
+      Opd b = operand(*q.kid[1]);
+      Desc d{Kind::Select, q.op, a.loc, b.loc};
+      fit(d, a, b, ir::op_info(q.op));
+      Inst& i = emit(d, &q);
+      set_a(i, a);
+      set_b(i, b);
+      project();
+      emit(Kind::RowIf).target = head;
+    } else {
+      if (!always_true(plan_.qual_folded.get())) {
+        int yes = label();
+        cond(*plan_.qual_folded, yes, head, yes);
+        place(yes);
+      }
+      project();
+      emit(Kind::RowDone).target = head;
+    }
+    place(done);
+    emit(Kind::PageDone);
+    end(Kind::PageExit);
+  }
+
+ private:
+  // A target computed for any tuple without raising or calling: leaves, and
+  // the conversions of them the catalogue says cannot raise.
+  static bool plain(const Node& n) {
+    const ir::OpInfo& r = ir::op_info(n.op);
+    if (r.cls() == ir::Class::Leaf) return true;
+    return r.cls() == ir::Class::Convert && !r.can_raise() && plain(*n.kid[0]);
+  }
+  // The same rule as the JIT walk's kernels: one comparison of numbers, a
+  // short row of plain targets.
+  bool branch_free() const {
+    const Node* q = plan_.qual_folded.get();
+    if (always_true(q) || ir::class_of(q->op) != ir::Class::Compare || ir::op_info(q->op).left == Tk::C) return false;
+    if (plan_.out.tuple_len > 32) return false;
+    for (const auto& t : plan_.targets_folded)
+      if (!plain(*t)) return false;
+    return true;
+  }
+
+  // ---- instances and labels
+
+  int label() {
+    p_.labels.push_back(-1);
+    return int(p_.labels.size() - 1);
+  }
+  void place(int l) { p_.labels[size_t(l)] = int32_t(p_.insts.size()); }
+
+  Inst& emit(const Desc& d, const Node* n = nullptr) {
+    int id = lookup(d);
+    if (id < 0) internal_error("no stencil " + name(d));
+    p_.insts.push_back(Inst{});
+    Inst& i = p_.insts.back();
+    i.id = int16_t(id);
+    i.node = n;
+    return i;
+  }
+  Inst& emit(Kind k) { return emit(Desc{k}); }
+
+  void begin(FnKind k, const std::string& name, Kind entry) {
+    fn_ = Function{k, name, uint32_t(p_.insts.size()), 0};
+    raises_.clear();
+    emit(entry);
+  }
+
+  // The cold tail: one raise stencil per position that can raise, then the exit.
+  void end(Kind exit) {
+    int out = label();
+    for (const Raise& r : raises_) {
+      place(r.label);
+      Inst& i = emit(r.code ? Kind::RaiseK : Kind::Raise);
+      i.pos = r.pos;
+      i.d_len = uint32_t(r.code);
+      i.target = out;
+    }
+    place(out);
+    emit(exit);
+    fn_.end = uint32_t(p_.insts.size());
+    p_.fns.push_back(fn_);
+  }
+
+  // The label raising n's error at n's position (one raise stencil per
+  // position and code; 0: the code the stencil computed).
+  int raise_at(const Node& n) {
+    const ir::OpInfo& r = ir::op_info(n.op);
+    const uint64_t pos = n.pos.pack();
+    const int code = one_error(r) ? the_error(r) : 0;
+    for (const Raise& x : raises_)
+      if (x.pos == pos && x.code == code) return x.label;
+    raises_.push_back(Raise{pos, code, label()});
+    return raises_.back().label;
+  }
+
+  uint32_t new_slot() {
+    uint32_t off = slots_ * 8;
+    ++slots_;
+    if (slots_ * 8 > p_.frame) p_.frame = slots_ * 8;
+    return off;
+  }
+
+  // ---- operands
+
+  void within(uint32_t off, uint32_t len, uint32_t limit, const char* what) {
+    if (uint64_t(off) + len > limit)
+      internal_error(std::string(what) + ": " + std::to_string(off) + "+" + std::to_string(len) + " > " +
+                     std::to_string(limit));
+  }
+
+  Opd operand(const Node& n) {
+    const ir::OpInfo& r = ir::op_info(n.op);
+    switch (r.generic) {
+      case Generic::Const: {
+        Opd o;
+        o.loc = Loc{Where::Const};
+        if (n.type.kind == Tk::C) {
+          std::string b = n.val.s;
+          b.resize(n.type.len, ' ');  // the node's length is the value's
+          p_.consts.push_back(std::move(b));
+          o.konst = int32_t(p_.consts.size() - 1);
+          o.len = n.type.len;
+        } else if (n.type.kind == Tk::B) {
+          internal_error("a boolean constant as a value");
+        } else {
+          o.k = const_bits(n);
+        }
+        return o;
+      }
+      case Generic::Attr:
+        if (n.type.kind == Tk::B) internal_error("boolean attribute");
+        within(n.offset, n.type.len, plan_.in.tuple_len, "tuple attribute");
+        return Opd{Loc{Where::Tuple, n.type.kind}, n.offset, n.type.len};
+      case Generic::Param:
+        if (n.type.kind == Tk::B) internal_error("boolean parameter");
+        within(n.offset, n.type.len, plan_.params.tuple_len, "parameter");
+        return Opd{Loc{Where::Param, n.type.kind}, n.offset, n.type.len};
+      case Generic::Cvt: {
+        const Tk from = n.kid[0]->type.kind, to = n.type.kind;
+        // Integer widening: every integer is computed as int32 already.
+        if (is_int(from) && is_int(to) && (to == Tk::I4 || (from == Tk::I1 && to == Tk::I2)))
+          return operand(*n.kid[0]);
+        // A widened attribute (integer to float, f4 to f8: exact or rounding,
+        // never raising): its consumer reads and widens it, as threaded code does.
+        const bool widening = (is_int(from) && is_float(to)) || (from == Tk::F4 && to == Tk::F8);
+        if (n.kid[0]->op == ir::Op::ATTR && widening) return operand(*n.kid[0]);
+        break;
+      }
+      default:
+        break;
+    }
+    return computed(n);
+  }
+
+  Opd computed(const Node& n) {
+    const ir::OpInfo& r = ir::op_info(n.op);
+    if (r.cls() == ir::Class::Compare || r.cls() == ir::Class::Logic) internal_error("a condition as a value");
+    Opd a = operand(*n.kid[0]);
+    Opd b;
+    if (r.arity == 2) b = operand(*n.kid[1]);
+    Desc d{Kind::Op, n.op, a.loc, r.arity == 2 ? b.loc : Loc{}};
+    fit(d, a, b, r);
+    Inst& i = emit(d, &n);
+    set_a(i, a);
+    if (r.arity == 2) set_b(i, b);
+    i.pos = n.pos.pack();
+    if (r.can_raise()) i.error = raise_at(n);
+    if (r.result == Tk::C) {
+      within(n.scratch, n.type.len, plan_.scratch_size, "scratch");
+      i.d_off = n.scratch;
+      i.d_len = n.type.len;
+      return Opd{Loc{Where::Scratch}, n.scratch, n.type.len};
+    }
+    i.d_off = new_slot();
+    return Opd{Loc{Where::Slot}, i.d_off};
+  }
+
+  // When the set has no stencil for these operand places (two in memory, two
+  // constants, a widened attribute a conversion does not take), load one
+  // operand into a slot first: the left, then the right.
+  void fit(Desc& d, Opd& a, Opd& b, const ir::OpInfo& r) {
+    if (lookup(d) >= 0) return;
+    if (a.loc.w != Where::Slot && r.left != Tk::C) {
+      a = load(a, r.left);
+      d.a = a.loc;
+      if (lookup(d) >= 0) return;
+    }
+    if (r.arity == 2 && b.loc.w != Where::Slot && r.right != Tk::C) {
+      b = load(b, r.right);
+      d.b = b.loc;
+    }
+  }
+
+  Opd load(const Opd& o, Tk t) {
+    Inst& i = emit(Desc{Kind::Load, ir::Op::CONST, o.loc, {}, reg(t)});
+    set_a(i, o);
+    i.d_off = new_slot();
+    return Opd{Loc{Where::Slot}, i.d_off};
+  }
+
+  static void set_a(Inst& i, const Opd& o) {
+    i.a_off = o.off;
+    i.a_len = o.len;
+    i.a_k = o.k;
+    i.a_const = o.konst;
+  }
+  static void set_b(Inst& i, const Opd& o) {
+    i.b_off = o.off;
+    i.b_len = o.len;
+    i.b_k = o.k;
+    i.b_const = o.konst;
+  }
+
+  // ---- conditions: jumps to t or f; `fall` is the label placed right after.
+
+  void cond(const Node& n, int t, int f, int fall) {
+    const ir::OpInfo& r = ir::op_info(n.op);
+    switch (r.generic) {
+      case Generic::And: {
+        int rhs = label();
+        cond(*n.kid[0], rhs, f, rhs);
+        place(rhs);
+        cond(*n.kid[1], t, f, fall);
+        return;
+      }
+      case Generic::Or: {
+        int rhs = label();
+        cond(*n.kid[0], t, rhs, rhs);
+        place(rhs);
+        cond(*n.kid[1], t, f, fall);
+        return;
+      }
+      case Generic::Not:
+        cond(*n.kid[0], f, t, fall);
+        return;
+      case Generic::Const: {
+        int to = n.val.i ? t : f;
+        if (to != fall) emit(Kind::Jump).target = to;
+        return;
+      }
+      default:
+        break;
+    }
+    if (r.cls() != ir::Class::Compare) internal_error(std::string("not a condition: ") + r.name);
+    Opd a = operand(*n.kid[0]);
+    Opd b = operand(*n.kid[1]);
+    // Jump to the label that does not follow; both when neither does.
+    const bool jump_if = fall == f;
+    Desc d{Kind::Branch, n.op, a.loc, b.loc, kNoTk, jump_if};
+    fit(d, a, b, r);
+    Inst& i = emit(d, &n);
+    set_a(i, a);
+    set_b(i, b);
+    i.pos = n.pos.pack();
+    i.target = jump_if ? t : f;
+    if (fall != t && fall != f) emit(Kind::Jump).target = t;
+  }
+
+  // ---- the projection: each target into its column of the row
+
+  void project() {
+    for (size_t k = 0; k < plan_.targets_folded.size(); ++k) {
+      const Node& t = *plan_.targets_folded[k];
+      const Attribute& col = plan_.out.attrs[k];
+      const Tk c = col.type.kind;
+      if (c != t.type.kind || c == Tk::B) internal_error("target " + std::to_string(k) + " does not fit its column");
+      within(col.offset, col.type.len, plan_.out.tuple_len, "row column");
+      Opd o = operand(t);
+      if (c != Tk::C && o.loc.memory() && o.loc.s != c) o = load(o, c);  // widened on the way
+      Inst& i = emit(Desc{Kind::Store, ir::Op::CONST, o.loc, {}, c}, &t);
+      set_a(i, o);
+      i.d_off = col.offset;
+      i.d_len = col.type.len;
+    }
+  }
+
+  const harness::Plan& plan_;
+  Program& p_;
+  Function fn_{};
+  struct Raise {
+    uint64_t pos;
+    int code;
+    int label;
+  };
+  std::vector<Raise> raises_;
+  uint32_t slots_ = 0;
+};
+
+}  // namespace
+
+int lookup(const Desc& d) {
+  static const std::unordered_map<uint64_t, int16_t> index = [] {
+    std::unordered_map<uint64_t, int16_t> m;
+    m.reserve(size_t(kNumStencils) * 2);
+    for (int i = 0; i < kNumStencils; ++i) m.emplace(key(desc(i)), int16_t(i));
+    return m;
+  }();
+  auto it = index.find(key(d));
+  return it == index.end() ? -1 : it->second;
+}
+
+Program build(const harness::Plan& plan, Functions which, const std::string& base) {
+  Program p;
+  p.insts.reserve(64);
+  p.labels.reserve(32);
+  Walk w(plan, p);
+  if (which.kernel) w.kernel_function(function_name(base, FnKind::Kernel));
+  if (which.qual) {
+    if (!plan.qual_folded) internal_error("qualification function without a qualification");
+    w.qual_function(function_name(base, FnKind::Qual));
+  }
+  if (which.project) w.project_function(function_name(base, FnKind::Project));
+  return p;
+}
+
+// ------------------------------------------------------------- stitching
+
+namespace {
+
+const Code& code_of(const Inst& i) { return gen::kCode[size_t(i.id)]; }
+
+// The label (or next instance) a trailing jump of instance k goes to.
+int32_t trail_target(const Program& p, size_t k) {
+  const Code& c = code_of(p.insts[k]);
+  switch (c.trail) {
+    case Sym::Continue: return int32_t(k + 1);
+    case Sym::Target: return p.insts[k].target >= 0 ? p.labels[size_t(p.insts[k].target)] : -1;
+    case Sym::Error: return p.insts[k].error >= 0 ? p.labels[size_t(p.insts[k].error)] : -1;
+    default: return -1;
+  }
+}
+
+template <class T>
+void put(uint8_t* at, T v) {
+  std::memcpy(at, &v, sizeof v);
+}
+
+}  // namespace
+
+Stitched stitch(const Program& p) {
+  Stitched s;
+  const size_t n = p.insts.size();
+  s.offset.resize(n);
+  s.size.resize(n);
+  // Layout: functions 16-byte aligned, each instance's bytes less a trailing
+  // jump to what follows it.
+  uint32_t at = 0;
+  size_t fn = 0;
+  s.fn_offset.resize(p.fns.size());
+  s.fn_size.resize(p.fns.size());
+  for (size_t k = 0; k < n; ++k) {
+    if (fn < p.fns.size() && k == p.fns[fn].first) {
+      at = (at + 15) & ~15u;
+      s.fn_offset[fn] = at;
+    }
+    const Code& c = code_of(p.insts[k]);
+    uint32_t size = c.size;
+    if (c.trail != Sym::Data && trail_target(p, k) == int32_t(k + 1) && k + 1 < n &&
+        !(fn < p.fns.size() && k + 1 == p.fns[fn].end))
+      size -= 5;
+    s.offset[k] = at;
+    s.size[k] = size;
+    at += size;
+    if (fn < p.fns.size() && k + 1 == p.fns[fn].end) {
+      s.fn_size[fn] = at - s.fn_offset[fn];
+      ++fn;
+    }
+  }
+  s.code_bytes = at;
+  // Data: character constants, then each used stencil's read-only constants.
+  std::vector<uint32_t> const_at(p.consts.size());
+  for (size_t k = 0; k < p.consts.size(); ++k) {
+    const_at[k] = at;
+    at += uint32_t(p.consts[k].size());
+  }
+  std::map<int, uint32_t> data_at;
+  for (const Inst& i : p.insts) {
+    const Code& c = code_of(i);
+    if (!c.ndata || data_at.count(i.id)) continue;
+    at = (at + 15) & ~15u;
+    data_at[i.id] = at;
+    at += c.ndata;
+  }
+  s.total_bytes = at;
+
+  Arena& arena = Arena::get();
+  s.span = arena.allocate(at ? at : 1);
+  if (!s.span) internal_error("the code arena is full");
+  uint8_t* const base = s.span.p;
+  std::memset(base, 0xcc, s.fn_offset.empty() ? 0 : s.code_bytes);  // alignment padding traps
+  for (size_t k = 0; k < p.consts.size(); ++k) std::memcpy(base + const_at[k], p.consts[k].data(), p.consts[k].size());
+  for (const auto& [id, off] : data_at) {
+    const Code& c = gen::kCode[size_t(id)];
+    std::memcpy(base + off, gen::kData + c.data, c.ndata);
+  }
+  auto label_addr = [&](int32_t label) -> uint64_t {
+    if (label < 0 || p.labels[size_t(label)] < 0 || size_t(p.labels[size_t(label)]) >= n)
+      internal_error("a jump to an unplaced label");
+    return reinterpret_cast<uint64_t>(base + s.offset[size_t(p.labels[size_t(label)])]);
+  };
+  for (size_t k = 0; k < n; ++k) {
+    const Inst& i = p.insts[k];
+    const Code& c = code_of(i);
+    uint8_t* const code = base + s.offset[k];
+    std::memcpy(code, gen::kBytes + c.bytes, s.size[k]);
+    for (uint32_t h = c.holes; h < c.holes + c.nholes; ++h) {
+      const Hole& hole = gen::kHoles[h];
+      if (hole.offset >= s.size[k]) continue;  // the dropped trailing jump's
+      uint8_t* const site = code + hole.offset;
+      uint64_t v = 0;
+      switch (hole.sym) {
+        case Sym::Continue:
+          if (k + 1 >= n) internal_error("the last stencil continues");
+          v = reinterpret_cast<uint64_t>(base + s.offset[k + 1]);
+          break;
+        case Sym::Target: v = label_addr(i.target); break;
+        case Sym::Error: v = label_addr(i.error); break;
+        case Sym::AOff: v = i.a_off; break;
+        case Sym::BOff: v = i.b_off; break;
+        case Sym::DOff: v = i.d_off; break;
+        case Sym::ALen: v = i.a_len; break;
+        case Sym::BLen: v = i.b_len; break;
+        case Sym::DLen: v = i.d_len; break;
+        case Sym::Frame: v = p.frame; break;
+        case Sym::RowLen: v = p.row_len; break;
+        case Sym::InLen: v = p.in_len; break;
+        case Sym::AK: v = i.a_const >= 0 ? reinterpret_cast<uint64_t>(base + const_at[size_t(i.a_const)]) : i.a_k; break;
+        case Sym::BK: v = i.b_const >= 0 ? reinterpret_cast<uint64_t>(base + const_at[size_t(i.b_const)]) : i.b_k; break;
+        case Sym::Pos: v = i.pos; break;
+        case Sym::ErrCode: v = i.d_len; break;
+        case Sym::Data: v = reinterpret_cast<uint64_t>(base + data_at[i.id]) + hole.index; break;
+        case Sym::Extern: v = arena.call_target(hole.index, site); break;
+      }
+      const uint64_t x = v + uint64_t(hole.addend);
+      switch (hole.patch) {
+        case Patch::Abs64: put<uint64_t>(site, x); break;
+        case Patch::Abs32:
+          if (x > 0xffffffffull) internal_error("a 32-bit hole does not hold " + std::to_string(x));
+          put<uint32_t>(site, uint32_t(x));
+          break;
+        case Patch::Abs32S:
+          if (int64_t(x) != int64_t(int32_t(x))) internal_error("a signed 32-bit hole does not hold " + std::to_string(x));
+          put<int32_t>(site, int32_t(x));
+          break;
+        case Patch::Rel32: {
+          const int64_t d = int64_t(x) - int64_t(reinterpret_cast<uintptr_t>(site));
+          if (d != int64_t(int32_t(d))) internal_error("a jump or call beyond rel32");
+          put<int32_t>(site, int32_t(d));
+          break;
+        }
+      }
+    }
+  }
+  for (size_t f = 0; f < p.fns.size(); ++f) {
+    s.entry[size_t(p.fns[f].kind)] = base + s.fn_offset[f];
+    if (harness::perfmap_enabled()) harness::perfmap_register(base + s.fn_offset[f], s.fn_size[f], p.fns[f].name);
+  }
+  return s;
+}
+
+// ------------------------------------------------------------- the dump
+
+namespace {
+
+std::string hexs(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string node_text(const Node& n) {
+  std::string s = ir::op_name(n.op);
+  if (n.pos.line) s += " @" + std::to_string(n.pos.line) + ":" + std::to_string(n.pos.col);
+  return s;
+}
+
+std::string opd_text(Loc l, uint32_t off, uint32_t len, uint64_t k, int32_t konst, const Program& p) {
+  switch (l.w) {
+    case Where::None: return "";
+    case Where::Slot: return "slot@" + std::to_string(off);
+    case Where::Tuple: return "tuple@" + std::to_string(off) + (l.s == Tk::C ? "[" + std::to_string(len) + "]" : "");
+    case Where::Param: return "param@" + std::to_string(off) + (l.s == Tk::C ? "[" + std::to_string(len) + "]" : "");
+    case Where::Scratch: return "scratch@" + std::to_string(off) + "[" + std::to_string(len) + "]";
+    case Where::Const:
+      if (konst >= 0) return "\"" + p.consts[size_t(konst)] + "\"";
+      return "k=" + hexs(k);
+  }
+  return "?";
+}
+
+}  // namespace
+
+void dump(const Program& p, const Stitched& s, std::ostream& os) {
+  std::string err;
+  auto dis = Disassembler::create(&err);
+  const uint8_t* base = s.span.p;
+  os << "stencil: " << p.insts.size() << " stencils, " << s.code_bytes << " bytes of code, "
+     << s.total_bytes - s.code_bytes << " bytes of data, frame " << p.frame << " bytes\n";
+  std::map<int32_t, std::vector<int>> labels_at;
+  for (size_t l = 0; l < p.labels.size(); ++l) labels_at[p.labels[l]].push_back(int(l));
+  size_t fn = 0;
+  for (size_t k = 0; k < p.insts.size(); ++k) {
+    if (fn < p.fns.size() && k == p.fns[fn].first)
+      os << p.fns[fn].name << " at +" << hexs(s.fn_offset[fn]) << " (" << s.fn_size[fn] << " bytes):\n";
+    if (auto it = labels_at.find(int32_t(k)); it != labels_at.end()) {
+      os << " ";
+      for (int l : it->second) os << " L" << l << ":";
+      os << "\n";
+    }
+    const Inst& i = p.insts[k];
+    const Desc& d = desc(i.id);
+    char head[64];
+    std::snprintf(head, sizeof head, "  +%04x  %-4u ", s.offset[k], s.size[k]);
+    os << head << name(d);
+    std::string holes;
+    auto add = [&](const std::string& t) {
+      if (!t.empty()) holes += (holes.empty() ? "" : ", ") + t;
+    };
+    if (d.kind == Kind::Op || d.kind == Kind::Branch || d.kind == Kind::Load || d.kind == Kind::Store) {
+      add("a=" + opd_text(d.a, i.a_off, i.a_len, i.a_k, i.a_const, p));
+      if (d.b.w != Where::None) add("b=" + opd_text(d.b, i.b_off, i.b_len, i.b_k, i.b_const, p));
+      if (d.kind == Kind::Store) add("row@" + std::to_string(i.d_off) + "[" + std::to_string(i.d_len) + "]");
+      else if (d.kind == Kind::Op && ir::op_info(d.op).result == Tk::C)
+        add("-> scratch@" + std::to_string(i.d_off) + "[" + std::to_string(i.d_len) + "]");
+      else if (d.kind != Kind::Branch) add("-> slot@" + std::to_string(i.d_off));
+    }
+    if (i.target >= 0) add("target L" + std::to_string(i.target));
+    if (i.error >= 0) add("raise L" + std::to_string(i.error));
+    if (d.kind == Kind::RaiseK) add("code " + std::to_string(i.d_len));
+    if (d.kind == Kind::Raise || d.kind == Kind::RaiseK) {
+      SrcPos pos = SrcPos::unpack(i.pos);
+      add("pos " + std::to_string(pos.line) + ":" + std::to_string(pos.col));
+    }
+    if (!holes.empty()) os << "  [" << holes << "]";
+    if (i.node) os << "  <- " << node_text(*i.node);
+    os << "\n";
+    if (dis) {
+      const uint8_t* code = base + s.offset[k];
+      for (uint32_t pc = 0; pc < s.size[k];) {
+        auto insn = dis->decode(code + pc, s.size[k] - pc, s.offset[k] + pc, true);
+        if (!insn.size) {
+          os << "          +" << hexs(s.offset[k] + pc) << "  (undecodable)\n";
+          break;
+        }
+        char line[32];
+        std::snprintf(line, sizeof line, "          %04x  ", s.offset[k] + pc);
+        os << line << insn.text << "\n";
+        pc += uint32_t(insn.size);
+      }
+    }
+    if (fn < p.fns.size() && k + 1 == p.fns[fn].end) ++fn;
+  }
+  if (!dis) os << "(no disassembly: " << err << ")\n";
+}
+
+}  // namespace quelkit::jit::stencil

@@ -1,0 +1,195 @@
+// What the stencil back end stitches and how its prepared plans behave: the
+// golden sequence of the paper's (d) with log(9.5) as one folded constant, one
+// prepared plan serving every parameter block, (f) prepared once for its 3360
+// substitutions, perf map names, and W^X: no page of the process is ever
+// writable and executable at once (/proc/self/maps), before or after the
+// arena seals what prepare wrote.
+#include <gtest/gtest.h>
+
+#ifdef QUELKIT_HAVE_STENCIL
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "harness/parts.h"
+#include "harness/perfmap.h"
+#include "jit/stencil/arena.h"
+#include "jit/stencil/stencil_backend.h"
+#include "test/jit_llvm/edge_queries.h"
+#include "test/jit_llvm/plan_checks.h"
+#include "test/jit_llvm/support.h"
+
+namespace quelkit::test {
+namespace {
+
+namespace js = jit::stencil;
+
+size_t count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+std::string dump_stencil(const std::string& backend, const std::string& stmt) {
+  auto o = options(backend, 1, false);
+  o.dumps.insert("stencil");
+  std::ostringstream out, err;
+  harness::Session s(o, out, err);
+  s.catalog().add(harness::make_parts(100, false, harness::Structure::Heap));
+  EXPECT_TRUE(s.run(std::make_shared<Source>("d.quel", "range of p is parts\n" + stmt))) << err.str();
+  return out.str();
+}
+
+// The stencil lines of a dump (`  +0045  84   MUL_F8(k, t.i2)  [...]`): their names.
+std::vector<std::string> sequence(const std::string& dump) {
+  std::vector<std::string> v;
+  std::istringstream in(dump);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("  +", 0) != 0) continue;
+    std::istringstream l(line);
+    std::string off, size, name;
+    l >> off >> size;
+    std::getline(l, name);
+    name = name.substr(name.find_first_not_of(' '));
+    name = name.substr(0, name.find("  "));
+    v.push_back(name);
+  }
+  return v;
+}
+
+std::string k_hex(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, 8);
+  char b[32];
+  std::snprintf(b, sizeof b, "k=0x%llx", static_cast<unsigned long long>(bits));
+  return b;
+}
+
+TEST(StencilGolden, PaperQueryDQualIsTwoStencilsAndOneFoldedConstant) {
+  std::string text = dump_stencil("stencil:qual", "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight");
+  // qual: the product of the folded constant and weight (widened by the
+  // stencil's own load) into a slot, the comparison with qoh as a branch to
+  // the false exit, the returns, then the cold raise of the product's
+  // FLOAT_RESULT and the error exit. project: weight copied into the row.
+  const std::vector<std::string> want = {
+      "ENTRY_QUAL", "MUL_F8(k, t.i2)", "LT_F8(t.i2, s) jump-if-false", "RET_TRUE", "RET_FALSE", "RAISE_CODE", "EXIT",
+      "ENTRY_PROJECT", "STORE_I2(t.i2)", "RET_ZERO", "EXIT"};
+  EXPECT_EQ(sequence(text), want) << text;
+  EXPECT_EQ(count(text, k_hex(std::log(9.5))), 1u) << "log(9.5) arrives as one folded constant\n" << text;
+  EXPECT_EQ(count(text, "LOG_F8"), 0u) << text;
+  EXPECT_NE(text.find("a=k=" + k_hex(std::log(9.5)).substr(2) + ", b=tuple@30, -> slot@0"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("<- MUL_F8 @2:42"), std::string::npos) << text;
+  EXPECT_NE(text.find("<- LT_F8 @2:31"), std::string::npos) << text;
+  EXPECT_NE(text.find("code 7, pos 2:42"), std::string::npos) << "the raise stencil carries FLOAT_RESULT and the * position\n" << text;
+  EXPECT_NE(text.find("q2_qual at +0x0"), std::string::npos) << text;
+  EXPECT_NE(text.find("mulsd"), std::string::npos) << "disassembly through LLVM's MC\n" << text;
+}
+
+TEST(StencilGolden, PaperQueryDFusedLoopsOverThePage) {
+  std::string text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight");
+  // One comparison and a short row of an attribute: selection without a
+  // branch, as the JITs' kernels do it.
+  const std::vector<std::string> want = {"ENTRY_KERNEL",     "LOOP_HEAD", "MUL_F8(k, t.i2)",
+                                         "LT_F8(t.i2, s) select", "STORE_I2(t.i2)", "ROW_IF",
+                                         "PAGE_DONE",        "RAISE_CODE", "PAGE_EXIT"};
+  EXPECT_EQ(sequence(text), want) << text;
+  EXPECT_EQ(count(text, k_hex(std::log(9.5))), 1u) << text;
+  EXPECT_NE(text.find("q2_kernel at +0x0"), std::string::npos) << text;
+}
+
+TEST(StencilGolden, ConditionsAreJumps) {
+  std::string text = dump_stencil(
+      "stencil:qual", "retrieve (p.pnum) where p.pnum > 3 or p.pname = \"processor\" or p.color = \"black\"");
+  // or: the first two jump to the true exit when true, the last to the false exit when false.
+  EXPECT_EQ(count(text, "GT_I4(t.i2, k) jump-if-true"), 1u) << text;
+  EXPECT_EQ(count(text, "EQ_C(t.c, k) jump-if-true"), 1u) << text;
+  EXPECT_EQ(count(text, "EQ_C(t.c, k) jump-if-false"), 1u) << text;
+  EXPECT_NE(text.find("\"processor\""), std::string::npos) << text;
+}
+
+TEST(StencilPlans, OnePlanServesEveryParameterBlock) {
+  check_one_plan_serves_every_parameter_block(js::make_backend);
+}
+
+TEST(StencilPlans, SubstitutedQueryPreparesOnce) { check_substituted_query_compiles_once("stencil"); }
+
+TEST(StencilPlans, DestroyedPlansReturnTheirPages) {
+  harness::Plan plan = reuse_plan();
+  const size_t before = js::live_pages();
+  for (jit::Mode mode : {jit::Mode::Qual, jit::Mode::Fused}) {
+    auto p = js::make_backend(mode, harness::PrepareOptions{})->prepare(plan, nullptr);
+    EXPECT_GT(js::live_pages(), before);
+    p.reset();
+    EXPECT_EQ(js::live_pages(), before);
+  }
+}
+
+TEST(StencilPlans, FunctionsAreRegisteredWithPerf) {
+  harness::perfmap_enable(true);
+  harness::Plan plan = reuse_plan();
+  auto p = js::make_backend(jit::Mode::Fused, harness::PrepareOptions{})->prepare(plan, nullptr);
+  harness::perfmap_enable(false);
+  std::ifstream f(harness::perfmap_path());
+  std::string line, found;
+  while (std::getline(f, line))
+    if (line.size() > 13 && line.compare(line.size() - 13, 13, " reuse_kernel") == 0) found = line;
+  harness::perfmap_close(true);
+  ASSERT_FALSE(found.empty()) << "no reuse_kernel in " << harness::perfmap_path();
+  unsigned long long addr = 0, size = 0;
+  ASSERT_EQ(std::sscanf(found.c_str(), "%llx %llx", &addr, &size), 2) << found;
+  EXPECT_TRUE(js::Arena::get().contains(reinterpret_cast<void*>(addr)));
+  EXPECT_GT(size, 32u);
+  EXPECT_LT(size, 4096u);
+}
+
+// Every mapping of the process: none may be writable and executable at once.
+std::string writable_and_executable() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line, bad;
+  while (std::getline(maps, line)) {
+    std::istringstream l(line);
+    std::string range, perms;
+    l >> range >> perms;
+    if (perms.size() >= 3 && perms[1] == 'w' && perms[2] == 'x') bad += line + "\n";
+  }
+  return bad;
+}
+
+TEST(StencilArena, NoPageIsWritableAndExecutable) {
+  js::Arena& arena = js::Arena::get();
+  EXPECT_EQ(writable_and_executable(), "");
+  auto o = options("stencil:qual,stencil:fused", 1, false);
+  std::ostringstream out, err;
+  harness::Session s(o, out, err);
+  s.catalog().add(harness::make_parts(300, false, harness::Structure::Heap));
+  ASSERT_TRUE(s.run(std::make_shared<Source>("w.quel", "range of p is parts")));
+  // Prepared but not run: written pages are read-write, not executable.
+  harness::Plan plan = reuse_plan();
+  auto pending = js::make_backend(jit::Mode::Qual, harness::PrepareOptions{})->prepare(plan, nullptr);
+  EXPECT_EQ(writable_and_executable(), "");
+  for (int i = 0; i < 40; ++i) {
+    std::string q = "retrieve (p.pnum, x = p.qoh * " + std::to_string(i) + ") where p.weight > " + std::to_string(i);
+    ASSERT_TRUE(s.run(std::make_shared<Source>("w.quel", q))) << err.str();
+    EXPECT_EQ(writable_and_executable(), "") << "after statement " << i;
+  }
+  arena.ready();
+  EXPECT_EQ(writable_and_executable(), "");
+  EXPECT_GT(arena.protect_calls(), 0u);
+}
+
+}  // namespace
+
+#define QUELKIT_DIFF_BACKEND "stencil"
+#define QUELKIT_DIFF_SUITE StencilDifferential
+namespace {
+#include "test/jit_llvm/differential_suite.h"
+}  // namespace
+
+}  // namespace quelkit::test
+
+#endif  // QUELKIT_HAVE_STENCIL

@@ -1,0 +1,27 @@
+// The vectorized back end ("vector"; X100 / VectorWise / DuckDB style): a
+// plan's folded typed IR readied into a program of typed primitives over
+// batches of tuples (vector/program.h), with selection vectors for
+// conditions, prepared once per plan shape and reused for every parameter
+// block, run through a page kernel (batches of a page's live tuples) or a
+// tuple at a time.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "harness/backend.h"
+#include "vector/program.h"
+
+namespace quelkit::vector {
+
+// Registers "vector" with the harness (cli/ calls it once at start-up).
+void register_backend();
+
+// The back end itself, without the registry (tests, benchmarks).
+std::unique_ptr<harness::Backend> make_backend(const Options& opt);
+
+// A mode name ("inplace", "gather", "inplace_branch", "gather_branch") and the
+// harness's options as Options; false for an unknown mode.
+bool parse_mode(const std::string& mode, const harness::PrepareOptions& popt, Options* out);
+
+}  // namespace quelkit::vector
