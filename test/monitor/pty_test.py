@@ -195,7 +195,9 @@ class MonitorTest(unittest.TestCase):
         t.type("\\q\n")
         self.assertEqual(t.wait(), 0)
         with open(os.path.join(self.home, ".quelkit_history"), encoding="utf-8", errors="replace") as f:
-            self.assertIn("retrieve (h = 7)", f.read())
+            # libedit's history file escapes blanks and backslashes (vis(3)).
+            text = f.read().replace("\\040", " ").replace("\\134", "\\")
+            self.assertIn("retrieve (h = 7)", text)
         # A new session finds it: Ctrl-P (previous line) and Enter run it again.
         t2 = self.start()
         at = len(t2.out)
