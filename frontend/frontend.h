@@ -15,6 +15,10 @@ namespace quelkit::frontend {
 // Parses a whole source into statements. Throws QuelError (Lexical/Syntax) at
 // the first error, before anything runs.
 std::vector<ast::StmtPtr> parse(const SourceRef& src);
+// Every statement that parses, in text order; each failed statement's first
+// lexical or syntax error goes to *errors (in text order) and parsing goes on
+// at the next statement keyword (range, retrieve, create, ...).
+std::vector<ast::StmtPtr> parse_recovering(const SourceRef& src, std::vector<Error>* errors);
 
 // Range declarations in force in a session: variable -> relation (lower case).
 struct RangeTable {

@@ -169,6 +169,7 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harnes
   o.format = harness::OutFormat::Csv;
   if (f.page_size) o.page_size = f.page_size;
   harness::Session session(o, out, err);
+  session.set_messages(out);  // an `out` expectation is the statement's message
   const size_t nrunners = session.runners().size();
   if (!f.parts.empty()) {
     uint64_t rows = 0;
