@@ -116,7 +116,7 @@ TEST(AggregateCountSink, TheAggregatesRowsAreStillProjected) {
   k.add_parts(210);
   auto r = k.run("range of p is parts\nretrieve (p.pnum) where p.qoh > avg(p.qoh) + 240");
   ASSERT_TRUE(r.ok) << r.err;
-  EXPECT_NE(r.out.find("(2 rows counted)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("(2 rows counted)"), std::string::npos) << "messages go to stderr\n" << r.err;
 }
 
 TEST(AggregateAgreement, EveryBackEndGivesTheSameRowsOnParts) {
