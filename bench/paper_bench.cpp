@@ -9,10 +9,10 @@
 #include <memory>
 #include <sstream>
 
-#include "bench/reference.h"
-#include "cli/backends.h"
-#include "cli/report.h"
-#include "cli/sqlite_ref.h"
+#include "bench/measure/reference.h"
+#include "bench/measure/backends.h"
+#include "bench/measure/paper_queries.h"
+#include "bench/measure/sqlite_ref.h"
 #include "frontend/frontend.h"
 #include "harness/parts.h"
 #include "harness/session.h"

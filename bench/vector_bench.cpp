@@ -11,8 +11,8 @@
 #include <memory>
 #include <sstream>
 
-#include "cli/backends.h"
-#include "cli/report.h"
+#include "bench/measure/backends.h"
+#include "bench/measure/paper_queries.h"
 #include "frontend/frontend.h"
 #include "harness/parts.h"
 #include "harness/session.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/backends.h"
+#include "bench/measure/backends.h"
 #include "cli/difftest/difftest.h"
 #include "cli/profile.h"
 #include "cli/report.h"
