@@ -2,7 +2,9 @@
 // (its QUEL text, from the report's table) and registered for every back end,
 // mode and size as paper/<query>/<backend:mode>/<tuples>. Prepare and run are
 // timed apart: prepare/<query>/<backend:mode> times a cold preparation, and
-// paper/... times execution with a warm plan cache.
+// paper/... times execution with a warm plan cache. Minimum time, repetitions
+// and the statistics of repetitions are the timing module's (harness/measure.h),
+// so these figures and `quelkit paper`'s are taken alike.
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -14,11 +16,14 @@
 #include "bench/measure/paper_queries.h"
 #include "bench/measure/sqlite_ref.h"
 #include "frontend/frontend.h"
+#include "harness/measure.h"
 #include "harness/parts.h"
 #include "harness/session.h"
 
 using namespace quelkit;
 using namespace quelkit::harness;
+using quelkit::harness::kDefaultMinSeconds;
+using quelkit::harness::kDefaultReps;
 
 namespace {
 
@@ -122,6 +127,20 @@ void bm_sqlite(benchmark::State& state, const PaperQuerySpec* pq, uint64_t n) {
   state.counters["rows"] = double(rows);
 }
 
+// The timing module's settings and statistics on a registered benchmark:
+// median (the figure), min, max and spread over the repetitions.
+double stat_min(const std::vector<double>& v) { return harness::summarise(v).min; }
+double stat_max(const std::vector<double>& v) { return harness::summarise(v).max; }
+double stat_spread(const std::vector<double>& v) { return harness::summarise(v).spread; }
+
+benchmark::internal::Benchmark* timed(benchmark::internal::Benchmark* b) {
+  return b->MinTime(kDefaultMinSeconds)
+      ->Repetitions(kDefaultReps)
+      ->ComputeStatistics("min", stat_min)
+      ->ComputeStatistics("max", stat_max)
+      ->ComputeStatistics("spread", stat_spread, benchmark::StatisticUnit::kPercentage);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,12 +156,10 @@ int main(int argc, char** argv) {
                                                : std::vector<uint64_t>{1, 210, 3360, 100000, 1000000, 10000000};
     for (uint64_t n : all_sizes) {
       if (bench::has_reference(pq.id[0]))
-        benchmark::RegisterBenchmark(("reference/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(),
-                                     bm_reference, &pq, n)
-            ->MinTime(0.1);
-      benchmark::RegisterBenchmark(("sqlite/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(), bm_sqlite,
-                                   &pq, n)
-          ->MinTime(0.1);
+        timed(benchmark::RegisterBenchmark(("reference/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(),
+                                     bm_reference, &pq, n));
+      timed(benchmark::RegisterBenchmark(("sqlite/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(),
+                                         bm_sqlite, &pq, n));
     }
     for (const auto& l : labels) {
       benchmark::RegisterBenchmark(("prepare/" + std::string(pq.id) + "/" + l).c_str(), bm_prepare, &pq, l);
@@ -150,9 +167,8 @@ int main(int argc, char** argv) {
         for (bool hash : {false, true}) {
           if (hash && !pq.keyed) continue;
           std::string q = std::string(pq.id) + (hash ? "-hash" : "");
-          benchmark::RegisterBenchmark(("paper/" + q + "/" + l + "/" + std::to_string(n)).c_str(), bm_paper, &pq, l,
-                                       n, hash)
-              ->MinTime(0.1);
+          timed(benchmark::RegisterBenchmark(("paper/" + q + "/" + l + "/" + std::to_string(n)).c_str(), bm_paper,
+                                             &pq, l, n, hash));
         }
     }
   }
