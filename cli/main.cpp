@@ -1,7 +1,11 @@
 // The `quelkit` command: runs QUEL scripts or the terminal monitor on the
 // selected back ends, generates PARTS and Wisconsin data for other engines (`gen`), and
 // runs the paper's benchmark (`paper`). Exit status: 0 ok, 1 a statement
-// failed or back ends disagreed, 2 bad usage.
+// failed (or a script could not be read) or back ends disagreed, 2 bad
+// usage, 130 a script cancelled with Ctrl-C; an interactive monitor exits 0
+// when the user quits. Results go to standard output; messages, notices and
+// errors to standard error.
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -13,8 +17,11 @@
 
 #include "bench/measure/backends.h"
 #include "cli/difftest/difftest.h"
+#include "cli/monitor.h"
 #include "cli/profile.h"
 #include "cli/report.h"
+#include "cli/sweep.h"
+#include "harness/budget.h"
 #include "harness/parts.h"
 #include "harness/session.h"
 #include "harness/wisconsin.h"
@@ -25,8 +32,10 @@ using namespace quelkit::harness;
 namespace {
 
 const char* kUsage = R"(usage:
-  quelkit [options] [FILE.quel ...]     run scripts; no files: the terminal monitor (\g go, \r reset,
-                                        \p print buffer, \q quit) on standard input
+  quelkit [options] [FILE.quel ...]     run scripts (- reads standard input); no files: the terminal
+                                        monitor on standard input: \g go (anywhere on a line), \p print
+                                        the buffer, \r reset it, \e edit it in $EDITOR, \i FILE include a
+                                        file, \q quit; Ctrl-C cancels the running statement
     -e TEXT                             run TEXT as a script (may be repeated)
     -b, --backend NAME[:MODE][,...]|all back ends (and modes) to run each statement on; with several,
                                         results must agree: the first difference is printed, exit 1
@@ -39,7 +48,8 @@ const char* kUsage = R"(usage:
                                         NAME (default wisc) of N; isam/hash: keyed on unique2
         --format table|csv|none         how results are printed (none: checksum only)
         --stats[=json]                  per statement per back end: access path, rows, prepares,
-                                        cache hits, prepare/run times, checksum (docs/stats.md)
+                                        cache hits, prepare/run times, checksum (docs/stats.md);
+                                        --stats=json without --format: standard output is JSON Lines only
         --repeat K                      run each retrieve K times; run_ns is the median
         --sink rows|count               rows (default): results as the statement gives them; count:
                                         a measurement of the qualification alone, targets not
@@ -47,6 +57,8 @@ const char* kUsage = R"(usage:
         --dump=FORM[,FORM...]           show a form of each statement: ast ir folded postfix
                                         (and each back end's own forms)
         --page-size BYTES               page size of new relations (default 1024)
+        --memory-budget BYTES|N%        memory for relations, temporaries and results; beyond it a
+                                        statement fails (default 50% of available memory; K M G T)
         --no-plan-cache                 prepare every plan afresh (measures plan reuse)
         --plan-cache-size N             plans kept per back end before eviction (default 1024)
         --jit-opt 0|1|2|3               JIT optimisation level (default 1)
@@ -54,7 +66,12 @@ const char* kUsage = R"(usage:
         --jit-cpu generic|native        JIT target: the generic CPU the kit itself is built for
                                         (default), or every instruction of this machine's CPU
         --vector-batch N                tuples per batch of the vector back end (default 256;
-                                        a batch holds at most one page's live tuples)
+                                        batches span pages)
+        --selection branch|nobranch|auto
+                                        how page kernels select: a branch on the qualification,
+                                        or the row written and kept by its value (nothing that can
+                                        raise is computed speculatively); auto (default) probes
+                                        the first pages with branch and picks by selectivity
     -h, --help / --version
   quelkit gen parts --rows N [--wide] [--csv FILE]
                                         the PARTS data as CSV (pnum,pname,color,weight,qoh)
@@ -62,6 +79,9 @@ const char* kUsage = R"(usage:
                                         the Wisconsin data as CSV (unique1,...,string4; seed 1983)
   quelkit paper [--sizes LIST] [-b LIST] [--out DIR] [--reps N] [--min-time S]
                                         the paper's benchmark on every back end: the report
+  quelkit sweep [--sizes LIST] [-b LIST] [--selections LIST] [--points LIST] [--reps N] [--out DIR]
+                                        ns per tuple against selectivity for every page kernel
+                                        under each --selection (quelkit sweep --help)
   quelkit difftest [--seed S] [--count N] [--minutes M] [-b LIST] | --corpus FILE|DIR [--rewrite]
                                         random qualifications on every back end, shrunk reproducers
                                         (quelkit difftest --help); or run corpus files
@@ -69,6 +89,8 @@ const char* kUsage = R"(usage:
                                         hot routines of each back end, JIT code included, beside the
                                         paper's Table 3 (quelkit profile --help)
 )";
+
+extern "C" void on_sigint(int) { request_cancel(); }
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::cerr << "quelkit: error: " << msg << "\n(quelkit --help shows the options)\n";
@@ -154,34 +176,13 @@ PartsSpec parse_parts(const std::string& spec) {
   return p;
 }
 
-// The terminal monitor: lines accumulate in a buffer that \g runs.
-bool monitor(Session& session, std::istream& in, bool tty) {
-  std::string buf, line;
-  bool ok = true;
-  int go = 0;
-  auto run = [&] {
-    if (buf.find_first_not_of(" \t\r\n") == std::string::npos) return;
-    auto src = std::make_shared<Source>("<monitor:" + std::to_string(++go) + ">", buf);
-    ok = session.run(src) && ok;
-    buf.clear();
-  };
-  if (tty) std::cout << "quelkit terminal monitor: \\g go, \\r reset, \\p print, \\q quit\n* " << std::flush;
-  while (std::getline(in, line)) {
-    size_t b = line.find_first_not_of(" \t");
-    if (b != std::string::npos && line[b] == '\\' && b + 1 < line.size()) {
-      char c = line[b + 1];
-      if (c == 'g') run();
-      else if (c == 'r') buf.clear();
-      else if (c == 'p') std::cout << buf;
-      else if (c == 'q') return ok;
-      else std::cerr << "quelkit: unknown monitor command \\" << c << " (\\g \\r \\p \\q)\n";
-    } else {
-      buf += line + "\n";
-    }
-    if (tty) std::cout << "* " << std::flush;
-  }
-  run();  // input ended without \g: run what is left rather than drop it
-  return ok;
+std::string mib(uint64_t bytes) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(1);
+  if (bytes >= (uint64_t(1) << 30)) o << double(bytes) / double(uint64_t(1) << 30) << " GiB";
+  else o << double(bytes) / double(1 << 20) << " MiB";
+  return o.str();
 }
 
 }  // namespace
@@ -200,12 +201,14 @@ int main(int argc, char** argv) {
     ++a.i;
     return run_paper(a.v, a.i);
   }
+  if (a.more() && a.v[0] == "sweep") return run_sweep(a.v, 1);
 
   SessionOptions opt;
   std::vector<std::pair<std::string, std::string>> scripts;  // (name, text or path), name "" = file
   std::vector<PartsSpec> parts;
   std::vector<WisconsinSpec> wisconsin;
   std::string backends = "interp";
+  bool format_given = false;
   try {
     while (a.more()) {
       std::string arg = a.v[a.i++];
@@ -233,6 +236,7 @@ int main(int argc, char** argv) {
         if (!parse_wisconsin_spec(a.take_value(name, arg), &wisconsin.emplace_back(), &err)) usage_error(err);
       } else if (name == "--format") {
         std::string f = a.take_value(name, arg);
+        format_given = true;
         if (f == "table") opt.format = OutFormat::Table;
         else if (f == "csv") opt.format = OutFormat::Csv;
         else if (f == "none") opt.format = OutFormat::None;
@@ -259,6 +263,11 @@ int main(int argc, char** argv) {
         uint64_t ps = parse_count(a.take_value(name, arg), "--page-size");
         if (ps < 64 || ps > 65536) usage_error("--page-size must be between 64 and 65536");
         opt.page_size = uint32_t(ps);
+      } else if (name == "--memory-budget") {
+        uint64_t bytes = 0;
+        std::string err;
+        if (!parse_memory_size(a.take_value(name, arg), &bytes, &err)) usage_error("--memory-budget: " + err);
+        memory_budget().set_limit(bytes);
       } else if (arg == "--no-plan-cache") {
         opt.runner.plan_cache = false;
       } else if (name == "--plan-cache-size") {
@@ -277,6 +286,9 @@ int main(int argc, char** argv) {
         uint64_t n = parse_count(a.take_value(name, arg), "--vector-batch");
         if (n < 1 || n > 65535) usage_error("--vector-batch must be between 1 and 65535");
         opt.prepare.vector_batch = uint32_t(n);
+      } else if (name == "--selection") {
+        if (!harness::parse_selection(a.take_value(name, arg), &opt.prepare.selection))
+          usage_error("--selection must be branch, nobranch or auto");
       } else if (arg == "-") {
         scripts.emplace_back("-", "");
       } else if (!arg.empty() && arg[0] == '-') {
@@ -299,39 +311,67 @@ int main(int argc, char** argv) {
     if (!known) usage_error("--dump=" + d + ": no selected back end prints that form");
   }
 
-  Session session(opt, std::cout, std::cerr);
+  // --stats=json on its own: standard output is a JSON Lines stream.
+  if (opt.stats_json && !format_given) opt.format = OutFormat::None;
+  // PARTS must fit its pages and the memory budget: said now, as usage errors.
   for (const auto& p : parts) {
-    if (session.catalog().find("parts")) session.catalog().remove("parts");
-    session.catalog().add(make_parts(p.rows, p.wide, p.s, opt.page_size));
+    const uint32_t len = parts_schema(p.rows, p.wide).tuple_len;
+    if (tuples_per_page(opt.page_size, len) == 0)
+      usage_error("--page-size " + std::to_string(opt.page_size) + " is too small for --parts " +
+                  std::to_string(p.rows) + (p.s == Structure::Heap ? "" : std::string(":") + structure_name(p.s)) +
+                  (p.wide ? ":wide" : "") + ": its " + std::to_string(len) + "-byte tuples need pages of at least " +
+                  std::to_string(kPageHeader + kLineSize + len) + " bytes");
+    const uint64_t need = parts_memory_needed(p, opt.page_size);
+    if (need > memory_budget().limit())
+      usage_error("--parts " + std::to_string(p.rows) + " needs about " + mib(need) + ", more than the memory budget of " +
+                  mib(memory_budget().limit()) + " (--memory-budget)");
   }
-  for (const auto& w : wisconsin)
-    for (auto& rel : make_wisconsin(w, opt.page_size)) {
-      if (session.catalog().find(rel->name())) session.catalog().remove(rel->name());
-      session.catalog().add(std::move(rel));
+
+  Session session(opt, std::cout, std::cerr);
+  try {
+    for (const auto& p : parts) {
+      if (session.catalog().find("parts")) session.catalog().remove("parts");
+      session.catalog().add(make_parts(p.rows, p.wide, p.s, opt.page_size));
     }
+    for (const auto& w : wisconsin)
+      for (auto& rel : make_wisconsin(w, opt.page_size)) {
+        if (session.catalog().find(rel->name())) session.catalog().remove(rel->name());
+        session.catalog().add(std::move(rel));
+      }
+  } catch (QuelError& e) {
+    usage_error(e.err.message);
+  }
+  // From here on Ctrl-C cancels the running statement instead of ending the
+  // program (SA_RESTART: reads and writes in progress go on).
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+
+  if (scripts.empty()) return isatty(STDIN_FILENO) ? cli::monitor_terminal(session) : cli::monitor_stream(session, std::cin);
   bool ok = true;
-  if (scripts.empty()) return monitor(session, std::cin, isatty(0)) ? 0 : 1;
   for (const auto& [name, what] : scripts) {
     if (name == "-") {
-      ok = monitor(session, std::cin, false) && ok;
+      int st = cli::monitor_stream(session, std::cin);
+      if (st == 130) return 130;
+      ok = st == 0 && ok;
       continue;
     }
     std::string text, srcname = name;
     if (name.empty()) {
-      std::ifstream f(what, std::ios::binary);
-      if (!f) {
-        std::cerr << what << ": error: cannot open: " << std::strerror(errno) << "\n";
+      std::string err;
+      if (!cli::read_script(what, &text, &err)) {
+        std::cerr << what << ": error: " << err << "\n";
         ok = false;
         continue;
       }
-      std::stringstream ss;
-      ss << f.rdbuf();
-      text = ss.str();
       srcname = what;
     } else {
       text = what;
     }
     ok = session.run(std::make_shared<Source>(srcname, text)) && ok;
+    if (cancel_requested()) return 130;  // Ctrl-C: the rest of the scripts do not run
   }
   return ok ? 0 : 1;
 }

@@ -14,14 +14,22 @@
 namespace quelkit::frontend::ast {
 
 struct Expr {
-  enum Kind : uint8_t { Int, Float, String, Attr, Unary, Binary, Call } kind = Int;
+  enum Kind : uint8_t { Int, Float, String, Attr, Unary, Binary, Call, Aggregate, Value } kind = Int;
   SrcPos pos;           // of the token that starts it (operator for Unary/Binary)
   int64_t ival = 0;     // Int
   double fval = 0;      // Float
   std::string text;     // String: the value (escapes resolved); Attr: variable; Call: function (lower case)
-  std::string attr;     // Attr: attribute (lower case)
+  std::string attr;     // Attr: attribute (lower case); Value: its format ("i4", "f8", "c20")
   std::string op;       // Unary: "-" "+" "not"; Binary: "+" "-" "*" "/" "**" "=" "!=" "<" "<=" ">" ">=" "and" "or"
-  std::vector<std::unique_ptr<Expr>> args;  // operands / call arguments
+  std::vector<std::unique_ptr<Expr>> args;  // operands / call arguments; Aggregate: its argument
+  // Aggregate (`count(p.pnum by p.color where p.qoh > 100)`; text = the
+  // aggregate's name): the by list (empty for a simple aggregate) and the
+  // aggregate's own qualification (null if none). The session evaluates
+  // aggregates before binding (harness/aggregate.cpp); the binder never sees one.
+  // Value: a constant the session computed (a simple aggregate's value), of
+  // the format in `attr`, held in ival / fval / text; never a pattern.
+  std::vector<std::unique_ptr<Expr>> by;
+  std::unique_ptr<Expr> qual;
 };
 using ExprPtr = std::unique_ptr<Expr>;
 

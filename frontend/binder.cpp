@@ -265,6 +265,18 @@ class Binder {
       case Expr::Unary: return unary(e);
       case Expr::Binary: return binary(e);
       case Expr::Call: return call(e);
+      case Expr::Value: {
+        ir::Value v;
+        std::optional<Type> t = parse_format(e.attr);
+        if (!t) fail(ErrKind::Type, e.pos, "a computed value of unknown format " + e.attr);
+        if (t->is_int()) v.i = e.ival;
+        else if (t->kind == Tk::F4) v.f4 = float(e.fval);
+        else if (t->kind == Tk::F8) v.f8 = e.fval;
+        else v.s = e.text;
+        return ir::make_const(*t, v, e.pos);
+      }
+      case Expr::Aggregate:  // the session replaces every aggregate it allows by its value
+        fail(ErrKind::Type, e.pos, "an aggregate cannot appear inside another aggregate");
     }
     fail(ErrKind::Type, e.pos, "unknown expression");
   }

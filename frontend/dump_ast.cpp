@@ -45,6 +45,31 @@ void expr(const ast::Expr& e, std::string& out) {
       }
       out += ')';
       return;
+    case ast::Expr::Value:
+      out += "(value " + e.attr + ' ';
+      if (e.attr[0] == 'i') out += std::to_string(e.ival);
+      else if (e.attr[0] == 'f') out += float_text(e.fval);
+      else out += quoted(e.text);
+      out += ')';
+      return;
+    case ast::Expr::Aggregate:
+      out += '(' + e.text + ' ';
+      expr(*e.args[0], out);
+      if (!e.by.empty()) {
+        out += " (by";
+        for (const auto& b : e.by) {
+          out += ' ';
+          expr(*b, out);
+        }
+        out += ')';
+      }
+      if (e.qual) {
+        out += " (where ";
+        expr(*e.qual, out);
+        out += ')';
+      }
+      out += ')';
+      return;
   }
 }
 

@@ -15,6 +15,10 @@ namespace quelkit::frontend {
 // Parses a whole source into statements. Throws QuelError (Lexical/Syntax) at
 // the first error, before anything runs.
 std::vector<ast::StmtPtr> parse(const SourceRef& src);
+// Every statement that parses, in text order; each failed statement's first
+// lexical or syntax error goes to *errors (in text order) and parsing goes on
+// at the next statement keyword (range, retrieve, create, ...).
+std::vector<ast::StmtPtr> parse_recovering(const SourceRef& src, std::vector<Error>* errors);
 
 // Range declarations in force in a session: variable -> relation (lower case).
 struct RangeTable {
@@ -32,6 +36,13 @@ BoundQuery bind(const ast::Stmt& stmt, const RangeTable& ranges, const CatalogVi
 // A subexpression whose evaluation raises an error is left unfolded so the
 // error is raised at run time exactly when evaluation reaches it.
 ir::NodePtr fold(const ir::Node& n);
+
+// QUEL's aggregate names: count countu sum sumu avg avgu min max any
+// (frontend/aggregate_ast.cpp). A call of one of them parses as an Aggregate.
+bool is_aggregate_name(std::string_view name);
+// A deep copy of an expression, so a statement can be rewritten (aggregates
+// replaced by their values) without touching the parsed original.
+ast::ExprPtr clone(const ast::Expr& e);
 
 // Text of an AST for --dump=ast.
 std::string dump_ast(const ast::Stmt& s);

@@ -23,6 +23,13 @@ bool generic_by_quel(const std::string& text, int arity, bool function, Generic*
   return false;
 }
 
+bool may_raise(const Node& n) {
+  if (op_info(n.op).can_raise()) return true;
+  for (const auto& k : n.kid)
+    if (k && may_raise(*k)) return true;
+  return false;
+}
+
 NodePtr copy_with_kids(const Node& n, NodePtr a, NodePtr b) {
   NodePtr m = make_node(n.op, n.type, n.pos, std::move(a), std::move(b));
   m->val = n.val;

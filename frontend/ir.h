@@ -163,6 +163,10 @@ NodePtr make_const(Type t, Value v, SrcPos pos);
 NodePtr make_node(Op op, Type t, SrcPos pos, NodePtr a = nullptr, NodePtr b = nullptr);
 // A node with n's own fields and the given kids: what tree rewrites build on.
 NodePtr copy_with_kids(const Node& n, NodePtr a, NodePtr b);
+// Some node of n's tree can raise a runtime error (the catalogue's ERRORS
+// column): what a back end may not evaluate speculatively, for a tuple whose
+// evaluation would not reach it (nobranch selection, harness/selection.h).
+bool may_raise(const Node& n);
 
 // Canonical text of a tree: the plan-cache key part (literals included,
 // positions excluded) and the golden-test form.

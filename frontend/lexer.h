@@ -59,9 +59,13 @@ class Lexer {
   explicit Lexer(SourceRef src);
   // Next token; Tok::End (repeatedly) at the end. Throws QuelError (Lexical).
   Token next();
+  // After a lexical error: goes on past the bad text (the stray byte, the
+  // literal, the rest of an unterminated string's line or comment's text).
+  void skip_error() { cur_ = resume_; }
 
  private:
-  [[noreturn]] void fail(const char* at, std::string msg) const;
+  // `resume`: where skip_error() goes on (nullptr: the byte after `at`).
+  [[noreturn]] void fail(const char* at, std::string msg, const char* resume = nullptr);
   Token make(Tok k, const char* b, const char* e) const;
   Token string_literal(const char* start);
 
@@ -70,6 +74,7 @@ class Lexer {
   const char* cur_;
   const char* lim_;
   size_t last_end_ = 0;  // end of the last token returned (where Tok::End is placed)
+  const char* resume_ = nullptr;  // where skip_error() goes on
 };
 
 }  // namespace quelkit::frontend

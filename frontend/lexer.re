@@ -41,7 +41,8 @@ Lexer::Lexer(SourceRef src) : src_(std::move(src)) {
   lim_ = base_ + src_->text().size();
 }
 
-void Lexer::fail(const char* at, std::string msg) const {
+void Lexer::fail(const char* at, std::string msg, const char* resume) {
+  resume_ = std::min(resume ? resume : at + 1, lim_);
   throw_error(ErrKind::Lexical, src_->pos_of(size_t(at - base_)), src_, std::move(msg));
 }
 
@@ -74,8 +75,9 @@ Token Lexer::string_literal(const char* start) {
   for (;;) {
     const unsigned char* run = YYCURSOR;
     /*!re2c
-      $           { fail(start, "unterminated string literal"); }
-      "\n"        { fail(start, "newline in string literal (strings end on the line they start)"); }
+      $           { fail(start, "unterminated string literal", lim_); }
+      "\n"        { fail(start, "newline in string literal (strings end on the line they start)",
+                         reinterpret_cast<const char*>(YYCURSOR)); }
       "\\\""      { value += '"'; continue; }
       "\\\\"      { value += '\\'; continue; }
       "\\"        { value += '\\'; continue; }
@@ -85,7 +87,8 @@ Token Lexer::string_literal(const char* start) {
   }
   const char* end = reinterpret_cast<const char*>(YYCURSOR);
   if (value.size() > 255)
-    fail(start, "string literal of " + std::to_string(value.size()) + " characters is too long (at most 255)");
+    fail(start, "string literal of " + std::to_string(value.size()) + " characters is too long (at most 255)",
+         reinterpret_cast<const char*>(YYCURSOR));
   cur_ = end;
   last_end_ = size_t(end - base_);
   Token t = make(Tok::String, start, end);
@@ -122,7 +125,7 @@ Token Lexer::next() {
       "/*" {
         const char* close = static_cast<const char*>(
             memmem(YYCURSOR, size_t(lim_ - reinterpret_cast<const char*>(YYCURSOR)), "*/", 2));
-        if (!close) fail(tok, "unterminated comment");
+        if (!close) fail(tok, "unterminated comment", lim_);
         YYCURSOR = reinterpret_cast<const unsigned char*>(close) + 2;
         continue;
       }
@@ -162,7 +165,7 @@ Token Lexer::next() {
           v = std::min<uint64_t>(v * 10 + uint64_t(*p - '0'), uint64_t(1) << 40);
         if (v > 2147483647)
           fail(tok, "integer literal " + std::string(tok, reinterpret_cast<const char*>(YYCURSOR)) +
-                        " is too large (the largest is 2147483647)");
+                        " is too large (the largest is 2147483647)", reinterpret_cast<const char*>(YYCURSOR));
         Token t = emit(Tok::Int);
         t.ival = int64_t(v);
         return t;
@@ -175,7 +178,7 @@ Token Lexer::next() {
         // Out of range is an overflow to infinity or an underflow to zero;
         // either way the literal does not mean what it says.
         if (r.ec != std::errc() || r.ptr != e)
-          fail(tok, "float literal " + std::string(tok, e) + " is out of range");
+          fail(tok, "float literal " + std::string(tok, e) + " is out of range", e);
         Token t = emit(Tok::Float);
         t.fval = v;
         return t;

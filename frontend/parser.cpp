@@ -71,13 +71,45 @@ class Parser {
  public:
   explicit Parser(const SourceRef& src) : src_(src), lex_(src) {}
 
-  std::vector<StmtPtr> parse_all() {
+  // Without `errors`, the first error is thrown. With it, each statement's
+  // first error is collected, parsing goes on at the next statement keyword,
+  // and every statement that parsed is returned.
+  std::vector<StmtPtr> parse_all(std::vector<Error>* errors = nullptr) {
     std::vector<StmtPtr> out;
-    while (peek().kind != Tok::End) out.push_back(statement());
+    for (;;) {
+      size_t begin = kNoBegin;
+      try {
+        if (peek().kind == Tok::End) break;
+        begin = peek().begin;
+        out.push_back(statement());
+      } catch (QuelError& e) {
+        if (!errors) throw;
+        errors->push_back(std::move(e.err));
+        recover(begin);
+      }
+    }
     return out;
   }
 
  private:
+  static constexpr size_t kNoBegin = ~size_t(0);
+
+  // Skips to the next statement keyword after the failed statement's first
+  // token (`begin`; kNoBegin if even that did not lex). Errors in the skipped
+  // text are not reported: they belong to the statement already reported.
+  void recover(size_t begin) {
+    for (;;) {
+      try {
+        const Token& t = peek();
+        if (t.kind == Tok::End) return;
+        if (starts_statement(t.kind) && (begin == kNoBegin || t.begin > begin)) return;
+        take();
+      } catch (QuelError&) {
+        lex_.skip_error();
+      }
+    }
+  }
+
   // ---- tokens ----
   const Token& peek(size_t k = 0) {
     while (buf_.size() <= k) buf_.push_back(lex_.next());
@@ -442,6 +474,7 @@ class Parser {
           e->attr = a.text;
           return e;
         }
+        if (is_aggregate_name(n.text) && peek().kind == Tok::LParen) return aggregate(std::move(n));
         if (accept(Tok::LParen)) {
           auto e = node(Expr::Call, n.pos);
           e->text = n.text;
@@ -460,6 +493,21 @@ class Parser {
     }
   }
 
+  // `name(arg [by e, ...] [where q])`: an aggregate (its name is taken).
+  ExprPtr aggregate(Token n) {
+    expect(Tok::LParen);
+    auto e = node(Expr::Aggregate, n.pos);
+    e->text = n.text;
+    e->args.push_back(expr(Prec::Or));
+    if (accept(Tok::By)) {
+      do e->by.push_back(expr(Prec::Or));
+      while (accept(Tok::Comma));
+    }
+    if (accept(Tok::Where)) e->qual = expr(Prec::Or);
+    expect(Tok::RParen);
+    return e;
+  }
+
   SourceRef src_;
   Lexer lex_;
   std::deque<Token> buf_;
@@ -469,6 +517,10 @@ class Parser {
 }  // namespace
 
 std::vector<ast::StmtPtr> parse(const SourceRef& src) { return Parser(src).parse_all(); }
+
+std::vector<ast::StmtPtr> parse_recovering(const SourceRef& src, std::vector<Error>* errors) {
+  return Parser(src).parse_all(errors);
+}
 
 const std::string* RangeTable::find(std::string_view var) const {
   for (const auto& [v, r] : vars)

@@ -47,7 +47,9 @@ struct Error {
   int64_t tuple = -1;       // runtime errors: 1-based ordinal of the tuple in scan order
   int32_t code = 0;         // runtime errors: qk_err code (harness/runtime/runtime.h)
 
-  // `file:line:col: error: message` + source line + caret (no trailing newline).
+  // `file:line:col: error: message` + source line + caret (no trailing
+  // newline). The column counts characters; the line is shown at most about
+  // 120 columns around the caret, control bytes and malformed UTF-8 as \xNN.
   std::string format() const;
   // Same error, ignoring how it is printed: for differential comparison.
   friend bool operator==(const Error& a, const Error& b) {
@@ -65,5 +67,13 @@ struct QuelError : std::exception {
 };
 
 [[noreturn]] void throw_error(ErrKind k, SrcPos pos, const SourceRef& src, std::string msg);
+
+// The 1-based column, in UTF-8 characters, of 1-based byte column `byte_col`
+// of `line` (a malformed byte counts as one character).
+uint32_t char_column(std::string_view line, uint32_t byte_col);
+
+// `text` without a leading UTF-8 byte-order mark (scripts and CSV files may
+// start with one; it is not part of the text).
+std::string_view strip_bom(std::string_view text);
 
 }  // namespace quelkit

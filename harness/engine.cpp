@@ -60,6 +60,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   res.keep_rows = keep_rows;
   if (!keep_rows) res.rows.clear();  // the chunks go back to the pool for the next run
   res.stats.access_path = ex.access_path();
+  res.stats.selection = ex.selections();
   res.stats.rows_out = res.checksum.rows;
   res.stats.checksum = res.checksum.sum;
   return res;

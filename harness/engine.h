@@ -57,6 +57,7 @@ class PlanCache {
 // Counters and timings of one statement on one back end (--stats).
 struct ExecStats {
   std::string access_path;     // per plan, e.g. "p:temp heap full scan; q:isam key ="
+  std::string selection;       // what the page kernels ran (selection.h); "" tuple at a time
   uint64_t rows_scanned = 0;   // tuples fetched by every scan, detachment included
   uint64_t rows_qualified = 0; // tuples that satisfied a one-variable qualification
   uint64_t rows_out = 0;       // result rows
@@ -142,6 +143,9 @@ class Runner {
   // Has `p` generate the per-tuple functions it deferred (Prepared::
   // tuple_functions_pending), counting the time and JIT phases as prepare in st.
   void make_tuple_functions(Prepared& p, ExecStats& st);
+  // Switches p's page kernel to selection s (Prepared::select_kernel), counting
+  // the generation of a variant not prepared yet as prepare in st.
+  void select_kernel(Prepared& p, Selection s, ExecStats& st);
 
  private:
   std::string name_, mode_;

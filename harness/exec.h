@@ -54,6 +54,13 @@ class Exec {
     for (const auto& t : access_texts_) text += (text.empty() ? "" : "; ") + t;
     return text;
   }
+  // The selections the page kernels ran (selection.h), "; "-joined, each once:
+  // "branch", "nobranch", or under auto "auto:branch" / "auto:nobranch".
+  std::string selections() const {
+    std::string text;
+    for (const auto& t : selection_texts_) text += (text.empty() ? "" : "; ") + t;
+    return text;
+  }
 
  private:
   void run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth);
@@ -77,6 +84,10 @@ class Exec {
     if (std::find(access_texts_.begin(), access_texts_.end(), t) == access_texts_.end())
       access_texts_.push_back(t);
   }
+  void note_selection(const std::string& t) {
+    if (std::find(selection_texts_.begin(), selection_texts_.end(), t) == selection_texts_.end())
+      selection_texts_.push_back(t);
+  }
 
   Catalog& cat_;
   Runner& runner_;
@@ -88,7 +99,9 @@ class Exec {
   int ndetach_ = 0;
   std::vector<uint8_t> scratch_;
   std::vector<Tid> tidbuf_;
+  std::vector<const uint8_t*> pagebuf_;  // pages of one call of a kernel whose batches span pages
   std::vector<std::string> access_texts_;
+  std::vector<std::string> selection_texts_;
 };
 
 }  // namespace quelkit::harness

@@ -3,6 +3,7 @@
 // require byte-identical CSV from both.
 #include "harness/parts.h"
 
+#include <algorithm>
 #include <cstring>
 #include <ostream>
 #include <unordered_map>
@@ -145,6 +146,10 @@ bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err)
   PartsSpec p;
   std::vector<std::string> quals;
   if (!split_data_spec(spec, "--parts", &p.rows, &quals, err)) return false;
+  if (p.rows > 2147483647) {
+    *err = "--parts " + std::to_string(p.rows) + ": at most 2147483647 tuples (pnum is an i4)";
+    return false;
+  }
   for (const std::string& q : quals) {
     if (parse_structure(q, &p.s)) continue;
     if (q != "wide") {
@@ -155,6 +160,18 @@ bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err)
   }
   *out = p;
   return true;
+}
+
+uint64_t parts_memory_needed(const PartsSpec& spec, uint32_t page_size) {
+  const uint64_t n = spec.rows, len = parts_schema(spec.rows, spec.wide).tuple_len;
+  const uint64_t tpp = std::max<uint64_t>(1, tuples_per_page(page_size, uint32_t(len)));
+  const uint64_t heap_pages = (n + tpp - 1) / tpp;
+  if (spec.s == Structure::Heap) return heap_pages * page_size;
+  // modify: the tuples copied, the new primary pages (hash: half full, and
+  // room for overflow chains), then the held-back tuples' overflow pages.
+  const uint64_t primary = spec.s == Structure::Hash ? 2 * heap_pages : heap_pages;
+  const uint64_t worst = spec.s == Structure::Hash ? primary + heap_pages : primary;
+  return n * len + worst * page_size + parts_held_back_count(n) * page_size;
 }
 
 }  // namespace quelkit::harness

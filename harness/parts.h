@@ -63,8 +63,13 @@ struct PartsSpec {
   Structure s = Structure::Heap;
   bool wide = false;
 };
-// Parses "N[:heap|:isam|:hash][:wide]"; false with *err set if it is malformed.
+// Parses "N[:heap|:isam|:hash][:wide]"; false with *err set if it is malformed
+// or N is more than pnum, an i4, can number (2147483647).
 bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err);
+// The memory make_parts charges at its peak for `spec` with pages of
+// `page_size` bytes (the keyed setup's modify holds a copy of the tuples
+// and the new pages together), for a quick check against the budget.
+uint64_t parts_memory_needed(const PartsSpec& spec, uint32_t page_size);
 
 // The CSV `quelkit gen` writes and `copy` reads: header pnum,pname,color,weight,qoh,
 // values without trailing blanks, '\n' line ends. The wide filler is blank and

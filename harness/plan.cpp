@@ -31,6 +31,26 @@ static void preorder_positions(const ir::Node& n, std::vector<uint64_t>& out) {
     if (c) preorder_positions(*c, out);
 }
 
+Plan clone_plan(const Plan& plan) {
+  Plan c;
+  c.name = plan.name;
+  c.source = plan.source;
+  if (plan.qual_folded) c.qual_folded = plan.qual_folded->clone();
+  for (const auto& t : plan.targets_folded) c.targets_folded.push_back(t->clone());
+  c.in = plan.in;
+  c.out = plan.out;
+  c.params = plan.params;
+  c.scratch_size = plan.scratch_size;
+  c.key = plan.key;
+  return c;
+}
+
+bool targets_may_raise(const Plan& plan) {
+  for (const auto& t : plan.targets_folded)
+    if (ir::may_raise(*t)) return true;
+  return false;
+}
+
 std::vector<uint64_t> plan_positions(const Plan& plan) {
   std::vector<uint64_t> out;
   if (plan.qual_folded) preorder_positions(*plan.qual_folded, out);

@@ -39,5 +39,12 @@ void compute_key(Plan& plan);
 // Plans with one key have the same trees, so a position found in one plan's
 // list names the node at the same index in the other's.
 std::vector<uint64_t> plan_positions(const Plan& plan);
+// A copy of what a back end reads of a plan (name, source, folded trees,
+// layouts, scratch size, key), for prepared plans that generate more code
+// later: a fused plan's per-tuple functions, a kernel's other selection.
+Plan clone_plan(const Plan& plan);
+// Some target of the plan can raise (ir::may_raise): nobranch selection
+// projects it only for a qualifying tuple (selection.h).
+bool targets_may_raise(const Plan& plan);
 
 }  // namespace quelkit::harness

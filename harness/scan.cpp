@@ -3,8 +3,10 @@
 // tuple-at-a-time loop), the cancellation check at each page boundary, rows
 // projected straight into the sink, and a failing tuple's counts and error.
 #include <algorithm>
+#include <optional>
 
 #include "harness/exec.h"
+#include "harness/measure.h"
 #include "harness/page_walk.h"
 
 namespace quelkit::harness {
@@ -63,6 +65,12 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   if (want_tids && tids.size() < tpp) tids.resize(tpp);
   const bool kernel = prep->has_kernel() && runner_.options().use_kernel && !want_tids;
   if (!kernel) runner_.make_tuple_functions(*prep, st);
+  // --selection (selection.h): branch or nobranch as asked; auto lets its
+  // probe pick the selection of each kernel call until it has decided.
+  const Selection asked = runner_.prepare_options().selection;
+  std::optional<AutoProbe> probe;
+  if (kernel && asked == Selection::Auto) probe.emplace(rel->npages());
+  if (kernel) runner_.select_kernel(*prep, probe ? probe->next() : asked, st);
   KeyBounds bounds = resolve_bounds(acc, params);
   int64_t ordinal = 0;
   // Rows go straight into the sink's room: `held` rows written at `at`, room
@@ -76,34 +84,96 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     cap = held = 0;
   };
 
+  // The live tuples of a page a kernel ran: counted here, off the kernel's
+  // loop, only for a page with a deleted line (a heap that was never deleted
+  // from has none, and the count is the line count).
+  auto live_of = [&](const uint8_t* pg) {
+    const uint32_t nl = page_nlines(pg);
+    uint32_t live = nl;
+    if (rel->has_deleted())
+      for (uint32_t i = 0; i < nl; ++i) live -= page_line(pg, i) == 0;
+    return live;
+  };
+  // Before a kernel call under auto: the selection the probe wants (generated
+  // on first use, counted as prepare), and the clock while it times them.
+  auto before_call = [&]() -> uint64_t {
+    if (!probe || !probe->deciding()) return 0;
+    runner_.select_kernel(*prep, probe->next(), st);
+    return probe->timing() ? now_ns() : 0;
+  };
+  // Rows a kernel wrote for `live` tuples: counted; under auto, the probe fed.
+  auto kernel_ran = [&](uint64_t live, int64_t n, uint32_t pages, uint64_t ns) {
+    ordinal += int64_t(live);
+    st.rows_scanned += live;
+    st.rows_qualified += uint64_t(n);
+    held += size_t(n);
+    if (probe && probe->deciding()) {
+      probe->ran(prep->kernel_selection(), live, uint64_t(n), ns, pages);
+      if (!probe->deciding()) runner_.select_kernel(*prep, probe->chosen(), st);
+    }
+  };
+  // One page through the kernel, rows at `rows`.
+  auto kernel_page = [&](const uint8_t* pg, uint8_t* rows) {
+    const uint64_t t0 = before_call();
+    int64_t n = prep->run_page(pg, rows, &ctx);
+    const uint64_t ns = t0 ? now_ns() - t0 : 0;
+    if (n < 0) {
+      int64_t ord = ordinal;
+      for (int64_t i = 0; i <= ctx.err_slot && i < page_nlines(pg); ++i) ord += page_line(pg, uint32_t(i)) != 0;
+      st.rows_scanned += uint64_t(ord - ordinal);
+      st.rows_qualified += qualified_before(*prep, pg, rel->page_size(), ctx.err_slot, rows, ctx);
+      fail(ord);
+    }
+    kernel_ran(live_of(pg), n, 1, ns);
+  };
+  // Kernels whose batches span pages (Prepared::batch_tuples) take several
+  // pages a call: enough for one batch. A failing call is run again a page at
+  // a time, which finds the failing tuple and counts what came before it
+  // exactly as a page kernel does.
+  const uint32_t span = kernel && prep->batch_tuples() > tpp
+                            ? std::min<uint32_t>(kMaxPagesPerCall, prep->batch_tuples() / std::max<uint32_t>(tpp, 1))
+                            : 1;
+  std::vector<const uint8_t*>& pending = pagebuf_;
+  pending.clear();
+  auto flush = [&] {
+    if (pending.empty()) return;
+    const size_t need = size_t(tpp) * pending.size();
+    if (cap - held < need) {
+      hand_over();
+      at = out.room(need, &cap);
+    }
+    uint8_t* rows = at + held * row_len;
+    const uint64_t t0 = before_call();
+    int64_t n = prep->run_pages(pending.data(), uint32_t(pending.size()), rows, &ctx);
+    const uint64_t ns = t0 ? now_ns() - t0 : 0;
+    if (n < 0) {
+      for (const uint8_t* pg : pending) {
+        kernel_page(pg, rows);
+        rows = at + held * row_len;
+      }
+    } else {
+      uint64_t live = 0;
+      for (const uint8_t* pg : pending) live += live_of(pg);
+      kernel_ran(live, n, uint32_t(pending.size()), ns);
+    }
+    pending.clear();
+  };
+
   rel->each_page(bounds, [&](uint32_t page_no) {
-    if (cancel_requested()) cancelled();  // page boundary (page_walk.h): kernels run one page per call
+    if (cancel_requested()) cancelled();  // page boundary (page_walk.h)
     const uint8_t* pg = rel->page(page_no);
+    if (span > 1) {
+      pending.push_back(pg);
+      if (pending.size() == span) flush();
+      return true;
+    }
     if (cap - held < tpp) {
       hand_over();
       at = out.room(tpp, &cap);
     }
     uint8_t* rows = at + held * row_len;
     if (kernel) {
-      int64_t n = prep->run_page(pg, rows, &ctx);
-      if (n < 0) {
-        int64_t ord = ordinal;
-        for (int64_t i = 0; i <= ctx.err_slot && i < page_nlines(pg); ++i) ord += page_line(pg, uint32_t(i)) != 0;
-        st.rows_scanned += uint64_t(ord - ordinal);
-        st.rows_qualified += qualified_before(*prep, pg, rel->page_size(), ctx.err_slot, rows, ctx);
-        fail(ord);
-      }
-      // The live tuples it scanned: counted here, off the kernel's loop, only
-      // for a page with a deleted line (a heap that was never deleted from
-      // has none, and the count is the line count).
-      const uint32_t nl = page_nlines(pg);
-      uint32_t live = nl;
-      if (rel->has_deleted())
-        for (uint32_t i = 0; i < nl; ++i) live -= page_line(pg, i) == 0;
-      ordinal += live;
-      st.rows_scanned += live;
-      st.rows_qualified += uint64_t(n);
-      held += size_t(n);
+      kernel_page(pg, rows);
       return true;
     }
     size_t n = 0;
@@ -125,7 +195,10 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     if (want_tids) hand_over();
     return true;
   });
+  flush();
   hand_over();
+  if (kernel)
+    note_selection(std::string(asked == Selection::Auto ? "auto:" : "") + selection_name(prep->kernel_selection()));
 }
 
 void Exec::cancelled() const {

@@ -8,14 +8,18 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/aggregate.h"
+#include "harness/budget.h"
 #include "harness/checksum.h"
 #include "harness/csv.h"
 #include "harness/measure.h"
+#include "harness/runtime/runtime.h"
 #include "harness/rows.h"
 
 namespace quelkit::harness {
@@ -68,12 +72,12 @@ std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::s
 }
 
 Session::Session(SessionOptions opt, std::ostream& out, std::ostream& err)
-    : opt_(std::move(opt)), out_(out), err_(err) {
+    : opt_(std::move(opt)), out_(out), err_(err), msg_(&err) {
   if (opt_.backends.empty()) opt_.backends = parse_backend_list("interp");
   for (const auto& [name, mode] : opt_.backends) {
     const BackendSpec* spec = find_backend(name);
     RunnerOptions ro = opt_.runner;
-    ro.dump_out = &out_;
+    ro.dump_out = &listing();
     for (const auto& d : opt_.dumps)
       if (std::find(spec->dump_forms.begin(), spec->dump_forms.end(), d) != spec->dump_forms.end())
         ro.dumps.insert(d);
@@ -92,25 +96,38 @@ void Session::invalidate(const std::string& relation) {
 }
 
 bool Session::run(const SourceRef& src) {
-  std::vector<frontend::ast::StmtPtr> stmts;
-  try {
-    stmts = frontend::parse(src);
-  } catch (QuelError& e) {
-    print_error(e.err);
-    return false;
+  std::vector<Error> errors;
+  std::vector<frontend::ast::StmtPtr> stmts = frontend::parse_recovering(src, &errors);
+  bool ok = errors.empty();
+  size_t e = 0;
+  auto before = [](SrcPos a, SrcPos b) { return a.line < b.line || (a.line == b.line && a.col < b.col); };
+  for (const auto& s : stmts) {
+    while (e < errors.size() && before(errors[e].pos, s->pos)) print_error(errors[e++]);
+    if (cancel_requested()) {  // arrived between statements: this one does not start
+      Error c;
+      c.kind = ErrKind::Runtime;
+      c.code = QK_ERR_CANCELLED;
+      c.message = qk_err_message(QK_ERR_CANCELLED);
+      c.pos = s->pos;
+      c.src = src;
+      print_error(c);
+      return false;
+    }
+    ok = run_statement(*s, src) && ok;
+    if (cancel_requested()) return false;  // the rest of the text does not run
   }
-  bool ok = true;
-  for (const auto& s : stmts) ok = run_statement(*s, src) && ok;
+  while (e < errors.size()) print_error(errors[e++]);
   return ok;
 }
 
 bool Session::run_statement(const Stmt& s, const SourceRef& src) {
   ++stmt_no_;
-  if (opt_.dumps.count("ast")) out_ << "-- ast q" << stmt_no_ << "\n" << frontend::dump_ast(s) << "\n";
+  if (opt_.dumps.count("ast")) listing() << "-- ast q" << stmt_no_ << "\n" << frontend::dump_ast(s) << "\n";
   try {
     return exec(s, src);
   } catch (QuelError& e) {
     if (!e.err.src) e.err.src = src;
+    if (!e.err.pos.line) e.err.pos = s.pos;  // the memory budget's: on the statement
     print_error(e.err);
     return false;
   } catch (std::exception& e) {
@@ -166,19 +183,26 @@ Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceR
 }
 
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {
-  frontend::BoundQuery q = frontend::bind(s, ranges_, cat_, src);
-  if (opt_.dumps.count("ir") || opt_.dumps.count("folded")) {
+  // A statement with aggregates is bound per runner, once its aggregates have
+  // values (harness/aggregate.h); the first runner's binding is then applied.
+  const bool aggregates = has_aggregates(s);
+  std::optional<frontend::BoundQuery> bound;
+  if (!aggregates) bound = frontend::bind(s, ranges_, cat_, src);
+  // With aggregates, the statement as rewritten on the first runner (their
+  // values as constants, aggregate functions' temporaries joined back).
+  auto dump_ir = [&](const frontend::BoundQuery& q) {
     for (const char* form : {"ir", "folded"}) {
       if (!opt_.dumps.count(form)) continue;
       bool folded = form[0] == 'f';
-      out_ << "-- " << form << " q" << stmt_no_ << "\n";
-      if (q.qual) out_ << "where:\n" << ir::dump(folded ? *frontend::fold(*q.qual) : *q.qual, 1);
+      listing() << "-- " << form << " q" << stmt_no_ << "\n";
+      if (q.qual) listing() << "where:\n" << ir::dump(folded ? *frontend::fold(*q.qual) : *q.qual, 1);
       for (const auto& t : q.targets)
-        out_ << "target " << t.name << ":\n" << ir::dump(folded ? *frontend::fold(*t.expr) : *t.expr, 1);
+        listing() << "target " << t.name << ":\n" << ir::dump(folded ? *frontend::fold(*t.expr) : *t.expr, 1);
     }
-  }
+  };
+  if (bound) dump_ir(*bound);
   // Rows are needed unless a plain retrieve prints nothing (--format none).
-  const bool keep = !(q.kind == frontend::BoundKind::Retrieve && q.into.empty() && opt_.format == OutFormat::None);
+  const bool keep = !(s.kind == Stmt::Retrieve && s.relation.empty() && opt_.format == OutFormat::None);
   std::vector<Result> results;
   // Stats follow the statement's output (and its error, if any).
   struct StatsAtEnd {
@@ -193,10 +217,24 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     // --repeat K: K single runs (no loop to a minimum time: a run is the
     // statement), summarised by the timing module (measure.h).
     std::vector<double> times;
-    Result first = evaluate(q, *r, src, keep);
+    std::optional<AggregateScope> scope;
+    std::optional<frontend::BoundQuery> local;
+    if (aggregates) scope.emplace(*this, *r, s, src);
+    const bool inner_failed = scope && !scope->ok();
+    if (scope && !inner_failed) {
+      local = frontend::bind(scope->statement(), ranges_, cat_, src);
+      if (r == runners_.front()) dump_ir(*local);
+    }
+    const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
+    Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep);
+    if (scope) {  // the aggregates' queries are part of the statement's work
+      first.stats.add_scan(scope->stats());
+      first.stats.run_ns += scope->stats().run_ns;
+    }
     times.push_back(double(first.stats.run_ns));
-    for (int k = 1; k < opt_.repeat && first.ok && q.kind == frontend::BoundKind::Retrieve; ++k)
-      times.push_back(double(evaluate(q, *r, src, false).stats.run_ns));
+    for (int k = 1; k < opt_.repeat && first.ok && s.kind == Stmt::Retrieve; ++k)
+      times.push_back(double(evaluate(*q, *r, src, false).stats.run_ns + (scope ? scope->stats().run_ns : 0)));
+    if (local && !bound) bound = std::move(local);
     const Stats ts = summarise(times);
     StmtReport rep;
     rep.stmt = stmt_no_;
@@ -227,15 +265,16 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     return false;
   }
   if (!agree) return false;
+  const frontend::BoundQuery& q = *bound;
 
   const uint32_t len = res.layout.tuple_len;
   switch (q.kind) {
     case frontend::BoundKind::Retrieve: {
       if (opt_.runner.count_sink && q.into.empty()) {  // a measurement: the count, no rows
-        if (opt_.format != OutFormat::None) out_ << "(" << res.nrows() << " rows counted)\n";
+        if (opt_.format != OutFormat::None) *msg_ << "(" << res.nrows() << " rows counted)\n";
         return true;
       }
-      size_t n = res.rows.size();
+      size_t n = res.keep_rows ? res.rows.size() : res.nrows();
       if (!q.into.empty()) {
         if (cat_.find(q.into))
           throw_error(ErrKind::Name, s.relation_pos, src, "relation " + q.into + " already exists");
@@ -244,11 +283,13 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
           for (size_t i = 0; i < k; ++i) rel->insert(run + i * len);
         });
         cat_.add(std::move(rel));
-        out_ << "(" << n << (n == 1 ? " row" : " rows") << " into " << q.into << ")\n";
+        *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " into " << q.into << ")\n";
       } else if (opt_.format == OutFormat::Table) {
         print_table(out_, res.layout, res.rows);
       } else if (opt_.format == OutFormat::Csv) {
         print_csv(out_, res.layout, res.rows);
+      } else if (!json_only()) {  // the JSON object carries the checksum
+        out_ << "checksum " << checksum_hex(res.checksum.sum) << " (" << n << (n == 1 ? " row" : " rows") << ")\n";
       }
       return true;
     }
@@ -267,7 +308,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
                      sch.attrs[size_t(q.targets[t].column)], tuple.data());
         rel->insert(tuple.data());
       }
-      out_ << "(" << n << (n == 1 ? " row" : " rows") << " appended to " << rel->name() << ")\n";
+      *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " appended to " << rel->name() << ")\n";
       return true;
     }
     case frontend::BoundKind::Delete:
@@ -283,8 +324,8 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       }
       if (q.kind == frontend::BoundKind::Delete) {
         for (const auto& [t, k] : todo) rel->erase(t);
-        out_ << "(" << todo.size() << (todo.size() == 1 ? " row" : " rows") << " deleted from " << rel->name()
-             << ")\n";
+        *msg_ << "(" << todo.size() << (todo.size() == 1 ? " row" : " rows") << " deleted from " << rel->name()
+              << ")\n";
         return true;
       }
       // Build every new tuple from the old relation first, then apply.
@@ -310,8 +351,8 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
         }
       }
       for (size_t i : moved) rel->insert(fresh[i].data());
-      out_ << "(" << todo.size() << (todo.size() == 1 ? " row" : " rows") << " replaced in " << rel->name()
-           << ")\n";
+      *msg_ << "(" << todo.size() << (todo.size() == 1 ? " row" : " rows") << " replaced in " << rel->name()
+            << ")\n";
       return true;
     }
   }
@@ -329,6 +370,7 @@ void Session::emit_stats(const StmtReport& r) {
         {"mode", r.mode},
         {"jit_opt", opt_.prepare.jit_opt},
         {"access_path", s.access_path},
+        {"selection", s.selection},
         {"rows_scanned", s.rows_scanned},
         {"rows_qualified", s.rows_qualified},
         {"rows_out", s.rows_out},
@@ -351,7 +393,7 @@ void Session::emit_stats(const StmtReport& r) {
     return;
   }
   out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode << ": " << s.access_path
-       << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
+       << (s.selection.empty() ? "" : " (" + s.selection + ")") << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << s.prepare_ns / 1000.0
        << " us, run " << s.run_ns / 1000.0 << " us (min " << r.run_ns_min / 1000.0 << ", max "
        << r.run_ns_max / 1000.0 << ", " << opt_.repeat << " runs); verify " << s.verify_ns / 1000.0 << " us; checksum " << checksum_hex(s.checksum)
@@ -404,6 +446,7 @@ void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
 }
 
 void Session::exec_print(const Stmt& s, const SourceRef& src) {
+  std::ostream& out = listing();
   std::vector<std::string> names = s.relations;
   if (names.empty()) names.push_back(s.relation);
   for (size_t i = 0; i < names.size(); ++i)
@@ -412,39 +455,40 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
     Relation* rel = cat_.find(n);
     ResultRows rows(rel->tuple_len());
     rel->for_each([&](Tid, const uint8_t* t) { rows.append(t, 1); });
-    out_ << rel->name() << " relation\n";
-    if (opt_.format == OutFormat::Csv) print_csv(out_, rel->schema(), rows);
-    else print_table(out_, rel->schema(), rows);
+    out << rel->name() << " relation\n";
+    if (opt_.format == OutFormat::Csv) print_csv(out, rel->schema(), rows);
+    else print_table(out, rel->schema(), rows);
   }
 }
 
 void Session::exec_help(const Stmt& s, const SourceRef& src) {
+  std::ostream& out = listing();
   if (s.relation.empty()) {
-    out_ << "relations:\n";
+    out << "relations:\n";
     for (const auto& n : cat_.names()) {
       Relation* r = cat_.find(n);
-      out_ << "  " << n << " (" << structure_name(r->structure()) << ", " << r->ntuples() << " tuples)\n";
+      out << "  " << n << " (" << structure_name(r->structure()) << ", " << r->ntuples() << " tuples)\n";
     }
     if (!ranges_.vars.empty()) {
-      out_ << "range variables:\n";
-      for (const auto& [v, r] : ranges_.vars) out_ << "  " << v << " is " << r << "\n";
+      out << "range variables:\n";
+      for (const auto& [v, r] : ranges_.vars) out << "  " << v << " is " << r << "\n";
     }
     return;
   }
   Relation* r = cat_.find(s.relation);
   if (!r) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
-  out_ << "Relation:            " << r->name() << "\n"
+  out << "Relation:            " << r->name() << "\n"
        << "Storage structure:   " << structure_name(r->structure());
-  if (r->key_attr() >= 0) out_ << " on " << r->schema().attrs[size_t(r->key_attr())].name;
-  out_ << "\n";
-  if (r->structure() != Structure::Heap) out_ << "Fillfactor:          " << r->fillfactor() << "\n";
-  out_ << "Tuples:              " << r->ntuples() << "\n"
+  if (r->key_attr() >= 0) out << " on " << r->schema().attrs[size_t(r->key_attr())].name;
+  out << "\n";
+  if (r->structure() != Structure::Heap) out << "Fillfactor:          " << r->fillfactor() << "\n";
+  out << "Tuples:              " << r->ntuples() << "\n"
        << "Tuple width:         " << r->tuple_len() << " bytes\n"
        << "Page size:           " << r->page_size() << " bytes (" << r->tuples_per_page() << " tuples per page)\n"
        << "Pages:               " << r->npages() << " (" << r->nprimary() << " primary, " << r->noverflow()
        << " overflow)\n"
        << "Attributes:\n";
-  for (const auto& a : r->schema().attrs) out_ << "  " << a.name << "  " << type_name(a.type) << "\n";
+  for (const auto& a : r->schema().attrs) out << "  " << a.name << "  " << type_name(a.type) << "\n";
 }
 
 void Session::exec_copy(const Stmt& s, const SourceRef& src) {
@@ -460,12 +504,12 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   if (s.copy_into) {
     write_csv_file(s.file, *rel, cols, s.file_pos, src);
     uint64_t n = rel->ntuples();
-    out_ << "(" << n << (n == 1 ? " row" : " rows") << " copied into \"" << s.file << "\")\n";
+    *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " copied into \"" << s.file << "\")\n";
   } else {
     std::vector<uint8_t> tuples = read_csv_file(s.file, rel->schema(), cols, s.file_pos, src);
     size_t n = rel->tuple_len() ? tuples.size() / rel->tuple_len() : 0;
     for (size_t i = 0; i < n; ++i) rel->insert(tuples.data() + i * rel->tuple_len());
-    out_ << "(" << n << (n == 1 ? " row" : " rows") << " copied from \"" << s.file << "\")\n";
+    *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " copied from \"" << s.file << "\")\n";
   }
 }
 

@@ -21,7 +21,7 @@ enum class OutFormat : uint8_t { Table, Csv, None };
 
 struct SessionOptions {
   std::vector<std::pair<std::string, std::string>> backends;  // (name, mode)
-  OutFormat format = OutFormat::Table;
+  OutFormat format = OutFormat::Table;  // None: a checksum line per retrieve
   bool stats = false, stats_json = false;
   int repeat = 1;
   std::set<std::string> dumps;  // ast ir folded + back-end forms
@@ -51,9 +51,14 @@ class Session {
   std::vector<std::unique_ptr<Runner>>& runners() { return runners_; }
   const SessionOptions& options() const { return opt_; }
 
-  // Parses and runs every statement; errors are printed and the next
-  // statement runs. Returns false if anything failed (parse, run, mismatch).
+  // Parses and runs every statement that parses; errors (syntax errors
+  // included, each at its place in the text) are printed and the next
+  // statement runs. A cancel request (harness/budget.h) stops it. Returns
+  // false if anything failed (parse, run, mismatch, cancel).
   bool run(const SourceRef& src);
+  // Where messages such as "(2 rows replaced in parts)" go: the error stream
+  // unless set (results alone go to the output stream).
+  void set_messages(std::ostream& m) { msg_ = &m; }
   // Runs one parsed statement; false if it failed.
   bool run_statement(const frontend::ast::Stmt& s, const SourceRef& src);
   // Reports of the statements run so far (cleared by the caller if wanted).
@@ -74,10 +79,15 @@ class Session {
   void exec_print(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_help(const frontend::ast::Stmt& s, const SourceRef& src);
   void emit_stats(const StmtReport& r);
+  // What is neither a result row nor a message (print, help, dumps): the
+  // output stream, unless --stats=json alone makes that pure JSON Lines.
+  std::ostream& listing() { return json_only() ? err_ : out_; }
+  bool json_only() const { return opt_.stats_json && opt_.format == OutFormat::None; }
 
   SessionOptions opt_;
   std::ostream& out_;
   std::ostream& err_;
+  std::ostream* msg_;
   Catalog cat_;
   frontend::RangeTable ranges_;
   std::vector<std::unique_ptr<Runner>> runners_;

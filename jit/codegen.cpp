@@ -230,20 +230,6 @@ Functions functions_for(Mode m, const harness::Plan& plan) {
   return tuple_functions(plan);
 }
 
-harness::Plan clone_plan(const harness::Plan& plan) {
-  harness::Plan c;
-  c.name = plan.name;
-  c.source = plan.source;
-  if (plan.qual_folded) c.qual_folded = plan.qual_folded->clone();
-  for (const auto& t : plan.targets_folded) c.targets_folded.push_back(t->clone());
-  c.in = plan.in;
-  c.out = plan.out;
-  c.params = plan.params;
-  c.scratch_size = plan.scratch_size;
-  c.key = plan.key;
-  return c;
-}
-
 // ------------------------------------------------------------- the walk
 
 namespace {
@@ -361,14 +347,23 @@ class Walk {
       expect(e_.compare(Pred::Le, Ty::I64, end, i64(kMaxPageSize)), QK_ERR_BOUNDS, stmt_pos_, "tuple_past_page");
     }
     tuple_ = e_.at(page, off);
-    Value qualifies;  // branch-free selection: the qualification as a value
-    if (branch_free_selection()) {
-      qualifies = always_true(plan_.qual_folded.get()) ? e_.int_const(Ty::Bool, 1) : expr(*plan_.qual_folded).v;
+    // Selection (GenOptions::nobranch): with a branch, the qualification is
+    // control flow to `emit` or `next`; without, its value, and the row is
+    // written for every tuple and kept by it. Targets that can raise are
+    // projected only for a qualifying tuple (guarded), as with a branch.
+    Value qualifies;
+    if (always_true(plan_.qual_folded.get())) {
       e_.jump(emit);
-    } else if (always_true(plan_.qual_folded.get())) {
-      e_.jump(emit);
-    } else {
+    } else if (!opt_.nobranch) {
       cond(*plan_.qual_folded, emit, next);
+    } else {
+      qualifies = predicate(*plan_.qual_folded);
+      if (!harness::targets_may_raise(plan_)) {
+        e_.jump(emit);
+      } else {
+        e_.branch(qualifies, emit, next, Hint::None);
+        qualifies = Value{};
+      }
     }
 
     e_.place(emit);
@@ -377,7 +372,7 @@ class Walk {
       expect(e_.compare(Pred::Lt, Ty::I64, n, nlines), QK_ERR_BOUNDS, stmt_pos_, "row_past_buffer");
     Value row = e_.at(rows, e_.arith(Arith::Mul, Ty::I64, n, i64(plan_.out.tuple_len)));
     project(row);
-    // Branch-free: the row was written either way; only a qualifying tuple keeps it.
+    // Nobranch: the row was written either way; only a qualifying tuple keeps it.
     Value step = qualifies ? e_.convert(Ty::Bool, Ty::I64, qualifies, true) : i64(1);
     e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), step));
     e_.jump(next);
@@ -503,17 +498,42 @@ class Walk {
     return r.cls() == ir::Class::Convert && !r.can_raise() && plain(*n.kid[0]);
   }
 
-  // Kernels select without a branch on the qualification (write the row, then
-  // count it only if the tuple qualifies: no misprediction on a data-dependent
-  // outcome) when that costs little and cannot change what happens: the
-  // qualification is one comparison and the row is short and cannot raise.
-  bool branch_free_selection() const {
-    if (plan_.qual_folded && !always_true(plan_.qual_folded.get()) && !is_comparison(*plan_.qual_folded))
-      return false;
-    if (plan_.out.tuple_len > 32) return false;
-    for (const auto& t : plan_.targets_folded)
-      if (!plain(*t)) return false;
-    return true;
+  // A qualification's value for nobranch selection, computed without a
+  // branch on the data where that raises nothing branch would not: a
+  // comparison's operands are evaluated either way; the right operand of
+  // and/or is evaluated speculatively (both operands, combined as 0/1 values)
+  // only when nothing in it can raise, else under its short-circuit guard.
+  Value predicate(const Node& n) {
+    const OpRow& r = ir::op_info(n.op);
+    auto as_i32 = [&](Value b) { return e_.convert(Ty::Bool, Ty::I32, b, true); };
+    switch (r.generic) {
+      case Generic::And:
+      case Generic::Or: {
+        e_.note(n);
+        const bool conj = r.generic == Generic::And;
+        Value a = predicate(*n.kid[0]);
+        if (!ir::may_raise(*n.kid[1])) {
+          Value x = as_i32(a), y = as_i32(predicate(*n.kid[1]));
+          // and: the product of 0/1 values is nonzero; or: their sum is.
+          return e_.compare(Pred::Ne, Ty::I32, e_.arith(conj ? Arith::Mul : Arith::Add, Ty::I32, x, y), i32(0));
+        }
+        Local v = e_.local(Ty::Bool, conj ? "and" : "or");
+        e_.assign(v, a);
+        Block rhs = e_.block(conj ? "and.rhs" : "or.rhs"), join = e_.block(conj ? "and" : "or");
+        if (conj) e_.branch(a, rhs, join, Hint::None);
+        else e_.branch(a, join, rhs, Hint::None);
+        e_.place(rhs);
+        e_.assign(v, predicate(*n.kid[1]));
+        e_.jump(join);
+        e_.place(join);
+        return e_.read(v);
+      }
+      case Generic::Not:
+        e_.note(n);
+        return e_.compare(Pred::Eq, Ty::I32, as_i32(predicate(*n.kid[0])), i32(0));
+      default:
+        return expr(n).v;  // a comparison, pattern or boolean constant: a value without control flow
+    }
   }
 
   static std::string label(const Node& n, const char* what) { return std::string(ir::op_name(n.op)) + "." + what; }
@@ -861,6 +881,8 @@ void generate(const harness::Plan& plan, Functions which, const std::string& bas
 }
 
 std::string base_name(const harness::Plan& plan) { return plan.name.empty() ? "plan" : plan.name; }
+
+std::string kernel_base(const std::string& base, bool nobranch) { return nobranch ? base + "_nb" : base; }
 
 harness::BackendSpec backend_spec(
     std::string name, std::vector<std::string> dump_forms,

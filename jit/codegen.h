@@ -239,7 +239,14 @@ class Emitter {
 
 struct GenOptions {
   bool checks = false;  // --jit-checks: bounds assertions raising QK_ERR_BOUNDS
+  // The kernel's selection (harness/selection.h): false, a branch on the
+  // qualification; true, nobranch (its value computed, the row written for
+  // every tuple and kept by it; what can raise stays guarded).
+  bool nobranch = false;
 };
+// The kernel variant's base name: `base` for branch, `base`_nb for nobranch,
+// so both can live in one process and a profile tells them apart.
+std::string kernel_base(const std::string& base, bool nobranch);
 
 // Emits the functions `which` of `plan` (its folded trees and layouts) through
 // `e`, named `base`_qual / `base`_project / `base`_kernel. Aborts on a plan the
@@ -258,10 +265,5 @@ std::string base_name(const harness::Plan& plan);
 harness::BackendSpec backend_spec(
     std::string name, std::vector<std::string> dump_forms,
     std::function<std::unique_ptr<harness::Backend>(Mode, const harness::PrepareOptions&)> make);
-
-// A copy of what code generation reads of a plan (name, source, folded trees, layouts,
-// scratch size, key), for back ends that generate more code later (the lazily
-// generated per-tuple functions of fused plans).
-harness::Plan clone_plan(const harness::Plan& plan);
 
 }  // namespace quelkit::jit

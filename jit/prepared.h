@@ -1,8 +1,13 @@
-// The prepared plan both JITs hand the harness: pointers into generated code
+// The prepared plan the JIT back ends (llvm, gccjit, stencil) hand the harness: pointers into generated code
 // of the calling convention in jit/codegen.h. Fused plans may generate their
 // per-tuple functions on first use (replace/delete drive plans tuple by tuple
-// to collect tids); each back end says how in compile_tuple_functions().
+// to collect tids), and the kernel's other selection variant when the scan
+// switches to it (harness/selection.h); each back end says how in compile().
 #pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 
 #include "harness/backend.h"
 #include "jit/codegen.h"
@@ -26,9 +31,44 @@ class CompiledPlan : public harness::Prepared {
   }
   int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override { return kernel_(page, rows, ctx); }
 
+  // The kernel's two selection variants (harness/selection.h): the one the
+  // plan was prepared in, and the other generated when the harness first
+  // switches to it.
+  harness::Selection kernel_selection() const override { return selection_; }
+  bool kernel_selection_pending(harness::Selection s) const override {
+    return kernel_ && !kernels_[s == harness::Selection::NoBranch];
+  }
+  void select_kernel(harness::Selection s) override {
+    if (!kernel_ || s == harness::Selection::Auto) return;
+    const bool nb = s == harness::Selection::NoBranch;
+    if (!kernels_[nb]) compile_kernel(nb);
+    selection_ = s;
+    kernel_ = kernels_[nb];
+  }
+
+  // Fused plans keep what they need to generate their per-tuple functions and
+  // the kernel's other selection variant later.
+  void keep_for_later(const harness::Plan& plan) { later_ = std::make_unique<harness::Plan>(harness::clone_plan(plan)); }
+
  protected:
-  // Sets qual_ and project_ (never returns with either null).
-  virtual void compile_tuple_functions() = 0;
+  // Generates `which` of plan (the kernel in selection variant `nobranch`),
+  // setting qual_ and project_ and calling add_kernel for a kernel.
+  virtual void compile(const harness::Plan& plan, Functions which, bool nobranch) = 0;
+  // What a fused plan generates on first use, from the plan kept for later.
+  void compile_tuple_functions() { compile(kept(), tuple_functions(kept()), false); }
+  void compile_kernel(bool nobranch) {
+    Functions k;
+    k.kernel = true;
+    compile(kept(), k, nobranch);
+  }
+  // A generated kernel of variant `nobranch`; the first one is the one that runs.
+  void add_kernel(KernelFn fn, bool nobranch) {
+    kernels_[nobranch] = fn;
+    if (!kernel_) {
+      kernel_ = fn;
+      selection_ = nobranch ? harness::Selection::NoBranch : harness::Selection::Branch;
+    }
+  }
 
   // A plan without a qualification qualifies every tuple without generated code.
   static int32_t always(const uint8_t*, qk_ctx*) { return 1; }
@@ -37,7 +77,19 @@ class CompiledPlan : public harness::Prepared {
 
   QualFn qual_ = nullptr;
   ProjectFn project_ = nullptr;
-  KernelFn kernel_ = nullptr;
+  KernelFn kernel_ = nullptr;  // the variant that runs: kernels_[selection_ == NoBranch]
+
+ private:
+  const harness::Plan& kept() const {
+    if (!later_) {  // only fused plans defer code, and prepare keeps their plan
+      std::fprintf(stderr, "quelkit: internal error: jit: code requested later without a plan kept for it\n");
+      std::abort();
+    }
+    return *later_;
+  }
+  std::unique_ptr<harness::Plan> later_;
+  KernelFn kernels_[2] = {};  // branch, nobranch
+  harness::Selection selection_ = harness::Selection::Branch;
 };
 
 }  // namespace quelkit::jit

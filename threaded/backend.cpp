@@ -22,6 +22,13 @@ class PreparedProgram final : public harness::Prepared {
   int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
     return threaded::run_page(D, p_, page, rows, ctx);
   }
+  // Both selections run the same program (Program::nobranch).
+  harness::Selection kernel_selection() const override {
+    return p_.nobranch ? harness::Selection::NoBranch : harness::Selection::Branch;
+  }
+  void select_kernel(harness::Selection s) override {
+    if (s != harness::Selection::Auto) p_.nobranch = s == harness::Selection::NoBranch;
+  }
 
  private:
   // The registers are this plan's: the harness runs one Prepared on one

@@ -85,6 +85,7 @@ class Lowerer {
     if (plan_.targets_folded.size() != plan_.out.attrs.size()) syserr("targets and output columns differ");
     for (size_t i = 0; i < plan_.targets_folded.size(); ++i) target(*plan_.targets_folded[i], plan_.out.attrs[i]);
     emit(kKinds.proj_end, Node{});
+    p_.targets_safe = !harness::targets_may_raise(plan_);
 
     // Character constants: offsets become pointers now that the bytes stop growing.
     p_.chars.push_back(' ');  // never empty, so "" constants point at real storage

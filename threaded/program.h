@@ -94,6 +94,13 @@ struct Program {
   uint32_t in_len = 0;          // plan.in.tuple_len
   uint16_t nconst = 0;          // how many registers are constants
   bool qual_always = false;     // no qualification (or folded to true): every tuple qualifies
+  // The page kernel's selection (harness/selection.h). Nobranch: QUAL_END goes
+  // on to the projection for every tuple and PROJ_END keeps the row by the
+  // qualification's value; only when no target can raise (targets_safe), else
+  // the projection stays guarded by the branch. The nodes are the same either
+  // way: switching is a flag, not a new program.
+  bool nobranch = false;
+  bool targets_safe = false;
 
   Program() = default;
   Program(Program&&) = default;

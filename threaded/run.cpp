@@ -65,22 +65,25 @@ __attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uin
   const Node* proj = qual + p.proj_start;
   int64_t nrows = 0;
   bool failed = false;
+  const bool nobranch = p.nobranch && p.targets_safe && !p.qual_always;
   harness::walk_page(page, p.in_len, [&](uint32_t i, const uint8_t* t) {
+    int64_t keep = 1;
     if (!p.qual_always) {
       int q = call_run(qual, R, t, ctx);
-      if (q == 0) return true;
       if (q < 0) {
         ctx->err_slot = i;
         return !(failed = true);
       }
+      if (nobranch) keep = q;  // written either way, kept by the outcome
+      else if (q == 0) return true;
     }
     R[kRowReg].row = rows;
     if (call_run(proj, R, t, ctx) < 0) {
       ctx->err_slot = i;
       return !(failed = true);
     }
-    rows += p.row_len;
-    ++nrows;
+    rows += int64_t(p.row_len) & -keep;
+    nrows += keep;
     return true;
   });
   return failed ? -1 : nrows;
@@ -103,19 +106,21 @@ static_assert(kMaxKinds == 512, "QT_REP512 makes one label per kind slot");
 #define QT_DISPATCH goto* kLabels[n->kind]
 #define QT_LABEL_ADDRESS(KIDX) &&L_##KIDX,
 // Kernel: QUAL_END goes on to the projection or to the next tuple, PROJ_END
-// counts the row; tuple at a time: both return the outcome.
+// counts the row; NoBranch: QUAL_END always goes on, keeping the outcome, and
+// PROJ_END advances by it. Tuple at a time: both return the outcome.
 #define QT_LABEL_BODY(KIDX)                                                 \
   L_##KIDX : {                                                              \
     static constexpr KindDesc K = kKinds.k[KIDX];                           \
     if constexpr (K.form == Form::QualEnd) {                                \
       if (!Kernel) return R[n->a].i;                                        \
-      if (R[n->a].i == 0) goto tuple_done;                                  \
+      if (NoBranch) keep = R[n->a].i != 0;                                  \
+      else if (R[n->a].i == 0) goto tuple_done;                             \
       n = proj;                                                             \
       QT_DISPATCH;                                                          \
     } else if constexpr (K.form == Form::ProjEnd) {                         \
       if (!Kernel) return 0;                                                \
-      row += row_len;                                                       \
-      ++nrows;                                                              \
+      row += NoBranch ? int64_t(row_len) & -keep : int64_t(row_len);        \
+      nrows += NoBranch ? keep : 1;                                         \
       goto tuple_done;                                                      \
     } else if constexpr (K.form != Form::None) {                            \
       n = step<K>(n, R, t, row, ctx);                                       \
@@ -130,7 +135,7 @@ static_assert(kMaxKinds == 512, "QT_REP512 makes one label per kind slot");
 // Kernel = false: runs from `start` over tuple `in` (row: the projection's
 // output row) and returns the outcome. Kernel = true: `in` is a page; runs
 // every live tuple and returns the rows written into `row`.
-template <bool Kernel>
+template <bool Kernel, bool NoBranch = false>
 __attribute__((noinline)) int64_t goto_run(Program& p, const Node* start, const uint8_t* in, uint8_t* row,
                                            qk_ctx* ctx) {
   static const void* const kLabels[kMaxKinds] = {QT_REP512(QT_LABEL_ADDRESS)};
@@ -143,7 +148,7 @@ __attribute__((noinline)) int64_t goto_run(Program& p, const Node* start, const 
   // entered from the labels below, so it cannot be walk_page's visit.
   const uint32_t nl = Kernel ? harness::page_nlines(in) : 0;
   uint32_t line = 0;
-  int64_t nrows = 0;
+  int64_t nrows = 0, keep = 1;
   const Node* n = start;
   const uint8_t* t = in;
   if (!Kernel) QT_DISPATCH;
@@ -195,7 +200,10 @@ int run_proj(Dispatch d, Program& p, const uint8_t* tuple, uint8_t* row, qk_ctx*
 }
 
 int64_t run_page(Dispatch d, Program& p, const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
-  if (d == Dispatch::Goto) return goto_run<true>(p, nullptr, page, rows, ctx);
+  if (d == Dispatch::Goto) {
+    if (p.nobranch && p.targets_safe && !p.qual_always) return goto_run<true, true>(p, nullptr, page, rows, ctx);
+    return goto_run<true>(p, nullptr, page, rows, ctx);
+  }
   return call_page(p, page, rows, ctx);
 }
 

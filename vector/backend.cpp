@@ -12,29 +12,64 @@ namespace {
 
 class PreparedProgram final : public harness::Prepared {
  public:
-  explicit PreparedProgram(Program p) : r_(std::move(p)) {}
+  // The program in the selection `opt` asks for; under --selection auto the
+  // plan is kept, so that the other selection can be lowered when the scan
+  // switches to it (harness/selection.h).
+  PreparedProgram(const harness::Plan& plan, const Options& opt, bool keep_plan) : opt_(opt) {
+    const bool nb = opt.selection == Selection::NoBranch;
+    runners_[nb] = std::make_unique<Runner>(lower(plan, opt));
+    r_ = runners_[nb].get();
+    if (keep_plan) plan_ = std::make_unique<harness::Plan>(harness::clone_plan(plan));
+  }
 
-  int qualify(const uint8_t* tuple, qk_ctx* ctx) override { return r_.qualify(tuple, ctx); }
-  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return r_.project(tuple, row, ctx); }
+  int qualify(const uint8_t* tuple, qk_ctx* ctx) override { return r_->qualify(tuple, ctx); }
+  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return r_->project(tuple, row, ctx); }
   bool has_kernel() const override { return true; }
-  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override { return r_.run_page(page, rows, ctx); }
+  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override { return r_->run_page(page, rows, ctx); }
+  // Batches span pages: the scan hands over about a batch's worth of pages.
+  uint32_t batch_tuples() const override { return r_->batch(); }
+  int64_t run_pages(const uint8_t* const* pages, uint32_t n, uint8_t* rows, qk_ctx* ctx) override {
+    return r_->run_pages(pages, n, rows, ctx);
+  }
+
+  harness::Selection kernel_selection() const override {
+    return r_->program().opt.selection == Selection::NoBranch ? harness::Selection::NoBranch
+                                                              : harness::Selection::Branch;
+  }
+  bool kernel_selection_pending(harness::Selection s) const override {
+    return s != harness::Selection::Auto && plan_ && !runners_[s == harness::Selection::NoBranch];
+  }
+  void select_kernel(harness::Selection s) override {
+    if (s == harness::Selection::Auto) return;
+    const bool nb = s == harness::Selection::NoBranch;
+    if (!runners_[nb]) {
+      if (!plan_) return;  // prepared for one selection only (--selection branch or nobranch)
+      Options o = opt_;
+      o.selection = nb ? Selection::NoBranch : Selection::Branch;
+      runners_[nb] = std::make_unique<Runner>(lower(*plan_, o));
+    }
+    r_ = runners_[nb].get();
+  }
 
  private:
   // The batch's registers are this plan's: the harness runs one Prepared on
   // one thread, one evaluation at a time, and every register a primitive
   // reads was written earlier in the same batch.
-  Runner r_;
+  Options opt_;
+  std::unique_ptr<Runner> runners_[2];  // branch, nobranch
+  Runner* r_ = nullptr;                 // the one that runs
+  std::unique_ptr<harness::Plan> plan_;
 };
 
 class VectorBackend final : public harness::Backend {
  public:
-  explicit VectorBackend(const Options& opt) : opt_(opt) {}
+  VectorBackend(const Options& opt, bool keep_plans) : opt_(opt), keep_plans_(keep_plans) {}
 
   bool reuses_plans() const override { return true; }
 
   std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
     (void)params;  // parameters are read from qk_ctx.params by the prologue, never inlined
-    return std::make_unique<PreparedProgram>(lower(plan, opt_));
+    return std::make_unique<PreparedProgram>(plan, opt_, keep_plans_);
   }
 
   bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
@@ -46,22 +81,22 @@ class VectorBackend final : public harness::Backend {
 
  private:
   Options opt_;
+  bool keep_plans_;  // --selection auto: the other selection may be lowered later
 };
 
 }  // namespace
 
-std::unique_ptr<harness::Backend> make_backend(const Options& opt) { return std::make_unique<VectorBackend>(opt); }
+std::unique_ptr<harness::Backend> make_backend(const Options& opt, bool auto_selection) {
+  return std::make_unique<VectorBackend>(opt, auto_selection);
+}
 
 bool parse_mode(const std::string& mode, const harness::PrepareOptions& popt, Options* out) {
   Options o;
-  std::string attrs = mode;
-  if (mode.ends_with("_branch")) {
-    o.selection = Selection::Branch;
-    attrs = mode.substr(0, mode.size() - 7);
-  }
-  if (attrs == "inplace" || attrs.empty()) o.attrs = Attrs::InPlace;
-  else if (attrs == "gather") o.attrs = Attrs::Gather;
+  if (mode == "inplace" || mode.empty()) o.attrs = Attrs::InPlace;
+  else if (mode == "gather") o.attrs = Attrs::Gather;
   else return false;
+  // --selection: auto starts with branch, as every page kernel does.
+  o.selection = popt.selection == harness::Selection::NoBranch ? Selection::NoBranch : Selection::Branch;
   o.batch = popt.vector_batch ? popt.vector_batch : kDefaultBatch;
   if (o.batch > kMaxBatch) o.batch = kMaxBatch;
   *out = o;
@@ -71,13 +106,13 @@ bool parse_mode(const std::string& mode, const harness::PrepareOptions& popt, Op
 void register_backend() {
   harness::register_backend(harness::BackendSpec{
       "vector",
-      // in place, without branches, first: measured the faster (vector/README.md)
-      {"inplace", "gather", "inplace_branch", "gather_branch"},
+      // in place first: measured the faster (vector/README.md); selection is --selection's
+      {"inplace", "gather"},
       {"vector"},
       [](const std::string& mode, const harness::PrepareOptions& popt) -> std::unique_ptr<harness::Backend> {
         Options o;
         if (!parse_mode(mode, popt, &o)) return nullptr;
-        return make_backend(o);
+        return make_backend(o, popt.selection == harness::Selection::Auto);
       }});
 }
 

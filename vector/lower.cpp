@@ -387,7 +387,7 @@ void print(const Program& p, const std::string& label, std::ostream& os) {
      << "\nselection: "
      << (branch ? "branch (a candidate is written only if it passes)"
                 : "nobranch (every candidate written, the output advanced by the outcome)")
-     << "\nbatch: " << p.opt.batch << " tuples (at most a page's live tuples: batches stay within a page)\n";
+     << "\nbatch: " << p.opt.batch << " tuples (batches span pages)\n";
   auto section = [&](const char* name, uint32_t from, uint32_t to) {
     os << name << ":" << (from == to ? " none" : "") << '\n';
     for (uint32_t i = from; i < to; ++i) {

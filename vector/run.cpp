@@ -161,4 +161,50 @@ int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
   return nrows;
 }
 
+int64_t Runner::run_pages(const uint8_t* const* pages, uint32_t npages, uint8_t* rows, qk_ctx* ctx) {
+  // Batches across pages: the live tuples of the pages in scan order, `cap_`
+  // at a time, each page walked as harness/page_walk.h says (the next page
+  // prefetched whole as a page is started, its line table in order). A
+  // flagged batch is not re-run here: the harness runs these pages again one
+  // at a time through run_page, whose re-run finds the failing tuple.
+  if (b_.flagged) clear_errors();
+  const uint32_t proj_end = uint32_t(p_.code.size());
+  const uint8_t** const tuple = tuples_.data();
+  Sel& all = sels_[kAllSel];
+  b_.params = ctx->params;
+  int64_t nrows = 0;
+  uint32_t n = 0;
+  auto run_batch = [&]() -> bool {
+    b_.n = n;
+    all.n = n;
+    all.full = true;
+    run(0, p_.proj_start);
+    if (b_.flagged) [[unlikely]]
+      return false;
+    const uint32_t m = sels_[p_.qual_sel].n;
+    if (m) {
+      b_.rows = rows + nrows * p_.row_len;
+      run(p_.proj_start, proj_end);
+      if (b_.flagged) [[unlikely]]
+        return false;
+      nrows += m;
+    }
+    n = 0;
+    return true;
+  };
+  for (uint32_t pi = 0; pi < npages; ++pi) {
+    const uint8_t* page = pages[pi];
+    const uint32_t nl = harness::page_nlines(page);
+    harness::prefetch_next_page(page, p_.in_len);
+    for (uint32_t line = 0; line < nl; ++line) {
+      uint16_t off = harness::page_line(page, line);
+      tuple[n] = page + off;
+      n += off != 0;
+      if (n == cap_ && !run_batch()) return -1;
+    }
+  }
+  if (n && !run_batch()) return -1;
+  return nrows;
+}
+
 }  // namespace quelkit::vector

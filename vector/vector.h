@@ -18,10 +18,12 @@ namespace quelkit::vector {
 void register_backend();
 
 // The back end itself, without the registry (tests, benchmarks).
-std::unique_ptr<harness::Backend> make_backend(const Options& opt);
+// auto_selection: prepared plans keep what they need to lower the other
+// selection when the scan switches to it (--selection auto).
+std::unique_ptr<harness::Backend> make_backend(const Options& opt, bool auto_selection = false);
 
-// A mode name ("inplace", "gather", "inplace_branch", "gather_branch") and the
-// harness's options as Options; false for an unknown mode.
+// A mode name ("inplace", "gather") and the harness's options (--vector-batch,
+// --selection) as Options; false for an unknown mode.
 bool parse_mode(const std::string& mode, const harness::PrepareOptions& popt, Options* out);
 
 }  // namespace quelkit::vector

@@ -47,9 +47,11 @@ std::string multiset_difference(const Result& a, const Result& b) {
 
 // ---- the checker ----
 
-Checker::Checker(const std::string& backends, std::ostream& log, int jit_opt) : log_(log), backends_(backends) {
+Checker::Checker(const std::string& backends, std::ostream& log, int jit_opt, harness::Selection selection)
+    : log_(log), backends_(backends), selection_(selection) {
   harness::SessionOptions o;
   if (jit_opt >= 0) o.prepare.jit_opt = jit_opt;
+  o.prepare.selection = selection;
   o.backends = harness::parse_backend_list(backends);
   o.format = harness::OutFormat::None;
   o.page_size = TestData::kPageSize;

@@ -77,7 +77,9 @@ class Checker {
  public:
   // backends: "all" or a -b list. log: progress and mismatch reports.
   // jit_opt: --jit-opt for the JIT back ends (-1: their default).
-  Checker(const std::string& backends, std::ostream& log, int jit_opt = -1);
+  // selection: how the page kernels select (--selection).
+  Checker(const std::string& backends, std::ostream& log, int jit_opt = -1,
+          harness::Selection selection = harness::Selection::Auto);
   ~Checker();
 
   // Runs the generator from o.seed; stops at o.count queries, o.seconds, or
@@ -93,6 +95,7 @@ class Checker {
   harness::Session& session() { return *session_; }
   std::vector<std::string> runner_labels() const;
   bool have_sqlite() const;
+  SqliteOracle* sqlite() { return sqlite_.get(); }  // null without the oracle
 
  private:
   // `prefix` goes before the statement's text: the same statement elsewhere
@@ -117,6 +120,7 @@ class Checker {
   std::unique_ptr<harness::Session> session_;
   std::unique_ptr<SqliteOracle> sqlite_;
   std::string backends_;
+  harness::Selection selection_;
   uint64_t variant_pick_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "cli/difftest/aggregates.h"
 #include "cli/difftest/check.h"
 #include "cli/difftest/corpus.h"
 #include "cli/difftest/sqlite_oracle.h"
@@ -25,7 +26,10 @@ const char* kUsage = R"(usage: quelkit difftest [--seed S] [--count N] [--minute
     --minutes M          stop after M minutes (fractions allowed)
     --max-mismatches N   stop after N mismatches (default 1)
     --jit-opt 0..3       optimisation level of the JIT back ends
+    --selection S        branch, nobranch or auto (default): how page kernels select
     --no-shrink --no-sqlite --no-storage
+    --aggregates N       then N random aggregates (simple and by, with inner qualifications) on
+                         every back end and against SQLite (grouped subquery joined back)
   --corpus runs .quel files with expectations (test/queries/ explains the format); --rewrite replaces
   every expectation of the files by what the first back end answers (fills /*= ? */ placeholders).
 )";
@@ -60,6 +64,8 @@ int difftest_main(const std::vector<std::string>& args, size_t i) {
   std::vector<std::string> corpus;
   bool rewrite = false;
   int jit_opt = -1;
+  harness::Selection selection = harness::Selection::Auto;
+  uint64_t aggregates = 0;
   auto value = [&](const std::string& opt) -> std::string {
     if (auto eq = args[i - 1].find('='); eq != std::string::npos) return args[i - 1].substr(eq + 1);
     if (i >= args.size()) usage(opt + " needs a value");
@@ -101,6 +107,10 @@ int difftest_main(const std::vector<std::string>& args, size_t i) {
     } else if (name == "--jit-opt") {
       jit_opt = int(number(name));
       if (jit_opt > 3) usage("--jit-opt must be 0, 1, 2 or 3");
+    } else if (name == "--selection") {
+      if (!harness::parse_selection(value(name), &selection)) usage("--selection must be branch, nobranch or auto");
+    } else if (name == "--aggregates") {
+      aggregates = uint64_t(number(name));
     } else if (a == "--no-shrink") {
       o.shrink = false;
     } else if (a == "--no-sqlite") {
@@ -120,7 +130,7 @@ int difftest_main(const std::vector<std::string>& args, size_t i) {
         else paths = corpus_files(c);
         for (const auto& p : paths) {
           ++files;
-          CorpusReport r = run_corpus(load_corpus(p), backends);
+          CorpusReport r = run_corpus(load_corpus(p), backends, selection);
           cases += r.cases;
           failed += int(r.failures.size());
           for (const auto& f : r.failures) std::cerr << f << "\n";
@@ -135,10 +145,18 @@ int difftest_main(const std::vector<std::string>& args, size_t i) {
                 << (failed ? std::to_string(failed) + " failures" : "all pass") << "\n";
       return failed && !rewrite ? 1 : 0;
     }
-    Checker ch(backends, std::cerr, jit_opt);
+    Checker ch(backends, std::cerr, jit_opt, selection);
     Summary s = ch.run(o);
     print_summary(std::cout, s, ch.runner_labels(), o.seed);
-    return s.mismatches.empty() ? 0 : 1;
+    size_t agg_mismatches = 0;
+    if (aggregates) {
+      AggregateSummary as = run_aggregates(ch, o.seed, aggregates, std::cerr);
+      std::cout << "aggregates: " << as.statements << " statements; raised a runtime error: " << as.failed
+                << "; SQLite compared: " << as.sqlite_checked << " (not comparable: " << as.sqlite_skipped
+                << "); mismatches: " << as.mismatches.size() << "\n";
+      agg_mismatches = as.mismatches.size();
+    }
+    return s.mismatches.empty() && agg_mismatches == 0 ? 0 : 1;
   } catch (QuelError& e) {
     usage(e.err.message);
   } catch (std::exception& e) {

@@ -160,14 +160,16 @@ std::vector<std::string> corpus_files(const std::string& dir) {
   return v;
 }
 
-CorpusReport run_corpus(const CorpusFile& f, const std::string& backends) {
+CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harness::Selection selection) {
   CorpusReport rep;
   std::ostringstream out, err;
   harness::SessionOptions o;
   o.backends = harness::parse_backend_list(backends);
+  o.prepare.selection = selection;
   o.format = harness::OutFormat::Csv;
   if (f.page_size) o.page_size = f.page_size;
   harness::Session session(o, out, err);
+  session.set_messages(out);  // an `out` expectation is the statement's message
   const size_t nrunners = session.runners().size();
   if (!f.parts.empty()) {
     uint64_t rows = 0;

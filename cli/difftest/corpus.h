@@ -25,6 +25,8 @@
 // cases too). Cases run in order in one session per file.
 #pragma once
 
+#include "harness/selection.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -60,7 +62,9 @@ struct CorpusReport {
 // Runs a file on the back ends of `backends` ("interp:switch", "all", ...) in
 // one session: every back end must agree (the session compares them) and the
 // first one's answer must equal the expectation.
-CorpusReport run_corpus(const CorpusFile& f, const std::string& backends);
+// `selection`: how the page kernels select (--selection).
+CorpusReport run_corpus(const CorpusFile& f, const std::string& backends,
+                        harness::Selection selection = harness::Selection::Auto);
 
 // Every .quel file under a directory, sorted.
 std::vector<std::string> corpus_files(const std::string& dir);

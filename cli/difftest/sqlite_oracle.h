@@ -47,6 +47,11 @@ inline constexpr Difference kDifferences[] = {
     {"update", "append/replace/delete are compared between back ends and storage variants, not against "
                "SQLite."},
     {"no math", "this SQLite was built without math functions (sqrt, ln, exp, sin, cos, atan, pow)."},
+    {"aggregates", "QUEL's aggregates over no rows are 0 (min/max of characters: blanks), SQL's NULL; an "
+                   "aggregate function is a grouped subquery over every group of the whole relation, LEFT "
+                   "JOINed to the qualifying rows and joined back to each tuple, with COALESCE; float sums "
+                   "and averages are compared within kAggregateTolerance (summation order differs); an i4 "
+                   "sum that overflows is a quelkit error and not compared (aggregates.h; not a skip)."},
 };
 
 // How SQL writes a typed operator, $1 and $2 its operands: the catalogue's

@@ -39,10 +39,10 @@ std::string source_name(const harness::Plan& plan) { return plan.source.empty() 
 }
 
 // Records `which` of `plan` into ctx; returns the emitter's function names and kinds.
-void record(Context& ctx, const harness::Plan& plan, Functions which, bool checks, std::vector<std::string>* symbols,
-            std::vector<FnKind>* kinds) {
+void record(Context& ctx, const harness::Plan& plan, Functions which, const GenOptions& gen,
+            std::vector<std::string>* symbols, std::vector<FnKind>* kinds) {
   GccjitEmitter em(ctx.get(), source_name(plan));
-  generate(plan, which, base_name(plan), GenOptions{checks}, em);
+  generate(plan, which, kernel_base(base_name(plan), gen.nobranch), gen, em);
   if (const char* e = gcc_jit_context_get_first_error(ctx.get()))
     fatal("recording " + base_name(plan) + " failed: " + e);
   if (symbols) *symbols = em.symbols();
@@ -54,7 +54,8 @@ class GccjitPlan final : public CompiledPlan {
   explicit GccjitPlan(const harness::PrepareOptions& opt) : opt_(opt) {}
 
   // Generates and compiles `which` of `plan`, adding to times.
-  void compile(const harness::Plan& plan, Functions which) {
+  // nobranch: the kernel's selection variant (GenOptions::nobranch).
+  void compile(const harness::Plan& plan, Functions which, bool nobranch) override {
     if (!which.qual && !which.kernel) qual_ = always;
     if (!which.project && !which.kernel) project_ = nothing;
     if (!which.qual && !which.project && !which.kernel) return;
@@ -62,7 +63,7 @@ class GccjitPlan final : public CompiledPlan {
     Context ctx(opt_.jit_opt, opt_.jit_native_cpu);
     std::vector<std::string> symbols;
     std::vector<FnKind> kinds;
-    record(ctx, plan, which, opt_.jit_checks, &symbols, &kinds);
+    record(ctx, plan, which, GenOptions{opt_.jit_checks, nobranch}, &symbols, &kinds);
     times.irgen_ns += now_ns() - t0;
     CompileTimes ct;
     std::string err;
@@ -81,26 +82,16 @@ class GccjitPlan final : public CompiledPlan {
       switch (kinds[i]) {
         case FnKind::Qual: qual_ = reinterpret_cast<QualFn>(a); break;
         case FnKind::Project: project_ = reinterpret_cast<ProjectFn>(a); break;
-        case FnKind::Kernel: kernel_ = reinterpret_cast<KernelFn>(a); break;
+        case FnKind::Kernel: add_kernel(reinterpret_cast<KernelFn>(a), nobranch); break;
       }
     }
     results_.push_back(std::move(r));
   }
 
-  // Fused plans keep what they need to generate their per-tuple functions later.
-  void keep_for_later(const harness::Plan& plan) { later_ = std::make_unique<harness::Plan>(clone_plan(plan)); }
-
- protected:
-  void compile_tuple_functions() override {
-    if (!later_) fatal("per-tuple functions requested without a plan to generate them from");
-    compile(*later_, tuple_functions(*later_));
-    later_.reset();
-  }
 
  private:
   harness::PrepareOptions opt_;
   std::vector<Result> results_;  // released with the plan: the code is unloaded
-  std::unique_ptr<harness::Plan> later_;
 };
 
 class GccjitBackend final : public harness::Backend {
@@ -126,7 +117,7 @@ class GccjitBackend final : public harness::Backend {
     (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
     auto p = std::make_unique<GccjitPlan>(opt_);
     Functions which = functions_for(mode_, plan);
-    p->compile(plan, which);
+    p->compile(plan, which, which.kernel && opt_.selection == harness::Selection::NoBranch);
     if (which.kernel) p->keep_for_later(plan);
     return p;
   }
@@ -164,7 +155,9 @@ void print_gimple(const harness::Plan& plan, Mode mode, const harness::PrepareOp
   {
     Context ctx(opt.jit_opt, opt.jit_native_cpu);
     ctx.dump_gimple(optimized.string());
-    record(ctx, plan, functions_for(mode, plan), opt.jit_checks, nullptr, nullptr);
+    // The kernel in the variant prepare starts with (nobranch only when asked for).
+    record(ctx, plan, functions_for(mode, plan), GenOptions{opt.jit_checks, opt.selection == harness::Selection::NoBranch},
+           nullptr, nullptr);
     // libgccjit prints the initial GIMPLE to stderr: point stderr at a file
     // for the length of the compile (a dump is made on the main thread, with
     // nothing else running).

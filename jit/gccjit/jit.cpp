@@ -6,8 +6,10 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <signal.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -181,13 +183,51 @@ size_t Result::live() { return g_live.load(); }
 
 // ---- compile
 
+namespace {
+
+// libgccjit runs GCC's driver in-process, and the driver installs its own
+// SIGINT/SIGHUP/SIGTERM/SIGPIPE handlers (they delete the driver's files and
+// kill the process) and never puts the program's back. So around a compile
+// the handlers are saved and restored, and SIGINT is blocked: Ctrl-C neither
+// kills the assembler and linker it starts (they inherit the mask) nor ends
+// the program with results' /tmp/libgccjit-* directories left behind. A
+// SIGINT that arrived meanwhile is delivered to the program's own handler
+// (which cancels the statement) once the compile is over.
+class DriverSignals {
+ public:
+  DriverSignals() {
+    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], nullptr, &saved_[i]);
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigprocmask(SIG_BLOCK, &block, &mask_);
+  }
+  ~DriverSignals() {
+    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &saved_[i], nullptr);
+    sigprocmask(SIG_SETMASK, &mask_, nullptr);
+  }
+  DriverSignals(const DriverSignals&) = delete;
+  DriverSignals& operator=(const DriverSignals&) = delete;
+
+ private:
+  static constexpr std::array<int, 4> kSignals = {SIGINT, SIGHUP, SIGTERM, SIGPIPE};
+  std::array<struct sigaction, 4> saved_{};
+  sigset_t mask_{};
+};
+
+}  // namespace
+
 Result compile(Context& ctx, CompileTimes* times, std::string* error) {
   Stamps st;
   FILE* log = log_stream();
   if (log) gcc_jit_context_set_logfile(ctx.get(), log, 0, 0);
   t_stamps = &st;
   const uint64_t t0 = now_ns();
-  gcc_jit_result* r = gcc_jit_context_compile(ctx.get());
+  gcc_jit_result* r = nullptr;
+  {
+    DriverSignals keep;
+    r = gcc_jit_context_compile(ctx.get());
+  }
   const uint64_t total = now_ns() - t0;
   t_stamps = nullptr;
   if (times) {

@@ -39,7 +39,8 @@ class LlvmPlan final : public CompiledPlan {
   }
 
   // Generates, optimises and compiles `which` of `plan`, adding to times.
-  void compile(const harness::Plan& plan, Functions which) {
+  // nobranch: the kernel's selection variant (GenOptions::nobranch).
+  void compile(const harness::Plan& plan, Functions which, bool nobranch) override {
     if (!which.qual && !which.kernel) qual_ = always;
     if (!which.project && !which.kernel) project_ = nothing;
     if (!which.qual && !which.project && !which.kernel) return;
@@ -48,7 +49,7 @@ class LlvmPlan final : public CompiledPlan {
     std::string suffix = jit.unique_suffix();
     Jit::NewModule nm = jit.new_module(base_name(plan) + suffix, opt_.jit_opt);
     LlvmEmitter em(*nm.mod, suffix);
-    generate(plan, which, base_name(plan), GenOptions{opt_.jit_checks}, em);
+    generate(plan, which, kernel_base(base_name(plan), nobranch), GenOptions{opt_.jit_checks, nobranch}, em);
     if (opt_.jit_checks) {  // the differential tests run with checks: verify what we generate too
       std::string msg;
       llvm::raw_string_ostream os(msg);
@@ -68,25 +69,15 @@ class LlvmPlan final : public CompiledPlan {
       switch (kinds[i]) {
         case FnKind::Qual: qual_ = reinterpret_cast<QualFn>(a); break;
         case FnKind::Project: project_ = reinterpret_cast<ProjectFn>(a); break;
-        case FnKind::Kernel: kernel_ = reinterpret_cast<KernelFn>(a); break;
+        case FnKind::Kernel: add_kernel(reinterpret_cast<KernelFn>(a), nobranch); break;
       }
     }
   }
 
-  // Fused plans keep what they need to generate their per-tuple functions later.
-  void keep_for_later(const harness::Plan& plan) { later_ = std::make_unique<harness::Plan>(clone_plan(plan)); }
-
- protected:
-  void compile_tuple_functions() override {
-    if (!later_) fatal("per-tuple functions requested without a plan to generate them from");
-    compile(*later_, tuple_functions(*later_));
-    later_.reset();
-  }
 
  private:
   harness::PrepareOptions opt_;
   std::vector<llvm::orc::ResourceTrackerSP> trackers_;
-  std::unique_ptr<harness::Plan> later_;
 };
 
 class LlvmBackend final : public harness::Backend {
@@ -101,7 +92,7 @@ class LlvmBackend final : public harness::Backend {
     (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
     auto p = std::make_unique<LlvmPlan>(opt_);
     Functions which = functions_for(mode_, plan);
-    p->compile(plan, which);
+    p->compile(plan, which, which.kernel && opt_.selection == harness::Selection::NoBranch);
     if (which.kernel) p->keep_for_later(plan);
     return p;
   }
@@ -128,7 +119,10 @@ void print_module(const harness::Plan& plan, Mode mode, const harness::PrepareOp
   Jit& jit = Jit::get(opt.jit_native_cpu);
   Jit::NewModule nm = jit.new_module(base_name(plan), opt.jit_opt);
   LlvmEmitter em(*nm.mod, "");
-  generate(plan, functions_for(mode, plan), base_name(plan), GenOptions{opt.jit_checks}, em);
+  // The kernel in the variant prepare starts with (nobranch only when asked for).
+  const bool nobranch = opt.selection == harness::Selection::NoBranch;
+  generate(plan, functions_for(mode, plan), kernel_base(base_name(plan), nobranch), GenOptions{opt.jit_checks, nobranch},
+           em);
   if (optimized) jit.optimize(*nm.mod, opt.jit_opt);
   llvm::raw_os_ostream out(os);
   nm.mod->print(out, nullptr);

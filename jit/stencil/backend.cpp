@@ -4,10 +4,14 @@
 // pages, returned when the plan cache evicts it.
 #include "jit/stencil/stencil_backend.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <ostream>
+#include <string>
 
 #include "harness/measure.h"
 #include "jit/stencil/arena.h"
+#include "jit/prepared.h"
 #include "jit/stencil/stitch.h"
 
 namespace quelkit::jit::stencil {
@@ -16,19 +20,25 @@ namespace {
 
 using harness::now_ns;
 
-class StencilPlan final : public harness::Prepared {
+[[noreturn]] void fatal(const std::string& what) {
+  std::fprintf(stderr, "quelkit: internal error: stencil: %s\n", what.c_str());
+  std::abort();
+}
+
+class StencilPlan final : public CompiledPlan {
  public:
   StencilPlan() : arena_(Arena::get()) {}
   ~StencilPlan() override {
     for (auto& s : spans_) arena_.release(s);
   }
 
-  void compile(const harness::Plan& plan, Functions which) {
+  // nobranch: the kernel's selection variant (harness/selection.h).
+  void compile(const harness::Plan& plan, Functions which, bool nobranch) override {
     if (!which.qual && !which.kernel) qual_ = always;
     if (!which.project && !which.kernel) project_ = nothing;
     if (!which.qual && !which.project && !which.kernel) return;
     uint64_t t0 = now_ns();
-    Program p = build(plan, which, base_name(plan));
+    Program p = build(plan, which, kernel_base(base_name(plan), nobranch && which.kernel), nobranch);
     uint64_t t1 = now_ns();
     Stitched s = stitch(p);
     times.irgen_ns += t1 - t0;
@@ -36,42 +46,29 @@ class StencilPlan final : public harness::Prepared {
     spans_.push_back(s.span);
     if (s.entry[size_t(FnKind::Qual)]) qual_ = reinterpret_cast<QualFn>(s.entry[size_t(FnKind::Qual)]);
     if (s.entry[size_t(FnKind::Project)]) project_ = reinterpret_cast<ProjectFn>(s.entry[size_t(FnKind::Project)]);
-    if (s.entry[size_t(FnKind::Kernel)]) kernel_ = reinterpret_cast<KernelFn>(s.entry[size_t(FnKind::Kernel)]);
+    if (s.entry[size_t(FnKind::Kernel)]) add_kernel(reinterpret_cast<KernelFn>(s.entry[size_t(FnKind::Kernel)]), nobranch);
   }
-  void keep_for_later(const harness::Plan& plan) { later_ = std::make_unique<harness::Plan>(clone_plan(plan)); }
 
+  // Code prepared since the arena was last sealed is made executable before
+  // it is entered (Arena::ready: a load and a compare when nothing is pending).
   int qualify(const uint8_t* tuple, qk_ctx* ctx) override {
-    if (!qual_) make_tuple_functions();
+    if (!qual_) compile_tuple_functions();
     arena_.ready();
     return qual_(tuple, ctx);
   }
   int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override {
-    if (!project_) make_tuple_functions();
+    if (!project_) compile_tuple_functions();
     arena_.ready();
     return project_(tuple, row, ctx);
   }
-  bool has_kernel() const override { return kernel_ != nullptr; }
   int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
     arena_.ready();
     return kernel_(page, rows, ctx);
   }
-  bool tuple_functions_pending() const override { return !qual_ || !project_; }
-  void make_tuple_functions() override {
-    if (!tuple_functions_pending() || !later_) return;
-    compile(*later_, tuple_functions(*later_));
-    later_.reset();
-  }
 
  private:
-  static int32_t always(const uint8_t*, qk_ctx*) { return 1; }
-  static int32_t nothing(const uint8_t*, uint8_t*, qk_ctx*) { return 0; }
-
   Arena& arena_;
   std::vector<Arena::Span> spans_;
-  QualFn qual_ = nullptr;
-  ProjectFn project_ = nullptr;
-  KernelFn kernel_ = nullptr;
-  std::unique_ptr<harness::Plan> later_;
 };
 
 class StencilBackend final : public harness::Backend {
@@ -87,7 +84,7 @@ class StencilBackend final : public harness::Backend {
     (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
     auto p = std::make_unique<StencilPlan>();
     Functions which = functions_for(mode_, plan);
-    p->compile(plan, which);
+    p->compile(plan, which, which.kernel && opt_.selection == harness::Selection::NoBranch);
     if (which.kernel) p->keep_for_later(plan);
     return p;
   }
@@ -100,7 +97,9 @@ class StencilBackend final : public harness::Backend {
       os << "stencil:" << mode_name(mode_) << " " << base_name(plan) << ": no code (nothing to qualify or project)\n";
       return true;
     }
-    Program p = build(plan, which, base_name(plan));
+    // The kernel in the variant prepare starts with (nobranch only when asked for).
+    const bool nobranch = which.kernel && opt_.selection == harness::Selection::NoBranch;
+    Program p = build(plan, which, kernel_base(base_name(plan), nobranch), nobranch);
     Stitched s = stitch(p);
     os << "; stencil:" << mode_name(mode_) << " " << base_name(plan) << "\n";
     stencil::dump(p, s, os);

@@ -322,6 +322,23 @@ QS_INLINE Go body(St& s) {
     s.row += uint64_t(len_hole(_JIT_ROWLEN)) & (0 - uint64_t(s.e));
     s.n += s.e;
     return Go::Jump;
+  } else if constexpr (D.kind == Kind::SetE) {
+    s.e = D.jump_if;
+    return Go::Next;
+  } else if constexpr (D.kind == Kind::SaveE) {
+    st(s.f + QS_OFF(_JIT_D_OFF), s.e);
+    return Go::Next;
+  } else if constexpr (D.kind == Kind::AndE) {
+    s.e &= ld<int64_t>(s.f + QS_OFF(_JIT_A_OFF));
+    return Go::Next;
+  } else if constexpr (D.kind == Kind::OrE) {
+    s.e |= ld<int64_t>(s.f + QS_OFF(_JIT_A_OFF));
+    return Go::Next;
+  } else if constexpr (D.kind == Kind::NotE) {
+    s.e ^= 1;
+    return Go::Next;
+  } else if constexpr (D.kind == Kind::JumpE) {
+    return (s.e != 0) == D.jump_if ? Go::Jump : Go::Next;
   } else if constexpr (D.kind == Kind::PageDone) {
     s.ret = s.n;
     return Go::Return;

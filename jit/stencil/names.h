@@ -53,6 +53,12 @@ inline std::string kind_name(Kind k) {
     case Kind::RowIf: return "ROW_IF";
     case Kind::PageDone: return "PAGE_DONE";
     case Kind::PageExit: return "PAGE_EXIT";
+    case Kind::SetE: return "SET_E";
+    case Kind::SaveE: return "SAVE_E";
+    case Kind::AndE: return "AND_E";
+    case Kind::OrE: return "OR_E";
+    case Kind::NotE: return "NOT_E";
+    case Kind::JumpE: return "JUMP_E";
   }
   return "?";
 }
@@ -67,6 +73,8 @@ inline std::string name(const Desc& d) {
              (d.jump_if ? "true" : "false");
     case Kind::Select:
       return std::string(ir::op_name(d.op)) + "(" + loc_name(d.a) + ", " + loc_name(d.b) + ") select";
+    case Kind::SetE: return std::string("SET_E ") + (d.jump_if ? "1" : "0");
+    case Kind::JumpE: return std::string("JUMP_E if ") + (d.jump_if ? "1" : "0");
     case Kind::Load: return "LOAD_" + upper(tk_name(d.t)) + "(" + loc_name(d.a) + ")";
     case Kind::Store: return "STORE_" + upper(tk_name(d.t)) + "(" + loc_name(d.a) + ")";
     default: return kind_name(d.kind);

@@ -50,7 +50,7 @@ bool always_true(const Node* q) { return !q || (q->op == ir::Op::CONST && q->val
 
 class Walk {
  public:
-  Walk(const harness::Plan& plan, Program& p) : plan_(plan), p_(p) {
+  Walk(const harness::Plan& plan, Program& p, bool nobranch) : plan_(plan), p_(p), nobranch_(nobranch) {
     p_.row_len = plan.out.tuple_len;
     p_.in_len = plan.in.tuple_len;
     if (plan.targets_folded.size() != plan.out.attrs.size()) internal_error("targets and output columns differ");
@@ -79,28 +79,29 @@ class Walk {
     int head = label(), done = label();
     place(head);
     emit(Kind::LoopHead).target = done;
-    if (branch_free()) {
-      // Selection without a data-dependent branch, as the JITs' kernels: the
-      // comparison as a value, the row written for every tuple, kept only if
-      // it qualifies (the row is short and cannot raise: jit/codegen.cpp).
-      const Node& q = *plan_.qual_folded;
-      Opd a = operand(*q.kid[0]);
-      Opd b = operand(*q.kid[1]);
-      Desc d{Kind::Select, q.op, a.loc, b.loc};
-      fit(d, a, b, ir::op_info(q.op));
-      Inst& i = emit(d, &q);
-      set_a(i, a);
-      set_b(i, b);
-      project();
-      emit(Kind::RowIf).target = head;
-    } else {
-      if (!always_true(plan_.qual_folded.get())) {
-        int yes = label();
-        cond(*plan_.qual_folded, yes, head, yes);
-        place(yes);
-      }
+    // Selection (harness/selection.h). Branch: the qualification is jumps to
+    // the projection or back to the loop head. Nobranch: its value in `e`,
+    // the row written for every tuple and kept by it (ROW_IF); targets that
+    // can raise are projected only for a qualifying tuple (JUMP_E).
+    if (always_true(plan_.qual_folded.get())) {
       project();
       emit(Kind::RowDone).target = head;
+    } else if (!nobranch_) {
+      int yes = label();
+      cond(*plan_.qual_folded, yes, head, yes);
+      place(yes);
+      project();
+      emit(Kind::RowDone).target = head;
+    } else {
+      predicate(*plan_.qual_folded);
+      if (!harness::targets_may_raise(plan_)) {
+        project();
+        emit(Kind::RowIf).target = head;
+      } else {
+        emit(Desc{Kind::JumpE, ir::Op::CONST, {}, {}, kNoTk, false}).target = head;
+        project();
+        emit(Kind::RowDone).target = head;
+      }
     }
     place(done);
     emit(Kind::PageDone);
@@ -115,15 +116,42 @@ class Walk {
     if (r.cls() == ir::Class::Leaf) return true;
     return r.cls() == ir::Class::Convert && !r.can_raise() && plain(*n.kid[0]);
   }
-  // The same rule as the JIT walk's kernels: one comparison of numbers, a
-  // short row of plain targets.
-  bool branch_free() const {
-    const Node* q = plan_.qual_folded.get();
-    if (always_true(q) || ir::class_of(q->op) != ir::Class::Compare || ir::op_info(q->op).left == Tk::C) return false;
-    if (plan_.out.tuple_len > 32) return false;
-    for (const auto& t : plan_.targets_folded)
-      if (!plain(*t)) return false;
-    return true;
+  // Nobranch: the qualification's value into `e`, as the JIT walk computes it
+  // (jit/codegen.cpp): comparisons as values (SELECT); the right operand of
+  // and/or speculatively (SAVE_E, then AND_E / OR_E) when nothing in it can
+  // raise, else under its short-circuit guard (JUMP_E past it).
+  void predicate(const Node& n) {
+    const ir::OpInfo& r = ir::op_info(n.op);
+    switch (r.generic) {
+      case Generic::And:
+      case Generic::Or: {
+        const bool conj = r.generic == Generic::And;
+        predicate(*n.kid[0]);
+        if (!ir::may_raise(*n.kid[1])) {
+          const uint32_t left = new_slot();
+          emit(Kind::SaveE).d_off = left;
+          predicate(*n.kid[1]);
+          emit(conj ? Kind::AndE : Kind::OrE).a_off = left;
+        } else {
+          int join = label();
+          // and: a false left operand decides (e stays 0); or: a true one.
+          emit(Desc{Kind::JumpE, ir::Op::CONST, {}, {}, kNoTk, !conj}).target = join;
+          predicate(*n.kid[1]);
+          place(join);
+        }
+        return;
+      }
+      case Generic::Not:
+        predicate(*n.kid[0]);
+        emit(Kind::NotE);
+        return;
+      case Generic::Const:
+        emit(Desc{Kind::SetE, ir::Op::CONST, {}, {}, kNoTk, n.val.i != 0});
+        return;
+      default:
+        break;
+    }
+    comparison(n, Kind::Select, false);
   }
 
   // ---- instances and labels
@@ -327,19 +355,26 @@ class Walk {
       default:
         break;
     }
+    // Jump to the label that does not follow; both when neither does.
+    const bool jump_if = fall == f;
+    comparison(n, Kind::Branch, jump_if).target = jump_if ? t : f;
+    if (fall != t && fall != f) emit(Kind::Jump).target = t;
+  }
+
+  // A comparison (or pattern) as a BRANCH or SELECT stencil, its operands
+  // evaluated first.
+  Inst& comparison(const Node& n, Kind k, bool jump_if) {
+    const ir::OpInfo& r = ir::op_info(n.op);
     if (r.cls() != ir::Class::Compare) internal_error(std::string("not a condition: ") + r.name);
     Opd a = operand(*n.kid[0]);
     Opd b = operand(*n.kid[1]);
-    // Jump to the label that does not follow; both when neither does.
-    const bool jump_if = fall == f;
-    Desc d{Kind::Branch, n.op, a.loc, b.loc, kNoTk, jump_if};
+    Desc d{k, n.op, a.loc, b.loc, kNoTk, jump_if};
     fit(d, a, b, r);
     Inst& i = emit(d, &n);
     set_a(i, a);
     set_b(i, b);
     i.pos = n.pos.pack();
-    i.target = jump_if ? t : f;
-    if (fall != t && fall != f) emit(Kind::Jump).target = t;
+    return i;
   }
 
   // ---- the projection: each target into its column of the row
@@ -362,6 +397,7 @@ class Walk {
 
   const harness::Plan& plan_;
   Program& p_;
+  const bool nobranch_;  // the kernel's selection (harness/selection.h)
   Function fn_{};
   struct Raise {
     uint64_t pos;
@@ -385,11 +421,12 @@ int lookup(const Desc& d) {
   return it == index.end() ? -1 : it->second;
 }
 
-Program build(const harness::Plan& plan, Functions which, const std::string& base) {
+Program build(const harness::Plan& plan, Functions which, const std::string& base, bool nobranch) {
   Program p;
   p.insts.reserve(64);
   p.labels.reserve(32);
-  Walk w(plan, p);
+  p.nobranch = nobranch && which.kernel;
+  Walk w(plan, p, nobranch);
   if (which.kernel) w.kernel_function(function_name(base, FnKind::Kernel));
   if (which.qual) {
     if (!plan.qual_folded) internal_error("qualification function without a qualification");

@@ -52,10 +52,12 @@ struct Program {
   std::vector<Function> fns;
   uint32_t frame = 0;               // frame bytes (8 per slot)
   uint32_t row_len = 0, in_len = 0;
+  bool nobranch = false;            // the kernel's selection (harness/selection.h)
 };
 
 // The instances for `which` of `plan`. Aborts on a plan the harness never makes.
-Program build(const harness::Plan& plan, Functions which, const std::string& base);
+// nobranch: the kernel's selection variant (harness/selection.h).
+Program build(const harness::Plan& plan, Functions which, const std::string& base, bool nobranch);
 
 struct Stitched {
   Arena::Span span;

@@ -45,7 +45,7 @@ enum class Kind : uint8_t {
   // The chain.
   Op,       // a computing row: result into a slot (numbers) or scratch (characters)
   Branch,   // a comparison row: jumps to TARGET when it is `jump_if`, else continues
-  Select,   // a comparison of numbers as a value in `e` (0 or 1): fused kernels' branch-free selection
+  Select,   // a comparison as a value in `e` (0 or 1): fused kernels' nobranch selection
   Load,     // a = operand of type `t` into a slot (both operands of a binary row in memory)
   Store,    // row column (type `t`) <- a
   Jump,     // to TARGET
@@ -60,6 +60,14 @@ enum class Kind : uint8_t {
   RowIf,    // fused, branch-free: the row is written; keep it if `e` (SELECT's value)
   PageDone, // fused: return the rows written
   PageExit, // fused: error exit: ctx->err_slot = line, return -1
+  // Nobranch selection (harness/selection.h): the qualification's value in `e`.
+  SetE,     // e = jump_if (0 or 1): a guarded part's outcome, or a constant
+  SaveE,    // the slot at D_OFF = e (the left operand of and/or)
+  AndE,     // e = e & the slot at A_OFF
+  OrE,      // e = e | the slot at A_OFF
+  NotE,     // e = !e
+  JumpE,    // to TARGET when e == jump_if: the guard of an and/or operand that can raise,
+            // and of targets that can raise (projected only for a qualifying tuple)
 };
 
 struct Desc {
@@ -137,8 +145,12 @@ constexpr Table make_table() {
   auto add = [&](Desc d) { t.d[size_t(t.n++)] = d; };
   for (Kind k : {Kind::EntryQual, Kind::EntryProject, Kind::EntryKernel, Kind::Jump, Kind::RetTrue, Kind::RetFalse,
                  Kind::RetZero, Kind::Exit, Kind::Raise, Kind::RaiseK, Kind::LoopHead, Kind::RowDone, Kind::RowIf, Kind::PageDone,
-                 Kind::PageExit})
+                 Kind::PageExit, Kind::SaveE, Kind::AndE, Kind::OrE, Kind::NotE})
     add(Desc{k});
+  for (bool v : {false, true}) {
+    add(Desc{Kind::SetE, ir::Op::CONST, {}, {}, kNoTk, v});
+    add(Desc{Kind::JumpE, ir::Op::CONST, {}, {}, kNoTk, v});
+  }
   // Loads into a slot, and stores of a column from every place it can come
   // from (numbers copied from memory only when stored as the column is).
   for (Tk r : {Tk::I4, Tk::F4, Tk::F8})
@@ -170,7 +182,7 @@ constexpr Table make_table() {
         if (cls == ir::Class::Compare) {
           add(Desc{Kind::Branch, op, a, b, kNoTk, false});
           add(Desc{Kind::Branch, op, a, b, kNoTk, true});
-          if (r.left != Tk::C) add(Desc{Kind::Select, op, a, b});
+          add(Desc{Kind::Select, op, a, b});
         } else {
           add(Desc{Kind::Op, op, a, b});
         }

@@ -32,10 +32,14 @@ uint64_t query_count() {
 #endif
 }
 
-TEST(Difftest, FixedSeedOnEveryBackendIsClean) {
+// The same queries under each selection of the page kernels (--selection):
+// every kernel with and without a branch, compared with the interpreters.
+class DifftestSelection : public ::testing::TestWithParam<harness::Selection> {};
+
+TEST_P(DifftestSelection, FixedSeedOnEveryBackendIsClean) {
   register_all_backends();
   std::ostringstream log;
-  Checker ch("all", log);
+  Checker ch("all", log, -1, GetParam());
   RunOptions o;
   o.seed = 1981;
   o.seconds = 1800;
@@ -52,6 +56,12 @@ TEST(Difftest, FixedSeedOnEveryBackendIsClean) {
     EXPECT_GT(s.sqlite_checked, o.count / 5) << sum.str();
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Selections, DifftestSelection,
+                         ::testing::Values(harness::Selection::Branch, harness::Selection::NoBranch),
+                         [](const ::testing::TestParamInfo<harness::Selection>& i) {
+                           return std::string(harness::selection_name(i.param));
+                         });
 
 TEST(Difftest, SameSeedSameQueries) {
   Generator a(7), b(7), c(8);

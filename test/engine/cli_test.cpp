@@ -47,6 +47,7 @@ TEST(Cli, ExitStatuses) {
   EXPECT_EQ(sh(kBin + " -b interp:nosuch -e 'retrieve (a = 1)'").status, 2);
   EXPECT_EQ(sh(kBin + " --parts abc").status, 2);
   EXPECT_EQ(sh(kBin + " --dump=nosuch -e 'retrieve (a = 1)'").status, 2);
+  EXPECT_EQ(sh(kBin + " --selection sometimes -e 'retrieve (a = 1)'").status, 2);
   Out missing = sh(kBin + " /nonexistent/script.quel");
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.text.find("cannot open"), std::string::npos);
@@ -156,6 +157,38 @@ TEST(Cli, PaperSizesPlusAddsToTheDefaults) {
       << o.text;
   EXPECT_EQ(sh(kBin + " paper --keyed-structures btree").status, 2);
   EXPECT_EQ(sh(kBin + " paper --sizes 12x").status, 2);
+}
+
+// The selectivity sweep in miniature: every family at 0, 50 and 100% on two
+// back ends under the three selections, the checks printed, the CSV written
+// with what auto chose; bad options are usage errors.
+TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
+  char dir[] = "/tmp/quelkit-sweep-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  Out o = sh(kBin + " sweep --sizes 3000 --reps 1 --points 0,50,100 -b threaded:goto,llvm:fused --out " + dir);
+  ASSERT_EQ(o.status, 0) << o.text;
+  for (const char* what : {"single:", "pct_first:", "half_first:", "llvm:fused/nobranch", "threaded:goto/auto",
+                           "nobranch/branch at 0% =", "auto/better, worst point ="})
+    EXPECT_NE(o.text.find(what), std::string::npos) << what << "\n" << o.text;
+  std::ifstream csv(std::string(dir) + "/sweep.csv");
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "tuples,family,percent,backend,selection,ns_per_tuple,ran");
+  int rows = 0, auto_rows = 0;
+  while (std::getline(csv, line)) {
+    ++rows;
+    if (line.find(",auto,") != std::string::npos) {
+      ++auto_rows;
+      EXPECT_NE(line.find(",auto:"), std::string::npos) << "auto says what it chose: " << line;
+    }
+  }
+  EXPECT_EQ(rows, 3 * 3 * 2 * 3);  // families x points x back ends x selections
+  EXPECT_EQ(auto_rows, 3 * 3 * 2);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(sh(kBin + " sweep --points 101").status, 2);
+  EXPECT_EQ(sh(kBin + " sweep --selections sometimes").status, 2);
+  EXPECT_EQ(sh(kBin + " sweep --reps 0").status, 2);
+  EXPECT_EQ(sh(kBin + " sweep -b nosuch").status, 2);
 }
 
 }  // namespace

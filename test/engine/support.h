@@ -68,6 +68,11 @@ class Kit {
     opt_.runner.count_sink = true;
     session_ = std::make_unique<harness::Session>(opt_, out_, err_);
   }
+  // --selection: a fresh session too.
+  void set_selection(harness::Selection s) {
+    opt_.prepare.selection = s;
+    session_ = std::make_unique<harness::Session>(opt_, out_, err_);
+  }
   harness::Session& session() { return *session_; }
   void add_parts(uint64_t n, bool wide = false, harness::Structure s = harness::Structure::Heap) {
     if (session_->catalog().find("parts")) session_->catalog().remove("parts");

@@ -1,7 +1,8 @@
 // quelkit's generators, storage and checksum against the independent Python
 // oracle (test/oracle/oracle.py): their CSV (PARTS, Wisconsin) must be byte-identical, and the
 // paper's queries computed here by plain loops over quelkit's relations must
-// give the oracle's row counts and checksums (test/oracle/expected.json).
+// give the oracle's row counts and checksums (test/oracle/expected.json); the
+// corpus's Wisconsin and aggregate checksums must be the oracle's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -158,6 +159,17 @@ TEST(Oracle, WisconsinQueriesMatchTheCorpus) {
     want += corpus.substr(at + tag.size(), corpus.find(" */", at) - at - tag.size()) + "\n";
   EXPECT_EQ(std::count(want.begin(), want.end(), '\n'), 13);
   EXPECT_EQ(run("python3 " + kOracle + " wisconsin-queries"), want);
+}
+
+// test/queries/aggregates.quel's checksum cases are the oracle's answers, in order.
+TEST(Oracle, AggregateQueriesMatchTheCorpus) {
+  if (!have_python()) GTEST_SKIP() << "python3 not found";
+  std::string corpus = slurp(std::string(QUELKIT_SOURCE_DIR) + "/test/queries/aggregates.quel"), want;
+  const std::string tag = "/*= checksum ";
+  for (size_t at = corpus.find(tag); at != std::string::npos; at = corpus.find(tag, at + 1))
+    want += corpus.substr(at + tag.size(), corpus.find(" */", at) - at - tag.size()) + "\n";
+  EXPECT_EQ(std::count(want.begin(), want.end(), '\n'), 7);
+  EXPECT_EQ(run("python3 " + kOracle + " aggregate-queries"), want);
 }
 
 TEST(Oracle, ExpectedJsonIsCurrent) {

@@ -33,9 +33,11 @@ size_t count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
-std::string dump_stencil(const std::string& backend, const std::string& stmt) {
+std::string dump_stencil(const std::string& backend, const std::string& stmt,
+                         harness::Selection sel = harness::Selection::Auto) {
   auto o = options(backend, 1, false);
   o.dumps.insert("stencil");
+  o.prepare.selection = sel;
   std::ostringstream out, err;
   harness::Session s(o, out, err);
   s.catalog().add(harness::make_parts(100, false, harness::Structure::Heap));
@@ -91,15 +93,48 @@ TEST(StencilGolden, PaperQueryDQualIsTwoStencilsAndOneFoldedConstant) {
 }
 
 TEST(StencilGolden, PaperQueryDFusedLoopsOverThePage) {
-  std::string text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight");
-  // One comparison and a short row of an attribute: selection without a
-  // branch, as the JITs' kernels do it.
+  const std::string d = "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight";
+  // Nobranch: the comparison as a value, the row written for every tuple and
+  // kept by it (ROW_IF), as the JITs' kernels do it.
+  std::string text = dump_stencil("stencil:fused", d, harness::Selection::NoBranch);
   const std::vector<std::string> want = {"ENTRY_KERNEL",     "LOOP_HEAD", "MUL_F8(k, t.i2)",
                                          "LT_F8(t.i2, s) select", "STORE_I2(t.i2)", "ROW_IF",
                                          "PAGE_DONE",        "RAISE_CODE", "PAGE_EXIT"};
   EXPECT_EQ(sequence(text), want) << text;
   EXPECT_EQ(count(text, k_hex(std::log(9.5))), 1u) << text;
-  EXPECT_NE(text.find("q2_kernel at +0x0"), std::string::npos) << text;
+  EXPECT_NE(text.find("q2_nb_kernel at +0x0"), std::string::npos) << text;
+  // Branch (and auto, which starts with it): a jump back to the loop head.
+  for (auto sel : {harness::Selection::Branch, harness::Selection::Auto}) {
+    text = dump_stencil("stencil:fused", d, sel);
+    const std::vector<std::string> branch = {"ENTRY_KERNEL", "LOOP_HEAD",  "MUL_F8(k, t.i2)",
+                                             "LT_F8(t.i2, s) jump-if-false", "STORE_I2(t.i2)", "ROW_DONE",
+                                             "PAGE_DONE",    "RAISE_CODE", "PAGE_EXIT"};
+    EXPECT_EQ(sequence(text), branch) << text;
+    EXPECT_NE(text.find("q2_kernel at +0x0"), std::string::npos) << text;
+  }
+}
+
+// Nobranch computes speculatively only what cannot raise: both operands of
+// an `and` of plain comparisons, combined as values; an `or` whose right
+// operand divides under its guard; targets that can raise projected only for
+// a qualifying tuple.
+TEST(StencilGolden, NobranchSpeculatesOnlyWhatCannotRaise) {
+  std::string text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.pnum > 3 and p.color = \"black\"",
+                                  harness::Selection::NoBranch);
+  const std::vector<std::string> conj = {"ENTRY_KERNEL", "LOOP_HEAD", "GT_I4(t.i2, k) select", "SAVE_E",
+                                         "EQ_C(t.c, k) select", "AND_E", "STORE_I2(t.i2)", "ROW_IF",
+                                         "PAGE_DONE", "PAGE_EXIT"};
+  EXPECT_EQ(sequence(text), conj) << text;
+  text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.pnum > 3 or 10 / p.qoh > 1",
+                      harness::Selection::NoBranch);
+  EXPECT_EQ(count(text, "JUMP_E if 1"), 1u) << "the division stays behind the or's guard\n" << text;
+  EXPECT_EQ(count(text, "SAVE_E"), 0u) << text;
+  text = dump_stencil("stencil:fused", "retrieve (x = 1 / p.qoh) where p.qoh != 0", harness::Selection::NoBranch);
+  const std::vector<std::string> guarded = {"ENTRY_KERNEL", "LOOP_HEAD", "NE_I4(t.i2, k) select", "JUMP_E if 0"};
+  std::vector<std::string> seq = sequence(text);
+  ASSERT_GE(seq.size(), guarded.size()) << text;
+  EXPECT_EQ(std::vector<std::string>(seq.begin(), seq.begin() + long(guarded.size())), guarded) << text;
+  EXPECT_EQ(count(text, "ROW_IF"), 0u) << "a target that can raise is not written for every tuple\n" << text;
 }
 
 TEST(StencilGolden, ConditionsAreJumps) {

@@ -2,7 +2,7 @@
 """Independent oracle for quelkit: PARTS and Wisconsin data, their CSV and the paper's queries.
 
 Written from docs (DESIGN.md "The PARTS data", "The Wisconsin data", "Result
-checksum", "The paper's queries") alone, with the Python standard library, so quelkit's generator,
+checksum", "The paper's queries", "Aggregates") alone, with the Python standard library, so quelkit's generator,
 checksum and back ends are checked against something that shares no code.
 
   oracle.py csv --rows N [--wide]   the CSV `quelkit gen` / write_parts_csv writes
@@ -12,6 +12,8 @@ checksum and back ends are checked against something that shares no code.
                                     the CSV `quelkit gen wisconsin` writes
   oracle.py wisconsin-queries       "rows checksum" of each checksum case of
                                     test/queries/wisconsin.quel, in order
+  oracle.py aggregate-queries       "rows checksum" of each checksum case of
+                                    test/queries/aggregates.quel, in order
   oracle.py expected                all of the above the test suite checks
 
 Regenerate the committed answers with:
@@ -244,6 +246,104 @@ def wisconsin_queries():
     return [result(rows) for rows in out]
 
 
+
+# ---- aggregates (DESIGN.md "Aggregates"), on PARTS ---------------------------
+
+def aggregate(fn, values):
+    """One aggregate over the values that qualified, in scan order, as
+    ('i' | 'f' | 'c', value). Over no rows every aggregate is 0 (or blanks)."""
+    kinds = {k for k, _ in values}
+    if fn.endswith("u"):
+        seen, uniq = set(), []
+        for k, v in values:
+            key = v.rstrip(" ") if k == "c" else (0.0 if v == 0 else v)
+            if key not in seen:
+                seen.add(key)
+                uniq.append((k, v))
+        values = uniq
+    nums = [v for _, v in values]
+    if fn in ("count", "countu"):
+        return ("i", len(nums))
+    if fn == "any":
+        return ("i", 1 if nums else 0)
+    if fn in ("sum", "sumu"):
+        if kinds <= {"i"}:
+            total = 0
+            for v in nums:
+                total += v
+                if not -2**31 <= total < 2**31:
+                    raise OverflowError(fn)
+            return ("i", total)
+        total = 0.0
+        for v in nums:
+            total += float(v)
+        return ("f", total)
+    if fn in ("avg", "avgu"):
+        total = 0.0
+        for v in nums:
+            total += float(v)
+        return ("f", total / len(nums) if nums else 0.0)
+    kind = values[0][0] if values else None
+    if not values:
+        return ("i", 0)  # the corpus takes min/max over no rows of integers only
+    key = (lambda v: v.rstrip(" ")) if kind == "c" else (lambda v: v)
+    best = values[0][1]
+    for _, v in values[1:]:
+        if (key(v) < key(best)) if fn == "min" else (key(v) > key(best)):
+            best = v
+    return (kind, best)
+
+
+def by_aggregate(rows, fn, arg, by, qual):
+    """An aggregate function: {by value: aggregate}, over every by value of
+    the whole relation, each aggregating the values its qualification keeps."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(by(r), [])
+    for r in rows:
+        if qual(r):
+            groups[by(r)].append(arg(r))
+    return {k: aggregate(fn, vs) for k, vs in groups.items()}
+
+
+def aggregate_queries():
+    """Rows and checksum of each checksum case of test/queries/aggregates.quel,
+    in the file's order, on 210 PARTS tuples."""
+    ps, _ = parts(210)
+    I = lambda a: lambda r: ("i", r[a])
+    C = lambda a: lambda r: ("c", r[a])
+    every = lambda r: True
+
+    def simple(fn, arg, qual=every):
+        return aggregate(fn, [arg(r) for r in ps if qual(r)])
+
+    out = []
+    # 1: simple aggregates
+    out.append([[simple("count", I("pnum")), simple("sum", I("qoh"), lambda r: r["weight"] > 10),
+                 simple("avg", I("qoh")), simple("min", C("pname")), simple("max", I("weight")),
+                 simple("countu", C("color"))]])
+    # 2: one row per tuple of p
+    avg_by_color = by_aggregate(ps, "avg", I("qoh"), lambda r: r["color"], every)
+    out.append([[("i", r["pnum"]), ("c", r["color"]), avg_by_color[r["color"]]] for r in ps])
+    # 3: retrieve unique, groups emptied by the inner qualification
+    n = by_aggregate(ps, "count", I("pnum"), lambda r: r["color"], lambda r: r["qoh"] > 400)
+    s = by_aggregate(ps, "sum", I("qoh"), lambda r: r["color"], lambda r: r["qoh"] > 400)
+    out.append([[("c", c), n[c], s[c]] for c in sorted(n)])
+    # 4: an aggregate function in the qualification
+    out.append([[("i", r["pnum"])] for r in ps if float(r["qoh"]) > avg_by_color[r["color"]][1] + 200])
+    # 5: the unique variants by pname
+    su = by_aggregate(ps, "sumu", I("weight"), lambda r: r["pname"], lambda r: r["color"] == "red")
+    au = by_aggregate(ps, "avgu", I("qoh"), lambda r: r["pname"], every)
+    out.append([[("c", r["pname"]), su[r["pname"]], au[r["pname"]]] for r in ps])
+    # 6: every aggregate over no rows
+    none = lambda r: r["qoh"] > 1000
+    out.append([[simple(fn, I("qoh"), none) for fn in
+                 ("count", "countu", "sum", "sumu", "avg", "avgu", "min", "max", "any")]])
+    # 7: any by colour, two by values
+    a = by_aggregate(ps, "any", I("pnum"), lambda r: (r["color"], r["pname"]), lambda r: r["weight"] > 98)
+    out.append([[("c", c), ("c", nm), a[(c, nm)]] for (c, nm) in sorted(a)])
+    return [result(rows) for rows in out]
+
 # ---- CSV ---------------------------------------------------------------------
 
 def csv_text(n, wide):
@@ -260,7 +360,7 @@ def csv_text(n, wide):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=["csv", "queries", "keyed", "held", "wisconsin", "wisconsin-queries", "expected"])
+    ap.add_argument("command", choices=["csv", "queries", "keyed", "held", "wisconsin", "wisconsin-queries", "aggregate-queries", "expected"])
     ap.add_argument("--rows", type=int, default=3360)
     ap.add_argument("--wide", action="store_true")
     ap.add_argument("--seed", type=int, default=1983)
@@ -277,6 +377,9 @@ def main():
         sys.stdout.write(wisconsin_csv(args.rows, args.seed))
     elif args.command == "wisconsin-queries":
         for r in wisconsin_queries():
+            print("%d %s" % (r["rows"], r["checksum"]))
+    elif args.command == "aggregate-queries":
+        for r in aggregate_queries():
             print("%d %s" % (r["rows"], r["checksum"]))
     elif args.command == "held":
         print(json.dumps(held_back(args.rows)))

@@ -14,7 +14,7 @@ constexpr const char* kD = "range of p is parts\nretrieve (p.pnum) where p.qoh <
 // from the tuple as f8 by the primitives themselves; + and * swap their
 // operands to read the attribute in place.
 TEST(VectorDump, PaperDInPlace) {
-  Kit k("vector:inplace", {.dumps = {"vector"}});
+  Kit k("vector:inplace", {.dumps = {"vector"}, .selection = harness::Selection::NoBranch});
   k.add_parts(20);
   auto r = k.run(kD);
   ASSERT_TRUE(r.ok) << r.err;
@@ -36,7 +36,7 @@ TEST(VectorDump, PaperDInPlace) {
 }
 
 TEST(VectorDump, PaperDGatheredWithBranches) {
-  Kit k("vector:gather_branch", {.dumps = {"vector"}});
+  Kit k("vector:gather", {.dumps = {"vector"}, .selection = harness::Selection::Branch});
   k.add_parts(20);
   auto r = k.run(kD);
   ASSERT_TRUE(r.ok) << r.err;
@@ -56,7 +56,7 @@ TEST(VectorDump, PaperDGatheredWithBranches) {
 // (SEL_DIFF) and joins the two (SEL_UNION); the target list runs on the
 // qualifying tuples only.
 TEST(VectorDump, PaperCOrIsSelectionArithmetic) {
-  Kit k("vector:inplace", {.dumps = {"vector"}});
+  Kit k("vector:inplace", {.dumps = {"vector"}, .selection = harness::Selection::NoBranch});
   k.add_parts(20);
   auto r = k.run(
       "range of p is parts\nretrieve (p.pname, p.pnum) where p.pnum > 3 or p.pname = \"processor\" or p.color = "
@@ -84,7 +84,7 @@ TEST(VectorDump, PaperCOrIsSelectionArithmetic) {
 // primitive of its own; a target that is no plain attribute is computed
 // under the qualifying selection and stored.
 TEST(VectorDump, NotConversionsAndStores) {
-  Kit k("vector:inplace", {.dumps = {"vector"}});
+  Kit k("vector:inplace", {.dumps = {"vector"}, .selection = harness::Selection::NoBranch});
   k.add_parts(20);
   auto r = k.run("range of p is parts\nretrieve (w = float8(p.weight + 1)) where not (p.qoh < 10)");
   ASSERT_TRUE(r.ok) << r.err;
@@ -105,7 +105,7 @@ TEST(VectorDump, NotConversionsAndStores) {
 // Tuple substitution's values are parameters: loaded from the parameter
 // block by the prologue, never folded into the program (plan reuse).
 TEST(VectorDump, ParametersLoadInThePrologue) {
-  Kit k("vector:inplace", {.dumps = {"vector"}});
+  Kit k("vector:inplace", {.dumps = {"vector"}, .selection = harness::Selection::NoBranch});
   k.add_parts(20);
   auto r = k.run("range of p is parts range of q is parts\nretrieve (p.qoh, q.qoh) where p.pnum = q.pnum");
   ASSERT_TRUE(r.ok) << r.err;
@@ -116,14 +116,15 @@ TEST(VectorDump, ParametersLoadInThePrologue) {
 
 // Every mode prints its form; the selection method is in its header.
 TEST(VectorDump, EveryModeSaysWhatRan) {
-  for (const auto& m : vector_modes()) {
-    Kit k("vector:" + m, {.dumps = {"vector"}, .batch = 256});
+  for (const auto& v : vector_modes()) {
+    const std::string m = v.name();
+    Kit k("vector:" + v.mode, {.dumps = {"vector"}, .batch = 256, .selection = v.selection});
     k.add_parts(20);
     auto r = k.run(kD);
     ASSERT_TRUE(r.ok) << m << "\n" << r.err;
-    bool branch = m.ends_with("_branch");
+    bool branch = v.selection == harness::Selection::Branch;
     EXPECT_NE(r.out.find(branch ? "selection: branch" : "selection: nobranch"), std::string::npos) << m << r.out;
-    EXPECT_NE(r.out.find(m.starts_with("gather") ? "attributes: gathered" : "attributes: in place"), std::string::npos)
+    EXPECT_NE(r.out.find(v.mode == "gather" ? "attributes: gathered" : "attributes: in place"), std::string::npos)
         << m << r.out;
     EXPECT_NE(r.out.find("batch: 256 tuples"), std::string::npos) << m << r.out;
   }

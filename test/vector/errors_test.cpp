@@ -2,9 +2,10 @@
 // tuple, and a flagged batch is run again tuple at a time from its first
 // tuple, so the error reported is tuple-at-a-time evaluation's — the first in
 // scan order, then in evaluation order — and a right operand's error is
-// raised only for a tuple whose outcome it decides. Every tuple here lies on
-// one 4 KiB page, so the batch holds them all (or, with batches of 4, the
-// page is two batches).
+// raised only for a tuple whose outcome it decides. On 4 KiB pages every
+// tuple lies on one page, so the batch holds them all (or, with batches of 4,
+// the page is two batches); on 64-byte pages (five tuples a page) one batch
+// spans both pages, and a failing one is run again a page at a time.
 #include "vector_test_util.h"
 
 namespace quelkit::test {
@@ -21,13 +22,17 @@ range of t is t
 )";
 
 struct Param {
-  std::string mode;
+  VectorVariant mode;
   uint32_t batch;
+  uint32_t page_size;  // 64: five tuples of t a page, so a batch spans both pages
 };
 
 class BatchErrors : public ::testing::TestWithParam<Param> {
  protected:
-  BatchErrors() : k_("vector:" + GetParam().mode, {.dumps = {}, .batch = GetParam().batch, .page_size = 4096}) {
+  BatchErrors()
+      : k_("vector:" + GetParam().mode.mode,
+           {.dumps = {}, .batch = GetParam().batch, .page_size = GetParam().page_size,
+            .selection = GetParam().mode.selection}) {
     auto r = k_.run(kSetup);
     EXPECT_TRUE(r.ok) << r.err;
   }
@@ -104,13 +109,14 @@ TEST_P(BatchErrors, TupleAtATimeEntryPoints) {
 std::vector<Param> params() {
   std::vector<Param> v;
   for (const auto& m : vector_modes())
-    for (uint32_t b : {1024u, 4u}) v.push_back({m, b});
+    for (auto [b, page] : {std::pair{1024u, 4096u}, {4u, 4096u}, {1024u, 64u}}) v.push_back({m, b, page});
   return v;
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, BatchErrors, ::testing::ValuesIn(params()),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return i.param.mode + "_batch" + std::to_string(i.param.batch);
+                           return i.param.mode.name() + "_batch" + std::to_string(i.param.batch) + "_page" +
+                                  std::to_string(i.param.page_size);
                          });
 
 }  // namespace

@@ -7,10 +7,10 @@
 namespace quelkit::test {
 namespace {
 
-class Reuse : public ::testing::TestWithParam<std::string> {};
+class Reuse : public ::testing::TestWithParam<VectorVariant> {};
 
 TEST_P(Reuse, PaperFPreparesItsInnerPlanOnce) {
-  Kit k("vector:" + GetParam());
+  Kit k("vector:" + GetParam().mode, {.selection = GetParam().selection});
   k.add_parts(3360, true, harness::Structure::Isam);
   auto r = k.run("range of p is parts range of q is parts");
   ASSERT_TRUE(r.ok) << r.err;
@@ -24,7 +24,8 @@ TEST_P(Reuse, PaperFPreparesItsInnerPlanOnce) {
 
 // Parameters of every type, compared with the interpreter over many blocks.
 TEST_P(Reuse, ParametersOfEveryTypeAgreeWithTheInterpreter) {
-  Kit k("interp:switch,vector:" + GetParam(), {.dumps = {}, .batch = 0, .page_size = 4096});
+  Kit k("interp:switch,vector:" + GetParam().mode,
+        {.dumps = {}, .batch = 0, .page_size = 4096, .selection = GetParam().selection});
   auto r = k.run(R"(create u (k = i1, s = c6, x = f4, y = f8, z = i4)
 append to u (k = 1, s = "ab", x = 1.5, y = 2.5, z = 7)
 append to u (k = -3, s = "b", x = -0.0, y = 0.0, z = 0)
@@ -41,7 +42,8 @@ retrieve (n = concat(u.s, v.s)) where v.s != u.s and u.y >= v.x)");
   EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, Reuse, ::testing::ValuesIn(vector_modes()));
+INSTANTIATE_TEST_SUITE_P(Modes, Reuse, ::testing::ValuesIn(vector_modes()),
+                         [](const ::testing::TestParamInfo<VectorVariant>& i) { return i.param.name(); });
 
 }  // namespace
 }  // namespace quelkit::test

@@ -20,8 +20,18 @@
 namespace quelkit::test {
 
 
-inline const std::vector<std::string>& vector_modes() {
-  static const std::vector<std::string> modes = {"inplace", "gather", "inplace_branch", "gather_branch"};
+// Every way the vector back end runs: its modes, each under both selections
+// (--selection branch / nobranch).
+struct VectorVariant {
+  std::string mode;
+  harness::Selection selection;
+  std::string name() const { return mode + "_" + harness::selection_name(selection); }
+};
+inline const std::vector<VectorVariant>& vector_modes() {
+  static const std::vector<VectorVariant> modes = {{"inplace", harness::Selection::NoBranch},
+                                                   {"gather", harness::Selection::NoBranch},
+                                                   {"inplace", harness::Selection::Branch},
+                                                   {"gather", harness::Selection::Branch}};
   return modes;
 }
 
@@ -35,6 +45,7 @@ struct KitOptions {
   uint32_t batch = 0;  // 0: the back end's default
   uint32_t page_size = harness::kDefaultPageSize;
   bool cache = true;
+  harness::Selection selection = harness::Selection::Auto;
 };
 
 class Kit {
@@ -48,6 +59,7 @@ class Kit {
     o.dumps = std::move(ko.dumps);
     o.runner.plan_cache = ko.cache;
     o.prepare.vector_batch = ko.batch;
+    o.prepare.selection = ko.selection;
     o.page_size = ko.page_size;
     session_ = std::make_unique<harness::Session>(o, out_, err_);
   }

@@ -1,0 +1,353 @@
+// The terminal monitor (monitor.h): the query buffer and its backslash
+// commands, read from a stream or, on a terminal, with libedit.
+#include "cli/monitor.h"
+
+#include <fcntl.h>
+#include <histedit.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <clocale>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cwchar>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "harness/budget.h"
+
+namespace quelkit::cli {
+
+namespace {
+
+constexpr const char* kCommands = "\\g go, \\p print, \\r reset, \\e edit, \\i FILE include, \\q quit";
+
+// The query buffer and the commands that act on it.
+class Monitor {
+ public:
+  explicit Monitor(harness::Session& s) : session_(s) {}
+
+  enum class Next { More, Quit };
+
+  // One line of input: text goes to the buffer, commands run.
+  Next line(const std::string& l) {
+    size_t seg = 0;  // start of the text not yet in the buffer
+    bool in_string = false, commands = false;
+    const size_t n = l.size();
+    for (size_t i = 0; i < n;) {
+      const char c = l[i];
+      const char next = i + 1 < n ? l[i + 1] : '\0';
+      if (in_comment_) {
+        if (c == '*' && next == '/') {
+          in_comment_ = false;
+          i += 2;
+        } else {
+          ++i;
+        }
+        continue;
+      }
+      if (in_string) {  // only \" and \\ escape; a string ends on its line
+        if (c == '\\' && next) {
+          i += 2;
+        } else {
+          in_string = c != '"';
+          ++i;
+        }
+        continue;
+      }
+      if (c == '"') {
+        in_string = true;
+        ++i;
+        continue;
+      }
+      if (c == '/' && next == '*') {
+        in_comment_ = true;
+        i += 2;
+        continue;
+      }
+      if (c != '\\' || !std::isalpha(static_cast<unsigned char>(next))) {
+        ++i;
+        continue;
+      }
+      // A command: the text before it belongs to the buffer first.
+      commands = true;
+      add(l.substr(seg, i - seg), true);
+      size_t j = i + 1;
+      while (j < n && std::isalpha(static_cast<unsigned char>(l[j]))) ++j;
+      std::string word = l.substr(i + 1, j - i - 1);
+      for (char& ch : word) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      seg = i = j;
+      if (word == "g" || word == "go") {
+        go();
+      } else if (word == "p" || word == "print") {
+        std::cout << buf_ << std::flush;
+      } else if (word == "r" || word == "reset") {
+        reset();
+      } else if (word == "q" || word == "quit") {
+        return Next::Quit;
+      } else if (word == "e" || word == "edit" || word == "editor") {
+        edit();
+      } else if (word == "i" || word == "include" || word == "read") {
+        include(l.substr(j));
+        return Next::More;  // the rest of the line was the file name
+      } else {
+        std::cerr << "quelkit: unknown monitor command \\" << word << " (" << kCommands << ")\n";
+        ok_ = false;
+      }
+      if (harness::cancel_requested()) return Next::More;
+    }
+    add(l.substr(seg), commands);
+    return Next::More;
+  }
+
+  // Input ended without \g: run what is left rather than drop it.
+  void finish() {
+    go();
+    in_comment_ = false;
+  }
+
+  bool ok() const { return ok_; }
+  bool cancelled() const { return cancelled_; }
+  void forget_failures() { ok_ = true; }
+
+ private:
+  // Text of a line: each line of the buffer ends in a newline. Blank text
+  // beside a command, or before anything was typed, adds no line.
+  void add(const std::string& text, bool beside_command) {
+    if (text.find_first_not_of(" \t\r") == std::string::npos && (beside_command || buf_.empty())) return;
+    buf_ += text;
+    buf_ += '\n';
+  }
+
+  void go() {
+    if (buf_.find_first_not_of(" \t\r\n") != std::string::npos) {
+      harness::clear_cancel();
+      auto src = std::make_shared<Source>("<monitor:" + std::to_string(++runs_) + ">", buf_);
+      ok_ = session_.run(src) && ok_;
+      cancelled_ = cancelled_ || harness::cancel_requested();
+      std::cout << std::flush;
+    }
+    reset();
+  }
+
+  void reset() {
+    buf_.clear();
+    in_comment_ = false;
+  }
+
+  void include(std::string path) {
+    const size_t b = path.find_first_not_of(" \t");
+    const size_t e = path.find_last_not_of(" \t\r");
+    path = b == std::string::npos ? "" : path.substr(b, e - b + 1);
+    if (path.size() >= 2 && path.front() == '"' && path.back() == '"') path = path.substr(1, path.size() - 2);
+    if (path.empty()) {
+      std::cerr << "quelkit: \\i needs a file name\n";
+      ok_ = false;
+      return;
+    }
+    std::string text, err;
+    if (!read_script(path, &text, &err)) {
+      std::cerr << "quelkit: \\i " << path << ": error: " << err << "\n";
+      ok_ = false;
+      return;
+    }
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    buf_ += text;
+  }
+
+  // \e: the buffer in the user's editor, read back when it exits.
+  void edit() {
+    const char* ed = std::getenv("VISUAL");
+    if (!ed || !*ed) ed = std::getenv("EDITOR");
+    if (!ed || !*ed) ed = "vi";
+    const char* tmp = std::getenv("TMPDIR");
+    std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/quelkit-XXXXXX.quel";
+    int fd = mkstemps(path.data(), 5);
+    if (fd < 0) {
+      std::cerr << "quelkit: \\e: cannot create a file for the editor: " << std::strerror(errno) << "\n";
+      ok_ = false;
+      return;
+    }
+    bool written = write(fd, buf_.data(), buf_.size()) == ssize_t(buf_.size());
+    close(fd);
+    std::cout << std::flush;
+    int status = -1;
+    if (written) {
+      pid_t pid = fork();
+      if (pid == 0) {
+        // `$EDITOR FILE` through the shell, so an EDITOR with options works.
+        execl("/bin/sh", "sh", "-c", (std::string(ed) + " \"$1\"").c_str(), "sh", path.c_str(), (char*)nullptr);
+        _exit(127);
+      }
+      if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    harness::clear_cancel();  // a Ctrl-C typed in the editor was the editor's
+    std::string text, err;
+    if (!written || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::cerr << "quelkit: \\e: the editor (" << ed << ") failed; the buffer is unchanged\n";
+      ok_ = false;
+    } else if (!read_script(path, &text, &err)) {
+      std::cerr << "quelkit: \\e: cannot read the edited buffer: " << err << "\n";
+      ok_ = false;
+    } else {
+      buf_ = text;
+      if (!buf_.empty() && buf_.back() != '\n') buf_ += '\n';
+    }
+    unlink(path.c_str());
+  }
+
+  harness::Session& session_;
+  std::string buf_;
+  bool in_comment_ = false;
+  bool ok_ = true;
+  bool cancelled_ = false;
+  int runs_ = 0;
+};
+
+// ---- libedit
+
+// Set by read_char when Ctrl-C arrived while a line was being typed.
+bool g_interrupted = false;
+mbstate_t g_mbs{};
+
+// libedit's character source: one character of standard input, or end of
+// input (with g_interrupted set) when Ctrl-C arrives. SIGINT is blocked
+// except inside ppoll, so a Ctrl-C between the check and the wait is not
+// lost: ppoll unblocks it and returns EINTR at once.
+int read_char(EditLine*, wchar_t* wc) {
+  for (;;) {
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    if (harness::cancel_requested()) {
+      sigprocmask(SIG_SETMASK, &old, nullptr);
+      g_interrupted = true;
+      return 0;
+    }
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    int r = ppoll(&p, 1, nullptr, &old);
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    char byte;
+    ssize_t got = read(STDIN_FILENO, &byte, 1);
+    if (got == 0) return 0;
+    if (got < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return -1;
+    }
+    size_t k = std::mbrtowc(wc, &byte, 1, &g_mbs);
+    if (k == size_t(-2)) continue;  // more bytes of this character to come
+    if (k == size_t(-1)) {          // not the locale's encoding: the byte itself
+      g_mbs = mbstate_t{};
+      *wc = wchar_t(static_cast<unsigned char>(byte));
+    }
+    return 1;
+  }
+}
+
+const char* prompt(EditLine*) { return "* "; }
+
+std::string history_path() {
+  const char* home = std::getenv("HOME");
+  return home && *home ? std::string(home) + "/.quelkit_history" : "";
+}
+
+}  // namespace
+
+bool read_script(const std::string& path, std::string* text, std::string* err) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *err = "is a directory";
+    return false;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    *err = std::string("cannot open: ") + std::strerror(errno);
+    return false;
+  }
+  std::stringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) {
+    *err = std::string("cannot read: ") + std::strerror(errno);
+    return false;
+  }
+  *text = std::string(strip_bom(ss.str()));
+  return true;
+}
+
+int monitor_stream(harness::Session& session, std::istream& in) {
+  Monitor m(session);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (m.line(line) == Monitor::Next::Quit) return m.cancelled() ? 130 : m.ok() ? 0 : 1;
+    if (m.cancelled()) return 130;
+  }
+  m.finish();
+  return m.cancelled() ? 130 : m.ok() ? 0 : 1;
+}
+
+int monitor_terminal(harness::Session& session) {
+  // Multibyte input is decoded in the user's locale (UTF-8 if it has none).
+  std::setlocale(LC_CTYPE, "");
+  if (MB_CUR_MAX == 1) std::setlocale(LC_CTYPE, "C.UTF-8");
+  // Prompts, echo and notices go to the terminal on standard error, so
+  // standard output holds results only, even when redirected.
+  EditLine* el = el_init("quelkit", stdin, stderr, stderr);
+  History* hist = history_init();
+  HistEvent ev;
+  history(hist, &ev, H_SETSIZE, 1000);
+  history(hist, &ev, H_SETUNIQUE, 1);
+  const std::string hpath = history_path();
+  if (!hpath.empty()) history(hist, &ev, H_LOAD, hpath.c_str());
+  el_set(el, EL_EDITOR, "emacs");
+  el_set(el, EL_PROMPT, prompt);
+  el_set(el, EL_HIST, history, hist);
+  el_set(el, EL_GETCFN, read_char);
+  el_source(el, nullptr);  // the user's ~/.editrc
+
+  std::cerr << "quelkit terminal monitor: " << kCommands << "\n";
+  Monitor m(session);
+  for (;;) {
+    int count = 0;
+    std::cout << std::flush;
+    const char* got = el_gets(el, &count);
+    if (g_interrupted) {  // Ctrl-C at the prompt: the line is dropped
+      g_interrupted = false;
+      harness::clear_cancel();
+      std::cerr << "^C\n";
+      continue;
+    }
+    if (!got || count <= 0) {  // Ctrl-D: the shell's prompt starts on a fresh line
+      std::cerr << "\n";
+      break;
+    }
+    std::string line(got, size_t(count));
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) {
+      history(hist, &ev, H_ENTER, line.c_str());
+      if (!hpath.empty()) history(hist, &ev, H_SAVE, hpath.c_str());
+    }
+    if (m.line(line) == Monitor::Next::Quit) break;
+  }
+  std::cout << std::flush;
+  el_end(el);
+  history_end(hist);
+  return 0;
+}
+
+}  // namespace quelkit::cli

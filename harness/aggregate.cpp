@@ -1,0 +1,361 @@
+// QUEL aggregates on one runner (aggregate.h). The back end evaluates each
+// aggregate's argument and qualification through an ordinary retrieve; the
+// accumulation below is written once, so every back end and mode gives the
+// same values and raises the same errors at the same positions.
+#include "harness/aggregate.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "frontend/frontend.h"
+#include "harness/rows.h"
+#include "harness/runtime/runtime.h"
+#include "harness/session.h"
+
+namespace quelkit::harness {
+
+using frontend::ast::Expr;
+using frontend::ast::ExprPtr;
+using frontend::ast::Stmt;
+
+namespace {
+
+bool holds_aggregate(const Expr& e) {
+  if (e.kind == Expr::Aggregate) return true;
+  for (const auto& a : e.args)
+    if (holds_aggregate(*a)) return true;
+  return false;
+}
+
+frontend::ast::StmtPtr clone_statement(const Stmt& s) {
+  auto c = std::make_unique<Stmt>();
+  c->kind = s.kind;
+  c->pos = s.pos;
+  c->begin = s.begin;
+  c->end = s.end;
+  c->var = s.var;
+  c->var_pos = s.var_pos;
+  c->relation = s.relation;
+  c->relation_pos = s.relation_pos;
+  c->relations = s.relations;
+  c->relation_positions = s.relation_positions;
+  c->unique = s.unique;
+  for (const auto& t : s.targets) {
+    frontend::ast::Target n;
+    n.name = t.name;
+    n.pos = t.pos;
+    n.all = t.all;
+    if (t.expr) n.expr = frontend::clone(*t.expr);
+    c->targets.push_back(std::move(n));
+  }
+  if (s.where) c->where = frontend::clone(*s.where);
+  c->sort = s.sort;
+  c->columns = s.columns;
+  c->copy_into = s.copy_into;
+  c->file = s.file;
+  c->file_pos = s.file_pos;
+  c->structure = s.structure;
+  c->key = s.key;
+  c->key_pos = s.key_pos;
+  c->fillfactor = s.fillfactor;
+  return c;
+}
+
+// A value as `=` tells values apart: integers by value, floats with -0.0 equal
+// to 0.0, characters without trailing blanks. Groups and the unique variants
+// are formed by it, so a group is what the join back on `=` finds.
+std::string equality_key(const Attribute& a, const uint8_t* row) {
+  ir::Value v = get_value(a, row);
+  std::string k;
+  if (a.type.is_int()) {
+    k = "i" + std::to_string(v.i);
+  } else if (a.type.is_float()) {
+    double d = a.type.kind == Tk::F4 ? double(v.f4) : v.f8;
+    if (d == 0) d = 0;  // -0.0 and 0.0 are one value
+    k.assign("f");
+    k.append(reinterpret_cast<const char*>(&d), sizeof d);
+  } else {
+    size_t n = v.s.find_last_not_of(' ');
+    k = "c" + v.s.substr(0, n == std::string::npos ? 0 : n + 1);
+  }
+  return std::to_string(k.size()) + ":" + k;
+}
+
+// One aggregate's running state over the argument column `arg` of the rows it is given.
+struct Accumulator {
+  Accumulator(std::string f, Attribute a) : fn(std::move(f)), arg(std::move(a)) {}
+  std::string fn;  // count countu sum sumu avg avgu min max any
+  Attribute arg;
+  int64_t count = 0;
+  int32_t isum = 0;
+  double fsum = 0;
+  std::vector<uint8_t> best;  // min/max: the row holding the value so far
+  std::set<std::string> seen;  // the u variants: values already counted
+
+  bool unique() const { return fn.back() == 'u'; }
+
+  // 0, or the qk_err code the value raises (an i4 sum's overflow, a float
+  // sum's infinity).
+  int32_t add(const uint8_t* row, uint32_t row_len) {
+    if (unique() && !seen.insert(equality_key(arg, row)).second) return 0;
+    ++count;
+    if (fn == "sum" || fn == "sumu" || fn == "avg" || fn == "avgu") {
+      ir::Value v = get_value(arg, row);
+      if (arg.type.is_int() && (fn == "sum" || fn == "sumu")) {
+        if (__builtin_add_overflow(isum, int32_t(v.i), &isum)) return QK_ERR_OVERFLOW;
+      } else {
+        fsum += arg.type.is_int() ? double(v.i) : arg.type.kind == Tk::F4 ? double(v.f4) : v.f8;
+        if (!std::isfinite(fsum)) return QK_ERR_FLOAT_RESULT;
+      }
+    } else if (fn == "min" || fn == "max") {
+      int c = best.empty() ? 0 : compare_value(arg, row, best.data());
+      if (best.empty() || (fn == "min" ? c < 0 : c > 0)) best.assign(row, row + row_len);
+    }
+    return 0;
+  }
+
+  // The value's type: count, countu and any i4; integer sums i4, float sums
+  // and every avg f8; min and max the argument's type.
+  Type type() const {
+    if (fn == "count" || fn == "countu" || fn == "any") return Type::i4();
+    if (fn == "sum" || fn == "sumu") return arg.type.is_int() ? Type::i4() : Type::f8();
+    if (fn == "avg" || fn == "avgu") return Type::f8();
+    return arg.type;
+  }
+
+  // The value; over no rows every aggregate is 0 (min and max of characters: blanks).
+  ir::Value value() const {
+    ir::Value v;
+    if (fn == "count" || fn == "countu") v.i = count;
+    else if (fn == "any") v.i = count > 0;
+    else if (fn == "sum" || fn == "sumu") {
+      if (arg.type.is_int()) v.i = isum;
+      else v.f8 = fsum;
+    } else if (fn == "avg" || fn == "avgu") {
+      v.f8 = count ? fsum / double(count) : 0.0;
+    } else if (!best.empty()) {
+      v = get_value(arg, best.data());
+    } else if (arg.type.is_char()) {
+      v.s.assign(arg.type.len, ' ');
+    }
+    return v;
+  }
+};
+
+struct Stop {};  // an inner query failed: unwind the rewrite, keep failed_
+
+}  // namespace
+
+bool has_aggregates(const Stmt& s) {
+  for (const auto& t : s.targets)
+    if (t.expr && holds_aggregate(*t.expr)) return true;
+  return s.where && holds_aggregate(*s.where);
+}
+
+AggregateScope::AggregateScope(Session& session, Runner& runner, const Stmt& s, const SourceRef& src)
+    : session_(session), runner_(runner), src_(src), stmt_(clone_statement(s)) {
+  std::vector<ExprPtr> joins;
+  try {
+    // In text order: the target list, then the qualification.
+    for (auto& t : stmt_->targets)
+      if (t.expr) rewrite(t.expr, &joins);
+    if (stmt_->where) rewrite(stmt_->where, &joins);
+  } catch (Stop&) {
+    return;
+  } catch (...) {
+    drop_temporaries();
+    throw;
+  }
+  for (auto& j : joins) {
+    if (!stmt_->where) {
+      stmt_->where = std::move(j);
+      continue;
+    }
+    auto a = std::make_unique<Expr>();
+    a->kind = Expr::Binary;
+    a->op = "and";
+    a->pos = j->pos;
+    a->args.push_back(std::move(stmt_->where));
+    a->args.push_back(std::move(j));
+    stmt_->where = std::move(a);
+  }
+}
+
+AggregateScope::~AggregateScope() { drop_temporaries(); }
+
+void AggregateScope::drop_temporaries() {
+  for (const auto& t : temps_) {
+    session_.catalog().remove(t);
+    auto& vars = session_.ranges().vars;
+    for (size_t i = 0; i < vars.size(); ++i)
+      if (vars[i].first == t) {
+        vars.erase(vars.begin() + long(i));
+        break;
+      }
+  }
+  temps_.clear();
+}
+
+void AggregateScope::rewrite(ExprPtr& e, std::vector<ExprPtr>* joins) {
+  if (e->kind == Expr::Aggregate) {
+    e = e->by.empty() ? simple(*e) : function(*e, joins);
+    return;
+  }
+  for (auto& a : e->args) rewrite(a, joins);
+}
+
+// sum and avg take numbers: checked on the bound argument, before anything runs.
+static void check_argument(const Expr& agg, Type arg, const SourceRef& src) {
+  bool numeric = agg.text.rfind("sum", 0) == 0 || agg.text.rfind("avg", 0) == 0;
+  if (numeric && !arg.is_numeric())
+    throw_error(ErrKind::Type, agg.pos, src, agg.text + " needs a numeric argument, not " + type_name(arg));
+}
+
+// `retrieve ([b1 = by1, ...] [value = arg]) [where qual]` on this runner.
+Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
+  Stmt q;
+  q.kind = Stmt::Retrieve;
+  q.pos = agg.pos;
+  for (size_t i = 0; i < agg.by.size(); ++i) {
+    frontend::ast::Target t;
+    t.name = "b" + std::to_string(i + 1);
+    t.expr = frontend::clone(*agg.by[i]);
+    t.pos = agg.by[i]->pos;
+    q.targets.push_back(std::move(t));
+  }
+  if (with_arg) {
+    frontend::ast::Target t;
+    t.name = "value";
+    t.expr = frontend::clone(*agg.args[0]);
+    t.pos = agg.args[0]->pos;
+    q.targets.push_back(std::move(t));
+  }
+  if (with_qual && agg.qual) q.where = frontend::clone(*agg.qual);
+  frontend::BoundQuery bq = frontend::bind(q, session_.ranges(), session_.catalog(), src_);
+  if (with_arg) check_argument(agg, bq.targets.back().expr->type, src_);
+  // Its rows go into the aggregate, as a retrieve into a relation's do: so
+  // they are projected even under --sink count, which counts only the rows
+  // of a retrieve that shows them.
+  bq.into = "aggregate";
+  Result r = session_.evaluate(bq, runner_, src_, true);
+  stats_.add_scan(r.stats);
+  stats_.run_ns += r.stats.run_ns;
+  if (!r.ok) {
+    failed_ = std::move(r);
+    throw Stop{};
+  }
+  return r;
+}
+
+[[noreturn]] static void raise(Result& failed, int32_t code, const Expr& agg, const SourceRef& src) {
+  failed.ok = false;
+  failed.error.kind = ErrKind::Runtime;
+  failed.error.code = code;
+  failed.error.message = std::string(qk_err_message(code)) + " in " + agg.text;
+  failed.error.pos = agg.pos;
+  failed.error.src = src;
+  throw Stop{};
+}
+
+ExprPtr AggregateScope::simple(const Expr& agg) {
+  Result r = inner(agg, true, true);
+  Accumulator acc(agg.text, r.layout.attrs[0]);
+  const uint32_t len = r.layout.tuple_len;
+  for (size_t i = 0; i < r.rows.size(); ++i)
+    if (int32_t code = acc.add(r.rows.row(i), len)) raise(failed_, code, agg, src_);
+  const Type t = acc.type();
+  const ir::Value v = acc.value();
+  auto e = std::make_unique<Expr>();
+  e->kind = Expr::Value;
+  e->pos = agg.pos;
+  e->attr = type_name(t);
+  if (t.is_int()) e->ival = v.i;
+  else if (t.kind == Tk::F4) e->fval = double(v.f4);
+  else if (t.kind == Tk::F8) e->fval = v.f8;
+  else e->text = v.s;
+  return e;
+}
+
+ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
+  const size_t nby = agg.by.size();
+  // The groups: every by value of the whole relation, whatever the
+  // aggregate's qualification keeps.
+  Result groups = inner(agg, false, false);
+  struct Group {
+    std::vector<uint8_t> row;
+    Accumulator acc;
+  };
+  std::vector<Group> order;
+  std::map<std::string, size_t> index;
+  auto key_of = [&](const Schema& layout, const uint8_t* row) {
+    std::string k;
+    for (size_t i = 0; i < nby; ++i) k += equality_key(layout.attrs[i], row);
+    return k;
+  };
+  Result vals = inner(agg, true, true);
+  const Attribute arg = vals.layout.attrs[nby];
+  const uint32_t glen = groups.layout.tuple_len;
+  for (size_t i = 0; i < groups.rows.size(); ++i) {
+    const uint8_t* row = groups.rows.row(i);
+    if (index.emplace(key_of(groups.layout, row), order.size()).second)
+      order.push_back({std::vector<uint8_t>(row, row + glen), Accumulator(agg.text, arg)});
+  }
+  const uint32_t vlen = vals.layout.tuple_len;
+  for (size_t i = 0; i < vals.rows.size(); ++i) {
+    const uint8_t* row = vals.rows.row(i);
+    auto it = index.find(key_of(vals.layout, row));
+    if (it == index.end()) continue;  // cannot happen: the values' groups are among all groups
+    if (int32_t code = order[it->second].acc.add(row, vlen)) raise(failed_, code, agg, src_);
+  }
+
+  // The temporary relation (b1, ..., value), one tuple per group.
+  std::vector<std::pair<std::string, Type>> cols;
+  for (size_t i = 0; i < nby; ++i) cols.emplace_back("b" + std::to_string(i + 1), groups.layout.attrs[i].type);
+  const Accumulator probe(agg.text, arg);
+  cols.emplace_back("value", probe.type());
+  Schema schema = Schema::packed(cols);
+  std::string name;
+  for (int n = 1;; ++n) {
+    name = "aggregate#" + std::to_string(n);
+    if (!session_.catalog().find(name)) break;
+  }
+  auto rel = std::make_unique<Relation>(name, schema, session_.options().page_size);
+  if (rel->tuples_per_page() == 0)
+    throw_error(ErrKind::Type, agg.pos, src_, "the by list's values do not fit a page");
+  std::vector<uint8_t> tuple(schema.tuple_len);
+  for (const Group& g : order) {
+    // The by values are packed as in the groups' rows: same types, same order.
+    std::memcpy(tuple.data(), g.row.data(), schema.attrs[nby].offset);
+    put_value(schema.attrs[nby], g.acc.value(), tuple.data());
+    rel->insert(tuple.data());
+  }
+  session_.catalog().add(std::move(rel));
+  session_.ranges().set(name, name);
+  temps_.push_back(name);
+
+  // Joined back on the by list: `aggregate#n.bi = by_i` for each i.
+  for (size_t i = 0; i < nby; ++i) {
+    auto lhs = std::make_unique<Expr>();
+    lhs->kind = Expr::Attr;
+    lhs->pos = agg.by[i]->pos;
+    lhs->text = name;
+    lhs->attr = "b" + std::to_string(i + 1);
+    auto eq = std::make_unique<Expr>();
+    eq->kind = Expr::Binary;
+    eq->op = "=";
+    eq->pos = agg.by[i]->pos;
+    eq->args.push_back(std::move(lhs));
+    eq->args.push_back(frontend::clone(*agg.by[i]));
+    joins->push_back(std::move(eq));
+  }
+  auto e = std::make_unique<Expr>();
+  e->kind = Expr::Attr;
+  e->pos = agg.pos;
+  e->text = name;
+  e->attr = "value";
+  return e;
+}
+
+}  // namespace quelkit::harness

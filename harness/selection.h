@@ -1,0 +1,83 @@
+// Selection with and without a branch (--selection): how a fused page kernel
+// turns a tuple's qualification into a row of the result.
+//   branch    the qualification decides by control flow (short-circuit) whether
+//             the tuple is projected: cheap when the outcome is predictable
+//             (almost every tuple qualifies, or almost none), a misprediction
+//             per surprise otherwise.
+//   nobranch  the qualification is computed as a value, the row is written for
+//             every tuple and the output cursor advances by that value: no
+//             data-dependent branch. Only what cannot raise is computed
+//             speculatively (the catalogue's ERRORS column says which operators
+//             can): a part of the qualification that can raise is evaluated
+//             under its short-circuit guard, and targets that can raise are
+//             projected only for a qualifying tuple, so nobranch raises exactly
+//             what branch raises.
+//   auto      the scan runs the first pages with branch and measures the
+//             fraction of tuples that qualified: between kAutoLow and
+//             kAutoHigh, nobranch runs the rest. Outside that band branch is
+//             usually right (the outcome is predictable), but not always: in
+//             `a and b` with a 50% `a` and a 0% whole, `a` is a coin toss. So
+//             on a relation of at least kAutoTimedPages pages the scan then
+//             times the next pages alternately in both selections and keeps
+//             nobranch only if it was clearly faster (AutoProbe below).
+// Back ends without a page kernel evaluate tuple at a time and have no
+// selection ("" in --stats).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace quelkit::harness {
+
+enum class Selection : uint8_t { Auto, Branch, NoBranch };
+
+const char* selection_name(Selection s);  // "auto", "branch", "nobranch"
+bool parse_selection(std::string_view name, Selection* out);
+
+// auto: pages probed with branch before choosing (at least kAutoProbeTuples
+// live tuples, at most kAutoProbePages pages), and the band of measured
+// selectivity where nobranch is chosen.
+constexpr uint32_t kAutoProbePages = 8;
+constexpr uint64_t kAutoProbeTuples = 128;
+constexpr double kAutoLow = 0.05, kAutoHigh = 0.95;
+// The timed probe: only on relations of kAutoTimedPages pages or more (where
+// generating the other variant is paid back); kernel calls alternate between
+// the selections until each has run kAutoTimedTuples tuples (at most
+// kAutoTimedCalls calls); nobranch is kept if its ns per tuple is below
+// kAutoTimedGain times branch's.
+constexpr uint32_t kAutoTimedPages = 256;
+constexpr uint64_t kAutoTimedTuples = 1024;
+constexpr uint32_t kAutoTimedCalls = 64;
+constexpr double kAutoTimedGain = 0.9;
+
+// The choice auto makes for a measured fraction of qualifying tuples.
+Selection auto_choice(uint64_t qualified, uint64_t scanned);
+
+// Auto's decision over a scan, fed by the scan after each kernel call. Pure
+// (no clock of its own), so its rule is tested with made-up figures.
+class AutoProbe {
+ public:
+  // relation_pages: how many pages the scan may visit (a bound).
+  explicit AutoProbe(uint32_t relation_pages) : timed_ok_(relation_pages >= kAutoTimedPages) {}
+  bool deciding() const { return phase_ != Phase::Done; }
+  // The selection the next kernel call should run.
+  Selection next() const;
+  // A call ran `live` tuples over `pages` pages in selection s, `qualified`
+  // of them qualified, in `ns` (measured only while timing()).
+  void ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns, uint32_t pages);
+  bool timing() const { return phase_ == Phase::Timed; }
+  // After deciding: what runs the rest of the scan.
+  Selection chosen() const { return chosen_; }
+
+ private:
+  enum class Phase : uint8_t { Count, Timed, Done };
+  Phase phase_ = Phase::Count;
+  bool timed_ok_;
+  uint32_t pages_ = 0, calls_ = 0;
+  uint64_t scanned_ = 0, qualified_ = 0;
+  uint64_t ns_[2] = {}, tuples_[2] = {};  // timed: branch, nobranch
+  Selection chosen_ = Selection::Branch;
+};
+
+}  // namespace quelkit::harness

@@ -1,0 +1,139 @@
+// QUEL aggregates end to end on every back end: simple aggregates and their
+// unique variants, every aggregate over no rows, aggregate functions whose by
+// groups the inner qualification empties, aggregates in a qualification, the
+// i4 sum's overflow (same error, same position), and what may not be written.
+#include <gtest/gtest.h>
+
+#include "support.h"
+
+namespace quelkit::test {
+namespace {
+
+// Five employees in three departments; n holds values whose i4 sum overflows.
+const char* const kEmp = R"(
+create emp (name = c10, dept = c4, salary = f4, age = i2, n = i4)
+append to emp (name = "ann", dept = "toy", salary = 1000.5, age = 30, n = 2000000000)
+append to emp (name = "bob", dept = "shoe", salary = 900, age = 41, n = 2000000000)
+append to emp (name = "cy", dept = "toy", salary = 1200, age = 25, n = -5)
+append to emp (name = "dee", dept = "shoe", salary = 900, age = 30, n = 7)
+append to emp (name = "eve", dept = "hat", salary = 50, age = 60, n = 1)
+range of e is emp
+)";
+
+class Aggregates : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    auto r = k_.run(kEmp);
+    ASSERT_TRUE(r.ok) << r.err;
+  }
+  // The CSV a statement prints (header included), or the error text.
+  std::string csv(const std::string& stmt) {
+    auto r = k_.run(stmt);
+    return r.ok ? r.out : r.err;
+  }
+  Kit k_{GetParam()};
+};
+
+TEST_P(Aggregates, SimpleAggregatesAndUniqueVariants) {
+  EXPECT_EQ(csv("retrieve (c = count(e.age), cu = countu(e.salary), s = sum(e.age), su = sumu(e.age), "
+                "a = avg(e.age), au = avgu(e.age), mi = min(e.name), ma = max(e.salary), "
+                "y = any(e.age where e.age > 50))"),
+            "c,cu,s,su,a,au,mi,ma,y\n5,4,186,156,37.2,39.0,ann,1200.0,1\n");
+}
+
+TEST_P(Aggregates, EveryAggregateOverNoRows) {
+  // count, countu, sum, sumu, any: 0; avg, avgu: 0.0; min and max: 0, or blanks.
+  EXPECT_EQ(csv("retrieve (c = count(e.age where e.age > 100), cu = countu(e.salary where e.age > 100), "
+                "s = sum(e.age where e.age > 100), su = sumu(e.age where e.age > 100), "
+                "a = avg(e.age where e.age > 100), au = avgu(e.age where e.age > 100), "
+                "mi = min(e.name where e.age > 100), ma = max(e.salary where e.age > 100), "
+                "y = any(e.age where e.age > 100), fs = sum(e.salary where e.age > 100))"),
+            "c,cu,s,su,a,au,mi,ma,y,fs\n0,0,0,0,0.0,0.0,,0.0,0,0.0\n");
+}
+
+TEST_P(Aggregates, ByGroupsEmptiedByTheInnerQualificationStillExist) {
+  // toy's tuples are all 35 or younger: its group is there, with count 0.
+  // One row per tuple of e, not one per group.
+  EXPECT_EQ(csv("retrieve (e.name, n = count(e.age by e.dept where e.age > 35), "
+                "s = sum(e.age by e.dept where e.age > 35), a = avg(e.salary by e.dept where e.age > 35), "
+                "mi = min(e.name by e.dept where e.age > 35), y = any(e.age by e.dept where e.age > 35)) "
+                "sort by name"),
+            "name,n,s,a,mi,y\nann,0,0,0.0,,0\nbob,1,41,900.0,bob,1\ncy,0,0,0.0,,0\n"
+            "dee,1,41,900.0,bob,1\neve,1,60,50.0,eve,1\n");
+  // retrieve unique: one row per group.
+  EXPECT_EQ(csv("retrieve unique (e.dept, n = countu(e.salary by e.dept)) sort by dept"),
+            "dept,n\nhat,1\nshoe,1\ntoy,2\n");
+  // Every group emptied.
+  EXPECT_EQ(csv("retrieve unique (e.dept, n = count(e.age by e.dept where e.age > 100), "
+                "a = avg(e.age by e.dept where e.age > 100)) sort by dept"),
+            "dept,n,a\nhat,0,0.0\nshoe,0,0.0\ntoy,0,0.0\n");
+}
+
+TEST_P(Aggregates, InTheQualification) {
+  EXPECT_EQ(csv("retrieve (e.name) where e.age > avg(e.age) sort by name"), "name\nbob\neve\n");
+  EXPECT_EQ(csv("retrieve (e.name) where e.age = max(e.age by e.dept) sort by name"), "name\nann\nbob\neve\n");
+}
+
+TEST_P(Aggregates, IntegerSumOverflowIsARuntimeErrorAtTheAggregate) {
+  auto r = k_.run("retrieve (s = sum(e.n))");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("t.quel:1:15: error: integer overflow in sum"), std::string::npos) << r.err;
+  // In a by group that stays in range, no error.
+  EXPECT_EQ(csv("retrieve unique (e.dept, s = sum(e.n by e.dept)) sort by dept"),
+            "dept,s\nhat,1\nshoe,2000000007\ntoy,1999999995\n");
+  r = k_.run("retrieve (s = sum(e.n by e.age / 100))");  // one group: all five
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("1:15: error: integer overflow in sum"), std::string::npos) << r.err;
+  // A failed statement leaves no temporary relation and no range variable behind.
+  for (const auto& n : k_.session().catalog().names()) EXPECT_EQ(n.find('#'), std::string::npos) << n;
+  EXPECT_EQ(k_.session().ranges().vars.size(), 1u);
+}
+
+TEST_P(Aggregates, UpdatesSeeTheRelationAsItWas) {
+  auto r = k_.run("delete e where e.age < avg(e.age)\nretrieve (c = count(e.name), a = avg(e.age))");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_NE(r.out.find("c,a\n2,50.5\n"), std::string::npos) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, Aggregates, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
+
+TEST(AggregateErrors, NestedAndNonNumericAreBindErrors) {
+  Kit k;
+  k.add_parts(10);
+  auto r = k.run("range of p is parts\nretrieve (n = count(count(p.pnum)))");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("t.quel:2:21: error: an aggregate cannot appear inside another aggregate"),
+            std::string::npos)
+      << r.err;
+  r = k.run("retrieve (n = avg(p.pname))");
+  EXPECT_NE(r.err.find("avg needs a numeric argument, not c20"), std::string::npos) << r.err;
+}
+
+TEST(AggregateCountSink, TheAggregatesRowsAreStillProjected) {
+  // --sink count counts the statement's rows; its aggregates still need theirs.
+  Kit k;
+  k.set_count_sink();
+  k.add_parts(210);
+  auto r = k.run("range of p is parts\nretrieve (p.pnum) where p.qoh > avg(p.qoh) + 240");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_NE(r.out.find("(2 rows counted)"), std::string::npos) << r.out;
+}
+
+TEST(AggregateAgreement, EveryBackEndGivesTheSameRowsOnParts) {
+  // A session over every back end compares each statement's results bit for bit.
+  Kit k("all");
+  k.add_parts(210);
+  auto r = k.run(R"(
+    range of p is parts
+    range of q is parts
+    retrieve (n = count(p.pnum), s = sum(p.qoh where p.weight > 10), a = avg(p.qoh), m = max(p.pname))
+    retrieve (p.color, a = avg(p.qoh by p.color))
+    retrieve unique (p.color, n = count(p.pnum by p.color where p.qoh > 400)) sort by color
+    retrieve (p.pnum) where p.qoh > avg(p.qoh by p.color) + 200
+    retrieve (n = count(p.pnum where p.pnum = q.pnum and q.qoh > 250))
+  )");
+  EXPECT_TRUE(r.ok) << r.err;
+}
+
+}  // namespace
+}  // namespace quelkit::test

@@ -1,0 +1,85 @@
+// --selection (harness/selection.h): every back end with a page kernel runs
+// the selection it is asked for and says so in --stats; auto probes the first
+// pages and chooses by selectivity; nobranch computes speculatively nothing
+// that can raise, so a guarded division never fails. (That both selections
+// give the same rows and errors as every other back end is the corpus's and
+// difftest's business: test/difftest.)
+#include <gtest/gtest.h>
+
+#include "support.h"
+
+namespace quelkit::test {
+namespace {
+
+using harness::Selection;
+
+// Tuple-at-a-time back ends and modes (the interpreters, the JITs' qual mode)
+// have no page kernel and report no selection.
+bool has_kernel(const std::string& backend) {
+  return backend.rfind("interp", 0) != 0 && !backend.ends_with(":qual");
+}
+
+class Selections : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Selections, WhatRanIsWhatWasAsked) {
+  for (Selection sel : {Selection::Branch, Selection::NoBranch}) {
+    Kit k(GetParam());
+    k.set_selection(sel);
+    k.add_parts(210);
+    auto r = k.run(std::string("range of p is parts\n") + kPaperQueries[3]);
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(k.last_report().stats.selection, has_kernel(GetParam()) ? harness::selection_name(sel) : "");
+    EXPECT_EQ(k.last_report().stats.rows_out, 44u);
+  }
+}
+
+TEST_P(Selections, AutoChoosesBySelectivityOverTheFirstPages) {
+  if (!has_kernel(GetParam())) GTEST_SKIP() << GetParam() << " has no page kernel";
+  Kit k(GetParam());
+  k.add_parts(3360);
+  auto chosen = [&](const std::string& qual) {
+    auto r = k.run("range of p is parts\nretrieve (p.pnum) where " + qual);
+    EXPECT_TRUE(r.ok) << r.err;
+    return k.last_report().stats.selection;
+  };
+  EXPECT_EQ(chosen("p.qoh < log(9.5) * p.weight"), "auto:nobranch");  // 760 of 3360 qualify
+  EXPECT_EQ(chosen("p.qoh < 0"), "auto:branch");                      // none
+  EXPECT_EQ(chosen("p.qoh >= 0"), "auto:branch");                     // all
+  EXPECT_EQ(chosen("p.weight > 15"), "auto:nobranch");                // 2878 of 3360
+}
+
+TEST_P(Selections, NobranchRaisesNothingABranchWouldNot) {
+  Kit k(GetParam());
+  k.set_selection(Selection::NoBranch);
+  auto r = k.run(R"(create t (a = i4, b = i4)
+append to t (a = 0, b = 1)
+append to t (a = 2, b = 0)
+append to t (a = 0, b = 0)
+append to t (a = 5, b = 2147483647)
+range of t is t)");
+  ASSERT_TRUE(r.ok) << r.err;
+  // A target that divides by a zero the qualification excludes.
+  r = k.run("retrieve (x = 10 / t.a) where t.a != 0");
+  EXPECT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(k.last_report().stats.rows_out, 2u);
+  // Right operands of and / or that divide, behind their guards.
+  r = k.run("retrieve (t.b) where t.a != 0 and 10 / t.a > 1");
+  EXPECT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(k.last_report().stats.rows_out, 2u);
+  r = k.run("retrieve (t.b) where t.a = 0 or 10 / t.a > 2");
+  EXPECT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(k.last_report().stats.rows_out, 3u);
+  // An overflowing target of a tuple that does not qualify.
+  r = k.run("retrieve (y = t.b + 1) where t.a < 5");
+  EXPECT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(k.last_report().stats.rows_out, 3u);
+  // And what a branch raises, nobranch raises at the same tuple.
+  r = k.run("retrieve (x = 10 / t.a) where t.b >= 0");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("division by zero (relation t, tuple 1)"), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, Selections, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
+
+}  // namespace
+}  // namespace quelkit::test

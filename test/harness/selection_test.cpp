@@ -1,0 +1,69 @@
+// Auto selection's rule (harness/selection.h), fed made-up figures: the
+// selectivity band, the timed probe on large relations, and its verdicts.
+// Whether the kernels then run what was chosen is test/engine/selection_test.cpp's.
+#include <gtest/gtest.h>
+
+#include "harness/selection.h"
+
+namespace quelkit::test {
+namespace {
+
+using harness::AutoProbe;
+using harness::Selection;
+
+TEST(AutoSelection, NamesRoundTrip) {
+  for (Selection s : {Selection::Auto, Selection::Branch, Selection::NoBranch}) {
+    Selection back;
+    ASSERT_TRUE(harness::parse_selection(harness::selection_name(s), &back));
+    EXPECT_EQ(back, s);
+  }
+  Selection x;
+  EXPECT_FALSE(harness::parse_selection("sometimes", &x));
+}
+
+TEST(AutoSelection, MiddleSelectivityChoosesNobranchAfterTheFirstPages) {
+  AutoProbe p(10000);
+  EXPECT_EQ(p.next(), Selection::Branch);  // probing with branch
+  p.ran(Selection::Branch, 60, 30, 0, 2);
+  EXPECT_TRUE(p.deciding());  // 60 tuples: not enough yet
+  p.ran(Selection::Branch, 60, 30, 0, 2);
+  p.ran(Selection::Branch, 60, 31, 0, 2);
+  EXPECT_FALSE(p.deciding());
+  EXPECT_EQ(p.chosen(), Selection::NoBranch);
+  EXPECT_EQ(p.next(), Selection::NoBranch);
+}
+
+TEST(AutoSelection, ExtremeSelectivityOnASmallRelationKeepsBranch) {
+  AutoProbe p(harness::kAutoTimedPages - 1);
+  p.ran(Selection::Branch, 200, 0, 0, 7);
+  EXPECT_FALSE(p.deciding());
+  EXPECT_EQ(p.chosen(), Selection::Branch);
+  // Eight pages decide even with few tuples on them.
+  AutoProbe q(100);
+  for (int i = 0; i < 8; ++i) q.ran(Selection::Branch, 5, 5, 0, 1);
+  EXPECT_FALSE(q.deciding());
+  EXPECT_EQ(q.chosen(), Selection::Branch);
+}
+
+// On a large relation an extreme selectivity is timed: calls alternate, and
+// nobranch is kept only when clearly faster.
+TEST(AutoSelection, ExtremeSelectivityOnALargeRelationIsTimed) {
+  for (auto [branch_ns, nobranch_ns, want] : {std::tuple{4000, 2000, Selection::NoBranch},
+                                              std::tuple{2000, 1900, Selection::Branch},
+                                              std::tuple{2000, 3000, Selection::Branch}}) {
+    AutoProbe p(100000);
+    p.ran(Selection::Branch, 200, 1, 0, 7);
+    ASSERT_TRUE(p.timing());
+    int calls = 0;
+    while (p.deciding()) {
+      Selection s = p.next();
+      p.ran(s, 100, 0, s == Selection::Branch ? branch_ns : nobranch_ns, 4);
+      ASSERT_LE(++calls, int(harness::kAutoTimedCalls));
+    }
+    EXPECT_EQ(calls, 2 * int(harness::kAutoTimedTuples / 100 + 1)) << "each variant timed over enough tuples";
+    EXPECT_EQ(p.chosen(), want) << branch_ns << " vs " << nobranch_ns;
+  }
+}
+
+}  // namespace
+}  // namespace quelkit::test

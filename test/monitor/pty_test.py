@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""The terminal monitor as a user at a terminal meets it, driven through a
+pseudo-terminal (the standard library's pty): Ctrl-C cancels a running
+statement and leaves every relation intact, clears the line at an idle
+prompt, Ctrl-D quits on a fresh line; the INGRES commands (\\g anywhere on a
+line, \\p, \\r, \\e, \\i, \\q); history in $HOME/.quelkit_history; an
+interactive session exits 0 after \\q whatever failed before; a cancelled
+gccjit compile leaves no /tmp/libgccjit-* directory. Without a terminal,
+Ctrl-C (SIGINT) cancels a script, which exits 130.
+
+Run by ctest, one test per case:  pty_test.py QUELKIT_BINARY [unittest names]
+"""
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+BIN = None
+PROMPT = b"* "
+
+
+class Terminal:
+    """quelkit on the slave side of a pseudo-terminal; we type on the master."""
+
+    def __init__(self, args, home, env=None):
+        environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TERM": "dumb", "LC_ALL": "C.UTF-8"}
+        environ.update(env or {})
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            try:
+                os.execve(BIN, [BIN] + args, environ)
+            finally:
+                os._exit(127)
+        self.out = b""
+        self.status = None
+
+    def read_until(self, what, timeout=60, start=0):
+        """Reads until `what` (bytes, or a compiled regex) appears after `start`; returns where it ends."""
+        deadline = time.time() + timeout
+        while True:
+            m = what.search(self.out, start) if hasattr(what, "search") else None
+            if m:
+                return m.end()
+            if not hasattr(what, "search"):
+                i = self.out.find(what, start)
+                if i >= 0:
+                    return i + len(what)
+            left = deadline - time.time()
+            if left <= 0:
+                raise AssertionError("timed out waiting for %r; the terminal shows:\n%s" % (what, self.text()))
+            r, _, _ = select.select([self.fd], [], [], min(left, 0.5))
+            if r:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    raise AssertionError("quelkit ended while waiting for %r:\n%s" % (what, self.text()))
+                self.out += chunk
+
+    def prompt(self, start=0):
+        return self.read_until(PROMPT, start=start)
+
+    def type(self, text):
+        os.write(self.fd, text.encode() if isinstance(text, str) else text)
+
+    def wait(self, timeout=60):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                r, _, _ = select.select([self.fd], [], [], 0.2)
+                if r:
+                    chunk = os.read(self.fd, 65536)
+                    self.out += chunk
+            except OSError:
+                pass
+            pid, st = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = os.waitstatus_to_exitcode(st)
+                return self.status
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        raise AssertionError("quelkit did not exit:\n" + self.text())
+
+    def text(self):
+        return self.out.decode("utf-8", "replace")
+
+    def close(self):
+        if self.status is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except OSError:
+                pass
+        os.close(self.fd)
+
+
+class MonitorTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory(prefix="quelkit-pty-")
+        self.home = self.dir.name
+        self.terms = []
+
+    def tearDown(self):
+        for t in self.terms:
+            t.close()
+        self.dir.cleanup()
+
+    def start(self, *args, env=None):
+        t = Terminal(list(args), self.home, env)
+        self.terms.append(t)
+        t.prompt()
+        return t
+
+    def test_ctrl_c_cancels_the_running_statement(self):
+        t = self.start("--parts", "3000")
+        at = len(t.out)
+        t.type("range of a is parts\nrange of b is parts\nrange of c is parts\n")
+        t.type("retrieve (a.pnum, b.pnum, c.pnum) where a.qoh + b.qoh + c.qoh < 0\n\\g\n")
+        time.sleep(1.0)  # 2.7e10 combinations: it is running, nowhere near done
+        sent = time.time()
+        t.type(b"\x03")
+        end = t.read_until(re.compile(rb"<monitor:1>:4:1: error: cancelled\r?\n"), start=at)
+        self.assertLess(time.time() - sent, 10, "the statement took too long to notice Ctrl-C")
+        t.prompt(start=end)
+        # Every relation is intact and the session goes on.
+        at = len(t.out)
+        t.type("help parts\n\\g\n")
+        t.read_until(b"Tuples:              3000", start=at)
+        at = len(t.out)
+        t.type("range of p is parts\nretrieve (p.pnum) where p.pnum > 2995 \\g\n")
+        t.read_until(b"(5 rows)", start=at)
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+
+    def test_ctrl_c_at_the_prompt_clears_the_line(self):
+        t = self.start()
+        t.type("retrieve (x = 1)")
+        time.sleep(0.3)
+        at = len(t.out)
+        t.type(b"\x03")
+        t.read_until(b"^C", start=at)
+        t.prompt(start=at)
+        at = len(t.out)
+        t.type("retrieve (y = 2)\n\\g\n")
+        end = t.read_until(b"(1 row)", start=at)
+        shown = t.out[at:end]
+        self.assertIn(b"|y|", shown)
+        self.assertNotIn(b"|x|", shown)
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+
+    def test_ctrl_d_quits_on_a_fresh_line(self):
+        t = self.start()
+        at = len(t.out)
+        t.type(b"\x04")
+        self.assertEqual(t.wait(), 0)
+        self.assertTrue(t.out[at:].endswith(b"\n"), t.text())
+
+    def test_go_anywhere_on_a_line_print_and_reset(self):
+        t = self.start()
+        at = len(t.out)
+        t.type("retrieve (x = 1) \\g\n")
+        t.read_until(b"(1 row)", start=at)
+        at = len(t.out)
+        t.type('retrieve (s = "a \\\\g b")\n\\p\n')
+        t.read_until(b'retrieve (s = "a \\\\g b")\r\n', start=at + 30)  # \p echoes the buffer, \g in a string is text
+        t.type("\\r\n\\p\n\\g\nretrieve (z = 3)\n\\g\n")
+        end = t.read_until(b"(1 row)", start=at)
+        self.assertNotIn(b"|s", t.out[at:end])  # \r dropped it
+        self.assertIn(b"|z|", t.out[at:end])
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+
+    def test_quit_exits_zero_after_a_failed_statement(self):
+        t = self.start()
+        at = len(t.out)
+        t.type("retrieve (x = 1 / 0) \\g\n")
+        t.read_until(b"error: division by zero", start=at)
+        t.prompt(start=at)
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+
+    def test_history_is_kept_in_home(self):
+        t = self.start()
+        at = len(t.out)
+        t.type("retrieve (h = 7) \\g\n")
+        t.read_until(b"(1 row)", start=at)
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+        with open(os.path.join(self.home, ".quelkit_history"), encoding="utf-8", errors="replace") as f:
+            # libedit's history file escapes blanks and backslashes (vis(3)).
+            text = f.read().replace("\\040", " ").replace("\\134", "\\")
+            self.assertIn("retrieve (h = 7)", text)
+        # A new session finds it: Ctrl-P (previous line) and Enter run it again.
+        t2 = self.start()
+        at = len(t2.out)
+        t2.type(b"\x10\r")
+        t2.read_until(b"|h|", start=at)
+        t2.type("\\q\n")
+        self.assertEqual(t2.wait(), 0)
+
+    def test_edit_the_buffer_in_editor(self):
+        editor = os.path.join(self.home, "editor.sh")
+        with open(editor, "w") as f:
+            f.write('#!/bin/sh\ngrep -q "retrieve (before = 1)" "$1" || exit 3\n'
+                    'echo "retrieve (edited = 5)" > "$1"\n')
+        os.chmod(editor, 0o755)
+        t = self.start(env={"EDITOR": editor})
+        at = len(t.out)
+        t.type("retrieve (before = 1)\n\\e\n\\g\n")
+        end = t.read_until(b"(1 row)", start=at)
+        self.assertIn(b"|edited|", t.out[at:end])
+        self.assertNotIn(b"|before|", t.out[at:end])
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+
+    def test_include_a_file(self):
+        path = os.path.join(self.home, "inc.quel")
+        with open(path, "wb") as f:
+            f.write(b"\xef\xbb\xbfretrieve (inc = 3)\n")  # a byte-order mark is not text
+        t = self.start()
+        at = len(t.out)
+        t.type("\\i %s\n\\g\n" % path)
+        end = t.read_until(b"(1 row)", start=at)
+        self.assertIn(b"|inc|", t.out[at:end])
+        at = len(t.out)
+        t.type("\\i %s\n" % self.home)  # a directory
+        t.read_until(b"error: is a directory", start=at)
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+
+    def test_cancelled_gccjit_compile_leaves_no_temporary_files(self):
+        probe = subprocess.run([BIN, "-b", "gccjit", "-e", "retrieve (a = 1)"], capture_output=True)
+        if probe.returncode == 2:
+            self.skipTest("gccjit back end not built")
+        tmp = os.path.join(self.home, "tmp")
+        os.mkdir(tmp)
+        t = self.start("--parts", "3000", "-b", "gccjit", "--jit-opt", "3", env={"TMPDIR": tmp})
+        # A long expression keeps GCC busy for a while; then a join that runs for hours.
+        expr = " + ".join("(a.qoh * %d - b.weight / %d)" % (i, i + 1) for i in range(1, 400))
+        at = len(t.out)
+        t.type("range of a is parts\nrange of b is parts\nrange of c is parts\n")
+        t.type("retrieve (x = %s, c.pnum) where a.qoh + b.qoh + c.qoh < 0\n\\g\n" % expr)
+        time.sleep(0.5)
+        t.type(b"\x03")
+        end = t.read_until(re.compile(rb"error: cancelled\r?\n"), start=at, timeout=120)
+        t.prompt(start=end)
+        at = len(t.out)
+        t.type("help parts\n\\g\n")
+        t.read_until(b"Tuples:              3000", start=at)
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+        self.assertEqual([n for n in os.listdir(tmp) if n.startswith("libgccjit-")], [])
+
+    def test_sigint_cancels_a_script_which_exits_130(self):
+        script = os.path.join(self.home, "long.quel")
+        with open(script, "w") as f:
+            f.write("range of a is parts\nrange of b is parts\nrange of c is parts\n"
+                    "retrieve (a.pnum) where a.qoh + b.qoh + c.qoh < 0\n"
+                    "retrieve (never = 1)\n")
+        p = subprocess.Popen([BIN, "--parts", "3000", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn(b"long.quel:4:1: error: cancelled", err)
+        self.assertNotIn(b"never", out)
+
+
+if __name__ == "__main__":
+    BIN = os.path.abspath(sys.argv[1])
+    unittest.main(argv=[sys.argv[0]] + sys.argv[2:], verbosity=2)
