@@ -2,23 +2,28 @@
 // (its QUEL text, from the report's table) and registered for every back end,
 // mode and size as paper/<query>/<backend:mode>/<tuples>. Prepare and run are
 // timed apart: prepare/<query>/<backend:mode> times a cold preparation, and
-// paper/... times execution with a warm plan cache.
+// paper/... times execution with a warm plan cache. Minimum time, repetitions
+// and the statistics of repetitions are the timing module's (harness/measure.h),
+// so these figures and `quelkit paper`'s are taken alike.
 #include <benchmark/benchmark.h>
 
 #include <map>
 #include <memory>
 #include <sstream>
 
-#include "bench/reference.h"
-#include "cli/backends.h"
-#include "cli/report.h"
-#include "cli/sqlite_ref.h"
+#include "bench/measure/reference.h"
+#include "bench/measure/backends.h"
+#include "bench/measure/paper_queries.h"
+#include "bench/measure/sqlite_ref.h"
 #include "frontend/frontend.h"
+#include "harness/measure.h"
 #include "harness/parts.h"
 #include "harness/session.h"
 
 using namespace quelkit;
 using namespace quelkit::harness;
+using quelkit::harness::kDefaultMinSeconds;
+using quelkit::harness::kDefaultReps;
 
 namespace {
 
@@ -60,11 +65,14 @@ void bm_paper(benchmark::State& state, const PaperQuerySpec* pq, std::string bac
     state.SkipWithError(warm.error.message.c_str());
     return;
   }
+  // Timed by the statement's own run_ns (manual time): prepare and the
+  // checksum's verification are off the clock, as in the report.
   uint64_t checksum = 0;
   for (auto _ : state) {
     Result res = f.session->evaluate(f.q, r, f.src, false);
     checksum = res.checksum.sum;
     benchmark::DoNotOptimize(checksum);
+    state.SetIterationTime(double(res.stats.run_ns) * 1e-9);
   }
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
   state.counters["rows"] = double(warm.nrows());
@@ -92,13 +100,14 @@ void bm_reference(benchmark::State& state, const PaperQuerySpec* pq, uint64_t n)
   Fixture& f = fixture(*pq, n, "interp");
   const Relation& rel = *f.session->catalog().find("parts");
   bench::ReferenceResult rr;
+  rr.verify = false;  // the checksum is off the clock, as the engine's
   std::string err;
   for (auto _ : state) {
     if (!bench::run_reference(pq->id[0], rel, &rr, &err)) {
       state.SkipWithError(err.c_str());
       return;
     }
-    benchmark::DoNotOptimize(rr.checksum);
+    benchmark::DoNotOptimize(rr.rows);
   }
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
   state.counters["rows"] = double(rr.rows);
@@ -122,6 +131,20 @@ void bm_sqlite(benchmark::State& state, const PaperQuerySpec* pq, uint64_t n) {
   state.counters["rows"] = double(rows);
 }
 
+// The timing module's settings and statistics on a registered benchmark:
+// median (the figure), min, max and spread over the repetitions.
+double stat_min(const std::vector<double>& v) { return harness::summarise(v).min; }
+double stat_max(const std::vector<double>& v) { return harness::summarise(v).max; }
+double stat_spread(const std::vector<double>& v) { return harness::summarise(v).spread; }
+
+benchmark::internal::Benchmark* timed(benchmark::internal::Benchmark* b) {
+  return b->MinTime(kDefaultMinSeconds)
+      ->Repetitions(kDefaultReps)
+      ->ComputeStatistics("min", stat_min)
+      ->ComputeStatistics("max", stat_max)
+      ->ComputeStatistics("spread", stat_spread, benchmark::StatisticUnit::kPercentage);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,12 +160,10 @@ int main(int argc, char** argv) {
                                                : std::vector<uint64_t>{1, 210, 3360, 100000, 1000000, 10000000};
     for (uint64_t n : all_sizes) {
       if (bench::has_reference(pq.id[0]))
-        benchmark::RegisterBenchmark(("reference/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(),
-                                     bm_reference, &pq, n)
-            ->MinTime(0.1);
-      benchmark::RegisterBenchmark(("sqlite/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(), bm_sqlite,
-                                   &pq, n)
-          ->MinTime(0.1);
+        timed(benchmark::RegisterBenchmark(("reference/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(),
+                                     bm_reference, &pq, n));
+      timed(benchmark::RegisterBenchmark(("sqlite/" + std::string(pq.id) + "/" + std::to_string(n)).c_str(),
+                                         bm_sqlite, &pq, n));
     }
     for (const auto& l : labels) {
       benchmark::RegisterBenchmark(("prepare/" + std::string(pq.id) + "/" + l).c_str(), bm_prepare, &pq, l);
@@ -150,9 +171,9 @@ int main(int argc, char** argv) {
         for (bool hash : {false, true}) {
           if (hash && !pq.keyed) continue;
           std::string q = std::string(pq.id) + (hash ? "-hash" : "");
-          benchmark::RegisterBenchmark(("paper/" + q + "/" + l + "/" + std::to_string(n)).c_str(), bm_paper, &pq, l,
-                                       n, hash)
-              ->MinTime(0.1);
+          timed(benchmark::RegisterBenchmark(("paper/" + q + "/" + l + "/" + std::to_string(n)).c_str(), bm_paper,
+                                             &pq, l, n, hash))
+              ->UseManualTime();
         }
     }
   }

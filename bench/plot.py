@@ -5,8 +5,15 @@
 
 writes next to the report, as PNG and SVG:
   per_tuple.{png,svg}   ns per tuple against relation size per back end, one
-                        panel per query, log-log: where a compiling back end's
-                        line crosses the interpreter's is its break-even
+                        panel per query, log-log: warm statement time, prepare
+                        excluded, so these lines need not cross
+  one_off.{png,svg}     one-off cost per tuple, (prepare + statement) / tuples,
+                        against relation size for every back end, heap queries:
+                        where a compiling back end's line crosses the
+                        interpreter's is its break-even (the report's
+                        break-even rows can be read off it). Prepare is the
+                        first-in-process one for (d), where the report measured
+                        it, and the warm-process one elsewhere (the title says)
   compile.{png,svg}     compile (cold prepare) time per back end and --jit-opt level
 Needs Debian's python3-matplotlib (`./kit paper --plots` installs it).
 """
@@ -27,8 +34,11 @@ def save(fig, out_dir, name):
     plt.close(fig)
 
 
+REFERENCES = ("reference", "sqlite", "scan (walk only)", "floor (stream)")
+
+
 def plot_per_tuple(data, out_dir):
-    results = data["results"]
+    results = [r for r in data["results"] if r.get("sink", "rows") == "rows"]
     # One panel per query and storage structure (the keyed queries run on
     # ISAM and on hash); reports written before "structure" existed are ISAM.
     def structure(r):
@@ -45,7 +55,7 @@ def plot_per_tuple(data, out_dir):
         for b in backends:
             pts = sorted((r["tuples"], r["per_tuple_ns"]) for r in mine if r["backend"] == b)
             xs, ys = zip(*pts)
-            style = "--" if b in ("reference", "sqlite") else "-"
+            style = "--" if b in REFERENCES else "-"
             ax.plot(xs, ys, style, marker="o", markersize=3, label=b)
         ax.set_title(f"({q})" + (" heap" if st == "heap" else f" wide, {st.upper()}"))
         ax.set_xscale("log")
@@ -64,6 +74,35 @@ def plot_per_tuple(data, out_dir):
     fig.legend(list(seen.values()), list(seen.keys()), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(seen), 5))
     fig.suptitle("quelkit paper: ns per tuple against relation size\n" + data.get("machine", ""), fontsize=9)
     save(fig, out_dir, "per_tuple")
+
+
+def plot_one_off(data, out_dir):
+    first = data.get("first_prepare_ns", {})
+    results = [r for r in data["results"]
+               if r.get("sink", "rows") == "rows" and r["structure"] == "heap" and r["backend"] not in REFERENCES]
+    queries = sorted({r["query"] for r in results})
+    if not queries:
+        return
+    fig, axes = plt.subplots(1, len(queries), figsize=(5 * len(queries), 4), squeeze=False, constrained_layout=True)
+    for ax, q in zip(axes[0], queries):
+        mine = [r for r in results if r["query"] == q]
+        use_first = q == "d" and bool(first)
+        for b in dict.fromkeys(r["backend"] for r in mine):
+            prep = first.get(b) if use_first else None
+            pts = sorted((r["tuples"], ((prep if prep is not None else r["prepare_ns"]) + r["statement_ns"]) / r["tuples"])
+                         for r in mine if r["backend"] == b)
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, "-", marker="o", markersize=3, label=b)
+        ax.set_title(f"({q}) heap, prepare " + ("first-in-process" if use_first else "warm-process"))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("tuples in the relation")
+        ax.set_ylabel("ns per tuple, (prepare + statement) / tuples")
+        ax.grid(True, which="both", alpha=0.3)
+    h, l = axes[0][0].get_legend_handles_labels()
+    fig.legend(h, l, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(l), 5))
+    fig.suptitle("quelkit paper: one-off cost per tuple (crossings are break-evens)\n" + data.get("machine", ""), fontsize=9)
+    save(fig, out_dir, "one_off")
 
 
 def plot_compile(data, out_dir):
@@ -99,8 +138,9 @@ def main():
     with open(os.path.join(out_dir, "paper.json")) as f:
         data = json.load(f)
     plot_per_tuple(data, out_dir)
+    plot_one_off(data, out_dir)
     plot_compile(data, out_dir)
-    print(f"plots: {out_dir}/per_tuple.png .svg, {out_dir}/compile.png .svg")
+    print(f"plots: {out_dir}/per_tuple, one_off and compile (.png .svg)")
     return 0
 
 

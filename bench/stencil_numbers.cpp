@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/backends.h"
-#include "cli/report.h"
+#include "bench/measure/backends.h"
+#include "bench/measure/paper_queries.h"
 #include "frontend/frontend.h"
 #include "harness/measure.h"
 #include "harness/parts.h"

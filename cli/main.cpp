@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/backends.h"
+#include "bench/measure/backends.h"
 #include "cli/difftest/difftest.h"
 #include "cli/monitor.h"
 #include "cli/profile.h"

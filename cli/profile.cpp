@@ -13,12 +13,12 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/backends.h"
+#include "bench/measure/backends.h"
 #include "cli/profile/child.h"
 #include "cli/profile/launch.h"
 #include "cli/profile/options.h"
 #include "cli/profile/print.h"
-#include "cli/report.h"
+#include "bench/measure/paper_queries.h"
 
 namespace quelkit::profile {
 

@@ -1,4 +1,4 @@
-// Timing loops and the machine description for reports (measure.h).
+// The timing module and the machine description for reports (measure.h).
 #include "harness/measure.h"
 
 #include <algorithm>
@@ -18,34 +18,89 @@ uint64_t now_ns() {
                       .count());
 }
 
-Measurement measure(const std::function<void()>& run, int reps, double min_seconds) {
-  // Calibrate: one run tells how many fit in min_seconds (at least one).
-  uint64_t t0 = now_ns();
+Stats summarise(std::vector<double> v) {
+  Stats s;
+  s.n = int(v.size());
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  s.median = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  s.min = v.front();
+  s.max = v.back();
+  s.spread = s.median != 0 ? (s.max - s.min) / s.median : 0;
+  return s;
+}
+
+namespace {
+
+// Runs per repetition so that one lasts at least min_seconds: one timed run
+// tells how many fit (at least one).
+uint64_t calibrate(const std::function<void()>& run, double min_seconds, const Clock& clock) {
+  const uint64_t t0 = clock();
   run();
-  uint64_t one = std::max<uint64_t>(now_ns() - t0, 1);
+  const uint64_t one = std::max<uint64_t>(clock() - t0, 1);
+  return std::max<uint64_t>(1, uint64_t(min_seconds * 1e9 / double(one)));
+}
+
+// One repetition: iters runs, ns per run. A repetition that took less than
+// half the minimum (the first estimate was pessimistic) grows iters and is
+// taken again.
+double repetition(const std::function<void()>& run, uint64_t& iters, double min_seconds, const Clock& clock) {
   const double min_ns = min_seconds * 1e9;
-  uint64_t iters = std::max<uint64_t>(1, uint64_t(min_ns / double(one)));
-  std::vector<double> per;
-  for (int r = 0; r < reps; ++r) {
-    uint64_t s = now_ns();
+  for (;;) {
+    const uint64_t s = clock();
     for (uint64_t i = 0; i < iters; ++i) run();
-    uint64_t e = now_ns() - s;
-    // Too short (the first estimate was pessimistic): grow and redo.
+    const uint64_t e = clock() - s;
     if (double(e) < min_ns * 0.5 && iters < (uint64_t(1) << 40)) {
       iters = uint64_t(double(iters) * min_ns / std::max<double>(double(e), 1.0)) + 1;
-      --r;
       continue;
     }
-    per.push_back(double(e) / double(iters));
+    return double(e) / double(iters);
   }
-  std::sort(per.begin(), per.end());
-  Measurement m;
-  m.reps = reps;
+}
+
+void finish(Measurement& m, uint64_t iters) {
+  const Stats s = summarise(m.samples);
+  m.reps = s.n;
   m.iters = iters;
-  m.min_ns = per.front();
-  m.max_ns = per.back();
-  m.median_ns = per[per.size() / 2];
-  return m;
+  m.median_ns = s.median;
+  m.min_ns = s.min;
+  m.max_ns = s.max;
+}
+
+}  // namespace
+
+Measurement measure(const std::function<void()>& run, const Timing& t, const Clock& c) {
+  return measure_interleaved({run}, t, c)[0];
+}
+
+Measurement measure(const std::function<void()>& run, int reps, double min_seconds) {
+  Timing t;
+  t.reps = reps;
+  t.min_seconds = min_seconds;
+  return measure(run, t);
+}
+
+std::vector<Measurement> measure_interleaved(const std::vector<std::function<void()>>& runs, const Timing& t,
+                                             const Clock& c) {
+  const Clock clock = c ? c : Clock(now_ns);
+  std::vector<uint64_t> iters(runs.size());
+  for (size_t j = 0; j < runs.size(); ++j) {
+    for (int w = 0; w < t.warmup; ++w) runs[j]();
+    iters[j] = calibrate(runs[j], t.min_seconds, clock);
+  }
+  std::vector<Measurement> out(runs.size());
+  for (int r = 0; r < std::max(1, t.reps); ++r)
+    for (size_t j = 0; j < runs.size(); ++j) out[j].samples.push_back(repetition(runs[j], iters[j], t.min_seconds, clock));
+  for (size_t j = 0; j < runs.size(); ++j) finish(out[j], iters[j]);
+  return out;
+}
+
+Stats ratio(const Measurement& a, const Measurement& b) {
+  std::vector<double> v;
+  for (size_t i = 0; i < a.samples.size() && i < b.samples.size(); ++i)
+    if (b.samples[i] > 0) v.push_back(a.samples[i] / b.samples[i]);
+  return summarise(v);
 }
 
 static std::string read_first(const std::string& path) {

@@ -1,25 +1,61 @@
-// Timing for the kit. measure() is what `quelkit paper` reports: each
-// repetition runs the work in a loop for at least `min_seconds`, the per-run
-// time is elapsed / iterations, and the figure is the median over `reps`
-// repetitions (min and max kept as the spread). `--repeat K` does not use it
-// (it times K single runs, see docs/stats.md), nor does the Google Benchmark
-// suite (bench/, which has its own loop of at least 0.1 s per benchmark).
-// now_ns() is the one clock every phase timer reads.
+// The kit's one timing module: warm-up, minimum time, repetition count and the
+// statistics of repetitions (median, min, max, spread). `quelkit paper`
+// measures with it, `--repeat K` summarises its K runs with it, and the Google
+// Benchmark binaries take their minimum time, repetitions and statistics from
+// it. It lives in the harness, the lowest layer, because --repeat is a session
+// option; bench/measure builds the report's measurement on it. The clock is a
+// parameter so a test can drive the loop with a fake one.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace quelkit::harness {
+
+// Defaults of every measured figure (the report's --reps and --min-time).
+constexpr int kDefaultReps = 5;
+constexpr double kDefaultMinSeconds = 0.1;
+
+struct Timing {
+  int reps = kDefaultReps;                 // repetitions; the figure is their median
+  double min_seconds = kDefaultMinSeconds; // each repetition loops the work at least this long
+  int warmup = 1;                          // untimed runs first (caches, plan cache, page faults)
+};
+
+// Median, min and max of samples; spread = (max - min) / median.
+struct Stats {
+  double median = 0, min = 0, max = 0, spread = 0;
+  int n = 0;
+};
+Stats summarise(std::vector<double> samples);
 
 struct Measurement {
   double median_ns = 0, min_ns = 0, max_ns = 0;  // per run
   int reps = 0;
-  uint64_t iters = 0;  // runs per repetition (last repetition)
+  uint64_t iters = 0;           // runs per repetition
+  std::vector<double> samples;  // per-run ns of each repetition, in the order taken
+  double spread() const { return median_ns > 0 ? (max_ns - min_ns) / median_ns : 0; }
 };
 
-Measurement measure(const std::function<void()>& run, int reps = 5, double min_seconds = 0.1);
+using Clock = std::function<uint64_t()>;  // ns, monotonic
+
+// One piece of work: warm-up runs, then `reps` repetitions of `iters` runs,
+// iters chosen so a repetition lasts at least min_seconds.
+Measurement measure(const std::function<void()>& run, const Timing& t = {}, const Clock& clock = {});
+Measurement measure(const std::function<void()>& run, int reps, double min_seconds);
+
+// Several pieces of work compared with each other: each is warmed up and
+// calibrated apart, then repetitions are interleaved (A B C A B C ...), so a
+// drift of the machine (frequency, a neighbour) falls on all of them alike.
+std::vector<Measurement> measure_interleaved(const std::vector<std::function<void()>>& runs, const Timing& t = {},
+                                             const Clock& clock = {});
+
+// The ratio a / b repetition by repetition (both from one interleaved
+// measurement): its median and spread, which is what a ratio of medians hides.
+Stats ratio(const Measurement& a, const Measurement& b);
+
 uint64_t now_ns();
 
 // CPU model, logical cores, cache sizes (from /proc/cpuinfo and sysfs), kernel.

@@ -18,6 +18,7 @@
 #include "harness/budget.h"
 #include "harness/checksum.h"
 #include "harness/csv.h"
+#include "harness/measure.h"
 #include "harness/runtime/runtime.h"
 #include "harness/rows.h"
 
@@ -181,11 +182,6 @@ Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceR
   return eng.evaluate(q, r, keep_rows);
 }
 
-static uint64_t median(std::vector<uint64_t> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   // A statement with aggregates is bound per runner, once its aggregates have
   // values (harness/aggregate.h); the first runner's binding is then applied.
@@ -218,7 +214,9 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     }
   } stats_at_end{this, reports_.size()};
   for (auto& r : runners_) {
-    std::vector<uint64_t> times;
+    // --repeat K: K single runs (no loop to a minimum time: a run is the
+    // statement), summarised by the timing module (measure.h).
+    std::vector<double> times;
     std::optional<AggregateScope> scope;
     std::optional<frontend::BoundQuery> local;
     if (aggregates) scope.emplace(*this, *r, s, src);
@@ -233,19 +231,20 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       first.stats.add_scan(scope->stats());
       first.stats.run_ns += scope->stats().run_ns;
     }
-    times.push_back(first.stats.run_ns);
+    times.push_back(double(first.stats.run_ns));
     for (int k = 1; k < opt_.repeat && first.ok && s.kind == Stmt::Retrieve; ++k)
-      times.push_back(evaluate(*q, *r, src, false).stats.run_ns + (scope ? scope->stats().run_ns : 0));
+      times.push_back(double(evaluate(*q, *r, src, false).stats.run_ns + (scope ? scope->stats().run_ns : 0)));
     if (local && !bound) bound = std::move(local);
+    const Stats ts = summarise(times);
     StmtReport rep;
     rep.stmt = stmt_no_;
     rep.line = s.pos.line;
     rep.backend = r->name();
     rep.mode = r->mode();
     rep.stats = first.stats;
-    rep.stats.run_ns = median(times);
-    rep.run_ns_min = *std::min_element(times.begin(), times.end());
-    rep.run_ns_max = *std::max_element(times.begin(), times.end());
+    rep.stats.run_ns = uint64_t(ts.median);
+    rep.run_ns_min = uint64_t(ts.min);
+    rep.run_ns_max = uint64_t(ts.max);
     if (!first.ok) rep.error = first.error.format();
     reports_.push_back(rep);
     results.push_back(std::move(first));

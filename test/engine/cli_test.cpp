@@ -107,7 +107,7 @@ TEST(Cli, PaperReportCoversHeapIsamAndHashAndAgreesWithTheOracle) {
   char dir[] = "/tmp/quelkit-paper-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   Out o = sh(kBin + " paper --sizes 210 --keyed-sizes 3360 --queries cef --reps 1 --min-time 0.001 "
-                    "-b interp,threaded --out " + dir);
+                    "--count-sizes= --children 1 -b interp,threaded --out " + dir);
   ASSERT_EQ(o.status, 0) << o.text;
   for (const char* title : {"Table 1: queries (a)-(d)", "ISAM on pnum", "hash on pnum", "break-even"})
     EXPECT_NE(o.text.find(title), std::string::npos) << title << "\n" << o.text;
@@ -126,6 +126,7 @@ TEST(Cli, PaperReportCoversHeapIsamAndHashAndAgreesWithTheOracle) {
     std::stringstream ss(line);
     for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
     ASSERT_GE(f.size(), 7u) << line;
+    if (f[4] == "scan (walk only)" || f[4] == "floor (stream)") continue;  // no result: the floors
     const std::string key = f[0] + "," + f[1] + "," + f[3];
     auto it = oracle.find(key);
     ASSERT_NE(it, oracle.end()) << line;

@@ -14,7 +14,7 @@
 #include <regex>
 #include <string>
 
-#include "cli/backends.h"
+#include "bench/measure/backends.h"
 #include "cli/profile/callgrind_reader.h"
 #include "cli/profile/classify.h"
 #include "cli/profile/perf_reader.h"

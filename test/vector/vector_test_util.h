@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/backends.h"
+#include "bench/measure/backends.h"
 #include "harness/parts.h"
 #include "harness/wisconsin.h"
 #include "harness/session.h"

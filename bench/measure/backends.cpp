@@ -1,6 +1,6 @@
 // The one list of built back ends. Optional ones are compiled in when CMake
 // found their dependencies (QUELKIT_HAVE_* definitions on the cli targets).
-#include "cli/backends.h"
+#include "bench/measure/backends.h"
 
 #include "interp/interp.h"
 #include "threaded/threaded.h"

@@ -1,0 +1,139 @@
+// The report's last block (report_parts.h): each conclusion of the paper
+// beside what this run's figures say, computed from the measured rows (and
+// from `quelkit profile --json` output for Table 3 when it is given), never
+// typed in.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/report_parts.h"
+
+namespace quelkit::report {
+
+namespace {
+
+bool native(const std::string& l) {
+  return l.rfind("llvm:", 0) == 0 || l.rfind("gccjit:", 0) == 0 || l.rfind("stencil:", 0) == 0;
+}
+bool threaded(const std::string& l) { return l.rfind("threaded:", 0) == 0; }
+
+// The fastest cell whose label passes `pick`.
+const Cell* fastest(const Row& r, bool (*pick)(const std::string&)) {
+  const Cell* b = nullptr;
+  for (const Cell& c : r.cells)
+    if (!c.external() && pick(c.runner) && (!b || c.m.median_ns < b->m.median_ns)) b = &c;
+  return b;
+}
+
+const Row* at(const std::vector<Row>& rows, const char* q, bool largest) {
+  const Row* b = nullptr;
+  for (const auto& r : rows)
+    if (r.query == q && !r.keyed && (!b || (largest ? r.size > b->size : r.size < b->size))) b = &r;
+  return b;
+}
+
+double prepare_of(const Measured& m, const Cell& c, bool first) {
+  if (!first) return c.prepare_ns;
+  auto it = m.first_prepare_ns.find(c.runner);
+  return it == m.first_prepare_ns.end() ? c.prepare_ns : it->second;
+}
+
+void table3(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) {
+    std::cout << "  Table 3 (hot routines): no profile (run `./kit profile --json > FILE`, then --profile-json FILE)\n";
+    return;
+  }
+  auto doc = nlohmann::json::parse(f, nullptr, false);
+  const auto& list = doc.is_object() && doc.contains("backends") ? doc["backends"] : doc;
+  if (!list.is_array()) {
+    std::cout << "  Table 3: " << path << " is not `quelkit profile --json` output\n";
+    return;
+  }
+  std::cout << "  Table 3 (hot routines, paper % vs this profile's share of its counterpart, from " << path << "):\n";
+  for (const auto& b : list) {
+    if (!b.contains("table3") || !b["table3"].is_array()) continue;
+    std::cout << "    " << b.value("label", std::string("?")) << ":";
+    for (const auto& r : b["table3"])
+      std::cout << "  " << r.value("routine", std::string("?")) << " " << fmt(r.value("paper_percent", 0.0), 0)
+                << "% vs " << fmt(r.value("percent", 0.0), 1) << "%";
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+
+void print_conclusions(const Measured& m, const std::string& profile_json) {
+  std::cout << "The paper's conclusions, checked by this run\n";
+  // 1. Threaded code against native code: the fastest threaded mode over the
+  // fastest native back end, per tuple, at the largest heap size.
+  std::vector<double> pen;
+  std::string per_query;
+  for (const char* q : {"b", "c", "d"}) {
+    const Row* r = at(m.rows, q, true);
+    if (!r) continue;
+    const Cell *t = fastest(*r, threaded), *n = fastest(*r, native);
+    if (!t || !n) continue;
+    const double p = 100 * (t->m.median_ns / n->m.median_ns - 1);
+    pen.push_back(p);
+    per_query += " (" + std::string(q) + ") " + fmt(p, 0) + "%";
+  }
+  std::cout << "  threaded-code penalty against native code: the paper 5-10%; this run "
+            << (pen.empty() ? std::string("- (needs threaded and a native back end)")
+                            : "median " + fmt(harness::summarise(pen).median, 0) + "% [" + per_query.substr(1) + "]")
+            << "\n";
+  // 2. Break-even of compiling: the smallest tuple count at which the best
+  // native back end's one-off cost (prepare + run) beats the interpreter's.
+  for (int first = 1; first >= 0; --first) {
+    std::vector<std::string> parts;
+    // First-in-process prepare is measured on (d) only.
+    for (const char* q : {"c", "d"}) {
+      if (first && q[0] != 'd') continue;
+      const Row* r = at(m.rows, q, true);
+      if (!r) continue;
+      const Cell* base = &r->cells[0];
+      const Cell* n = fastest(*r, native);
+      if (!n) continue;
+      const double size = double(std::max<uint64_t>(r->size, 1));
+      const double dp = prepare_of(m, *n, first) - prepare_of(m, *base, first);
+      const double dt = (base->m.median_ns - n->m.median_ns) / size;
+      parts.push_back("(" + std::string(q) + ") " + n->runner + " vs " + base->runner + " " +
+                      (dt > 0 ? fmt(std::max(0.0, dp / dt), 0) + " tuples" : std::string("never")));
+    }
+    std::cout << "  break-even of compiling (" << (first ? "first-in-process" : "warm-process")
+              << " prepare): the paper about 10 records; this run";
+    for (const auto& p : parts) std::cout << " " << p;
+    std::cout << (parts.empty() ? " -" : "") << "\n";
+  }
+  // 3. DC-INGRES's gain: short commands (the smallest relation, one-off cost
+  // with first-in-process prepare) and long ones (the largest, warm).
+  for (int longc = 0; longc < 2; ++longc) {
+    std::string ours, vax;
+    for (const char* q : {"b", "c", "d"}) {
+      if (!longc && q[0] != 'd') continue;  // first-in-process prepare: (d) only
+      const Row* r = at(m.rows, q, longc);
+      if (!r) continue;
+      const Cell* n = fastest(*r, native);
+      if (!n) continue;
+      const Cell& base = r->cells[0];
+      const double tb = base.m.median_ns + (longc ? 0 : prepare_of(m, base, true));
+      const double tn = n->m.median_ns + (longc ? 0 : prepare_of(m, *n, true));
+      ours += " (" + std::string(q) + ") " + fmt(100 * (tb - tn) / tn, 0) + "%";
+      const auto& v = paper_query(q[0])->vax;
+      if (!v.empty()) {
+        const auto& p = longc ? v.rbegin()->second : v.begin()->second;
+        vax += " (" + std::string(q) + ") " + fmt(100 * (p.first - p.second) / p.second, 0) + "%";
+      }
+    }
+    std::cout << "  DC-INGRES's gain on " << (longc ? "long" : "short") << " commands: the paper" << vax
+              << "; this run (fastest native over " << (m.rows.empty() ? "" : m.rows[0].cells[0].runner)
+              << (longc ? ", statement time, largest relation" : ", prepare (first) + run, smallest relation") << ")"
+              << (ours.empty() ? " -" : ours) << "\n";
+  }
+  table3(profile_json);
+  std::cout << "\n";
+}
+
+}  // namespace quelkit::report

@@ -1,0 +1,88 @@
+// The report's files (report_parts.h): paper.json (bench/plot.py reads it)
+// and paper.csv, every measured cell of both blocks.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/report_parts.h"
+#include "harness/checksum.h"
+#include "harness/measure.h"
+
+namespace quelkit::report {
+
+using namespace harness;
+
+bool write_files(const Measured& m, const std::string& out_dir) {
+    mkdir(out_dir.c_str(), 0755);
+    std::ofstream js(out_dir + "/paper.json"), csv(out_dir + "/paper.csv");
+    if (!js || !csv) {
+      std::cerr << "quelkit paper: error: cannot write into " << out_dir << "\n";
+      return false;
+    }
+    // Keys in a fixed order, so runs diff line by line (bench/plot.py reads it).
+    nlohmann::ordered_json doc = {{"machine", machine_description()},
+                                  {"build", QUELKIT_BUILD_TYPE},
+                                  {"jit_cpu", m.jit_native_cpu ? "native" : "generic"},
+                                  {"reps", m.reps},
+                                  {"min_time_s", m.min_time},
+                                  {"results", nlohmann::ordered_json::array()},
+                                  {"compile_levels", nlohmann::ordered_json::array()},
+                                  {"first_prepare_ns", nlohmann::ordered_json::object()}};
+    csv << "query,tuples,keyed,structure,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,prepare_ns,prepares,"
+           "cache_hits,rows_scanned,vax_ingres_s,vax_dcingres_s,sink\n";
+    for (const auto* set : {&m.rows, &m.count_rows})
+    for (const auto& r : *set) {
+      const PaperQuerySpec* pq = nullptr;
+      for (const auto& q : paper_queries())
+        if (r.query == q.id) pq = &q;
+      auto it = r.structure == Structure::Hash ? pq->vax.end() : pq->vax.find(r.size);
+      for (const auto& c : r.cells) {
+        double pt = c.m.median_ns / double(std::max<uint64_t>(r.size, 1));
+        nlohmann::ordered_json o = {{"query", r.query},
+                                    {"tuples", r.size},
+                                    {"keyed", r.keyed},
+                                    {"structure", structure_name(r.structure)},
+                                    {"backend", c.runner},
+                                    {"rows", c.rows},
+                                    {"checksum", checksum_hex(c.checksum)},
+                                    {"statement_ns", c.m.median_ns},
+                                    {"min_ns", c.m.min_ns},
+                                    {"max_ns", c.m.max_ns},
+                                    {"per_tuple_ns", pt},
+                                    {"prepare_ns", c.prepare_ns},
+                                    {"prepares", c.prepares},
+                                    {"cache_hits", c.cache_hits},
+                                    {"rows_scanned", c.scanned},
+                                    {"sink", r.count ? "count" : "rows"},
+                                    {"spread", c.m.spread()}};
+        if (it != pq->vax.end()) {
+          o["vax_ingres_s"] = it->second.first;
+          o["vax_dcingres_s"] = it->second.second;
+        }
+        doc["results"].push_back(std::move(o));
+        csv << r.query << ',' << r.size << ',' << (r.keyed ? 1 : 0) << ',' << structure_name(r.structure) << ','
+            << c.runner << ',' << c.rows << ','
+            << checksum_hex(c.checksum) << ',' << c.m.median_ns << ',' << c.m.min_ns << ',' << c.m.max_ns << ',' << pt
+            << ',' << c.prepare_ns << ',' << c.prepares << ',' << c.cache_hits << ',' << c.scanned << ','
+            << (it != pq->vax.end() ? fmt(it->second.first) : "") << ','
+            << (it != pq->vax.end() ? fmt(it->second.second) : "") << ',' << (r.count ? "count" : "rows") << '\n';
+      }
+    }
+    for (const auto& [label, ns] : m.first_prepare_ns) doc["first_prepare_ns"][label] = ns;
+    for (const LevelCost& l : m.levels)
+      doc["compile_levels"].push_back({{"backend", l.runner},
+                                       {"level", l.level},
+                                       {"query", std::string(1, l.query)},
+                                       {"prepare_ns", l.median_ns},
+                                       {"min_ns", l.min_ns},
+                                       {"max_ns", l.max_ns}});
+    // Invalid UTF-8 (a machine name, say) becomes U+FFFD rather than an exception.
+    js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    std::cout << "\nwrote " << out_dir << "/paper.json and " << out_dir << "/paper.csv\n";
+  return true;
+}
+
+}  // namespace quelkit::report

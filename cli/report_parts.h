@@ -1,0 +1,48 @@
+// The pieces of `quelkit paper` (report.h) after the measurement: what was
+// measured (bench/measure/paper_run.h's rows) and the functions that print
+// each block of the report and write its files, one file each.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/measure/paper_run.h"
+#include "harness/session.h"
+
+namespace quelkit::report {
+
+struct LevelCost {
+  std::string runner;
+  int level;
+  char query;
+  double median_ns, min_ns, max_ns;
+};
+
+struct Measured {
+  std::vector<Row> rows;        // the main block (--sink rows)
+  std::vector<Row> count_rows;  // the count block (--sink count)
+  std::vector<LevelCost> levels;
+  // First-in-process prepare of (d), median over child processes, by label.
+  std::map<std::string, double> first_prepare_ns;
+  int first_prepare_children = 0;
+  std::vector<harness::Structure> keyed_structures;
+  int reps = 0;
+  double min_time = 0;
+  bool jit_native_cpu = false;
+};
+
+std::string fmt(double v, int prec = 3);
+std::string dur(double ns);  // human units for a duration in ns
+
+void print_table(const Measured& m, harness::Structure structure);
+void print_count_block(const Measured& m);
+// Warm-process and first-in-process prepare; break-even rows.
+void print_prepare(const Measured& m);
+void measure_levels(const harness::SessionOptions& so, Measured* m);
+void measure_first_prepare(const harness::SessionOptions& so, int children, Measured* m);
+void print_conclusions(const Measured& m, const std::string& profile_json);
+bool write_files(const Measured& m, const std::string& out_dir);
+
+}  // namespace quelkit::report

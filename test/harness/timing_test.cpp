@@ -1,0 +1,91 @@
+// The timing module (harness/measure.h) driven by a fake clock: calibration,
+// warm-up, interleaving and the statistics, never the speed of anything.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/measure.h"
+
+namespace quelkit::test {
+namespace {
+
+using harness::Clock;
+using harness::Measurement;
+using harness::Stats;
+using harness::Timing;
+
+// A clock that advances only when the work says so: each run adds its cost.
+struct FakeClock {
+  uint64_t t = 0;
+  Clock clock() {
+    return [this] { return t; };
+  }
+};
+
+TEST(Timing, SummariseMedianMinMaxSpread) {
+  Stats s = harness::summarise({5, 1, 3});
+  EXPECT_EQ(s.n, 3);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.spread, 4.0 / 3.0);
+  EXPECT_DOUBLE_EQ(harness::summarise({4, 2, 8, 6}).median, 5);  // even count: mean of the middle two
+  EXPECT_EQ(harness::summarise({}).n, 0);
+}
+
+TEST(Timing, RepetitionsLastAtLeastTheMinimumTime) {
+  FakeClock fc;
+  int runs = 0;
+  Timing t;
+  t.reps = 3;
+  t.min_seconds = 1e-3;  // 1 ms of fake time
+  t.warmup = 2;
+  Measurement m = harness::measure([&] { fc.t += 1000; ++runs; }, t, fc.clock());  // 1 us a run
+  EXPECT_EQ(m.reps, 3);
+  EXPECT_EQ(m.iters, 1000u);
+  EXPECT_DOUBLE_EQ(m.median_ns, 1000);
+  EXPECT_DOUBLE_EQ(m.spread(), 0);
+  // two warm-up runs, one calibrating run, then 3 x 1000
+  EXPECT_EQ(runs, 2 + 1 + 3000);
+}
+
+TEST(Timing, APessimisticCalibrationGrowsTheLoop) {
+  FakeClock fc;
+  int k = 0;
+  Timing t;
+  t.reps = 1;
+  t.min_seconds = 1e-3;
+  t.warmup = 0;
+  // The calibrating run is slow (1 ms), the rest fast (1 us): one run would
+  // not fill the minimum time, so the repetition is taken again, longer.
+  Measurement m = harness::measure([&] { fc.t += k++ == 0 ? 1000000 : 1000; }, t, fc.clock());
+  EXPECT_GE(double(m.iters) * m.median_ns, 0.5e6);
+  EXPECT_DOUBLE_EQ(m.median_ns, 1000);
+}
+
+TEST(Timing, InterleavedRepetitionsAlternateAndRatiosKeepTheirSpread) {
+  FakeClock fc;
+  std::string order;
+  int rep_a = 0;
+  Timing t;
+  t.reps = 3;
+  t.min_seconds = 1e-7;  // one run a repetition
+  t.warmup = 0;
+  auto a = [&] { order += 'A'; fc.t += 1000 + 100 * (rep_a++ % 3); };  // 1000, 1100, 1200, ...
+  auto b = [&] { order += 'B'; fc.t += 500; };
+  auto ms = harness::measure_interleaved({a, b}, t, fc.clock());
+  // Calibration runs A then B, then the repetitions alternate.
+  EXPECT_EQ(order, "ABABABAB");
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_EQ(ms[0].samples.size(), 3u);
+  Stats r = harness::ratio(ms[0], ms[1]);
+  EXPECT_EQ(r.n, 3);
+  EXPECT_DOUBLE_EQ(r.min, 2.0);
+  EXPECT_DOUBLE_EQ(r.median, 2.2);
+  EXPECT_DOUBLE_EQ(r.max, 2.4);
+  EXPECT_GT(r.spread, 0);
+}
+
+}  // namespace
+}  // namespace quelkit::test
