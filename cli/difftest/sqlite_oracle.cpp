@@ -282,7 +282,6 @@ bool SqliteOracle::run(const Translation& t, const Schema& layout, std::vector<s
 
 std::vector<std::string> SqliteOracle::canonical(const harness::Result& r, const std::vector<int>& columns) {
   std::vector<std::string> rows;
-  const uint32_t len = r.layout.tuple_len;
   for (uint64_t i = 0; i < r.nrows(); ++i) {
     const uint8_t* row = r.rows.row(i);
     std::string s;

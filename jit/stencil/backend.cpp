@@ -4,10 +4,7 @@
 // pages, returned when the plan cache evicts it.
 #include "jit/stencil/stencil_backend.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <ostream>
-#include <string>
 
 #include "harness/measure.h"
 #include "jit/stencil/arena.h"
@@ -19,11 +16,6 @@ namespace quelkit::jit::stencil {
 namespace {
 
 using harness::now_ns;
-
-[[noreturn]] void fatal(const std::string& what) {
-  std::fprintf(stderr, "quelkit: internal error: stencil: %s\n", what.c_str());
-  std::abort();
-}
 
 class StencilPlan final : public CompiledPlan {
  public:

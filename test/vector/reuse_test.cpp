@@ -10,7 +10,7 @@ namespace {
 class Reuse : public ::testing::TestWithParam<VectorVariant> {};
 
 TEST_P(Reuse, PaperFPreparesItsInnerPlanOnce) {
-  Kit k("vector:" + GetParam().mode, {.selection = GetParam().selection});
+  Kit k("vector:" + GetParam().mode, {.dumps = {}, .selection = GetParam().selection});
   k.add_parts(3360, true, harness::Structure::Isam);
   auto r = k.run("range of p is parts range of q is parts");
   ASSERT_TRUE(r.ok) << r.err;
