@@ -348,6 +348,13 @@ int main(int argc, char** argv) {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, nullptr);
+  // A blocked SIGINT is inherited across exec (some CI runners and job
+  // launchers start programs so); blocked, Ctrl-C would never reach the
+  // handler and nothing could be cancelled.
+  sigset_t intr;
+  sigemptyset(&intr);
+  sigaddset(&intr, SIGINT);
+  sigprocmask(SIG_UNBLOCK, &intr, nullptr);
 
   if (scripts.empty()) return isatty(STDIN_FILENO) ? cli::monitor_terminal(session) : cli::monitor_stream(session, std::cin);
   bool ok = true;
