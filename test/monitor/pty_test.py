@@ -90,7 +90,20 @@ class Terminal:
         return self.read_until(PROMPT, start=start)
 
     def type(self, text):
-        os.write(self.fd, text.encode() if isinstance(text, str) else text)
+        """Types all of `text`. A pty takes only a few KB at a time, so a long
+        line is written in pieces, reading the echo meanwhile, or both sides
+        would wait on full buffers."""
+        data = text.encode() if isinstance(text, str) else text
+        while data:
+            _, w, _ = select.select([], [self.fd], [], 0.5)
+            if w:
+                data = data[os.write(self.fd, data[:1024]):]
+            r, _, _ = select.select([self.fd], [], [], 0)
+            if r:
+                try:
+                    self.out += os.read(self.fd, 65536)
+                except OSError:
+                    pass
 
     def wait(self, timeout=60):
         deadline = time.time() + timeout
@@ -221,10 +234,11 @@ class MonitorTest(unittest.TestCase):
             # libedit's history file escapes blanks and backslashes (vis(3)).
             text = f.read().replace("\\040", " ").replace("\\134", "\\")
             self.assertIn("retrieve (h = 7)", text)
-        # A new session finds it: Ctrl-P (previous line) and Enter run it again.
+        # A new session finds it: the last line is the \q, so Ctrl-P (previous
+        # line) twice and Enter run the retrieve again.
         t2 = self.start()
         at = len(t2.out)
-        t2.type(b"\x10\r")
+        t2.type(b"\x10\x10\r")
         t2.read_until(b"|h|", start=at)
         t2.type("\\q\n")
         self.assertEqual(t2.wait(), 0)
@@ -267,10 +281,13 @@ class MonitorTest(unittest.TestCase):
         os.mkdir(tmp)
         t = self.start("--parts", "3000", "-b", "gccjit", "--jit-opt", "3", env={"TMPDIR": tmp})
         # A long expression keeps GCC busy for a while; then a join that runs for hours.
-        expr = " + ".join("(a.qoh * %d - b.weight / %d)" % (i, i + 1) for i in range(1, 400))
+        # One term a line: a terminal in canonical mode (typed ahead while the
+        # monitor is busy) cuts a line at 4,095 bytes.
+        expr = " +\n".join("(a.qoh * %d - b.weight / %d)" % (i, i + 1) for i in range(1, 400))
         at = len(t.out)
         t.type("range of a is parts\nrange of b is parts\nrange of c is parts\n")
         t.type("retrieve (x = %s, c.pnum) where a.qoh + b.qoh + c.qoh < 0\n\\g\n" % expr)
+        t.read_until(b"\\g\r\n", start=at)  # the monitor has the whole buffer and runs it
         time.sleep(0.5)
         t.type(b"\x03")
         end = t.read_until(re.compile(rb"error: cancelled\r?\n"), start=at, timeout=120)
@@ -290,10 +307,15 @@ class MonitorTest(unittest.TestCase):
                     "retrieve (never = 1)\n")
         p = subprocess.Popen([BIN, "--parts", "3000", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              preexec_fn=inherit_blocked_sigint)
-        wait_for_sigint_handler(p.pid)
-        time.sleep(1.0)  # the three-variable retrieve is running
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
+        try:
+            wait_for_sigint_handler(p.pid)
+            time.sleep(1.0)  # the three-variable retrieve is running
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=50)
+        finally:
+            if p.poll() is None:  # it failed to stop: end it, or it runs for hours
+                p.kill()
+                p.wait()
         self.assertEqual(p.returncode, 130, err)
         self.assertIn(b"long.quel:4:1: error: cancelled", err)
         self.assertNotIn(b"never", out)
