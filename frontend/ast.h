@@ -21,7 +21,9 @@ struct Expr {
   std::string text;     // String: the value (escapes resolved); Attr: variable; Call: function (lower case)
   std::string attr;     // Attr: attribute (lower case); Value: its format ("i4", "f8", "c20")
   std::string op;       // Unary: "-" "+" "not"; Binary: "+" "-" "*" "/" "**" "=" "!=" "<" "<=" ">" ">=" "and" "or"
-  std::vector<std::unique_ptr<Expr>> args;  // operands / call arguments; Aggregate: its argument
+  // Operands / call arguments; Aggregate: its argument. A Binary "and" or
+  // "or" is n-ary: a flat chain `a or b or c` is one node of three operands.
+  std::vector<std::unique_ptr<Expr>> args;
   // Aggregate (`count(p.pnum by p.color where p.qoh > 100)`; text = the
   // aggregate's name): the by list (empty for a simple aggregate) and the
   // aggregate's own qualification (null if none). The session evaluates

@@ -310,9 +310,9 @@ class Binder {
   NodePtr binary(const Expr& e) {
     Generic g;
     if (!ir::generic_by_quel(e.op, 2, false, &g)) fail(ErrKind::Type, e.pos, "unknown operator '" + e.op + "'");
-    std::vector<NodePtr> args;
-    args.push_back(expr(*e.args[0]));
-    args.push_back(expr(*e.args[1]));
+    std::vector<NodePtr> args;  // two, or an and/or's n (ast.h)
+    args.reserve(e.args.size());
+    for (const auto& a : e.args) args.push_back(expr(*a));
     return apply(e, g, std::move(args), false);
   }
 
@@ -407,6 +407,11 @@ class Binder {
             fail(ErrKind::Type, e.pos,
                  a.size() == 1 ? "the operand of '" + spelled + "' must be a condition, not " + type_text(n->type)
                                : "the operands of '" + spelled + "' must be conditions, not " + type_text(n->type));
+        if (a.size() > 2) {  // and/or of n operands: one n-ary node (ir.h)
+          Op op = Op::CONST;
+          typed_op(g, Tk::B, &op);
+          return ir::make_nary(op, Type::b(), e.pos, std::move(a));
+        }
         return node(Tk::B, Type::b());
       }
       case ir::Typing::Ascii: {

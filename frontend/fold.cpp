@@ -27,16 +27,32 @@ NodePtr fold(const ir::Node& n) {
   const int arity = n.arity();
   if (arity == 0) return n.clone();
 
-  if (n.op == Op::AND || n.op == Op::OR) {
-    // Only a constant left operand decides: a constant right one cannot
-    // remove the left, whose evaluation may raise an error first.
-    NodePtr l = fold(*n.kid[0]);
-    if (l->op == Op::CONST) {
-      bool decides = (n.op == Op::AND) ? l->val.i == 0 : l->val.i != 0;
-      if (decides) return bool_const(n.op == Op::OR, n.pos);
-      return fold(*n.kid[1]);
+  if (ir::is_nary(n.op)) {
+    // Left to right. A constant that does not decide is dropped. One that
+    // decides ends the list: the operands after it never run; the ones
+    // before it stay, since their evaluation may raise an error first, so
+    // only a deciding constant in first place decides the whole. An operand
+    // that is itself the same connective (`(a or b) or c`) is spliced in.
+    const bool conj = n.op == Op::AND;
+    std::vector<NodePtr> keep;
+    for (const auto& kid : n.kid) {
+      NodePtr k = fold(*kid);
+      if (k->op == Op::CONST) {
+        if ((k->val.i == 0) != conj) continue;  // true in an and, false in an or
+        if (keep.empty()) return bool_const(!conj, n.pos);
+        keep.push_back(std::move(k));
+        break;
+      }
+      if (k->op == n.op) {
+        for (auto& g : k->kid) keep.push_back(std::move(g));
+        if (keep.back()->op == Op::CONST) break;  // the spliced list ended in a deciding constant
+        continue;
+      }
+      keep.push_back(std::move(k));
     }
-    return copy_node(n, std::move(l), fold(*n.kid[1]));
+    if (keep.empty()) return bool_const(conj, n.pos);  // every operand a constant that did not decide
+    if (keep.size() == 1) return std::move(keep[0]);
+    return ir::copy_with_kids(n, std::move(keep));
   }
 
   NodePtr k[2];

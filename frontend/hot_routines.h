@@ -19,7 +19,7 @@ inline constexpr std::string_view kPlanKey = "plans: plan-cache key, IR copied i
 // rows are checked by name only.
 inline constexpr harness::HotRoutine kHotRoutines[] = {
     {"ir::shape", hot::Prepare, hot::kPlanKey, "", hot::address_of<&ir::shape>},
-    {"ir::copy_with_kids", hot::Prepare, hot::kPlanKey, "", hot::address_of<&ir::copy_with_kids>},
+    {"ir::copy_with_kids", hot::Prepare, hot::kPlanKey, "", hot::address_of<static_cast<ir::NodePtr (*)(const ir::Node&, std::vector<ir::NodePtr>)>(&ir::copy_with_kids)>},
     {"ir::format_value", hot::Output, "output: formatting and writing rows", "FWRITE",
      hot::address_of<&ir::format_value>},
     {"frontend::Lexer::*", hot::FrontEnd, "front end: lexer", "", hot::address_of<&Lexer::next>},

@@ -31,7 +31,16 @@ bool may_raise(const Node& n) {
 }
 
 NodePtr copy_with_kids(const Node& n, NodePtr a, NodePtr b) {
-  NodePtr m = make_node(n.op, n.type, n.pos, std::move(a), std::move(b));
+  std::vector<NodePtr> kids;
+  kids.push_back(std::move(a));
+  kids.push_back(std::move(b));
+  return copy_with_kids(n, std::move(kids));
+}
+
+NodePtr copy_with_kids(const Node& n, std::vector<NodePtr> kids) {
+  NodePtr m = make_node(n.op, n.type, n.pos);
+  if (kids.size() < 2) kids.resize(2);
+  m->kid = std::move(kids);
   m->val = n.val;
   m->var = n.var;
   m->attr = n.attr;
@@ -43,7 +52,10 @@ NodePtr copy_with_kids(const Node& n, NodePtr a, NodePtr b) {
 }
 
 NodePtr Node::clone() const {
-  return copy_with_kids(*this, kid[0] ? kid[0]->clone() : nullptr, kid[1] ? kid[1]->clone() : nullptr);
+  std::vector<NodePtr> kids;
+  kids.reserve(kid.size());
+  for (const auto& k : kid) kids.push_back(k ? k->clone() : nullptr);
+  return copy_with_kids(*this, std::move(kids));
 }
 
 NodePtr make_const(Type t, Value v, SrcPos pos) {
@@ -62,6 +74,12 @@ NodePtr make_node(Op op, Type t, SrcPos pos, NodePtr a, NodePtr b) {
   n->pos = pos;
   n->kid[0] = std::move(a);
   n->kid[1] = std::move(b);
+  return n;
+}
+
+NodePtr make_nary(Op op, Type t, SrcPos pos, std::vector<NodePtr> kids) {
+  auto n = make_node(op, t, pos);
+  n->kid = std::move(kids);
   return n;
 }
 

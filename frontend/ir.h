@@ -3,7 +3,7 @@
 // type and source position. Conversions are explicit nodes. Back ends never
 // mutate it; decomposition and folding build new trees (clone + rewrite).
 //
-//   Node { op, type, pos, kid[0..1], payload by op:
+//   Node { op, type, pos, kid[0..1] (AND, OR: kid[0..n-1]), payload by op:
 //          CONST: val            ATTR: var, attr, offset (in the tuple)
 //          PARAM: slot, offset (in the parameter block)
 //          CVT_*: implicit (binder-inserted)   CONCAT/ASCII: scratch offset }
@@ -144,7 +144,12 @@ struct Node {
   Op op = Op::CONST;
   Type type;
   SrcPos pos;
-  std::unique_ptr<Node> kid[2];
+  // Operands. Unary and binary operators have exactly two slots, kid[0] and
+  // kid[1], null where absent. AND and OR are n-ary: kid.size() >= 2
+  // operands, none null, evaluated left to right up to the first that
+  // decides. A flat `a or b or ... ` is one node, so a qualification of
+  // 100,000 terms is as deep as one of two (every walker iterates kid).
+  std::vector<std::unique_ptr<Node>> kid = std::vector<std::unique_ptr<Node>>(2);
 
   Value val;             // CONST
   int32_t var = -1;      // ATTR: range variable index in the bound query
@@ -161,8 +166,13 @@ using NodePtr = std::unique_ptr<Node>;
 
 NodePtr make_const(Type t, Value v, SrcPos pos);
 NodePtr make_node(Op op, Type t, SrcPos pos, NodePtr a = nullptr, NodePtr b = nullptr);
+// An AND or OR of two or more operands (none null).
+NodePtr make_nary(Op op, Type t, SrcPos pos, std::vector<NodePtr> kids);
 // A node with n's own fields and the given kids: what tree rewrites build on.
 NodePtr copy_with_kids(const Node& n, NodePtr a, NodePtr b);
+NodePtr copy_with_kids(const Node& n, std::vector<NodePtr> kids);
+// AND and OR: n-ary (Node::kid).
+inline bool is_nary(Op op) { return op == Op::AND || op == Op::OR; }
 // Some node of n's tree can raise a runtime error (the catalogue's ERRORS
 // column): what a back end may not evaluate speculatively, for a tuple whose
 // evaluation would not reach it (nobranch selection, harness/selection.h).

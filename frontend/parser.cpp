@@ -397,17 +397,26 @@ class Parser {
     ExprPtr lhs = prefix(min);
     BinOp op;
     int chain = 0;  // a left-associative chain deepens the tree without recursing here
+    const Expr* nary = nullptr;  // lhs, when it is an and/or this loop built
     while (binop(peek().kind, &op) && op.prec >= min) {
-      check_depth(++chain);
+      // `a or b or c` is one n-ary node (ast.h): a flat chain of and/or adds
+      // operands, not depth, so it is not counted against the depth limit.
+      const bool joins = nary && nary == lhs.get() && lhs->op == op.op;
+      if (!joins) check_depth(++chain);
       Token t = take();
       // `**` is right associative; everything else is left associative
       // (comparisons are rejected below rather than chained).
       ExprPtr rhs = expr(op.prec == Prec::Pow ? op.prec : op.prec + 1);
+      if (joins) {
+        lhs->args.push_back(std::move(rhs));
+        continue;
+      }
       auto e = node(Expr::Binary, t.pos);
       e->op = op.op;
       e->args.push_back(std::move(lhs));
       e->args.push_back(std::move(rhs));
       lhs = std::move(e);
+      if (op.prec == Prec::And || op.prec == Prec::Or) nary = lhs.get();
       BinOp next;
       if (op.prec == Prec::Cmp && binop(peek().kind, &next) && next.prec == Prec::Cmp)
         fail_at(peek(), "comparisons do not chain: write 'a < b and b < c'");

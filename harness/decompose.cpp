@@ -28,8 +28,7 @@ void refs(const Node& n, std::set<int>& out) {
 void flatten_and(const Node* n, std::vector<const Node*>& out) {
   if (!n) return;
   if (n->op == Op::AND) {
-    flatten_and(n->kid[0].get(), out);
-    flatten_and(n->kid[1].get(), out);
+    for (const auto& k : n->kid) flatten_and(k.get(), out);
   } else {
     out.push_back(n);
   }
@@ -57,8 +56,10 @@ NodePtr Exec::rewrite(const Node& n, const Level& lv, int scan_var) {
     (void)scan_var;
     return a;
   }
-  return ir::copy_with_kids(n, n.kid[0] ? rewrite(*n.kid[0], lv, scan_var) : nullptr,
-                            n.kid[1] ? rewrite(*n.kid[1], lv, scan_var) : nullptr);
+  std::vector<NodePtr> kids;
+  kids.reserve(n.kid.size());
+  for (const auto& k : n.kid) kids.push_back(k ? rewrite(*k, lv, scan_var) : nullptr);
+  return ir::copy_with_kids(n, std::move(kids));
 }
 
 Plan Exec::make_plan(const Level& lv, int scan_var, const std::vector<const Node*>& conj,
@@ -67,16 +68,16 @@ Plan Exec::make_plan(const Level& lv, int scan_var, const std::vector<const Node
   Plan p;
   p.name = name;
   if (src_) p.source = src_->name();
-  // Re-join the conjuncts left to right in text order: the same short-circuit
-  // order as the statement as written.
-  for (const Node* c : conj) {
-    NodePtr r = rewrite(*c, lv, scan_var);
-    if (p.qual) {
-      SrcPos pos = p.qual->pos;  // read before the move below
-      p.qual = ir::make_node(Op::AND, Type::b(), pos, std::move(p.qual), std::move(r));
-    } else {
-      p.qual = std::move(r);
-    }
+  // Re-join the conjuncts left to right in text order, as one n-ary AND:
+  // the same short-circuit order as the statement as written.
+  std::vector<NodePtr> kept;
+  kept.reserve(conj.size());
+  for (const Node* c : conj) kept.push_back(rewrite(*c, lv, scan_var));
+  if (kept.size() == 1) {
+    p.qual = std::move(kept[0]);
+  } else if (kept.size() > 1) {
+    SrcPos pos = kept[0]->pos;
+    p.qual = ir::make_nary(Op::AND, Type::b(), pos, std::move(kept));
   }
   std::vector<std::pair<std::string, Type>> cols;
   for (size_t i = 0; i < targets.size(); ++i) {

@@ -173,13 +173,18 @@ class Lowerer {
       }
       case ir::Generic::And:
       case ir::Generic::Or: {
-        // left, branch, right: the branch keeps the left value and skips the
-        // right operand when it decides, else pops it and falls through.
-        expr(*n.kid[0]);
-        emit_op(code, n, -1);
-        size_t branch = out_->size() - 1;
-        expr(*n.kid[1]);
-        (*out_)[branch].aux = uint32_t(out_->size() - branch - 1);
+        // Each operand but the last is followed by a branch: it keeps the
+        // value and skips every operand after it when the value decides,
+        // else pops it and falls through to the next operand.
+        std::vector<size_t> branches;
+        branches.reserve(n.kid.size() - 1);
+        for (size_t i = 0; i < n.kid.size(); ++i) {
+          expr(*n.kid[i]);
+          if (i + 1 == n.kid.size()) break;
+          emit_op(code, n, -1);
+          branches.push_back(out_->size() - 1);
+        }
+        for (size_t b : branches) (*out_)[b].aux = uint32_t(out_->size() - b - 1);
         return;
       }
       default:

@@ -120,13 +120,17 @@ constexpr uint8_t count(std::initializer_list<Ty> a) { return uint8_t(a.size());
 bool uses_param(const ir::Node* n) {
   if (!n) return false;
   if (n->op == ir::Op::PARAM) return true;
-  return uses_param(n->kid[0].get()) || uses_param(n->kid[1].get());
+  for (const auto& k : n->kid)
+    if (uses_param(k.get())) return true;
+  return false;
 }
 
 bool uses_scratch(const ir::Node* n) {
   if (!n) return false;
   if (ir::generic_info(ir::op_info(n->op).generic).scratch) return true;
-  return uses_scratch(n->kid[0].get()) || uses_scratch(n->kid[1].get());
+  for (const auto& k : n->kid)
+    if (uses_scratch(k.get())) return true;
+  return false;
 }
 
 }  // namespace
@@ -509,24 +513,46 @@ class Walk {
     switch (r.generic) {
       case Generic::And:
       case Generic::Or: {
+        // n-ary (ir.h). Operands that cannot raise are all evaluated and
+        // combined pairwise as a balanced tree: a left-to-right chain of
+        // ten thousand terms is a dependence chain that optimisers walk
+        // end to end from each link (minutes at -O1 and up). One that may
+        // raise runs under a guard on everything before it.
         e_.note(n);
         const bool conj = r.generic == Generic::And;
-        Value a = predicate(*n.kid[0]);
-        if (!ir::may_raise(*n.kid[1])) {
-          Value x = as_i32(a), y = as_i32(predicate(*n.kid[1]));
-          // and: the product of 0/1 values is nonzero; or: their sum is.
-          return e_.compare(Pred::Ne, Ty::I32, e_.arith(conj ? Arith::Mul : Arith::Add, Ty::I32, x, y), i32(0));
+        // and: the product of 0/1 values is nonzero; or: their sum is.
+        auto combine = [&](Value x, Value y) {
+          return e_.compare(Pred::Ne, Ty::I32, e_.arith(conj ? Arith::Mul : Arith::Add, Ty::I32, as_i32(x), as_i32(y)),
+                            i32(0));
+        };
+        auto reduce = [&](std::vector<Value>& run) {
+          while (run.size() > 1) {
+            std::vector<Value> next;
+            for (size_t j = 0; j + 1 < run.size(); j += 2) next.push_back(combine(run[j], run[j + 1]));
+            if (run.size() % 2) next.push_back(run.back());
+            run = std::move(next);
+          }
+          return run[0];
+        };
+        std::vector<Value> run{predicate(*n.kid[0])};
+        for (size_t i = 1; i < n.kid.size(); ++i) {
+          if (!ir::may_raise(*n.kid[i])) {
+            run.push_back(predicate(*n.kid[i]));
+            continue;
+          }
+          Value a = reduce(run);
+          Local v = e_.local(Ty::Bool, conj ? "and" : "or");
+          e_.assign(v, a);
+          Block rhs = e_.block(conj ? "and.rhs" : "or.rhs"), join = e_.block(conj ? "and" : "or");
+          if (conj) e_.branch(a, rhs, join, Hint::None);
+          else e_.branch(a, join, rhs, Hint::None);
+          e_.place(rhs);
+          e_.assign(v, predicate(*n.kid[i]));
+          e_.jump(join);
+          e_.place(join);
+          run.assign(1, e_.read(v));
         }
-        Local v = e_.local(Ty::Bool, conj ? "and" : "or");
-        e_.assign(v, a);
-        Block rhs = e_.block(conj ? "and.rhs" : "or.rhs"), join = e_.block(conj ? "and" : "or");
-        if (conj) e_.branch(a, rhs, join, Hint::None);
-        else e_.branch(a, join, rhs, Hint::None);
-        e_.place(rhs);
-        e_.assign(v, predicate(*n.kid[1]));
-        e_.jump(join);
-        e_.place(join);
-        return e_.read(v);
+        return reduce(run);
       }
       case Generic::Not:
         e_.note(n);
@@ -576,18 +602,18 @@ class Walk {
         r.generic == Generic::Const)
       e_.note(n);  // expr() notes the others
     switch (r.generic) {
-      case Generic::And: {
-        Block rhs = e_.block("and.rhs");
-        cond(*n.kid[0], rhs, f);
-        e_.place(rhs);
-        cond(*n.kid[1], t, f);
-        return;
-      }
+      case Generic::And:
       case Generic::Or: {
-        Block rhs = e_.block("or.rhs");
-        cond(*n.kid[0], t, rhs);
-        e_.place(rhs);
-        cond(*n.kid[1], t, f);
+        // n-ary (ir.h): each operand but the last decides by jumping to f
+        // (and) or t (or), else goes on to the next.
+        const bool conj = r.generic == Generic::And;
+        for (size_t i = 0; i + 1 < n.kid.size(); ++i) {
+          Block next = e_.block(conj ? "and.rhs" : "or.rhs");
+          if (conj) cond(*n.kid[i], next, f);
+          else cond(*n.kid[i], t, next);
+          e_.place(next);
+        }
+        cond(*n.kid.back(), t, f);
         return;
       }
       case Generic::Not:

@@ -125,8 +125,9 @@ class QuelPlan {
       p->offset = params_.attrs[size_t(n.attr)].offset;
       return p;
     }
-    return ir::copy_with_kids(n, n.kid[0] ? substitute(*n.kid[0], param_var) : nullptr,
-                              n.kid[1] ? substitute(*n.kid[1], param_var) : nullptr);
+    std::vector<ir::NodePtr> kids;
+    for (const auto& k : n.kid) kids.push_back(k ? substitute(*k, param_var) : nullptr);
+    return ir::copy_with_kids(n, std::move(kids));
   }
 
   std::string var_, param_var_;
@@ -157,8 +158,9 @@ inline ir::NodePtr literal_as_param(const ir::Node& n, SrcPos at, const Schema& 
     p->offset = params.attrs[size_t(slot)].offset;
     return p;
   }
-  return ir::copy_with_kids(n, n.kid[0] ? literal_as_param(*n.kid[0], at, params, slot) : nullptr,
-                            n.kid[1] ? literal_as_param(*n.kid[1], at, params, slot) : nullptr);
+  std::vector<ir::NodePtr> kids;
+  for (const auto& k : n.kid) kids.push_back(k ? literal_as_param(*k, at, params, slot) : nullptr);
+  return ir::copy_with_kids(n, std::move(kids));
 }
 
 }  // namespace quelkit::test

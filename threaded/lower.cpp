@@ -5,6 +5,8 @@
 // errors are raised at the same node, for the same tuple, as the interpreter's.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <ostream>
 #include <string>
 
@@ -103,7 +105,14 @@ class Lowerer {
   }
 
   uint16_t new_reg() {
-    if (p_.regs.size() >= 0xffff) syserr("more than 65535 registers");
+    // Reachable from the language (a qualification of tens of thousands of
+    // terms with distinct constants): a statement error, not an abort.
+    if (p_.regs.size() >= 0xffff) {
+      Error e;
+      e.kind = ErrKind::Type;
+      e.message = "the statement is too large for threaded code: it needs more than 65,535 registers";
+      throw QuelError(std::move(e));
+    }
     p_.regs.push_back(Reg{});
     return uint16_t(p_.regs.size() - 1);
   }
@@ -122,13 +131,29 @@ class Lowerer {
     return r;
   }
 
-  // A folded constant (or query literal): a register loaded now, once.
+  // A folded constant (or query literal): a register loaded now, once. A
+  // number already loaded (same type, same bits) shares its register: a long
+  // `or` of the same few values needs as many registers as values.
   Opnd constant(const ir::Node& n, int item) {
     Opnd o;
     o.where = Opnd::Const;
     o.type = n.type.kind;
-    o.reg = new_reg();
     o.item = item;
+    if (n.type.kind != Tk::C) {
+      uint64_t bits = 0;
+      if (n.type.kind == Tk::F4) std::memcpy(&bits, &n.val.f4, sizeof n.val.f4);
+      else if (n.type.kind == Tk::F8) std::memcpy(&bits, &n.val.f8, sizeof n.val.f8);
+      else bits = uint64_t(int32_t(n.val.i));
+      auto [at, fresh] = num_consts_.try_emplace({uint8_t(n.type.kind), bits}, uint16_t(0));
+      if (!fresh) {
+        o.reg = at->second;
+        if (trace_) note_node(item, o.reg, -1, 0);
+        return o;
+      }
+      at->second = o.reg = new_reg();
+    } else {
+      o.reg = new_reg();
+    }
     ++p_.nconst;
     Reg& r = p_.regs[o.reg];
     switch (n.type.kind) {
@@ -277,13 +302,18 @@ class Lowerer {
     Node node;
     node.pos = n.pos.pack();
     if (row.generic == Generic::And || row.generic == Generic::Or) {
+      // n-ary (ir.h): every operand but the last is followed by a jump past
+      // the last when its value decides.
       uint16_t d = dst >= 0 ? uint16_t(dst) : new_reg();
-      value(*n.kid[0], it, d);
       node.dst = node.a = d;
-      uint32_t j = emit(uint16_t(n.op), node);
-      value(*n.kid[1], it, d);
-      p_.code[j].off = uint32_t(p_.code.size() - j);
-      if (trace_) note_node(it, d, int(j), uint16_t(n.op));
+      std::vector<uint32_t> jumps;
+      jumps.reserve(n.kid.size() - 1);
+      for (size_t i = 0; i < n.kid.size(); ++i) {
+        value(*n.kid[i], it, d);
+        if (i + 1 < n.kid.size()) jumps.push_back(emit(uint16_t(n.op), node));
+      }
+      for (uint32_t j : jumps) p_.code[j].off = uint32_t(p_.code.size() - j);
+      if (trace_) note_node(it, d, int(jumps.front()), uint16_t(n.op));
       return d;
     }
     node.dst = dst >= 0 ? uint16_t(dst) : 0;  // a fresh register once the operands have theirs
@@ -423,6 +453,7 @@ class Lowerer {
   Dispatch d_;
   bool trace_;
   std::vector<std::pair<uint16_t, uint32_t>> char_consts_;  // (register, offset in chars)
+  std::map<std::pair<uint8_t, uint64_t>, uint16_t> num_consts_;  // (type, bits) -> its register
   std::vector<Item> items_;
   int qual_item_ = -1;
   std::vector<int> targets_;

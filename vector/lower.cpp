@@ -105,16 +105,24 @@ class Lowerer {
         emit(to, kPrims.sel_none, Instr{.dst = d, .sel = sel});
         return d;
       }
-      case Generic::And:
-        return select(*n.kid[1], select(*n.kid[0], sel, to), to);
+      case Generic::And:  // n-ary (ir.h): each operand narrows the last one's selection
+        for (const auto& k : n.kid) sel = select(*k, sel, to);
+        return sel;
       case Generic::Or: {
-        uint16_t yes = select(*n.kid[0], sel, to);
-        uint16_t open = new_sel();
-        emit(to, kPrims.sel_diff, Instr{.dst = open, .a = sel, .b = yes, .sel = sel});
-        uint16_t more = select(*n.kid[1], open, to);
-        uint16_t d = new_sel();
-        emit(to, kPrims.sel_union, Instr{.dst = d, .a = yes, .b = more, .sel = sel});
-        return d;
+        // Each operand runs on the tuples no earlier operand selected
+        // (`open`), which keeps the short-circuit rule; the union collects.
+        uint16_t yes = select(*n.kid[0], sel, to);  // selected so far
+        uint16_t open = sel, last = yes;             // not yet selected; the latest operand's pick
+        for (size_t i = 1; i < n.kid.size(); ++i) {
+          uint16_t rest = new_sel();  // last is a subset of open (sel_diff's contract)
+          emit(to, kPrims.sel_diff, Instr{.dst = rest, .a = open, .b = last, .sel = sel});
+          open = rest;
+          last = select(*n.kid[i], open, to);
+          uint16_t d = new_sel();  // disjoint: last comes from what yes left open
+          emit(to, kPrims.sel_union, Instr{.dst = d, .a = yes, .b = last, .sel = sel});
+          yes = d;
+        }
+        return yes;
       }
       case Generic::Not: {
         uint16_t yes = select(*n.kid[0], sel, to);

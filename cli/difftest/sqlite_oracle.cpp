@@ -88,6 +88,16 @@ struct Translator {
       // of a bare f4 attribute.
       if (info.generic != ir::Generic::Cvt || n.type.kind == Tk::F4) return fail("f4");
     }
+    if (ir::is_nary(n.op)) {  // and/or of n operands (ir.h): one SQL AND/OR chain
+      std::string all;
+      for (const auto& k : n.kid) {
+        std::string one;
+        if (!sql(*k, &one)) return false;
+        all += all.empty() ? "(" + one : (n.op == ir::Op::AND ? " AND " : " OR ") + one;
+      }
+      *out = all + ")";
+      return true;
+    }
     std::string a, b;
     if (n.kid[0] && !sql(*n.kid[0], &a)) return false;
     if (info.generic == ir::Generic::Match || info.generic == ir::Generic::NoMatch) {

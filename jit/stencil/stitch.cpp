@@ -125,19 +125,27 @@ class Walk {
     switch (r.generic) {
       case Generic::And:
       case Generic::Or: {
+        // n-ary (ir.h): folded left to right, e = e op operand. Once e
+        // decides, a later operand that may raise is jumped over and one
+        // that cannot leaves e as it is. Save and combine pairs follow one
+        // another, so the node needs one slot for all its operands.
         const bool conj = r.generic == Generic::And;
         predicate(*n.kid[0]);
-        if (!ir::may_raise(*n.kid[1])) {
-          const uint32_t left = new_slot();
-          emit(Kind::SaveE).d_off = left;
-          predicate(*n.kid[1]);
-          emit(conj ? Kind::AndE : Kind::OrE).a_off = left;
-        } else {
-          int join = label();
-          // and: a false left operand decides (e stays 0); or: a true one.
-          emit(Desc{Kind::JumpE, ir::Op::CONST, {}, {}, kNoTk, !conj}).target = join;
-          predicate(*n.kid[1]);
-          place(join);
+        uint32_t left = 0;
+        bool have_slot = false;
+        for (size_t i = 1; i < n.kid.size(); ++i) {
+          if (!ir::may_raise(*n.kid[i])) {
+            if (!have_slot) left = new_slot(), have_slot = true;
+            emit(Kind::SaveE).d_off = left;
+            predicate(*n.kid[i]);
+            emit(conj ? Kind::AndE : Kind::OrE).a_off = left;
+          } else {
+            int join = label();
+            // and: a false value so far decides (e stays 0); or: a true one.
+            emit(Desc{Kind::JumpE, ir::Op::CONST, {}, {}, kNoTk, !conj}).target = join;
+            predicate(*n.kid[i]);
+            place(join);
+          }
         }
         return;
       }
@@ -330,18 +338,18 @@ class Walk {
   void cond(const Node& n, int t, int f, int fall) {
     const ir::OpInfo& r = ir::op_info(n.op);
     switch (r.generic) {
-      case Generic::And: {
-        int rhs = label();
-        cond(*n.kid[0], rhs, f, rhs);
-        place(rhs);
-        cond(*n.kid[1], t, f, fall);
-        return;
-      }
+      case Generic::And:
       case Generic::Or: {
-        int rhs = label();
-        cond(*n.kid[0], t, rhs, rhs);
-        place(rhs);
-        cond(*n.kid[1], t, f, fall);
+        // n-ary (ir.h): each operand but the last decides by jumping to f
+        // (and) or t (or), else falls to the next.
+        const bool conj = r.generic == Generic::And;
+        for (size_t i = 0; i + 1 < n.kid.size(); ++i) {
+          int next = label();
+          if (conj) cond(*n.kid[i], next, f, next);
+          else cond(*n.kid[i], t, next, next);
+          place(next);
+        }
+        cond(*n.kid.back(), t, f, fall);
         return;
       }
       case Generic::Not:

@@ -73,6 +73,11 @@ class Kit {
     opt_.prepare.selection = s;
     session_ = std::make_unique<harness::Session>(opt_, out_, err_);
   }
+  // --jit-opt: a fresh session too.
+  void set_jit_opt(int level) {
+    opt_.prepare.jit_opt = level;
+    session_ = std::make_unique<harness::Session>(opt_, out_, err_);
+  }
   harness::Session& session() { return *session_; }
   void add_parts(uint64_t n, bool wide = false, harness::Structure s = harness::Structure::Heap) {
     if (session_->catalog().find("parts")) session_->catalog().remove("parts");

@@ -194,3 +194,54 @@ TEST(Parser, Errors) {
 
 }  // namespace
 }  // namespace quelkit::frontend
+
+namespace quelkit::frontend {
+namespace {
+
+// `and` and `or` are n-ary (ast.h, ir.h): a flat chain is one node in the
+// AST and the IR, whatever its length; parentheses nest (the fold pass
+// splices a nested one of the same kind), and the depth limit still holds
+// for real nesting.
+TEST(Parser, AndOrChainsAreOneNaryNode) {
+  auto stmts = parse(fetest::source("retrieve (t = 1) where p.pnum = 1 or p.pnum = 2 or p.pnum = 3 and "
+                                    "p.qoh = 1 and p.qoh = 2"));
+  const ast::Expr& w = *stmts.at(0)->where;
+  ASSERT_EQ(w.op, "or");
+  ASSERT_EQ(w.args.size(), 3u);
+  EXPECT_EQ(w.args[2]->op, "and");
+  EXPECT_EQ(w.args[2]->args.size(), 3u);
+  EXPECT_EQ(fetest::tree(*fetest::bind_text("retrieve (t = 1) where p.pnum = 1 or p.pnum = 2 or p.qoh = 3").qual),
+            "OR(EQ_I4(~CVT_I2_I4(ATTR0.0:i2), ~CVT_I2_I4(i2:1)), EQ_I4(~CVT_I2_I4(ATTR0.0:i2), ~CVT_I2_I4(i2:2)), "
+            "EQ_I4(~CVT_I2_I4(ATTR0.4:i2), ~CVT_I2_I4(i2:3)))");
+  // 100,000 terms: one node, no depth.
+  std::string ors = "p.pnum = 0";
+  for (int i = 1; i < 100000; ++i) ors += " or p.pnum = " + std::to_string(i);
+  BoundQuery q = fetest::bind_text("retrieve (t = 1) where " + ors);
+  EXPECT_EQ(q.qual->op, ir::Op::OR);
+  EXPECT_EQ(q.qual->kid.size(), 100000u);
+  // Real nesting is still bounded.
+  std::string deep = "p.pnum = 0";
+  for (int i = 1; i < 2000; ++i) deep = "(" + deep + " or p.pnum = " + std::to_string(i) + ")";
+  EXPECT_EQ(fetest::error_of("retrieve (t = 1) where " + deep).message,
+            "expression nested too deeply (more than 1000 levels)");
+}
+
+TEST(Fold, AndOrOperandsFoldLeftToRight) {
+  auto folded = [](const std::string& where) {
+    BoundQuery q = fetest::bind_text("retrieve (t = 1) where " + where);
+    return fetest::tree(*fold(*q.qual));
+  };
+  // Constants that do not decide go; a nested same connective is spliced in.
+  EXPECT_EQ(folded("p.pnum = 1 and 1 = 1 and (p.qoh = 2 and p.weight = 3)"),
+            "AND(EQ_I4(~CVT_I2_I4(ATTR0.0:i2), i4:1), EQ_I4(~CVT_I2_I4(ATTR0.4:i2), i4:2), "
+            "EQ_I4(~CVT_I2_I4(ATTR0.3:i2), i4:3))");
+  // One that decides ends the list; the operands before it stay (they may raise).
+  EXPECT_EQ(folded("p.pnum / p.qoh = 1 or 2 = 2 or p.qoh = 5"), "OR(EQ_I4(DIV_I4(~CVT_I2_I4(ATTR0.0:i2), "
+                                                                  "~CVT_I2_I4(ATTR0.4:i2)), i4:1), bool:1)");
+  EXPECT_EQ(folded("1 = 0 and p.pnum = 1 and p.qoh = 2"), "bool:0");
+  EXPECT_EQ(folded("1 = 0 or 2 = 3 or p.qoh = 2"), "EQ_I4(~CVT_I2_I4(ATTR0.4:i2), i4:2)");
+  EXPECT_EQ(folded("1 = 1 and 2 = 2"), "bool:1");
+}
+
+}  // namespace
+}  // namespace quelkit::frontend

@@ -107,7 +107,8 @@ inline std::string tree(const ir::Node& n) {
   if (n.op == ir::Op::ATTR)
     return "ATTR" + std::to_string(n.var) + "." + std::to_string(n.attr) + ":" + type_name(n.type);
   std::string s = (n.implicit ? "~" : "") + std::string(ir::op_name(n.op)) + "(";
-  for (int i = 0; i < n.arity(); ++i) s += (i ? ", " : "") + tree(*n.kid[i]);
+  const size_t kids = ir::is_nary(n.op) ? n.kid.size() : size_t(n.arity());  // and/or: n operands
+  for (size_t i = 0; i < kids; ++i) s += (i ? ", " : "") + tree(*n.kid[i]);
   return s + ")";
 }
 

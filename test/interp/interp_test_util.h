@@ -107,14 +107,12 @@ class Oracle {
         break;
     }
     Ref a, b;
-    if (info.generic == Generic::And || info.generic == Generic::Or) {
-      if (!eval(*n.kid[0], a)) return false;
-      if ((a.i != 0) == (info.generic == Generic::Or)) {
-        r.i = a.i;
-        return true;
+    if (info.generic == Generic::And || info.generic == Generic::Or) {  // n-ary, left to right
+      for (const auto& k : n.kid) {
+        if (!eval(*k, a)) return false;
+        if ((a.i != 0) == (info.generic == Generic::Or)) break;
       }
-      if (!eval(*n.kid[1], b)) return false;
-      r.i = b.i;
+      r.i = a.i;
       return true;
     }
     if (!eval(*n.kid[0], a)) return false;

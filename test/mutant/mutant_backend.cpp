@@ -33,8 +33,7 @@ void flip(const ir::Node* n, Op from, Op to, std::vector<ir::Node*>& touched) {
     w->op = to;
     touched.push_back(w);
   }
-  flip(n->kid[0].get(), from, to, touched);
-  flip(n->kid[1].get(), from, to, touched);
+  for (const auto& k : n->kid) flip(k.get(), from, to, touched);
 }
 
 // The plan is prepared with the broken operator in place of the real one,

@@ -90,7 +90,7 @@ TEST_P(Dump, OrShortCircuitAndAttributeSuperinstructions) {
             "   0  GT_I4.attr_i2      r2 <- tuple@0, r3  @3:14\n"
             "   1  OR                 r2 true: jump to 5  @3:18\n"
             "   2  EQ_C.attr_c        r2 <- tuple@2, r4  @3:29\n"
-            "   3  OR                 r2 true: jump to 5  @3:43\n"
+            "   3  OR                 r2 true: jump to 5  @3:18\n"
             "   4  EQ_C.attr_c        r2 <- tuple@22, r5  @3:54\n"
             "   5  QUAL_END           r2\n"
             "   6  COPY_C             row@0 <- tuple@2\n"

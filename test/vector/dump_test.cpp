@@ -69,7 +69,7 @@ TEST(VectorDump, PaperCOrIsSelectionArithmetic) {
             "   1  SEL_DIFF                           s2 <- s0 without s1\n"
             "   2  EQ_C(attr_c, scalar) nobranch      s3 <- tuple@2, c1=\"processor\"  under s2  @2:56\n"
             "   3  SEL_UNION                          s4 <- s1 with s3\n"
-            "   4  SEL_DIFF                           s5 <- s0 without s4\n"
+            "   4  SEL_DIFF                           s5 <- s2 without s3\n"
             "   5  EQ_C(attr_c, scalar) nobranch      s6 <- tuple@22, c2=\"black\"  under s5  @2:81\n"
             "   6  SEL_UNION                          s7 <- s4 with s6\n")
       << d;
