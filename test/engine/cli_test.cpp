@@ -3,7 +3,6 @@
 // and `gen parts` output byte-identical to the independent oracle's CSV.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,31 +11,12 @@
 #include <vector>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "test/engine/shell.h"
 
 namespace quelkit::test {
 namespace {
-
-struct Out {
-  int status = -1;
-  std::string text;
-};
-
-// Runs a shell command, capturing stdout and stderr together.
-Out sh(const std::string& cmd) {
-  Out o;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.text.append(buf.data(), n);
-  int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
-
-const std::string kBin = std::string(QUELKIT_BINARY_DIR) + "/bin/quelkit";
 
 TEST(Cli, ExitStatuses) {
   EXPECT_EQ(sh(kBin + " -e 'retrieve (a = 1)'").status, 0);
