@@ -173,3 +173,45 @@ TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
 
 }  // namespace
 }  // namespace quelkit::test
+
+namespace quelkit::test {
+namespace {
+
+// A UTF-8 byte-order mark at the start of a script (a file, or standard
+// input) is not text: without this the first statement was a lexical error.
+// An error in a line of multibyte text reports its column in characters.
+TEST(Cli, ScriptsMayBeginWithAByteOrderMark) {
+  char dir[] = "/tmp/quelkit-bom-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/bom.quel";
+  std::ofstream(f, std::ios::binary) << "\xef\xbb\xbfretrieve (a = 1)\n";
+  Out o = sh(kBin + " --format csv " + f);
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(o.text, "a\n1\n");
+  o = sh(kBin + " --format csv - < " + f);
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(o.text, "a\n1\n");
+  o = sh(kBin + " --format csv < " + f);
+  EXPECT_EQ(o.text, "a\n1\n");
+  std::ofstream(f, std::ios::binary) << "\xef\xbb\xbfretrieve (s = \"日本語\", x = 1 +)\n";
+  o = sh(kBin + " " + f);
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("bom.quel:1:29: error:"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("\n  retrieve (s = \"日本語\", x = 1 +)\n" + std::string(2 + 28, ' ') + "^"), std::string::npos)
+      << o.text;
+  std::filesystem::remove_all(dir);
+}
+
+// copy reads its file a record at a time with a limit: /dev/zero, which
+// never ends and has no line break, is an I/O error at once, and the
+// session goes on.
+TEST(Cli, CopyFromDevZeroIsAnErrorNotAnEndlessRead) {
+  Out o = sh("timeout 20 " + kBin + " --format csv -e 'create s (a = i4)' "
+             "-e 'copy s (a = i4) from \"/dev/zero\"' -e 'append to s (a = 7) retrieve (s.a)'");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("error: /dev/zero:1: record longer than 1 MiB"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("a\n7\n"), std::string::npos) << o.text;
+}
+
+}  // namespace
+}  // namespace quelkit::test
