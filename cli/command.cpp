@@ -229,6 +229,13 @@ int run_command(int argc, char** argv, const Subcommand& main, std::span<const S
   try {
     app.parse(words);
     return run();
+  } catch (const CLI::ExtrasError&) {
+    // CLI11 2.1 lists these back to front; said here in the order typed.
+    std::string words;
+    for (const std::string& w : app.remaining(true)) words += " " + w;
+    std::cerr << prog << ": error: unknown option or extra argument:" << words << "\n(" << prog
+              << " --help shows the options)\n";
+    return 2;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << prog << ": error: " << e.what() << "\n(" << prog << " --help shows the options)\n";

@@ -1,6 +1,8 @@
 // The `quelkit` command: runs QUEL scripts or the terminal monitor on the
-// selected back ends, generates PARTS and Wisconsin data for other engines (`gen`), and
-// runs the paper's benchmark (`paper`). Exit status: 0 ok, 1 a statement
+// selected back ends (the session command, whose options are declared here),
+// and dispatches to the subcommands of kSubcommands below (gen, paper, sweep,
+// difftest, profile), each declared in its own file and parsed with CLI11 by
+// cli/command.h's one dispatcher. Exit status: 0 ok, 1 a statement
 // failed (or a script could not be read) or back ends disagreed, 2 bad
 // usage, 130 a script cancelled with Ctrl-C; an interactive monitor exits 0
 // when the user quits. Results go to standard output; messages, notices and
