@@ -149,5 +149,29 @@ TEST(Options, AnEmptyCorpusIsAnError) {
   EXPECT_EQ(o.status, 2) << o.text;
 }
 
+// Relations the command line asks for that cannot be made are usage errors
+// said before anything is built (they used to abort or meet the OOM killer);
+// a directory given as a script is an I/O error, not an empty script.
+TEST(Options, RelationsThatCannotBeMadeAreUsageErrors) {
+  struct Case {
+    const char* args;
+    int status;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"--page-size 64 --parts 10:wide -e 'retrieve (a = 1)'", 2, "too small for --parts 10:wide"},
+      {"--parts 99999999999 -e 'retrieve (a = 1)'", 2, "at most 2147483647 tuples"},
+      {"--memory-budget 1M --parts 1000000 -e 'retrieve (a = 1)'", 2, "more than the memory budget"},
+      {"--memory-budget lots -e 'retrieve (a = 1)'", 2, "--memory-budget"},
+      {"/tmp", 1, "/tmp: error: is a directory"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    Out o = sh(kBin + " " + c.args);
+    EXPECT_EQ(o.status, c.status) << o.text;
+    EXPECT_NE(o.text.find(c.says), std::string::npos) << o.text;
+  }
+}
+
 }  // namespace
 }  // namespace quelkit::test
