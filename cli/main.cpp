@@ -151,6 +151,13 @@ int run_session(const CLI::App& app, MainOptions& m) {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, nullptr);
+  // A blocked SIGINT is inherited across exec (some CI runners and job
+  // launchers start programs so); blocked, Ctrl-C would never reach the
+  // handler and nothing could be cancelled.
+  sigset_t intr;
+  sigemptyset(&intr);
+  sigaddset(&intr, SIGINT);
+  sigprocmask(SIG_UNBLOCK, &intr, nullptr);
 
   const auto scripts = cli::scripts_in_order(app, m.texts, m.files);
   if (scripts.empty()) return isatty(STDIN_FILENO) ? cli::monitor_terminal(session) : cli::monitor_stream(session, std::cin);

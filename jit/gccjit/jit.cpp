@@ -16,10 +16,12 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "jit/codegen.h"
 #include "jit/gccjit/gccjit.h"
+#include "harness/budget.h"
 #include "harness/measure.h"
 
 namespace quelkit::jit::gccjit {
@@ -190,9 +192,16 @@ namespace {
 // kill the process) and never puts the program's back. So around a compile
 // the handlers are saved and restored, and SIGINT is blocked: Ctrl-C neither
 // kills the assembler and linker it starts (they inherit the mask) nor ends
-// the program with results' /tmp/libgccjit-* directories left behind. A
-// SIGINT that arrived meanwhile is delivered to the program's own handler
-// (which cancels the statement) once the compile is over.
+// the program with results' /tmp/libgccjit-* directories left behind.
+//
+// A SIGINT left pending would not survive: the driver probes each handler
+// with signal(SIGINT, SIG_IGN), and setting SIG_IGN discards a pending
+// signal (POSIX). So a watcher thread takes SIGINT as it arrives
+// (sigtimedwait; the thread inherits the blocked mask) and requests the
+// cancel the program's handler would have: the statement is cancelled at its
+// first page boundary after the compile. The compiling thread wakes the
+// watcher with a SIGINT of its own, queued with a value (SI_QUEUE), which a
+// Ctrl-C (SI_KERNEL from the terminal, SI_USER from kill) never is.
 class DriverSignals {
  public:
   DriverSignals() {
@@ -201,8 +210,19 @@ class DriverSignals {
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigprocmask(SIG_BLOCK, &block, &mask_);
+    // Only where the program handles SIGINT itself (quelkit does; a test
+    // binary may not): otherwise a Ctrl-C keeps its default meaning.
+    if (saved_[0].sa_handler != SIG_DFL && saved_[0].sa_handler != SIG_IGN)
+      watcher_ = std::thread([this] { watch(); });
   }
   ~DriverSignals() {
+    if (watcher_.joinable()) {
+      done_.store(true);
+      sigval v{};
+      v.sival_int = kWake;
+      pthread_sigqueue(watcher_.native_handle(), SIGINT, v);
+      watcher_.join();
+    }
     for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &saved_[i], nullptr);
     sigprocmask(SIG_SETMASK, &mask_, nullptr);
   }
@@ -210,9 +230,26 @@ class DriverSignals {
   DriverSignals& operator=(const DriverSignals&) = delete;
 
  private:
+  static constexpr int kWake = 0x71c;
+  void watch() {
+    sigset_t intr;
+    sigemptyset(&intr);
+    sigaddset(&intr, SIGINT);
+    // The timeout is a backstop: a Ctrl-C pending as the wake-up is queued
+    // merges with it (standard signals do not queue), so done_ is polled too.
+    const timespec backstop{0, 100'000'000};
+    while (!done_.load()) {
+      siginfo_t info{};
+      if (sigtimedwait(&intr, &info, &backstop) != SIGINT) continue;
+      if (info.si_code == SI_QUEUE && info.si_value.sival_int == kWake) continue;
+      harness::request_cancel();
+    }
+  }
   static constexpr std::array<int, 4> kSignals = {SIGINT, SIGHUP, SIGTERM, SIGPIPE};
   std::array<struct sigaction, 4> saved_{};
   sigset_t mask_{};
+  std::atomic<bool> done_{false};
+  std::thread watcher_;
 };
 
 }  // namespace
