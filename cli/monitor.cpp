@@ -293,7 +293,9 @@ bool read_script(const std::string& path, std::string* text, std::string* err) {
 int monitor_stream(harness::Session& session, std::istream& in) {
   Monitor m(session);
   std::string line;
-  while (std::getline(in, line)) {
+  // A script piped in may begin with a byte-order mark, as a file may.
+  for (bool first = true; std::getline(in, line); first = false) {
+    if (first) line = std::string(strip_bom(line));
     if (m.line(line) == Monitor::Next::Quit) return m.cancelled() ? 130 : m.ok() ? 0 : 1;
     if (m.cancelled()) return 130;
   }

@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "bench/measure/backends.h"
+#include "cli/command.h"
 #include "cli/profile/child.h"
 #include "cli/profile/launch.h"
 #include "cli/profile/options.h"
@@ -34,165 +35,121 @@ std::vector<std::pair<std::string, std::string>> backend_list(const Options& o) 
 
 namespace {
 
-const char* kHelp = R"(usage: quelkit profile [options] FILE.quel ... | -e TEXT | --query LETTERS
-Table-3-style profiles of each back end: % time (or instructions) per routine, what it does,
-and the split by subsystem; the 1976 interpreter's beside the paper's Table 3.
-  -b, --backend LIST      back ends (name[:mode], comma separated, or all);
-                          default: every built back end in its default mode
-  --parts N[:heap|:isam|:hash][:wide]
-                          create relation parts with N generated tuples first
-  --query LETTERS         profile the paper's queries (a-i) instead of a script
-                          (default relation: 3360 tuples, heap or the keyed setup)
-  -e TEXT                 the script as text (may be repeated)
-  --seconds S             sampling time per back end (default 2)
-  --freq HZ               cpu-clock sampling frequency (default 4000)
-  --cold                  clear the plan cache before every repetition (profile compiling too)
-  --format table|csv|none how the sampled repetitions format their rows (default table)
-  --instructions          count instructions with callgrind instead of sampling: run phase
-                          only (preparation excluded, counted apart), --reps evaluations
-                          per statement; the same counts on every run of the same binary
-  --reps K                evaluations per statement for --instructions (default 3)
-  --no-prepare            --instructions without counting a cold preparation (faster with JITs)
-  --top N                 routines listed per back end (default 15)
-  --json                  one JSON document instead of tables
-  --page-size BYTES, --jit-opt 0-3
-  --keep DIR              keep the raw perf.data / callgrind files in DIR
-  --perf PROGRAM          the perf to sample with (default: perf on PATH)
+const char* kAbout = R"(Table-3-style profiles of each back end: % time (or instructions) per routine, what it does,
+and the split by subsystem; the 1976 interpreter's beside the paper's Table 3. Give FILE.quel ...,
+-e TEXT or --query LETTERS.
 Sampling needs perf (Debian linux-perf; ./kit profile installs it); when perf cannot sample
-here, the profile says so and counts instructions with callgrind (valgrind) instead.
-)";
+here, the profile says so and counts instructions with callgrind (valgrind) instead.)";
 
-[[noreturn]] void usage_error(const std::string& m) {
-  std::cerr << "quelkit profile: error: " << m << "\n(quelkit profile --help shows the options)\n";
-  std::exit(2);
-}
-
-uint64_t number(const std::string& s, const char* what) {
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-    usage_error(std::string(what) + " needs a number, not '" + s + "'");
-  return std::stoull(s);
-}
-
-PartsSpec parse_parts(const std::string& spec) {
-  PartsSpec p;
-  std::string err;
-  if (!parse_parts_spec(spec, &p, &err)) usage_error(err);
-  return p;
-}
-
-Options parse_options(const std::vector<std::string>& args, size_t i) {
-  Options o;
-  auto value = [&](const std::string& a) -> std::string {
-    auto eq = a.find('=');
-    if (eq != std::string::npos && a.starts_with("--")) return a.substr(eq + 1);
-    if (i >= args.size()) usage_error(a + " needs a value");
-    return args[i++];
-  };
-  while (i < args.size()) {
-    std::string a = args[i++];
-    std::string name = a.starts_with("--") ? a.substr(0, a.find('=')) : a;
-    if (a == "-h" || a == "--help") {
-      std::cout << kHelp;
-      std::exit(0);
-    } else if (name == "-b" || name == "--backend") {
-      o.backends = value(a);
-    } else if (name == "--parts") {
-      o.parts.push_back(parse_parts(value(a)));
-    } else if (name == "--query" || name == "--queries") {
-      o.queries = value(a);
-    } else if (name == "-e") {
-      o.scripts.emplace_back("<-e " + std::to_string(o.scripts.size() + 1) + ">", value(a));
-    } else if (name == "--seconds") {
-      o.seconds = std::atof(value(a).c_str());
-      if (!(o.seconds > 0)) usage_error("--seconds must be positive");
-    } else if (name == "--freq") {
-      o.freq = int(number(value(a), "--freq"));
-      if (o.freq < 1) usage_error("--freq must be positive");
-    } else if (name == "--reps") {
-      o.reps = int(number(value(a), "--reps"));
-      if (o.reps < 1) usage_error("--reps must be at least 1");
-    } else if (name == "--top") {
-      o.top = int(number(value(a), "--top"));
-    } else if (a == "--cold") {
-      o.cold = true;
-    } else if (a == "--no-prepare") {
-      o.no_prepare = true;
-    } else if (a == "--instructions") {
-      o.instructions = true;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (name == "--format") {
-      std::string f = value(a);
-      if (f == "table") o.format = OutFormat::Table;
-      else if (f == "csv") o.format = OutFormat::Csv;
-      else if (f == "none") o.format = OutFormat::None;
-      else usage_error("--format must be table, csv or none");
-    } else if (name == "--page-size") {
-      uint64_t ps = number(value(a), "--page-size");
-      if (ps < 64 || ps > 65536) usage_error("--page-size must be between 64 and 65536");
-      o.page_size = uint32_t(ps);
-    } else if (name == "--jit-opt") {
-      o.jit_opt = int(number(value(a), "--jit-opt"));
-      if (o.jit_opt > 3) usage_error("--jit-opt must be 0, 1, 2 or 3");
-    } else if (name == "--perf") {
-      o.perf = value(a);
-    } else if (name == "--keep") {
-      o.keep = value(a);
-    } else if (name == "--child") {
-      o.child = value(a);
-    } else if (name == "--child-dir") {
-      o.child_dir = value(a);
-    } else if (name == "--child-backend") {
-      o.child_backend = value(a);
-    } else if (name == "--ctl") {
-      o.ctl = value(a);
-    } else if (name == "--ack") {
-      o.ack = value(a);
-    } else if (!a.empty() && a[0] == '-') {
-      usage_error("unknown option " + a);
-    } else {
-      o.scripts.emplace_back("", a);
-    }
+// What the options leave to check once parsed: the script against --query,
+// and --query's letters made into a script.
+void finish_options(const CLI::App& app, Options& o, const std::vector<std::string>& texts,
+                    const std::vector<std::string>& files, const std::vector<std::string>& parts) {
+  for (const auto& s : parts) {
+    std::string err;
+    if (!parse_parts_spec(s, &o.parts.emplace_back(), &err)) cli::usage_error(err);
   }
+  o.scripts = cli::scripts_in_order(app, texts, files);
   if (!o.queries.empty()) {
-    if (!o.scripts.empty()) usage_error("give a script or --query, not both");
+    if (!o.scripts.empty()) cli::usage_error("give a script or --query, not both");
     std::string text = "range of p is parts range of q is parts\n";
     int keyed = -1;
     for (char c : o.queries) {
       const PaperQuerySpec* q = nullptr;
       for (const auto& pq : paper_queries())
         if (pq.id[0] == c) q = &pq;
-      if (!q) usage_error(std::string("--query: no paper query '") + c + "' (a-i)");
+      if (!q) cli::usage_error(std::string("--query: no paper query '") + c + "' (a-i)");
       if (keyed >= 0 && keyed != int(q->keyed))
-        usage_error("--query: (a)-(d) run on a heap, (e)-(i) on the keyed relation: profile them separately");
+        cli::usage_error("--query: (a)-(d) run on a heap, (e)-(i) on the keyed relation: profile them separately");
       keyed = int(q->keyed);
       text += std::string(q->text) + "\n";
     }
     o.scripts.emplace_back("<paper " + o.queries + ">", text);
     if (o.parts.empty()) o.parts.push_back(PartsSpec{3360, keyed ? Structure::Isam : Structure::Heap, keyed == 1});
   }
-  if (o.scripts.empty() && o.child.empty()) usage_error("nothing to profile: give FILE.quel, -e TEXT or --query");
-  return o;
+  if (o.scripts.empty() && o.child.empty()) cli::usage_error("nothing to profile: give FILE.quel, -e TEXT or --query");
 }
+
+int run_profile(const std::vector<std::string>& args, const Options& o);
 
 }  // namespace
 
-int profile_main(const std::vector<std::string>& args, size_t i) {
-  register_all_backends();
-  Options o = parse_options(args, i);
+cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
+  auto o = std::make_shared<Options>();
+  auto texts = std::make_shared<std::vector<std::string>>();
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto parts = std::make_shared<std::vector<std::string>>();
+  auto format = std::make_shared<std::string>("table");
+  app.description(kAbout);
+  cli::add_script_options(app, texts.get(), files.get());
+  app.add_option("-b,--backend", o->backends,
+                 "back ends (name[:mode], comma separated, or all); default: every built back end in its default mode")
+      ->check(cli::backend_list())
+      ->type_name("LIST");
+  app.add_option("--parts", *parts, "create relation parts with N generated tuples first")
+      ->type_name("N[:heap|:isam|:hash][:wide]")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--query,--queries", o->queries,
+                 "profile the paper's queries (a-i) instead of a script (default relation: 3360 tuples, heap or "
+                 "the keyed setup)")
+      ->type_name("LETTERS");
+  app.add_option("--seconds", o->seconds, "sampling time per back end (default 2)")
+      ->check(cli::real_above(0))
+      ->type_name("S");
+  app.add_option("--freq", o->freq, "cpu-clock sampling frequency (default 4000)")
+      ->check(cli::whole(1, 1000000))
+      ->type_name("HZ");
+  app.add_flag("--cold", o->cold, "clear the plan cache before every repetition (profile compiling too)");
+  app.add_option("--format", *format, "how the sampled repetitions format their rows (default table)")
+      ->check(cli::one_of({"table", "csv", "none"}))
+      ->type_name("table|csv|none");
+  app.add_flag("--instructions", o->instructions,
+               "count instructions with callgrind instead of sampling: run phase only (preparation excluded, "
+               "counted apart), --reps evaluations per statement; the same counts on every run of the same binary");
+  app.add_option("--reps", o->reps, "evaluations per statement for --instructions (default 3)")
+      ->check(cli::whole(1, 1000000))
+      ->type_name("K");
+  app.add_flag("--no-prepare", o->no_prepare, "--instructions without counting a cold preparation (faster with JITs)");
+  app.add_option("--top", o->top, "routines listed per back end (default 15)")
+      ->check(cli::whole(0, 1000000))
+      ->type_name("N");
+  app.add_flag("--json", o->json, "one JSON document instead of tables");
+  app.add_option("--page-size", o->page_size, "page size of new relations (default 1024)")
+      ->check(cli::whole(64, 65536))
+      ->type_name("BYTES");
+  app.add_option("--jit-opt", o->jit_opt, "JIT optimisation level (default 1)")
+      ->check(cli::whole(0, 3))
+      ->type_name("0-3");
+  app.add_option("--keep", o->keep, "keep the raw perf.data / callgrind files in DIR (checked before any work)")
+      ->type_name("DIR");
+  app.add_option("--perf", o->perf, "the perf to sample with (default: perf on PATH)")->type_name("PROGRAM");
+  // The child's side (cli/profile/child.h): this binary started again by the
+  // parent, not for users; hidden from --help.
+  app.add_option("--child", o->child)->group("")->check(cli::one_of({"perf", "callgrind"}));
+  app.add_option("--child-dir", o->child_dir)->group("");
+  app.add_option("--child-backend", o->child_backend)->group("");
+  app.add_option("--ctl", o->ctl)->group("");
+  app.add_option("--ack", o->ack)->group("");
+  return [&app, args, o, texts, files, parts, format] {
+    o->format = *format == "csv" ? OutFormat::Csv : *format == "none" ? OutFormat::None : OutFormat::Table;
+    finish_options(app, *o, *texts, *files, *parts);
+    return run_profile(args, *o);
+  };
+}
+
+namespace {
+
+int run_profile(const std::vector<std::string>& args, const Options& o) {
+  const size_t i = 0;  // args are the words after `profile`, as the children get them
   if (o.child == "perf") return child_perf(o);
   if (o.child == "callgrind") return child_callgrind(o);
-  if (!o.child.empty()) usage_error("--child must be perf or callgrind");
 
-  std::vector<std::pair<std::string, std::string>> labels;
-  try {
-    labels = backend_list(o);
-  } catch (QuelError& e) {
-    usage_error(e.err.message);
-  }
+  std::vector<std::pair<std::string, std::string>> labels = backend_list(o);  // validated while parsing
   for (const auto& [name, what] : o.scripts)
     if (name.empty() && access(what.c_str(), R_OK) != 0)
-      usage_error("cannot open " + what + ": " + std::strerror(errno));
+      cli::usage_error("cannot open " + what + ": " + std::strerror(errno));
+  if (!o.keep.empty()) cli::require_output_dir("--keep", o.keep);
 
   TempDir dir;
   if (dir.path.empty()) {
@@ -256,5 +213,7 @@ int profile_main(const std::vector<std::string>& args, size_t i) {
   print_report(std::cout, profiles, o, method, note);
   return 0;
 }
+
+}  // namespace
 
 }  // namespace quelkit::profile

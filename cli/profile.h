@@ -5,13 +5,14 @@
 // aggregation, printing) live in cli/profile/; docs/profile.md describes it.
 #pragma once
 
-#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
+
 namespace quelkit::profile {
 
-// args[i..] are the options after `profile`; returns the exit status.
-int profile_main(const std::vector<std::string>& args, size_t i);
+// Declares the options of `quelkit profile` (cli/command.h).
+cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args);
 
 }  // namespace quelkit::profile

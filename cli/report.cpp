@@ -15,6 +15,7 @@
 #include "bench/measure/paper_queries.h"
 #include "bench/measure/paper_run.h"
 #include "bench/measure/sqlite_ref.h"
+#include "cli/command.h"
 #include "cli/report_parts.h"
 #include "harness/measure.h"
 #include "harness/parts.h"
@@ -28,106 +29,126 @@ using report::fmt;
 
 namespace {
 
-// "1,210,3360" replaces the default sizes; "+10000000" adds to them.
+// "1,210,3360" replaces the default sizes; "+10000000" adds to them; "" is none.
 std::vector<uint64_t> parse_list(const std::string& spec, std::vector<uint64_t> v) {
   std::string s = spec;
   if (!s.empty() && s[0] == '+') s.erase(0, 1);
   else v.clear();
   std::stringstream ss(s);
   std::string x;
-  while (std::getline(ss, x, ',')) {
-    if (x.empty() || x.find_first_not_of("0123456789") != std::string::npos) {
-      std::cerr << "quelkit paper: error: bad size '" << x << "'\n";
-      std::exit(2);
-    }
+  while (std::getline(ss, x, ','))
     if (std::find(v.begin(), v.end(), std::stoull(x)) == v.end()) v.push_back(std::stoull(x));
-  }
   std::sort(v.begin(), v.end());
   return v;
 }
 
-}  // namespace
+// A size list as parse_list reads it, checked while parsing.
+CLI::Validator size_list() {
+  return CLI::Validator(
+      [](std::string& spec) -> std::string {
+        std::stringstream ss(spec.starts_with("+") ? spec.substr(1) : spec);
+        for (std::string x; std::getline(ss, x, ',');)
+          if (x.empty() || x.size() > 12 || x.find_first_not_of("0123456789") != std::string::npos || std::stoull(x) == 0)
+            return "takes sizes in tuples (1 or more), comma-separated, not '" + x + "'";
+        return {};
+      },
+      "");
+}
 
-int run_paper(const std::vector<std::string>& args, size_t i) {
-  register_all_backends();
-  std::vector<uint64_t> sizes = {1, 210, 3360, 100000, 1000000, 10000000};
-  std::vector<uint64_t> count_sizes = {1000000, 10000000};
-  std::vector<uint64_t> keyed = {3360, 100000};
-  std::vector<Structure> keyed_structures = {Structure::Isam, Structure::Hash};
-  std::string backends = "all", out_dir, only;
+struct PaperOptions {
+  std::string sizes = "+", count_sizes = "+", keyed_sizes = "+", keyed_structures = "isam,hash";  // "+": the defaults
+  std::string backends = "all", out_dir, only, profile_json, jit_cpu = "generic";
   int reps = kDefaultReps, large_reps = 3, children = 5;
   double min_time = kDefaultMinSeconds;
-  std::string profile_json;
-  bool with_sqlite = true;
-  bool jit_native_cpu = false;
-  for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto val = [&]() -> std::string {
-      auto eq = a.find('=');
-      if (eq != std::string::npos) return a.substr(eq + 1);
-      if (i + 1 >= args.size()) {
-        std::cerr << "quelkit paper: error: " << a << " needs a value\n";
-        std::exit(2);
-      }
-      return args[++i];
-    };
-    std::string name = a.substr(0, a.find('='));
-    if (name == "--sizes") sizes = parse_list(val(), sizes);
-    else if (name == "--count-sizes") count_sizes = parse_list(val(), count_sizes);
-    else if (name == "--large-reps") large_reps = std::max(1, std::atoi(val().c_str()));
-    else if (name == "--children") children = std::max(0, std::atoi(val().c_str()));
-    else if (name == "--profile-json") profile_json = val();
-    else if (name == "--keyed-sizes") keyed = parse_list(val(), keyed);
-    else if (name == "--keyed-structures") {
-      keyed_structures.clear();
-      std::stringstream ss(val());
-      std::string x;
-      while (std::getline(ss, x, ',')) {
-        if (x == "isam") keyed_structures.push_back(Structure::Isam);
-        else if (x == "hash") keyed_structures.push_back(Structure::Hash);
-        else {
-          std::cerr << "quelkit paper: error: --keyed-structures takes isam and/or hash, not '" << x << "'\n";
-          return 2;
-        }
-      }
-    }
-    else if (name == "-b" || name == "--backend") backends = val();
-    else if (name == "--out") out_dir = val();
-    else if (name == "--queries") only = val();
-    else if (name == "--reps") reps = std::max(1, std::atoi(val().c_str()));
-    else if (name == "--min-time") min_time = std::atof(val().c_str());
-    else if (a == "--no-sqlite") with_sqlite = false;
-    else if (name == "--jit-cpu") {
-      const std::string cpu = val();
-      if (cpu != "generic" && cpu != "native") {
-        std::cerr << "quelkit paper: error: --jit-cpu must be generic or native\n";
-        return 2;
-      }
-      jit_native_cpu = cpu == "native";
-    }
-    else if (a == "-h" || a == "--help") {
-      std::cout << "quelkit paper [--sizes 1,210,3360,100000,1000000,10000000] [--keyed-sizes 3360,100000]\n"
-                   "              [--count-sizes 1000000,10000000] [--large-reps 3] [--children 5]\n"
-                   "              [--profile-json FILE]\n"
-                   "              [--keyed-structures isam,hash] [-b all|LIST] [--queries abcdefghi]\n"
-                   "              [--reps 5] [--min-time 0.1] [--out DIR] [--no-sqlite] [--jit-cpu generic|native]\n"
-                   "  a size list replaces the default one; +N adds to it (--sizes +10000000: the\n"
-                   "  paper's sizes and ten million tuples); --large-reps caps the repetitions at\n"
-                   "  10M tuples and more; --children is how many processes measure first-in-process\n"
-                   "  prepare; --profile-json is `quelkit profile --json`'s output for Table 3\n";
-      return 0;
-    } else {
-      std::cerr << "quelkit paper: error: unknown option " << a << "\n";
-      return 2;
-    }
+  bool no_sqlite = false;
+};
+
+int run_paper(const PaperOptions& p);
+
+}  // namespace
+
+cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
+  auto p = std::make_shared<PaperOptions>();
+  app.description(
+      "The paper's benchmark on every built back end (Stonebraker et al. 1981, Tables 1 and 2, re-run).\n"
+      "A size list replaces the default one; +N adds to it (--sizes +10000000: the paper's sizes and ten\n"
+      "million tuples).");
+  app.add_option("--sizes", p->sizes, "heap sizes for (a)-(d) (default 1,210,3360,100000,1000000,10000000)")
+      ->check(size_list())
+      ->type_name("[+]N,...");
+  app.add_option("--keyed-sizes", p->keyed_sizes, "sizes of the keyed relation for (e)-(i) (default 3360,100000)")
+      ->check(size_list())
+      ->type_name("[+]N,...");
+  app.add_option("--count-sizes", p->count_sizes, "sizes of the --sink count block (default 1000000,10000000)")
+      ->check(size_list())
+      ->type_name("[+]N,...");
+  app.add_option("--keyed-structures", p->keyed_structures, "structures of the keyed relation (default isam,hash)")
+      ->check(cli::list_of({"isam", "hash"}))
+      ->type_name("isam,hash");
+  app.add_option("-b,--backend", p->backends, "back ends (default all)")->check(cli::backend_list())->type_name("LIST");
+  app.add_option("--queries", p->only, "the paper's queries to run, of a-i (default all)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            if (s.empty() || s.find_first_not_of("abcdefghi") != std::string::npos)
+              return "takes letters of the paper's queries, a to i, not '" + s + "'";
+            return {};
+          },
+          ""))
+      ->type_name("LETTERS");
+  app.add_option("--reps", p->reps, "repetitions per figure, the median reported (default 5)")
+      ->check(cli::whole(1, 1000))
+      ->type_name("N");
+  app.add_option("--large-reps", p->large_reps, "repetitions at 10M tuples and more (default 3)")
+      ->check(cli::whole(1, 1000))
+      ->type_name("N");
+  app.add_option("--min-time", p->min_time, "seconds each repetition runs at least (default 0.1)")
+      ->check(cli::real_above(0))
+      ->type_name("S");
+  app.add_option("--children", p->children, "processes measuring first-in-process prepare (default 5)")
+      ->check(cli::whole(0, 1000))
+      ->type_name("N");
+  app.add_option("--profile-json", p->profile_json, "`quelkit profile --json`'s output, for Table 3")
+      ->check(CLI::ExistingFile.description(""))
+      ->type_name("FILE");
+  app.add_option("--out", p->out_dir, "also write paper.json and paper.csv to DIR (checked before any work)")
+      ->type_name("DIR");
+  app.add_flag("--no-sqlite", p->no_sqlite, "leave out the SQLite reference");
+  app.add_option("--jit-cpu", p->jit_cpu, "JIT target: generic (default) or this machine's CPU")
+      ->check(cli::one_of({"generic", "native"}))
+      ->type_name("generic|native");
+  return [p] { return run_paper(*p); };
+}
+
+namespace {
+
+int run_paper(const PaperOptions& p) {
+  // Said before the first measurement: a report that cannot be written is
+  // not found out an hour later.
+  if (!p.out_dir.empty()) cli::require_output_dir("--out", p.out_dir);
+  const std::vector<uint64_t> sizes = parse_list(p.sizes, {1, 210, 3360, 100000, 1000000, 10000000});
+  const std::vector<uint64_t> count_sizes = parse_list(p.count_sizes, {1000000, 10000000});
+  const std::vector<uint64_t> keyed = parse_list(p.keyed_sizes, {3360, 100000});
+  std::vector<Structure> keyed_structures;
+  {
+    std::stringstream ss(p.keyed_structures);
+    for (std::string x; std::getline(ss, x, ',');) keyed_structures.push_back(x == "isam" ? Structure::Isam : Structure::Hash);
   }
+  const std::string& backends = p.backends;
+  const std::string& only = p.only;
+  const std::string& out_dir = p.out_dir;
+  const std::string& profile_json = p.profile_json;
+  const int reps = p.reps, large_reps = p.large_reps, children = p.children;
+  const double min_time = p.min_time;
+  const bool with_sqlite = !p.no_sqlite, jit_native_cpu = p.jit_cpu == "native";
+  auto wanted = [&](const char* ids) {
+    for (const char* c = ids; *c; ++c)
+      if (only.empty() || only.find(*c) != std::string::npos) return true;
+    return false;
+  };
+  if (!(wanted("abcd") && !sizes.empty()) && !(wanted("efghi") && !keyed.empty() && !keyed_structures.empty()))
+    cli::usage_error("nothing to run: no size is left for the queries asked for");
   SessionOptions so;
-  try {
-    so.backends = parse_backend_list(backends);
-  } catch (QuelError& e) {
-    std::cerr << "quelkit paper: error: " << e.err.message << "\n";
-    return 2;
-  }
+  so.backends = parse_backend_list(backends);  // validated while parsing
   so.format = OutFormat::None;
   so.prepare.jit_native_cpu = jit_native_cpu;
   std::ostringstream sink_out, sink_err;
@@ -179,10 +200,6 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
   for (uint64_t n : sizes) run_set(Structure::Heap, n, false, m.rows);
   for (Structure st : keyed_structures)
     for (uint64_t n : keyed) run_set(st, n, false, m.rows);
-  if (m.rows.empty()) {
-    std::cerr << "quelkit paper: nothing to run\n";
-    return 2;
-  }
   for (uint64_t n : count_sizes) run_set(Structure::Heap, n, true, m.count_rows);
 
   report::print_table(m, Structure::Heap);
@@ -195,5 +212,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
   if (!out_dir.empty() && !report::write_files(m, out_dir)) return 1;
   return mismatch ? 1 : 0;
 }
+
+}  // namespace
 
 }  // namespace quelkit

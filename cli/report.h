@@ -6,9 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
+
 namespace quelkit {
 
-// args[i..] are the options after `paper`; returns the exit status.
-int run_paper(const std::vector<std::string>& args, size_t i);
+// Declares the options of `quelkit paper` (cli/command.h).
+cli::Run define_paper(CLI::App& app, const std::vector<std::string>& args);
 
 }  // namespace quelkit

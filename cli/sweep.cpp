@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "frontend/frontend.h"
 #include "harness/measure.h"
 #include "harness/selection.h"
@@ -35,22 +36,6 @@ namespace {
 
 using harness::Selection;
 
-constexpr const char* kUsage = R"(usage: quelkit sweep [options]
-  the selectivity sweep: every back end with a page kernel, under each --selection, over a relation
-  whose predicate column is uniformly random (docs/DESIGN.md), ns per tuple at each selectivity
-    --sizes LIST         tuples, comma-separated (default 1000000,10000000)
-    -b LIST              back ends (default: every one with a page kernel)
-    --selections LIST    of branch, nobranch, auto (default all three)
-    --points LIST        selectivities in percent (default 0,1,5,10,25,50,75,90,95,99,100)
-    --reps N             runs per point, the median reported (default 5)
-    --out DIR            also write DIR/sweep.csv (bench/plot_sweep.py plots it)
-)";
-
-[[noreturn]] void usage(const std::string& msg) {
-  std::cerr << "quelkit sweep: error: " << msg << "\n" << kUsage;
-  std::exit(2);
-}
-
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> v;
   std::stringstream in(s);
@@ -59,16 +44,26 @@ std::vector<std::string> split(const std::string& s) {
   return v;
 }
 
-double to_number(const std::string& s, const std::string& opt) {
-  try {
-    size_t n = 0;
-    double d = std::stod(s, &n);
-    if (n != s.size() || d < 0) throw std::invalid_argument(s);
-    return d;
-  } catch (...) {
-    usage(opt + " needs non-negative numbers, not '" + s + "'");
-  }
+// A comma-separated list of numbers from lo to hi, checked while parsing.
+CLI::Validator numbers(double lo, double hi, const char* what) {
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        std::vector<std::string> items = split(s);
+        if (items.empty()) return std::string("needs a list of ") + what;
+        for (auto& x : items)
+          if (!cli::real_between(lo, hi)(x).empty()) return std::string("takes ") + what + ", not '" + x + "'";
+        return {};
+      },
+      "");
 }
+
+struct SweepOptions {
+  std::string sizes = "1000000,10000000", points = "0,1,5,10,25,50,75,90,95,99,100";
+  std::string selections = "branch,nobranch,auto", backends, out_dir;
+  int reps = 5;
+};
+
+int run_sweep(const SweepOptions& o);
 
 struct Family {
   const char* name;
@@ -108,60 +103,44 @@ double per_tuple(Lane& l, const std::string& text, uint64_t n, int reps, std::st
 
 }  // namespace
 
-int run_sweep(const std::vector<std::string>& args, size_t i) {
-  std::vector<uint64_t> sizes = {1000000, 10000000};
-  std::vector<double> points = {0, 1, 5, 10, 25, 50, 75, 90, 95, 99, 100};
-  std::vector<Selection> selections = {Selection::Branch, Selection::NoBranch, Selection::Auto};
-  std::string backends, out_dir;
-  int reps = 5;
-  auto value = [&](const std::string& opt) -> std::string {
-    if (i >= args.size()) usage(opt + " needs a value");
-    return args[i++];
-  };
-  while (i < args.size()) {
-    std::string a = args[i++];
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (a == "--sizes") {
-      sizes.clear();
-      for (const auto& s : split(value(a))) {
-        double d = to_number(s, a);
-        if (d < 1 || d > 1e9) usage("--sizes must be between 1 and 1000000000 tuples");
-        sizes.push_back(uint64_t(d));
-      }
-    } else if (a == "-b") {
-      backends = value(a);
-    } else if (a == "--selections") {
-      selections.clear();
-      for (const auto& s : split(value(a))) {
-        Selection sel;
-        if (!harness::parse_selection(s, &sel)) usage("--selections takes branch, nobranch and auto, not '" + s + "'");
-        selections.push_back(sel);
-      }
-    } else if (a == "--points") {
-      points.clear();
-      for (const auto& s : split(value(a))) {
-        double d = to_number(s, a);
-        if (d > 100) usage("--points are percentages, at most 100");
-        points.push_back(d);
-      }
-    } else if (a == "--reps") {
-      double d = to_number(value(a), a);
-      if (d < 1 || d > 1000) usage("--reps must be between 1 and 1000");
-      reps = int(d);
-    } else if (a == "--out") {
-      out_dir = value(a);
-    } else {
-      usage("unknown option " + a);
-    }
-  }
-  if (sizes.empty() || points.empty() || selections.empty()) usage("nothing to sweep");
-  if (!out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec || !std::filesystem::is_directory(out_dir)) usage("--out " + out_dir + ": not a directory that can be written");
-  }
+cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
+  auto o = std::make_shared<SweepOptions>();
+  app.description(
+      "The selectivity sweep: every back end with a page kernel, under each --selection, over a relation\n"
+      "whose predicate column is uniformly random (docs/DESIGN.md), ns per tuple at each selectivity.");
+  app.add_option("--sizes", o->sizes, "tuples, comma-separated (default 1000000,10000000)")
+      ->check(numbers(1, 1e9, "sizes from 1 to 1000000000 tuples"))
+      ->type_name("LIST");
+  app.add_option("-b,--backend", o->backends, "back ends (default: every one with a page kernel)")
+      ->check(cli::backend_list())
+      ->type_name("LIST");
+  app.add_option("--selections", o->selections, "of branch, nobranch, auto (default all three)")
+      ->check(cli::list_of({"branch", "nobranch", "auto"}))
+      ->type_name("LIST");
+  app.add_option("--points", o->points, "selectivities in percent (default 0,1,5,10,25,50,75,90,95,99,100)")
+      ->check(numbers(0, 100, "percentages from 0 to 100"))
+      ->type_name("LIST");
+  app.add_option("--reps", o->reps, "runs per point, the median reported (default 5)")
+      ->check(cli::whole(1, 1000))
+      ->type_name("N");
+  app.add_option("--out", o->out_dir, "also write DIR/sweep.csv (bench/plot_sweep.py plots it)")->type_name("DIR");
+  return [o] { return run_sweep(*o); };
+}
+
+namespace {
+
+int run_sweep(const SweepOptions& o) {
+  if (!o.out_dir.empty()) cli::require_output_dir("--out", o.out_dir);
+  std::vector<uint64_t> sizes;
+  for (const auto& x : split(o.sizes)) sizes.push_back(uint64_t(std::stod(x)));
+  std::vector<double> points;
+  for (const auto& x : split(o.points)) points.push_back(std::stod(x));
+  std::vector<Selection> selections;
+  for (const auto& x : split(o.selections)) harness::parse_selection(x, &selections.emplace_back());
+  const std::string& backends = o.backends;
+  const std::string& out_dir = o.out_dir;
+  const int reps = o.reps;
+  if (selections.empty()) cli::usage_error("nothing to sweep");
 
   // Back ends: those asked for, else every built mode with a page kernel (the
   // interpreters and the JITs' qual mode evaluate tuple at a time).
@@ -173,7 +152,7 @@ int run_sweep(const std::vector<std::string>& args, size_t i) {
       lanes_of.push_back(name);
     }
   } catch (QuelError& e) {
-    usage(e.err.message);
+    cli::usage_error(e.err.message);
   }
 
   std::printf("quelkit sweep: %s\n", harness::machine_description().c_str());
@@ -274,5 +253,7 @@ int run_sweep(const std::vector<std::string>& args, size_t i) {
   std::printf("%d of the selection axis's checks missed\n", failed_checks);
   return 0;
 }
+
+}  // namespace
 
 }  // namespace quelkit

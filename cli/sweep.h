@@ -3,13 +3,14 @@
 // without a branch").
 #pragma once
 
-#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
+
 namespace quelkit {
 
-// args[i..] are the options after `sweep`; returns the exit status.
-int run_sweep(const std::vector<std::string>& args, size_t i);
+// Declares the options of `quelkit sweep` (cli/command.h).
+cli::Run define_sweep(CLI::App& app, const std::vector<std::string>& args);
 
 }  // namespace quelkit

@@ -11,6 +11,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
+
+#include "harness/budget.h"
 
 #include "harness/runtime/runtime_inline.h"
 
@@ -106,10 +109,57 @@ Value load_value(Type t, const uint8_t* p) {
   return v;
 }
 
+// Where the CSV comes from: text in memory, or a file read a chunk at a
+// time, so `copy` holds one record of the file at most beside the tuples it
+// has made (a file with no line breaks, /dev/zero, is an error at the record
+// limit rather than a read without end).
+class Input {
+ public:
+  explicit Input(std::string_view text) : buf_(text) {}
+  explicit Input(std::FILE* f) : f_(f), chunk_(1 << 16) {}
+
+  int peek() {
+    if (i_ == buf_.size() && !refill()) return EOF;
+    return static_cast<unsigned char>(buf_[i_]);
+  }
+  int get() {
+    int c = peek();
+    if (c != EOF) ++i_;
+    return c;
+  }
+  // A UTF-8 byte-order mark at the start (editors on Windows write one) is
+  // not part of the first column's name.
+  void skip_bom() {
+    if (peek() != EOF && buf_.substr(i_, 3) == "\xef\xbb\xbf") i_ += 3;
+  }
+  int read_error() const { return error_; }
+
+ private:
+  bool refill() {
+    if (!f_) return false;
+    size_t k = std::fread(chunk_.data(), 1, chunk_.size(), f_);
+    if (k == 0) {
+      if (std::ferror(f_)) error_ = errno ? errno : EIO;
+      return false;
+    }
+    buf_ = std::string_view(chunk_.data(), k);
+    i_ = 0;
+    return true;
+  }
+
+  std::FILE* f_ = nullptr;
+  std::vector<char> chunk_;
+  std::string_view buf_;
+  size_t i_ = 0;
+  int error_ = 0;
+};
+
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& file, SrcPos pos, const SourceRef& src)
-      : t_(text), file_(file), pos_(pos), src_(src) {}
+  Parser(Input& in, const std::string& file, SrcPos pos, const SourceRef& src)
+      : in_(in), file_(file), pos_(pos), src_(src) {
+    in_.skip_bom();
+  }
 
   [[noreturn]] void fail(uint32_t line, const std::string& msg) const {
     throw_error(ErrKind::IO, pos_, src_, file_ + ":" + std::to_string(line) + ": " + msg);
@@ -118,52 +168,59 @@ class Parser {
   // Next record into fields; false at the end of the text. rec_line is the
   // line the record starts on (quoted line breaks make records span lines).
   bool next(std::vector<std::string>& fields, uint32_t& rec_line) {
-    if (i_ >= t_.size()) return false;
+    if (in_.peek() == EOF) return end();
     fields.clear();
     rec_line = line_;
-    const size_t n = t_.size();
+    size_t bytes = 0;
+    auto take = [&] {
+      if (++bytes > kCsvMaxRecordBytes)
+        fail(rec_line, "record longer than " + std::to_string(kCsvMaxRecordBytes >> 20) +
+                           " MiB (is this a CSV file?)");
+      return in_.get();
+    };
     for (;;) {
       std::string f;
-      if (i_ < n && t_[i_] == '"') {
-        ++i_;
+      if (in_.peek() == '"') {
+        take();
         for (;;) {
-          if (i_ >= n) fail(rec_line, "unterminated quoted field");
-          char c = t_[i_++];
+          int c = take();
+          if (c == EOF) fail(rec_line, "unterminated quoted field");
           if (c == '"') {
-            if (i_ < n && t_[i_] == '"') {
+            if (in_.peek() == '"') {
               f += '"';
-              ++i_;
+              take();
               continue;
             }
             break;
           }
           if (c == '\n') ++line_;
-          f += c;
+          f += char(c);
         }
         fields.push_back(std::move(f));
-        if (i_ < n && t_[i_] == ',') {
-          ++i_;
+        if (in_.peek() == ',') {
+          take();
           continue;
         }
-        if (i_ < n && t_[i_] == '\r' && i_ + 1 < n && t_[i_ + 1] == '\n') ++i_;
-        if (i_ < n && t_[i_] != '\n') fail(line_, "unexpected character after a closing quote");
-      } else {
-        size_t b = i_;
-        while (i_ < n && t_[i_] != ',' && t_[i_] != '\n') {
-          if (t_[i_] == '"') fail(line_, "quote in an unquoted field");
-          ++i_;
+        if (in_.peek() == '\r') {
+          take();
+          if (in_.peek() != '\n') fail(line_, "unexpected character after a closing quote");
         }
-        f.assign(t_.substr(b, i_ - b));
-        if (i_ < n && t_[i_] == ',') {
-          ++i_;
+        if (in_.peek() != EOF && in_.peek() != '\n') fail(line_, "unexpected character after a closing quote");
+      } else {
+        for (int c; (c = in_.peek()) != EOF && c != ',' && c != '\n';) {
+          if (c == '"') fail(line_, "quote in an unquoted field");
+          f += char(take());
+        }
+        if (in_.peek() == ',') {
+          take();
           fields.push_back(std::move(f));
           continue;
         }
         if (!f.empty() && f.back() == '\r') f.pop_back();  // CRLF line end
         fields.push_back(std::move(f));
       }
-      if (i_ < n) {  // at the '\n' ending the record
-        ++i_;
+      if (in_.peek() != EOF) {  // at the '\n' ending the record
+        take();
         ++line_;
       }
       return true;
@@ -171,11 +228,15 @@ class Parser {
   }
 
  private:
-  std::string_view t_;
+  bool end() const {
+    if (in_.read_error()) fail(line_, std::string("cannot read: ") + std::strerror(in_.read_error()));
+    return false;
+  }
+
+  Input& in_;
   const std::string& file_;
   SrcPos pos_;
   const SourceRef& src_;
-  size_t i_ = 0;
   uint32_t line_ = 1;
 };
 
@@ -215,11 +276,13 @@ std::string parse_field(Type fmt, const std::string& text, Value& v) {
 
 }  // namespace
 
-std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, const Schema& schema,
-                               const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
+namespace {
+
+std::vector<uint8_t> parse_records(Input& input, const std::string& file, const Schema& schema,
+                                   const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
   std::vector<int> attr;
   std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
-  Parser in(text, file, pos, src);
+  Parser in(input, file, pos, src);
 
   std::vector<std::string> header, fields;
   uint32_t line = 1;
@@ -243,6 +306,10 @@ std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, c
 
   std::vector<uint8_t> out;
   while (in.next(fields, line)) {
+    // The tuples wait here until all have parsed: charged as they come, so a
+    // huge file ends in "memory budget exceeded", not in the OOM killer.
+    static const std::string kWhat = "copy";
+    memory_budget().check(out.size() + blank.size(), kWhat);
     if (fields.size() != header.size())
       in.fail(line, "expected " + std::to_string(header.size()) + " fields, found " +
                         std::to_string(fields.size()));
@@ -261,19 +328,21 @@ std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, c
   return out;
 }
 
+}  // namespace
+
+std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, const Schema& schema,
+                               const std::vector<CopyColumn>& cols, SrcPos pos, const SourceRef& src) {
+  Input in(text);
+  return parse_records(in, file, schema, cols, pos, src);
+}
+
 std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema,
                                    const std::vector<CopyColumn>& cols, SrcPos pos, const SourceRef& src) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw_error(ErrKind::IO, pos, src, "cannot open " + path + ": " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 16];
-  size_t k;
-  while ((k = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, k);
-  bool bad = std::ferror(f);
-  int err = errno;
-  std::fclose(f);
-  if (bad) throw_error(ErrKind::IO, pos, src, "cannot read " + path + ": " + std::strerror(err));
-  return parse_csv(text, path, schema, cols, pos, src);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> owner(f, std::fclose);
+  Input in(f);
+  return parse_records(in, path, schema, cols, pos, src);
 }
 
 CsvWriter::CsvWriter(const Schema& schema, std::vector<CopyColumn> cols, std::string file, SrcPos pos,

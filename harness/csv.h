@@ -27,14 +27,21 @@ struct CopyColumn {
   Type fmt;
 };
 
+// The longest record `copy` reads (a record is a line, or several when a
+// quoted field holds line breaks): beyond it the file is not a CSV of
+// tuples (/dev/zero, a binary), and reading stops with an error.
+constexpr size_t kCsvMaxRecordBytes = size_t(1) << 20;
+
 // Parses `text` (named `file` in messages) into packed tuples of `schema`,
 // returned back to back (size / schema.tuple_len tuples). Each listed column
 // is found in the header by name, case-insensitively; attributes not listed
-// are zero or blank. Errors are QuelError at the copy statement's position:
-// Name/Type for a bad column list, IO with "file:line: ..." for the data.
+// are zero or blank. A UTF-8 byte-order mark at the start is skipped. Errors
+// are QuelError at the copy statement's position: Name/Type for a bad column
+// list, IO with "file:line: ..." for the data.
 std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, const Schema& schema,
                                const std::vector<CopyColumn>& cols, SrcPos pos, const SourceRef& src);
-// Reads the whole file, then parse_csv. "cannot open FILE: reason" if it cannot.
+// parse_csv over a file, read as it is parsed (one record held at a time).
+// "cannot open FILE: reason" if it cannot.
 std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema,
                                    const std::vector<CopyColumn>& cols, SrcPos pos, const SourceRef& src);
 

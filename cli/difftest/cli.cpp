@@ -7,6 +7,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "cli/command.h"
 #include "cli/difftest/aggregates.h"
 #include "cli/difftest/check.h"
 #include "cli/difftest/corpus.h"
@@ -16,28 +17,17 @@ namespace quelkit::difftest {
 
 namespace {
 
-const char* kUsage = R"(usage: quelkit difftest [--seed S] [--count N] [--minutes M] [-b LIST] [options]
-       quelkit difftest --corpus FILE|DIR [...] [-b LIST] [--rewrite]
-  random qualifications and target lists over PARTS and EDGE, run on every back end and mode of
-  -b (default all), on ISAM/hash copies of the relations, and through SQLite; a mismatch is shrunk
-  and printed as a .quel reproducer (corpus format). Without --count or --minutes: 1000 queries.
-    --seed S             generator seed (default 1); the same seed gives the same queries
-    --count N            stop after N queries
-    --minutes M          stop after M minutes (fractions allowed)
-    --max-mismatches N   stop after N mismatches (default 1)
-    --jit-opt 0..3       optimisation level of the JIT back ends
-    --selection S        branch, nobranch or auto (default): how page kernels select
-    --no-shrink --no-sqlite --no-storage
-    --aggregates N       then N random aggregates (simple and by, with inner qualifications) on
-                         every back end and against SQLite (grouped subquery joined back)
-  --corpus runs .quel files with expectations (test/queries/ explains the format); --rewrite replaces
-  every expectation of the files by what the first back end answers (fills /*= ? */ placeholders).
-)";
+struct DifftestOptions {
+  RunOptions run;
+  std::string backends = "all", selection = "auto";
+  std::vector<std::string> corpus;
+  bool rewrite = false, no_shrink = false, no_sqlite = false, no_storage = false;
+  int jit_opt = -1;
+  double minutes = 0, seconds = 0;
+  uint64_t aggregates = 0;
+};
 
-[[noreturn]] void usage(const std::string& msg) {
-  std::cerr << "quelkit difftest: error: " << msg << "\n" << kUsage;
-  std::exit(2);
-}
+int run_difftest(const DifftestOptions& d);
 
 }  // namespace
 
@@ -58,88 +48,100 @@ void print_summary(std::ostream& os, const Summary& s, const std::vector<std::st
   os << "\n  generator errors: " << s.bind_failures << "\n  mismatches: " << s.mismatches.size() << "\n";
 }
 
-int difftest_main(const std::vector<std::string>& args, size_t i) {
-  RunOptions o;
-  std::string backends = "all";
-  std::vector<std::string> corpus;
-  bool rewrite = false;
-  int jit_opt = -1;
+cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
+  auto d = std::make_shared<DifftestOptions>();
+  app.description(
+      "Random qualifications and target lists over PARTS and EDGE, run on every back end and mode of -b,\n"
+      "on ISAM/hash copies of the relations, and through SQLite; a mismatch is shrunk and printed as a\n"
+      ".quel reproducer (corpus format). Without --count or --minutes: 1000 queries.\n"
+      "--corpus runs .quel files with expectations (test/queries/ explains the format); --rewrite replaces\n"
+      "every expectation of the files by what the first back end answers (fills /*= ? */ placeholders).");
+  app.add_option("--seed", d->run.seed, "generator seed (default 1); the same seed gives the same queries")
+      ->check(cli::whole(0))
+      ->type_name("S");
+  app.add_option("--count", d->run.count, "stop after N queries")->check(cli::whole(1))->type_name("N");
+  app.add_option("--minutes", d->minutes, "stop after M minutes (fractions allowed)")
+      ->check(cli::real_above(0))
+      ->type_name("M");
+  app.add_option("--seconds", d->seconds, "stop after S seconds")->check(cli::real_above(0))->type_name("S");
+  app.add_option("--max-mismatches", d->run.max_mismatches, "stop after N mismatches (default 1)")
+      ->check(cli::whole(1))
+      ->type_name("N");
+  app.add_option("-b,--backend", d->backends, "back ends and modes (default all)")->check(cli::backend_list())->type_name("LIST");
+  app.add_option("--corpus", d->corpus, "run the .quel files of FILE or DIR (may be repeated)")
+      ->type_name("FILE|DIR")
+      ->check(CLI::ExistingPath.description(""))
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_flag("--rewrite", d->rewrite, "with --corpus: replace every expectation by what the first back end answers");
+  app.add_option("--jit-opt", d->jit_opt, "optimisation level of the JIT back ends")
+      ->check(cli::whole(0, 3))
+      ->type_name("0-3");
+  app.add_option("--selection", d->selection, "how page kernels select: branch, nobranch or auto (default)")
+      ->check(cli::one_of({"branch", "nobranch", "auto"}))
+      ->type_name("branch|nobranch|auto");
+  app.add_option("--aggregates", d->aggregates,
+                 "then N random aggregates (simple and by, with inner qualifications) on every back end and "
+                 "against SQLite (grouped subquery joined back)")
+      ->check(cli::whole(0))
+      ->type_name("N");
+  app.add_flag("--no-shrink", d->no_shrink, "print a mismatch as found");
+  app.add_flag("--no-sqlite", d->no_sqlite, "leave out the SQLite oracle");
+  app.add_flag("--no-storage", d->no_storage, "leave out the ISAM/hash copies");
+  return [d] { return run_difftest(*d); };
+}
+
+namespace {
+
+int run_difftest(const DifftestOptions& d) {
+  RunOptions o = d.run;
+  if (d.minutes > 0) o.seconds = d.minutes * 60;
+  if (d.seconds > 0) o.seconds = d.seconds;
+  o.shrink = !d.no_shrink;
+  o.sqlite = !d.no_sqlite;
+  o.storage = !d.no_storage;
+  const std::string& backends = d.backends;
+  const bool rewrite = d.rewrite;
+  const int jit_opt = d.jit_opt;
+  const uint64_t aggregates = d.aggregates;
   harness::Selection selection = harness::Selection::Auto;
-  uint64_t aggregates = 0;
-  auto value = [&](const std::string& opt) -> std::string {
-    if (auto eq = args[i - 1].find('='); eq != std::string::npos) return args[i - 1].substr(eq + 1);
-    if (i >= args.size()) usage(opt + " needs a value");
-    return args[i++];
-  };
-  auto number = [&](const std::string& opt) {
-    std::string v = value(opt);
-    try {
-      size_t n = 0;
-      double d = std::stod(v, &n);
-      if (n != v.size() || d < 0) throw std::invalid_argument(v);
-      return d;
-    } catch (...) {
-      usage(opt + " needs a number, not '" + v + "'");
-    }
-  };
-  while (i < args.size()) {
-    std::string a = args[i++];
-    std::string name = a.substr(0, a.find('='));
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (name == "--seed") {
-      o.seed = uint64_t(number(name));
-    } else if (name == "--count") {
-      o.count = uint64_t(number(name));
-    } else if (name == "--minutes") {
-      o.seconds = number(name) * 60;
-    } else if (name == "--seconds") {
-      o.seconds = number(name);
-    } else if (name == "--max-mismatches") {
-      o.max_mismatches = size_t(number(name));
-    } else if (a == "-b" || name == "--backend") {
-      backends = value(name);
-    } else if (name == "--corpus") {
-      corpus.push_back(value(name));
-    } else if (a == "--rewrite") {
-      rewrite = true;
-    } else if (name == "--jit-opt") {
-      jit_opt = int(number(name));
-      if (jit_opt > 3) usage("--jit-opt must be 0, 1, 2 or 3");
-    } else if (name == "--selection") {
-      if (!harness::parse_selection(value(name), &selection)) usage("--selection must be branch, nobranch or auto");
-    } else if (name == "--aggregates") {
-      aggregates = uint64_t(number(name));
-    } else if (a == "--no-shrink") {
-      o.shrink = false;
-    } else if (a == "--no-sqlite") {
-      o.sqlite = false;
-    } else if (a == "--no-storage") {
-      o.storage = false;
+  harness::parse_selection(d.selection, &selection);
+  // The files first, all of them: a corpus with no case in it is an error,
+  // not a pass.
+  std::vector<std::string> paths;
+  for (const auto& c : d.corpus) {
+    std::vector<std::string> found;
+    if (c.size() > 5 && c.substr(c.size() - 5) == ".quel") {
+      found.push_back(c);
     } else {
-      usage("unknown option " + a);
+      try {
+        found = corpus_files(c);
+      } catch (std::exception& e) {
+        cli::usage_error("--corpus " + c + ": " + e.what());
+      }
     }
+    if (found.empty()) cli::usage_error("--corpus " + c + ": no .quel files there");
+    paths.insert(paths.end(), found.begin(), found.end());
   }
   try {
-    if (!corpus.empty()) {
+    if (!d.corpus.empty()) {
       int files = 0, cases = 0, failed = 0;
-      for (const auto& c : corpus) {
-        std::vector<std::string> paths;
-        if (c.size() > 5 && c.substr(c.size() - 5) == ".quel") paths.push_back(c);
-        else paths = corpus_files(c);
-        for (const auto& p : paths) {
-          ++files;
-          CorpusReport r = run_corpus(load_corpus(p), backends, selection);
-          cases += r.cases;
-          failed += int(r.failures.size());
-          for (const auto& f : r.failures) std::cerr << f << "\n";
-          if (rewrite) {
-            std::ofstream out(p, std::ios::binary);
-            out << r.rewritten;
-            std::cerr << p << ": expectations rewritten\n";
-          }
+      for (const auto& p : paths) {
+        ++files;
+        CorpusReport r = run_corpus(load_corpus(p), backends, selection);
+        cases += r.cases;
+        failed += int(r.failures.size());
+        for (const auto& f : r.failures) std::cerr << f << "\n";
+        if (rewrite) {
+          std::ofstream out(p, std::ios::binary);
+          out << r.rewritten;
+          std::cerr << p << ": expectations rewritten\n";
         }
+      }
+      // Files that hold no case test nothing: not a pass either.
+      if (cases == 0) {
+        std::cerr << "quelkit difftest: error: the corpus (" << files << " files) holds no cases\n";
+        return 1;
       }
       std::cout << "corpus: " << files << " files, " << cases << " cases on " << backends << ": "
                 << (failed ? std::to_string(failed) + " failures" : "all pass") << "\n";
@@ -158,11 +160,13 @@ int difftest_main(const std::vector<std::string>& args, size_t i) {
     }
     return s.mismatches.empty() && agg_mismatches == 0 ? 0 : 1;
   } catch (QuelError& e) {
-    usage(e.err.message);
+    cli::usage_error(e.err.message);
   } catch (std::exception& e) {
     std::cerr << "quelkit difftest: error: " << e.what() << "\n";
     return 1;
   }
 }
+
+}  // namespace
 
 }  // namespace quelkit::difftest

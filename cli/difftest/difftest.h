@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
+
 namespace quelkit::difftest {
 
 struct Summary;
 
-// args[i..] are the options after `difftest`. Returns the exit status.
-int difftest_main(const std::vector<std::string>& args, size_t i);
+// Declares the options of `quelkit difftest` (cli/command.h).
+cli::Run define_difftest(CLI::App& app, const std::vector<std::string>& args);
 void print_summary(std::ostream& os, const Summary& s, const std::vector<std::string>& runners, uint64_t seed);
 
 }  // namespace quelkit::difftest

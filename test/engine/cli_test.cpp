@@ -3,7 +3,6 @@
 // and `gen parts` output byte-identical to the independent oracle's CSV.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,31 +11,12 @@
 #include <vector>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "test/engine/shell.h"
 
 namespace quelkit::test {
 namespace {
-
-struct Out {
-  int status = -1;
-  std::string text;
-};
-
-// Runs a shell command, capturing stdout and stderr together.
-Out sh(const std::string& cmd) {
-  Out o;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.text.append(buf.data(), n);
-  int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
-
-const std::string kBin = std::string(QUELKIT_BINARY_DIR) + "/bin/quelkit";
 
 TEST(Cli, ExitStatuses) {
   EXPECT_EQ(sh(kBin + " -e 'retrieve (a = 1)'").status, 0);
@@ -189,6 +169,48 @@ TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
   EXPECT_EQ(sh(kBin + " sweep --selections sometimes").status, 2);
   EXPECT_EQ(sh(kBin + " sweep --reps 0").status, 2);
   EXPECT_EQ(sh(kBin + " sweep -b nosuch").status, 2);
+}
+
+}  // namespace
+}  // namespace quelkit::test
+
+namespace quelkit::test {
+namespace {
+
+// A UTF-8 byte-order mark at the start of a script (a file, or standard
+// input) is not text: without this the first statement was a lexical error.
+// An error in a line of multibyte text reports its column in characters.
+TEST(Cli, ScriptsMayBeginWithAByteOrderMark) {
+  char dir[] = "/tmp/quelkit-bom-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/bom.quel";
+  std::ofstream(f, std::ios::binary) << "\xef\xbb\xbfretrieve (a = 1)\n";
+  Out o = sh(kBin + " --format csv " + f);
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(o.text, "a\n1\n");
+  o = sh(kBin + " --format csv - < " + f);
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(o.text, "a\n1\n");
+  o = sh(kBin + " --format csv < " + f);
+  EXPECT_EQ(o.text, "a\n1\n");
+  std::ofstream(f, std::ios::binary) << "\xef\xbb\xbfretrieve (s = \"日本語\", x = 1 +)\n";
+  o = sh(kBin + " " + f);
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("bom.quel:1:29: error:"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("\n  retrieve (s = \"日本語\", x = 1 +)\n" + std::string(2 + 28, ' ') + "^"), std::string::npos)
+      << o.text;
+  std::filesystem::remove_all(dir);
+}
+
+// copy reads its file a record at a time with a limit: /dev/zero, which
+// never ends and has no line break, is an I/O error at once, and the
+// session goes on.
+TEST(Cli, CopyFromDevZeroIsAnErrorNotAnEndlessRead) {
+  Out o = sh("timeout 20 " + kBin + " --format csv -e 'create s (a = i4)' "
+             "-e 'copy s (a = i4) from \"/dev/zero\"' -e 'append to s (a = 7) retrieve (s.a)'");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("error: /dev/zero:1: record longer than 1 MiB"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("a\n7\n"), std::string::npos) << o.text;
 }
 
 }  // namespace

@@ -250,3 +250,49 @@ TEST(Csv, PartsCsvLoadsBackIntoTheSameTuples) {
 
 }  // namespace
 }  // namespace quelkit::test
+
+namespace quelkit::test {
+namespace {
+
+using namespace harness;
+
+// copy streams its file: a file without line breaks (/dev/zero never ends)
+// stops at the record limit with an error at line 1, having held about one
+// record, instead of reading until memory runs out.
+TEST(Csv, ARecordLongerThanTheLimitStopsTheRead) {
+  Schema sc = Schema::packed({{"a", Type::i4()}});
+  try {
+    read_csv_file("/dev/zero", sc, {}, kPos, kSrc);
+    ADD_FAILURE() << "no error";
+  } catch (const QuelError& e) {
+    EXPECT_EQ(e.err.kind, ErrKind::IO);
+    EXPECT_NE(e.err.message.find("/dev/zero:1: record longer than 1 MiB"), std::string::npos) << e.err.message;
+  }
+  // The same limit on text in memory, one byte past it; a record just
+  // under it is only data.
+  std::string long_field(kCsvMaxRecordBytes, 'x');
+  Error e = parse_error("a\n" + long_field + "\n", sc);
+  EXPECT_NE(e.message.find("data.csv:2: record longer than"), std::string::npos) << e.message;
+  e = parse_error("a\n" + long_field.substr(0, kCsvMaxRecordBytes - 2) + "\n", sc);
+  EXPECT_NE(e.message.find("data.csv:2: column a: "), std::string::npos) << e.message.substr(0, 80);
+}
+
+// Editors on Windows begin UTF-8 files with a byte-order mark; it is not
+// part of the first column's name, in text or in a file.
+TEST(Csv, AByteOrderMarkIsSkipped) {
+  Schema sc = Schema::packed({{"a", Type::i4()}, {"b", Type::i4()}});
+  std::vector<uint8_t> want(8);
+  store<int32_t>(want.data(), 1);
+  store<int32_t>(want.data() + 4, 2);
+  EXPECT_EQ(parse("\xef\xbb\xbf" "a,b\n1,2\n", sc), want);
+  const std::string path = temp_path("bom.csv");
+  std::ofstream(path, std::ios::binary) << "\xef\xbb\xbf" "a,b\r\n1,2\r\n";
+  EXPECT_EQ(read_csv_file(path, sc, {}, kPos, kSrc), want);
+  std::filesystem::remove(path);
+  // Only at the start: elsewhere the bytes are data.
+  Error e = parse_error("a,b\n\xef\xbb\xbf" "1,2\n", sc);
+  EXPECT_NE(e.message.find("is not an integer"), std::string::npos) << e.message;
+}
+
+}  // namespace
+}  // namespace quelkit::test

@@ -1,0 +1,249 @@
+// The one place `quelkit` parses options (cli/command.h): the dispatcher,
+// the validators the subcommands share, and the output-directory check.
+#include "cli/command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "harness/session.h"
+
+namespace quelkit::cli {
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) v.push_back(item);
+  return v;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string s;
+  for (size_t i = 0; i < words.size(); ++i) s += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return s;
+}
+
+// A number written whole, or nullopt-like false.
+bool parse_double(const std::string& s, double* d) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  *d = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && errno == 0 && std::isfinite(*d);
+}
+
+}  // namespace
+
+void usage_error(const std::string& msg) { throw UsageError(msg); }
+
+CLI::Validator whole(uint64_t lo, uint64_t hi) {
+  std::string want = hi == UINT64_MAX ? "a whole number >= " + std::to_string(lo)
+                                      : "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        uint64_t v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || p != s.data() + s.size() || ec != std::errc() || v < lo || v > hi)
+          return "needs " + want + ", not '" + s + "'";
+        return {};
+      },
+      "");
+}
+
+CLI::Validator real_above(double lo) {
+  std::ostringstream want;
+  want << "a number > " << lo;
+  return CLI::Validator(
+      [w = want.str(), lo](std::string& s) -> std::string {
+        double d = 0;
+        if (!parse_double(s, &d) || !(d > lo)) return "needs " + w + ", not '" + s + "'";
+        return {};
+      },
+      "");
+}
+
+CLI::Validator real_between(double lo, double hi) {
+  std::ostringstream want;
+  want << "a number from " << lo << " to " << hi;
+  return CLI::Validator(
+      [w = want.str(), lo, hi](std::string& s) -> std::string {
+        double d = 0;
+        if (!parse_double(s, &d) || d < lo || d > hi) return "needs " + w + ", not '" + s + "'";
+        return {};
+      },
+      "");
+}
+
+CLI::Validator one_of(std::vector<std::string> words) {
+  return CLI::Validator(
+      [words](std::string& s) -> std::string {
+        if (std::find(words.begin(), words.end(), s) == words.end())
+          return "must be " + joined(words) + ", not '" + s + "'";
+        return {};
+      },
+      "");
+}
+
+CLI::Validator list_of(std::vector<std::string> words) {
+  return CLI::Validator(
+      [words](std::string& s) -> std::string {
+        for (const auto& x : split(s))
+          if (std::find(words.begin(), words.end(), x) == words.end())
+            return "takes a comma-separated list of " + joined(words) + ", not '" + x + "'";
+        return {};
+      },
+      "");
+}
+
+CLI::Validator backend_list() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          harness::parse_backend_list(s);
+        } catch (QuelError& e) {
+          return e.err.message;
+        }
+        return {};
+      },
+      "");
+}
+
+CLI::Option* add_script_options(CLI::App& app, std::vector<std::string>* texts, std::vector<std::string>* files) {
+  // allow_extra_args(false): -e takes one word, the next is a file again.
+  CLI::Option* e = app.add_option("-e", *texts, "run TEXT as a script (may be repeated)")
+                       ->type_name("TEXT")
+                       ->allow_extra_args(false);
+  app.add_option("scripts", *files, "QUEL scripts, in order (- reads standard input)")->type_name("FILE.quel");
+  return e;
+}
+
+std::vector<std::pair<std::string, std::string>> scripts_in_order(const CLI::App& app,
+                                                                  const std::vector<std::string>& texts,
+                                                                  const std::vector<std::string>& files) {
+  // CLI11 keeps -e's values and the positionals apart; parse_order() says how
+  // they interleaved, so `a.quel -e TEXT b.quel` runs in that order.
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t t = 0, f = 0;
+  for (const CLI::Option* o : app.parse_order()) {
+    if (o->get_name() == "-e" && t < texts.size()) {
+      out.emplace_back("<-e " + std::to_string(t + 1) + ">", texts[t]);
+      ++t;
+    } else if (o->get_name() == "scripts" && f < files.size()) {
+      out.emplace_back(files[f] == "-" ? "-" : "", files[f] == "-" ? "" : files[f]);
+      ++f;
+    }
+  }
+  return out;
+}
+
+void require_output_dir(const std::string& opt, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) usage_error(opt + " " + dir + ": cannot make the directory: " + ec.message());
+  if (!fs::is_directory(dir, ec)) usage_error(opt + " " + dir + ": not a directory");
+  // access(W_OK) misses some refusals (read-only mounts seen through
+  // permissions it cannot judge); a file made and removed does not.
+  const fs::path probe = fs::path(dir) / (".quelkit-probe-" + std::to_string(getpid()));
+  {
+    std::ofstream f(probe);
+    if (!f || !(f << "x") || !f.flush())
+      usage_error(opt + " " + dir + ": cannot write there: " + std::strerror(errno ? errno : EACCES));
+  }
+  fs::remove(probe, ec);
+}
+
+namespace {
+
+// CLI11's help prints each description on one line; this one wraps them
+// under their column, so `--help` reads in an 100-column terminal.
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_desc(const CLI::Option* o) const override {
+    const size_t width = 100 - get_column_width();
+    std::string out, line;
+    std::stringstream words(o->get_description());
+    for (std::string w; words >> w;) {
+      if (!line.empty() && line.size() + 1 + w.size() > width) {
+        out += line + "\n";
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + w;
+    }
+    return out + line;
+  }
+};
+
+}  // namespace
+
+int run_command(int argc, char** argv, const Subcommand& main, std::span<const Subcommand> subcommands) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const Subcommand* sub = &main;
+  if (!args.empty())
+    for (const Subcommand& s : subcommands)
+      if (args[0] == s.name) sub = &s;
+  if (sub != &main) args.erase(args.begin());
+  const std::string prog = sub == &main ? std::string("quelkit") : "quelkit " + std::string(sub->name);
+
+  CLI::App app(sub->summary, prog);
+  auto formatter = std::make_shared<WrappingFormatter>();
+  formatter->column_width(34);
+  app.formatter(formatter);
+  // A value given twice: the last one counts, as shells and scripts expect
+  // when they append an option to a user's list (./kit paper adds --out).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  if (sub == &main) {
+    std::string list = "subcommands (quelkit NAME --help):\n";
+    for (const Subcommand& s : subcommands) list += "  " + std::string(s.name) + std::string(std::max<size_t>(2, 12 - std::strlen(s.name)), ' ') + s.summary + "\n";
+    app.footer(list);
+  }
+  Run run = sub->define(app, args);
+
+  // CLI11 takes `--opt=` as an option still waiting for its value; say it is
+  // the empty value (`--count-sizes=`: no count block).
+  std::vector<std::string> words;
+  for (const std::string& a : args) {
+    const CLI::Option* takes = a.size() > 3 && a.starts_with("--") && a.back() == '=' && a.find('=') == a.size() - 1
+                                   ? app.get_option_no_throw(a.substr(0, a.size() - 1))
+                                   : nullptr;
+    if (takes && takes->get_expected_min() > 0) {
+      words.push_back(a.substr(0, a.size() - 1));
+      words.emplace_back();
+    } else {
+      words.push_back(a);
+    }
+  }
+  std::reverse(words.begin(), words.end());  // CLI11's vector form reads from the back
+  try {
+    app.parse(words);
+    return run();
+  } catch (const CLI::ExtrasError&) {
+    // CLI11 2.1 lists these back to front; said here in the order typed.
+    std::string words;
+    for (const std::string& w : app.remaining(true)) words += " " + w;
+    std::cerr << prog << ": error: unknown option or extra argument:" << words << "\n(" << prog
+              << " --help shows the options)\n";
+    return 2;
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << prog << ": error: " << e.what() << "\n(" << prog << " --help shows the options)\n";
+    return 2;
+  } catch (const UsageError& e) {
+    std::cerr << prog << ": error: " << e.what() << "\n(" << prog << " --help shows the options)\n";
+    return 2;
+  }
+}
+
+}  // namespace quelkit::cli

@@ -1,0 +1,69 @@
+// How every `quelkit` subcommand reads its options: with CLI11, through one
+// dispatcher (run_command) that picks the subcommand, parses, and turns every
+// usage error into one message and exit status 2 before any work starts. A
+// subcommand is a row of the table cli/main.cpp passes in: its name, a line
+// for --help, and a function that declares its options on a CLI::App and
+// returns what runs once they have parsed. The validators below are shared,
+// so `--reps 0` reads the same in paper, sweep and profile.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace quelkit::cli {
+
+// What a subcommand runs after parsing; returns the exit status.
+using Run = std::function<int()>;
+// Declares a subcommand's options on `app`. `args` are the words after the
+// subcommand's name as typed (profile hands them on to its child processes).
+using Define = Run (*)(CLI::App& app, const std::vector<std::string>& args);
+
+struct Subcommand {
+  const char* name;
+  const char* summary;  // one line in `quelkit --help`
+  Define define;
+};
+
+// Parses argv (a subcommand when argv[1] names one, else the session command
+// `main`) and runs it. --help prints and exits 0; any usage error, in parsing
+// or thrown as UsageError by the Run, prints `PROG: error: MESSAGE` and the
+// hint to --help on stderr and exits 2.
+int run_command(int argc, char** argv, const Subcommand& main, std::span<const Subcommand> subcommands);
+
+// A usage error found after parsing (options that contradict each other).
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void usage_error(const std::string& msg);
+
+// Validators. Each checks the text before CLI11 converts it, so the message
+// names what was expected ("--reps: needs a whole number >= 1, not '0'").
+CLI::Validator whole(uint64_t lo, uint64_t hi = UINT64_MAX);  // decimal digits only, lo..hi
+CLI::Validator real_above(double lo);                          // a number > lo
+CLI::Validator real_between(double lo, double hi);             // lo <= number <= hi
+CLI::Validator one_of(std::vector<std::string> words);
+CLI::Validator list_of(std::vector<std::string> words);  // comma-separated, each one of words
+CLI::Validator backend_list();                            // harness::parse_backend_list accepts it
+
+// Options that take a value take it as `--opt V` or `--opt=V`; `--opt=` is an
+// empty value. A script option (-e TEXT) and the script files, in the order
+// they were given: (name, text) with name "" for a file path in text and "-"
+// for standard input.
+CLI::Option* add_script_options(CLI::App& app, std::vector<std::string>* texts, std::vector<std::string>* files);
+std::vector<std::pair<std::string, std::string>> scripts_in_order(const CLI::App& app,
+                                                                  const std::vector<std::string>& texts,
+                                                                  const std::vector<std::string>& files);
+
+// An output directory, made and proved writable now, before any work: a
+// report that cannot be written is a usage error, not a lost hour. Throws
+// UsageError naming `opt`.
+void require_output_dir(const std::string& opt, const std::string& dir);
+
+}  // namespace quelkit::cli

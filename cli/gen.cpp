@@ -1,0 +1,69 @@
+// `quelkit gen` (cli/gen.h): one CLI11 subcommand per data set, each with
+// only the options that mean something for it (--wide for PARTS, --seed for
+// Wisconsin), so a misplaced one is a usage error rather than ignored.
+#include "cli/gen.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "harness/parts.h"
+#include "harness/wisconsin.h"
+
+namespace quelkit::cli {
+
+namespace {
+
+struct GenOptions {
+  uint64_t rows = 0, seed = harness::kWisconsinSeed;
+  bool wide = false;
+  std::string csv;
+};
+
+int write_csv(const GenOptions& o, bool wisconsin) {
+  auto write = [&](std::ostream& os) {
+    if (wisconsin) harness::write_wisconsin_csv(os, o.rows, o.seed);
+    else harness::write_parts_csv(os, o.rows, o.wide);
+  };
+  if (o.csv.empty() || o.csv == "-") {
+    write(std::cout);
+    return 0;
+  }
+  std::ofstream f(o.csv, std::ios::binary);
+  if (!f) {
+    std::cerr << "quelkit: error: cannot write " << o.csv << ": " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  write(f);
+  f.close();
+  if (!f) {
+    std::cerr << "quelkit: error: writing " << o.csv << " failed\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Run define_gen(CLI::App& app, const std::vector<std::string>&) {
+  auto o = std::make_shared<GenOptions>();
+  CLI::App* parts = app.add_subcommand("parts", "the PARTS data as CSV (pnum,pname,color,weight,qoh)");
+  parts->add_option("--rows", o->rows, "tuples")->required()->check(whole(0))->type_name("N");
+  parts->add_flag("--wide", o->wide, "the wide variant (filler c166, 200-byte tuples)");
+  parts->add_option("--csv", o->csv, "write to FILE (default: standard output)")->type_name("FILE");
+  CLI::App* wisc = app.add_subcommand("wisconsin", "the Wisconsin data as CSV (unique1,...,string4)");
+  wisc->add_option("--rows", o->rows, "tuples")
+      ->required()
+      ->check(whole(0, harness::kWisconsinMaxRows))
+      ->type_name("N");
+  wisc->add_option("--seed", o->seed, "generator seed (default 1983)")->check(whole(0))->type_name("S");
+  wisc->add_option("--csv", o->csv, "write to FILE (default: standard output)")->type_name("FILE");
+  return [o, parts, wisc] {
+    if (!parts->parsed() && !wisc->parsed()) usage_error("say what to generate: quelkit gen parts|wisconsin --rows N");
+    return write_csv(*o, wisc->parsed());
+  };
+}
+
+}  // namespace quelkit::cli
