@@ -123,7 +123,7 @@ int run_paper(const std::vector<std::string>& args, size_t i) {
   }
   SessionOptions so;
   try {
-    so.backends = parse_backend_list(backends);
+    so.backends = parse_backend_list(backends, /*measured=*/true);
   } catch (QuelError& e) {
     std::cerr << "quelkit paper: error: " << e.err.message << "\n";
     return 2;
