@@ -141,6 +141,10 @@ class AdaptiveBackend final : public Backend {
   // Joins j and accounts it into r (if given); abandoned: its code is freed.
   void settle(Job& j, bool abandon, TierReport* r) {
     j.join();
+    // Every compile teaches the model, an abandoned one too (joined, it ran
+    // to its end). Wall time, not CPU: it is when the code is ready, and what
+    // a statement waits for when it abandons one; on a loaded machine the larger.
+    if (!j.settled && !j.variant_only) model_.compiled(j.level, j.size, double(j.wall_ns));
     if (abandon) j.out.reset();
     if (!j.settled && r) {
       ++r->bg_compiles;
@@ -228,9 +232,7 @@ class AdaptivePlan final : public Prepared {
 
   void scan_ends(bool last, TierReport* r) override {
     if (last_t_) {  // the scan's last page, timed to its end
-      timed_ns_[last_tier_] += now_ns() - last_t_;
-      timed_tuples_[last_tier_] += last_live_;
-      ++timed_pages_[last_tier_];
+      timed(now_ns());
     }
     if (scan_tuples_[0]) r->tuples.emplace_back(be_.base_label_, scan_tuples_[0]);
     if (scan_tuples_[1]) r->tuples.emplace_back(fast_label_, scan_tuples_[1]);
@@ -266,9 +268,7 @@ class AdaptivePlan final : public Prepared {
       if (timing_ || last_t_) {
         const uint64_t t = now_ns();
         if (last_t_) {
-          timed_ns_[last_tier_] += t - last_t_;
-          timed_tuples_[last_tier_] += last_live_;
-          ++timed_pages_[last_tier_];
+          timed(t);
         }
         last_t_ = 0;
         boundary();
@@ -322,8 +322,7 @@ class AdaptivePlan final : public Prepared {
         if (fast_ && tier_ == 1 && !ratio_known_) {
           timing_ = timed_pages_[1] < kRatioPages;
           if (!timing_) {
-            be_.model_.ran(fast_level_, (double(timed_ns_[1]) / double(std::max<uint64_t>(timed_tuples_[1], 1))) /
-                                            base_ns());
+            be_.model_.ran(fast_level_, per_tuple(1) / base_ns());
             ratio_known_ = true;
           }
         }
@@ -343,7 +342,24 @@ class AdaptivePlan final : public Prepared {
     watch_ = watch_ || timing_;
   }
 
-  double base_ns() const { return double(timed_ns_[0]) / double(std::max<uint64_t>(timed_tuples_[0], 1)); }
+  // The page that began at last_t_ ended at t.
+  void timed(uint64_t t) {
+    const int k = last_tier_;
+    timed_tuples_[k] += last_live_;
+    if (last_live_ && samples_[k].size() < kWindowPages * 4)
+      samples_[k].push_back(double(t - last_t_) / double(last_live_));
+    ++timed_pages_[k];
+  }
+  // A tier's ns per tuple: the median of its timed pages, so that the first
+  // pages' cold caches and the result's first page faults do not make the
+  // first tier look slower than it is.
+  double per_tuple(int k) {
+    std::vector<double>& v = samples_[k];
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  }
+  double base_ns() { return per_tuple(0); }
   // Tuples still to come for this plan in the statement: the pages left of
   // this scan, and the scans still to come at the tuples a scan has had.
   double remaining() const {
@@ -388,7 +404,6 @@ class AdaptivePlan final : public Prepared {
     if (j->settled) return;  // abandoned by the statement's end: start afresh later
     be_.settle(*j, false, &pending_);
     std::unique_ptr<Prepared> p = std::move(j->out);
-    if (!j->variant_only) be_.model_.compiled(j->level, j->size, double(j->cpu_ns));
     if (!p || !p->has_kernel()) {
       kept_.reset();  // no compiled kernel for this plan: stay on the first tier
       return;
@@ -421,7 +436,8 @@ class AdaptivePlan final : public Prepared {
   uint64_t scan_tuples_[2] = {};
   uint64_t runs_ = 0, run_tuples_ = 0;
   bool watch_ = false, timing_ = false, decided_ = false, started_ = false, ratio_known_ = false;
-  uint64_t timed_ns_[2] = {}, timed_tuples_[2] = {}, timed_pages_[2] = {};
+  uint64_t timed_tuples_[2] = {}, timed_pages_[2] = {};
+  std::vector<double> samples_[2];  // ns per tuple of timed pages, per tier
   uint64_t last_t_ = 0;  // while timing: when the page before began, its tier and live tuples
   int last_tier_ = 0;
   uint32_t last_live_ = 0;

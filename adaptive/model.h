@@ -46,7 +46,7 @@ class CostModel {
   // meanwhile gain nothing; a level is worth it when its saving exceeds its
   // compile cost, and the level with the largest net gain is chosen.
   Decision decide(double base_ns, double remaining, double ir_size) const;
-  // A compile of level L over ir_size nodes took ns (CPU time of the compiling thread).
+  // A compile of level L over ir_size nodes took ns (wall time of the compiling thread).
   void compiled(int level, double ir_size, double ns);
   // Level L ran at `ratio` times the first tier's per-tuple cost.
   void ran(int level, double ratio);
