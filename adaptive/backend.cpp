@@ -199,14 +199,17 @@ class AdaptivePlan final : public Prepared {
     if (job_ && !job_->settled) be_.settle(*job_, true, nullptr);
   }
 
+  // Tuple at a time (replace, delete, no page kernel) is the first tier's:
+  // its per-tuple functions are cheap to make, the compiled tier's would be
+  // an LLVM compile on the statement's thread.
   int qualify(const uint8_t* tuple, qk_ctx* ctx) override {
-    ++scan_tuples_[tier_];
-    return cur_->qualify(tuple, ctx);
+    ++scan_tuples_[0];
+    return base_->qualify(tuple, ctx);
   }
-  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return cur_->project(tuple, row, ctx); }
+  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return base_->project(tuple, row, ctx); }
   bool has_kernel() const override { return base_->has_kernel(); }
-  bool tuple_functions_pending() const override { return cur_->tuple_functions_pending(); }
-  void make_tuple_functions() override { cur_->make_tuple_functions(); }
+  bool tuple_functions_pending() const override { return base_->tuple_functions_pending(); }
+  void make_tuple_functions() override { base_->make_tuple_functions(); }
 
   // Both tiers run the selection the harness chose; the first tier's is the record.
   Selection kernel_selection() const override { return base_->kernel_selection(); }
