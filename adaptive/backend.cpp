@@ -189,10 +189,14 @@ class AdaptivePlan final : public Prepared {
   AdaptivePlan(AdaptiveBackend& be, std::unique_ptr<Prepared> base, const harness::Plan& plan, const uint8_t* params)
       : be_(be), base_(std::move(base)), cur_(base_.get()) {
     times = base_->times;
+    // The plan is copied for the background compile only when the first
+    // scan shows one could pay (scan_begins): a substitution's one-page key
+    // lookup under --no-plan-cache, prepared thousands of times, never copies.
+    // The harness scans a plan it prepared before that execution ends, so the
+    // plan is still there then.
     if (be_.fast_spec_ && base_->has_kernel()) {
-      kept_ = std::make_unique<harness::Plan>(harness::clone_plan(plan));
-      if (params) params_.assign(params, params + plan.params.tuple_len);
-      size_ = ir_size(plan);
+      plan_ = &plan;
+      first_params_ = params;
     }
   }
   ~AdaptivePlan() override {
@@ -222,6 +226,15 @@ class AdaptivePlan final : public Prepared {
   }
 
   void scan_begins(const harness::ScanOutlook& o) override {
+    if (plan_) {
+      if (be_.policy_ != Policy::Tiered || o.pages > 1 || o.runs_after > 0) {
+        kept_ = std::make_unique<harness::Plan>(harness::clone_plan(*plan_));
+        if (first_params_) params_.assign(first_params_, first_params_ + plan_->params.tuple_len);
+        size_ = ir_size(*plan_);
+      }
+      plan_ = nullptr;
+      first_params_ = nullptr;
+    }
     outlook_ = o;
     page_ = 0;
     switch_page_ = -1;
@@ -426,6 +439,8 @@ class AdaptivePlan final : public Prepared {
   std::unique_ptr<Prepared> base_, fast_;
   Prepared* cur_;
   int tier_ = 0;
+  const harness::Plan* plan_ = nullptr;  // until the first scan begins: the plan prepared
+  const uint8_t* first_params_ = nullptr;
   std::unique_ptr<harness::Plan> kept_;  // what the background compile compiles; null: no second tier
   std::vector<uint8_t> params_;
   double size_ = 0;
