@@ -48,7 +48,19 @@ void CostModel::compiled(int level, double ir_size, double ns) {
 void CostModel::ran(int level, double ratio) {
   if (level < 0 || level >= kLevels || !(ratio > 0) || !std::isfinite(ratio)) return;
   ratio = std::clamp(ratio, 0.05, 2.0);  // one noisy page must not wreck the model
-  ratio_[level] = 0.5 * ratio_[level] + 0.5 * ratio;
+  ratio_[level] = measured_[level] ? 0.5 * ratio_[level] + 0.5 * ratio : ratio;
+  measured_[level] = true;
+}
+
+double CostModel::assumed_ratio(int level) const {
+  double r = ratio_[level];
+  if (!measured_[level])
+    for (int l = level - 1; l >= 0; --l)
+      if (measured_[l]) {
+        r = std::max(r, 0.95 * ratio_[l]);
+        break;
+      }
+  return r;
 }
 
 Decision CostModel::decide(double base_ns, double remaining, double ir_size) const {
@@ -57,7 +69,7 @@ Decision CostModel::decide(double base_ns, double remaining, double ir_size) con
   if (!(base_ns > 0) || !(remaining > 0)) return best;
   for (int l = 0; l < kLevels; ++l) {
     const double c = fit_[l].predict(ir_size);
-    const double fast_ns = base_ns * ratio_[l];
+    const double fast_ns = base_ns * assumed_ratio(l);
     if (fast_ns >= base_ns) continue;
     // While it compiles, the first tier keeps scanning: those tuples gain nothing.
     const double after = std::max(0.0, remaining - c / base_ns);

@@ -54,8 +54,14 @@ class CostModel {
   double compile_ns(int level, double ir_size) const { return fit_[level].predict(ir_size); }
 
  private:
+  // The ratio decide() assumes for level L: a level not measured yet is
+  // taken to be no better than 0.95 of the measured level below it (the
+  // kernels are mostly memory-bound: more optimisation buys little, and a
+  // prior that promised more would send the model to try the costliest level).
+  double assumed_ratio(int level) const;
   CompileFit fit_[kLevels];
   double ratio_[kLevels];
+  bool measured_[kLevels] = {};
 };
 
 }  // namespace quelkit::adaptive

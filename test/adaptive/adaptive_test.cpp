@@ -75,6 +75,17 @@ TEST(AdaptiveModel, CompileCostFollowsMeasurements) {
   EXPECT_LE(m.ratio(1), 2.0);
 }
 
+TEST(AdaptiveModel, AnUnmeasuredLevelIsNoBetterThanTheMeasuredOneBelow) {
+  CostModel m;
+  // Level 1 measured at 0.97 of the first tier: level 2's prior promise of
+  // more must not make a costlier compile look worth trying.
+  for (int i = 0; i < 4; ++i) m.ran(1, 0.97);
+  const auto d = m.decide(5.0, 1e8, 10);
+  if (d.compile) {
+    EXPECT_NE(d.level, 2);
+  }
+}
+
 // ---------------------------------------------- sessions on the back end
 
 // The paper's queries on the narrow heap and the wide ISAM relation, the
