@@ -5,6 +5,7 @@
 // paper/... times execution with a warm plan cache. Minimum time, repetitions
 // and the statistics of repetitions are the timing module's (harness/measure.h),
 // so these figures and `quelkit paper`'s are taken alike.
+#include <algorithm>
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -151,7 +152,9 @@ int main(int argc, char** argv) {
   register_all_backends();
   std::vector<std::string> labels;
   for (const auto& b : registered_backends())
-    for (const auto& m : b.modes) labels.push_back(b.name + ":" + m);
+    for (const auto& m : b.modes)
+      if (std::find(b.test_modes.begin(), b.test_modes.end(), m) == b.test_modes.end())
+        labels.push_back(b.name + ":" + m);
   for (const auto& pq : paper_queries()) {
     // Fixtures are built on first use, so the large sizes cost nothing unless
     // selected (--benchmark_filter); the keyed relation keeps the paper's

@@ -148,7 +148,7 @@ int run_paper(const PaperOptions& p) {
   if (!(wanted("abcd") && !sizes.empty()) && !(wanted("efghi") && !keyed.empty() && !keyed_structures.empty()))
     cli::usage_error("nothing to run: no size is left for the queries asked for");
   SessionOptions so;
-  so.backends = parse_backend_list(backends);  // validated while parsing
+  so.backends = parse_backend_list(backends, /*measured=*/true);  // validated while parsing; test modes left out
   so.format = OutFormat::None;
   so.prepare.jit_native_cpu = jit_native_cpu;
   std::ostringstream sink_out, sink_err;

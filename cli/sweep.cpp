@@ -146,7 +146,7 @@ int run_sweep(const SweepOptions& o) {
   // interpreters and the JITs' qual mode evaluate tuple at a time).
   std::vector<std::string> lanes_of;
   try {
-    for (const auto& [b, m] : harness::parse_backend_list(backends.empty() ? "all" : backends)) {
+    for (const auto& [b, m] : harness::parse_backend_list(backends.empty() ? "all" : backends, /*measured=*/true)) {
       const std::string name = b + ":" + m;
       if (backends.empty() && (b == "interp" || m == "qual")) continue;
       lanes_of.push_back(name);

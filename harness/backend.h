@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/plan.h"
@@ -43,6 +44,28 @@ struct PrepareTimes {
 };
 
 constexpr uint32_t kMaxPagesPerCall = 64;
+
+// What a scan knows of its work when it starts (Prepared::scan_begins), for
+// back ends that adapt while they run (adaptive/): estimates, not promises.
+struct ScanOutlook {
+  uint64_t pages = 0;       // pages this scan visits at most (a key lookup: 1)
+  uint64_t tuples = 0;      // live tuples of the scanned relation
+  // Scans of this same prepared plan still to come in the statement after
+  // this one (tuple substitution: substitutions left, times the inner loops'
+  // sizes); 0 when the plan is not reused (--no-plan-cache) or runs once.
+  uint64_t runs_after = 0;
+};
+
+// What a back end that changes tiers mid-scan ran (Prepared::scan_ends,
+// Backend::statement_ends); the harness adds it to --stats (docs/stats.md).
+struct TierReport {
+  std::vector<std::pair<std::string, uint64_t>> tuples;  // tier label, tuples it ran, in order of first use
+  int64_t switch_page = -1;  // page of the scan (0-based) on which a faster tier first ran; -1 none
+  uint64_t bg_compiles = 0;  // background compiles that ended (installed or abandoned) here
+  uint64_t bg_abandoned = 0; // of them, abandoned: no longer needed, joined and their code freed
+  uint64_t bg_wall_ns = 0;   // their wall time on the compiling thread
+  uint64_t bg_cpu_ns = 0;    // their CPU time (CLOCK_THREAD_CPUTIME_ID of the compiling thread)
+};
 
 class Prepared {
  public:
@@ -84,6 +107,13 @@ class Prepared {
   virtual Selection kernel_selection() const { return Selection::Branch; }
   virtual bool kernel_selection_pending(Selection s) const { (void)s; return false; }
   virtual void select_kernel(Selection s) { (void)s; }
+  // Optional, for back ends that adapt while a scan runs (adaptive/): the
+  // scan's outlook before its first page, and after its last page (or its
+  // failure, `last` then true) what ran. `last`: no further scan of this plan
+  // is expected in the statement, so background work for it is no longer
+  // needed. Both run on the statement's clock.
+  virtual void scan_begins(const ScanOutlook& o) { (void)o; }
+  virtual void scan_ends(bool last, TierReport* r) { (void)last, (void)r; }
   PrepareTimes times;
 };
 
@@ -102,6 +132,10 @@ class Backend {
     (void)plan, (void)form, (void)params, (void)os;
     return false;
   }
+  // Called when a statement's scans are over, on its clock: background work
+  // the statement started and no longer needs is abandoned (and joined) here,
+  // so none runs into the next statement's clock.
+  virtual void statement_ends(TierReport* r) { (void)r; }
 };
 
 struct BackendSpec {
@@ -109,6 +143,9 @@ struct BackendSpec {
   std::vector<std::string> modes;       // first is the default: {"switch", "goto"}
   std::vector<std::string> dump_forms;  // forms dump() understands
   std::function<std::unique_ptr<Backend>(const std::string& mode, const PrepareOptions&)> make;
+  // Modes that exist for tests (adaptive:switch-every-page): `all`, the corpus
+  // and difftest run them; the paper report and the benchmarks leave them out.
+  std::vector<std::string> test_modes = {};
 };
 
 void register_backend(BackendSpec spec);

@@ -231,13 +231,17 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     // The cache key is built once: only the parameter block changes per tuple.
     const std::string key = rel_id(*inner.vars[size_t(v)]) + "|" + plan.key;
     bool tids = updating && v == q_.update_var;
+    loops_.emplace_back(0, tuples.size());
     for (const uint8_t* tp : tuples) {
       load_params(tp);
       execute(plan, rel, key, acc, params, out, tids);
+      ++loops_.back().first;
     }
+    loops_.pop_back();
   } else {
     // Inner levels detach into temporaries of their own: give them fresh
     // variable states per substituted tuple so this level's stay intact.
+    loops_.emplace_back(0, tuples.size());
     for (const uint8_t* tp : tuples) {
       load_params(tp);
       std::vector<std::unique_ptr<VarState>> fresh;
@@ -254,7 +258,9 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
         fresh.push_back(std::move(c));
       }
       run_level(lv2, params, out, depth + 1);
+      ++loops_.back().first;
     }
+    loops_.pop_back();
   }
   sv.substituted = false;
 }

@@ -38,7 +38,18 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
     std::vector<Tid>().swap(res.tids);
     res.tids_charge.reset();
   };
+  // A back end's background work for this statement ends on its clock.
+  struct StatementEnd {
+    Backend& be;
+    ExecStats& st;
+    ~StatementEnd() {
+      TierReport r;
+      be.statement_ends(&r);
+      st.add_tiers(r, st.pages_walked);
+    }
+  };
   try {
+    StatementEnd end{runner.backend(), res.stats};
     ex.run_statement(sink);
     if (retrieve && !count && (q.unique || !q.sort.empty())) order_rows(res.rows, res.layout, q.sort, q.unique);
   } catch (RuntimeFailure& f) {

@@ -66,6 +66,17 @@ struct ExecStats {
   uint64_t run_ns = 0;         // wall time of the statement minus prepare time
   uint64_t verify_ns = 0;      // checksum over the stored result, after run_ns stopped
   uint64_t checksum = 0;
+  // Back ends that change tiers mid-scan (adaptive/; docs/stats.md): tuples
+  // per tier ("stencil:fused 2240, llvm:fused/1 97760"), the statement's page
+  // (0-based, over all its scans in order) on which a faster tier first ran
+  // (-1: none), and its background compiles, their wall and CPU time.
+  std::vector<std::pair<std::string, uint64_t>> tier_tuples;
+  int64_t tier_switch_page = -1;
+  uint64_t pages_walked = 0;  // pages the statement's scans visited (places tier_switch_page)
+  uint64_t bg_compiles = 0, bg_abandoned = 0, bg_compile_wall_ns = 0, bg_compile_cpu_ns = 0;
+  std::string tiers() const;  // tier_tuples as text
+  // Adds a tier report of a scan that began after `pages_before` pages.
+  void add_tiers(const TierReport& r, uint64_t pages_before);
   void add_scan(const ExecStats& o);
 };
 
@@ -130,6 +141,8 @@ class Runner {
   PlanCache& cache() { return cache_; }
   const RunnerOptions& options() const { return opt_; }
   const PrepareOptions& prepare_options() const { return popt_; }
+  // One prepared plan serves every execution of its key (plan reuse and the cache on).
+  bool reuses() const { return backend_->reuses_plans() && opt_.plan_cache; }
 
   // Returns a prepared plan for `plan` with parameter block `params`:
   // from the cache if the back end reuses plans, else prepared afresh (owned by

@@ -102,6 +102,15 @@ class Exec {
   std::vector<const uint8_t*> pagebuf_;  // pages of one call of a kernel whose batches span pages
   std::vector<std::string> access_texts_;
   std::vector<std::string> selection_texts_;
+  // The tuple-substitution loops around the scan running now, outermost
+  // first: (index of the substituted tuple, tuples substituted). They give a
+  // scan's ScanOutlook::runs_after.
+  std::vector<std::pair<uint64_t, uint64_t>> loops_;
+  uint64_t runs_after() const {
+    uint64_t n = 0;
+    for (const auto& [i, count] : loops_) n = n * count + (count - i - 1);
+    return n;
+  }
 };
 
 }  // namespace quelkit::harness

@@ -1,6 +1,7 @@
 // A Runner (engine.h): one back end in one mode, handing out prepared plans
 // from its cache or prepared afresh, and counting prepare time and JIT phases
 // into the statement's statistics.
+#include <algorithm>
 #include <ostream>
 
 #include "harness/engine.h"
@@ -17,6 +18,34 @@ void ExecStats::add_scan(const ExecStats& o) {
   irgen_ns += o.irgen_ns;
   opt_ns += o.opt_ns;
   codegen_ns += o.codegen_ns;
+  TierReport r;
+  r.tuples = o.tier_tuples;
+  r.bg_compiles = o.bg_compiles;
+  r.bg_abandoned = o.bg_abandoned;
+  r.bg_wall_ns = o.bg_compile_wall_ns;
+  r.bg_cpu_ns = o.bg_compile_cpu_ns;
+  r.switch_page = o.tier_switch_page;
+  add_tiers(r, pages_walked);
+  pages_walked += o.pages_walked;
+}
+
+void ExecStats::add_tiers(const TierReport& r, uint64_t pages_before) {
+  for (const auto& [name, n] : r.tuples) {
+    auto it = std::find_if(tier_tuples.begin(), tier_tuples.end(), [&](const auto& t) { return t.first == name; });
+    if (it == tier_tuples.end()) tier_tuples.emplace_back(name, n);
+    else it->second += n;
+  }
+  if (tier_switch_page < 0 && r.switch_page >= 0) tier_switch_page = int64_t(pages_before) + r.switch_page;
+  bg_compiles += r.bg_compiles;
+  bg_abandoned += r.bg_abandoned;
+  bg_compile_wall_ns += r.bg_wall_ns;
+  bg_compile_cpu_ns += r.bg_cpu_ns;
+}
+
+std::string ExecStats::tiers() const {
+  std::string text;
+  for (const auto& [name, n] : tier_tuples) text += (text.empty() ? "" : ", ") + name + " " + std::to_string(n);
+  return text;
 }
 
 Runner::Runner(std::string name, std::string mode, std::unique_ptr<Backend> be, RunnerOptions opt,

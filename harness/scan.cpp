@@ -3,6 +3,7 @@
 // tuple-at-a-time loop), the cancellation check at each page boundary, rows
 // projected straight into the sink, and a failing tuple's counts and error.
 #include <algorithm>
+#include <exception>
 #include <optional>
 
 #include "harness/exec.h"
@@ -58,6 +59,27 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     }
     return;
   }
+
+  // A back end that adapts mid-scan (adaptive/) hears what lies ahead, and
+  // says afterwards what ran (also when the scan fails: then nothing more of
+  // this plan is coming).
+  ScanOutlook outlook;
+  outlook.pages = acc.kind == KeyBounds::Eq ? 1 : rel->npages();
+  outlook.tuples = rel->ntuples();
+  outlook.runs_after = runner_.reuses() ? runs_after() : 0;
+  prep->scan_begins(outlook);
+  struct ScanEnd {
+    Prepared* prep;
+    ExecStats& st;
+    uint64_t pages_before;
+    bool last;
+    int unwinding = std::uncaught_exceptions();
+    ~ScanEnd() {
+      TierReport r;
+      prep->scan_ends(last || std::uncaught_exceptions() > unwinding, &r);
+      st.add_tiers(r, pages_before);
+    }
+  } scan_end{prep, st, st.pages_walked, outlook.runs_after == 0};
 
   const uint32_t tpp = rel->tuples_per_page(), in_len = rel->tuple_len();
   // Reused across executions: (f)-(i) run thousands of small substituted scans.
@@ -161,6 +183,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
 
   rel->each_page(bounds, [&](uint32_t page_no) {
     if (cancel_requested()) cancelled();  // page boundary (page_walk.h)
+    ++st.pages_walked;
     const uint8_t* pg = rel->page(page_no);
     if (span > 1) {
       pending.push_back(pg);

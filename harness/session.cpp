@@ -26,7 +26,7 @@ namespace quelkit::harness {
 
 using frontend::ast::Stmt;
 
-std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec) {
+std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec, bool measured) {
   std::vector<std::pair<std::string, std::string>> out;
   auto add = [&](const std::string& name, const std::string& mode) {
     for (const auto& p : out)
@@ -39,7 +39,9 @@ std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::s
     if (item.empty()) continue;
     if (item == "all") {
       for (const auto& b : registered_backends())
-        for (const auto& m : b.modes) add(b.name, m);
+        for (const auto& m : b.modes)
+          if (!measured || std::find(b.test_modes.begin(), b.test_modes.end(), m) == b.test_modes.end())
+            add(b.name, m);
       continue;
     }
     std::string name = item, mode;
@@ -359,6 +361,18 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   return true;
 }
 
+// The tier fields of a back end that changes tiers (docs/stats.md), "" for the others.
+static std::string tier_text(const ExecStats& s) {
+  if (s.tier_tuples.empty() && !s.bg_compiles) return "";
+  std::ostringstream os;
+  os << "; tiers " << s.tiers();
+  if (s.tier_switch_page >= 0) os << ", switched at page " << s.tier_switch_page;
+  if (s.bg_compiles)
+    os << "; background compiles " << s.bg_compiles << " (abandoned " << s.bg_abandoned << "), wall "
+       << s.bg_compile_wall_ns / 1000.0 << " us, cpu " << s.bg_compile_cpu_ns / 1000.0 << " us";
+  return os.str();
+}
+
 void Session::emit_stats(const StmtReport& r) {
   const ExecStats& s = r.stats;
   if (opt_.stats_json) {
@@ -386,6 +400,12 @@ void Session::emit_stats(const StmtReport& r) {
         {"repeat", opt_.repeat},
         {"verify_ns", s.verify_ns},
         {"checksum", checksum_hex(s.checksum)},
+        {"tiers", s.tiers()},
+        {"tier_switch_page", s.tier_switch_page},
+        {"bg_compiles", s.bg_compiles},
+        {"bg_abandoned", s.bg_abandoned},
+        {"bg_compile_wall_ns", s.bg_compile_wall_ns},
+        {"bg_compile_cpu_ns", s.bg_compile_cpu_ns},
         {"error", r.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error)}};
     // An error quoting a literal may hold bytes that are not UTF-8: they
     // become U+FFFD rather than an exception.
@@ -397,7 +417,7 @@ void Session::emit_stats(const StmtReport& r) {
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << s.prepare_ns / 1000.0
        << " us, run " << s.run_ns / 1000.0 << " us (min " << r.run_ns_min / 1000.0 << ", max "
        << r.run_ns_max / 1000.0 << ", " << opt_.repeat << " runs); verify " << s.verify_ns / 1000.0 << " us; checksum " << checksum_hex(s.checksum)
-       << (r.error.empty() ? "" : "; error") << "\n";
+       << tier_text(s) << (r.error.empty() ? "" : "; error") << "\n";
 }
 
 void Session::exec_create(const Stmt& s, const SourceRef& src) {

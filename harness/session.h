@@ -96,6 +96,8 @@ class Session {
 };
 
 // Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).
-std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec);
+// measured: `all` leaves out modes that exist for tests (BackendSpec::test_modes),
+// as the paper report, the sweep and the benchmarks ask.
+std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec, bool measured = false);
 
 }  // namespace quelkit::harness

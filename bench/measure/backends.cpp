@@ -2,6 +2,7 @@
 // found their dependencies (QUELKIT_HAVE_* definitions on the cli targets).
 #include "bench/measure/backends.h"
 
+#include "adaptive/adaptive.h"
 #include "interp/interp.h"
 #include "threaded/threaded.h"
 #include "vector/vector.h"
@@ -33,6 +34,8 @@ void register_all_backends() {
 #ifdef QUELKIT_HAVE_STENCIL
   jit::stencil::register_backend();
 #endif
+  // Composes the back ends above, found by name when a runner is made.
+  adaptive::register_backend();
 }
 
 }  // namespace quelkit

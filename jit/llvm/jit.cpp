@@ -300,6 +300,9 @@ Jit::NewModule Jit::new_module(const std::string& name, int level) {
 
 void Jit::optimize(llvm::Module& m, int level) {
   if (level <= 0) return;  // level 0: no IR passes at all
+  // The passes read the level's TargetMachine, shared with a compile that may
+  // run on another thread (--dump=llvm beside a background compile).
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;

@@ -8,6 +8,16 @@
 // Generated code is registered with GDB (JIT interface) always, and with perf
 // when QUELKIT_JIT_PERF is set ("map": /tmp/perf-PID.map, "jitdump": LLVM's
 // jitdump for `perf inject --jit`; see set_perf()).
+//
+// Thread safety: prepare may run on any thread, and on several at once (the
+// adaptive back end compiles on a background thread while the statement's
+// thread runs other plans). Each compile builds its IR in an LLVMContext of
+// its own (new_module), touching nothing shared; everything shared — adding
+// and looking up modules in the LLJIT, the codegen pipelines, the IR passes
+// (optimize, also from --dump=llvm), the TargetMachines (their subtarget
+// caches are not thread-safe), the perf and GDB listeners, unloading — runs
+// under mu_, so compiles are serialised, not concurrent. ORC's
+// ExecutionSession is itself thread-safe; mu_ is for what LLJIT leaves to us.
 #pragma once
 
 #include <cstdint>
@@ -90,7 +100,7 @@ class Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit_;
   std::unique_ptr<llvm::orc::JITTargetMachineBuilder> jtmb_;
   std::unique_ptr<llvm::TargetMachine> tms_[kMaxOptLevel + 1];
-  std::recursive_mutex mu_;  // one compile at a time; LLJIT compiles on the calling thread
+  std::recursive_mutex mu_;  // one compile at a time (see above); LLJIT compiles on the calling thread
   CompileTimes* current_ = nullptr;
   llvm::JITEventListener* perf_listener_ = nullptr;
   std::unique_ptr<llvm::JITEventListener> perf_map_;

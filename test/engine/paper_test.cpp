@@ -57,12 +57,7 @@ TEST_P(PaperQueries, KeyedQueriesMatchOracleOnIsamAndHash) {
   }
 }
 
-std::string name_of(const ::testing::TestParamInfo<std::string>& i) {
-  std::string s = i.param;
-  for (char& c : s)
-    if (c == ':') c = '_';
-  return s;
-}
+std::string name_of(const ::testing::TestParamInfo<std::string>& i) { return backend_test_name(i); }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, PaperQueries, ::testing::ValuesIn(all_backend_modes()), name_of);
 

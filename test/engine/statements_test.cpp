@@ -145,13 +145,7 @@ TEST_P(Statements, FailedStatementChangesNothing) {
   EXPECT_NE(r.out.find("a,b\n1,0\n2,1\n"), std::string::npos) << r.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, Statements, ::testing::ValuesIn(all_backend_modes()),
-                         [](const ::testing::TestParamInfo<std::string>& i) {
-                           std::string s = i.param;
-                           for (char& c : s)
-                             if (c == ':') c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllBackends, Statements, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
 
 // ----------------------------------------------------------------- errors
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -45,11 +46,12 @@ inline const char* const kPaperQueries[] = {
     "and q.qoh < log(9.5) * p.weight",
 };
 
-// A parameterised test's name for a back end and mode ("llvm:fused" -> "llvm_fused").
+// A parameterised test's name for a back end and mode ("llvm:fused" -> "llvm_fused",
+// "adaptive:switch-every-page" -> "adaptive_switch_every_page").
 inline std::string backend_test_name(const ::testing::TestParamInfo<std::string>& i) {
   std::string s = i.param;
   for (char& c : s)
-    if (c == ':') c = '_';
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;
 }
 

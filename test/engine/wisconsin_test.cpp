@@ -55,11 +55,6 @@ std::string csv_head(uint64_t n, uint64_t seed, size_t rows) {
   return s.substr(0, at);
 }
 
-std::string param_name(const ::testing::TestParamInfo<std::string>& i) {
-  std::string s = i.param;
-  std::replace(s.begin(), s.end(), ':', '_');
-  return s;
-}
 
 class WisconsinAll : public ::testing::TestWithParam<std::string> {
  protected:
@@ -123,7 +118,7 @@ TEST_P(WisconsinAll, AppendAndReplaceAll) {
   EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, WisconsinAll, ::testing::ValuesIn(all_backend_modes()), param_name);
+INSTANTIATE_TEST_SUITE_P(AllBackends, WisconsinAll, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
 
 // `copy` reads what `gen wisconsin` writes, attribute for attribute.
 TEST(Wisconsin, CopyLoadsTheGeneratedCsv) {
@@ -185,7 +180,7 @@ INSTANTIATE_TEST_SUITE_P(Study, WisconsinFigures,
                          ::testing::Values("fig2_1:heap", "fig2_1:isam", "fig2_1:hash", "fig2_4:heap",
                                            "fig2_4:isam", "fig2_4:hash", "fig2_5:heap", "fig2_5:isam",
                                            "fig2_5:hash", "fig2_6:heap", "fig2_6:isam", "fig2_6:hash"),
-                         param_name);
+                         backend_test_name);
 
 }  // namespace
 }  // namespace quelkit::test

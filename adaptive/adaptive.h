@@ -1,0 +1,39 @@
+// The "adaptive" back end (Kohn, Leis, Neumann, "Adaptive Execution of
+// Compiled Queries", ICDE 2018): a scan starts on the tier cheapest to prepare
+// (stencil:fused, or threaded:goto where stencil is not built), measures its
+// per-tuple cost over the first pages, and when the remaining work's saving
+// outweighs the compile cost compiles llvm:fused on one background thread,
+// switching at a page boundary once the code is ready.
+//
+// It lives at the top level beside interp/, threaded/ and vector/, not under
+// jit/: it generates no code of its own. It composes other back ends through
+// the harness's interface and registry, by name, and includes none of their
+// headers, so it sits where the architecture shows one evaluator per folder.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "harness/backend.h"
+
+namespace quelkit::adaptive {
+
+// Modes: "tiered" (default: the cost model decides), and two for tests:
+// "switch-every-page" (compiles at the first page, waits for the code, then
+// alternates tiers at every page boundary) and "compile-at-start" (starts the
+// compile at the first page and never waits: on a small relation the
+// statement ends first and the compile is abandoned).
+enum class Policy { Tiered, EveryPage, AtStart };
+
+// Registers "adaptive" (cli/ calls it after the back ends it composes, though
+// it looks them up only when a runner is made).
+void register_backend();
+
+// The back end itself, without the registry (tests).
+std::unique_ptr<harness::Backend> make_backend(Policy policy, const harness::PrepareOptions& opt);
+
+// Background compile threads running now in this process (tests check that
+// abandoned compiles were joined).
+int compiles_in_flight();
+
+}  // namespace quelkit::adaptive

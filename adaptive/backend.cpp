@@ -1,0 +1,491 @@
+// The "adaptive" back end (adaptive.h): a prepared plan holding two tiers of
+// other back ends, found in the registry by name. The first (stencil:fused, or
+// threaded:goto) is prepared at once; the second (llvm:fused at the level the
+// cost model picks, model.h) is prepared on one background thread when the
+// model says it pays, and takes over at the next page boundary once ready.
+// Both tiers are prepared from the same plan, so they raise the same errors at
+// the same positions, whichever tier a page runs on.
+#include "adaptive/adaptive.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <ostream>
+#include <thread>
+#include <vector>
+
+#include "adaptive/model.h"
+#include "harness/measure.h"
+#include "harness/page.h"
+
+namespace quelkit::adaptive {
+
+namespace {
+
+using harness::Backend;
+using harness::Prepared;
+using harness::Selection;
+using harness::TierReport;
+using harness::now_ns;
+
+std::atomic<int> g_in_flight{0};
+
+uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// The plan's size as the compile model measures it: nodes of its folded trees.
+double ir_size(const harness::Plan& plan) {
+  size_t n = 0;
+  auto count = [&](auto& self, const ir::Node* x) -> void {
+    if (!x) return;
+    ++n;
+    for (const auto& k : x->kid) self(self, k.get());
+  };
+  count(count, plan.qual_folded.get());
+  for (const auto& t : plan.targets_folded) count(count, t.get());
+  return double(n);
+}
+
+// The measurement window: pages of the first tier timed before deciding
+// (at least kWindowTuples tuples or kWindowPages pages, over the scans of one
+// plan in a statement), and pages of the compiled tier timed to learn its ratio.
+constexpr uint64_t kWindowTuples = 256;
+constexpr uint32_t kWindowPages = 8;
+constexpr uint32_t kRatioPages = 8;
+
+// One background compile: the inputs the thread reads, the outputs it writes
+// before `done`, and what only the statement's thread touches.
+struct Job {
+  Backend* be = nullptr;            // the compiled tier's back end at `level`
+  harness::Plan plan;               // its own copy: the thread reads nothing shared
+  std::vector<uint8_t> params;
+  Selection sel = Selection::Branch;
+  std::unique_ptr<Prepared> in;     // set: only generate `sel`'s kernel variant for it
+  bool variant_only = false;
+  int level = 1;
+  double size = 0;
+
+  std::unique_ptr<Prepared> out;
+  uint64_t wall_ns = 0, cpu_ns = 0;
+  std::atomic<bool> done{false};
+
+  std::thread th;
+  bool settled = false;  // joined, accounted, output taken or freed
+
+  void run() {
+    const uint64_t c0 = thread_cpu_ns(), t0 = now_ns();
+    std::unique_ptr<Prepared> p = std::move(in);
+    if (!p) p = be->prepare(plan, params.empty() ? nullptr : params.data());
+    if (p->has_kernel() && p->kernel_selection() != sel) p->select_kernel(sel);
+    wall_ns = now_ns() - t0;
+    cpu_ns = thread_cpu_ns() - c0;
+    out = std::move(p);
+    g_in_flight.fetch_sub(1, std::memory_order_relaxed);
+    done.store(true, std::memory_order_release);
+  }
+  void join() {
+    if (th.joinable()) th.join();
+  }
+  ~Job() { join(); }
+};
+
+class AdaptivePlan;
+
+class AdaptiveBackend final : public Backend {
+ public:
+  AdaptiveBackend(Policy policy, const harness::PrepareOptions& opt) : policy_(policy), opt_(opt) {
+    // By name, through the registry: the tiers' headers are not ours to include.
+    if (const harness::BackendSpec* s = harness::find_backend("stencil")) {
+      base_ = s->make("fused", opt_);
+      base_label_ = "stencil:fused";
+    }
+    if (!base_) {
+      const harness::BackendSpec* t = harness::find_backend("threaded");
+      if (!t) {
+        std::fprintf(stderr, "quelkit: internal error: adaptive: neither stencil nor threaded is registered\n");
+        std::abort();
+      }
+      base_ = t->make("goto", opt_);
+      base_label_ = "threaded:goto";
+    }
+    fast_spec_ = harness::find_backend("llvm");
+    // Made now, so the JIT is created here and not inside a statement's scan.
+    if (fast_spec_) {
+      for (int l = 0; l < kLevels; ++l) fast(l);
+      fast(opt_.jit_opt);
+    }
+  }
+  ~AdaptiveBackend() override {
+    if (active_ && !active_->settled) settle(*active_, true, nullptr);
+  }
+
+  bool reuses_plans() const override { return base_->reuses_plans(); }
+  std::unique_ptr<Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override;
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
+    return base_->dump(plan, form, params, os);
+  }
+  // The statement is over: a compile still running is no longer needed.
+  void statement_ends(TierReport* r) override {
+    if (!active_ || active_->settled) return;
+    if (active_->done.load(std::memory_order_acquire)) active_->join();  // its plan takes the code later
+    else settle(*active_, true, r);
+    active_.reset();
+  }
+
+  // Joins j and accounts it into r (if given); abandoned: its code is freed.
+  void settle(Job& j, bool abandon, TierReport* r) {
+    j.join();
+    // Every compile teaches the model, an abandoned one too (joined, it ran
+    // to its end). Wall time, not CPU: it is when the code is ready, and what
+    // a statement waits for when it abandons one; on a loaded machine the larger.
+    if (!j.settled && !j.variant_only) model_.compiled(j.level, j.size, double(j.wall_ns));
+    if (abandon) j.out.reset();
+    if (!j.settled && r) {
+      ++r->bg_compiles;
+      r->bg_abandoned += abandon;
+      r->bg_wall_ns += j.wall_ns;
+      r->bg_cpu_ns += j.cpu_ns;
+    }
+    j.settled = true;
+  }
+  // Starts j on the background thread if no other compile of this back end runs.
+  bool start(const std::shared_ptr<Job>& j) {
+    if (active_ && !active_->settled && !active_->done.load(std::memory_order_acquire)) return false;
+    if (active_) active_->join();
+    g_in_flight.fetch_add(1, std::memory_order_relaxed);
+    Job* raw = j.get();  // joined by its plan or by this back end before it goes
+    j->th = std::thread([raw] { raw->run(); });
+    active_ = j;
+    return true;
+  }
+  Backend* fast(int level) {
+    level = std::clamp(level, 0, 3);
+    if (!fast_[level]) {
+      harness::PrepareOptions o = opt_;
+      o.jit_opt = level;
+      fast_[level] = fast_spec_->make("fused", o);
+    }
+    return fast_[level].get();
+  }
+
+  Policy policy_;
+  harness::PrepareOptions opt_;
+  std::unique_ptr<Backend> base_;
+  std::string base_label_;
+  const harness::BackendSpec* fast_spec_ = nullptr;
+  std::unique_ptr<Backend> fast_[4];
+  CostModel model_;
+  std::shared_ptr<Job> active_;  // the one background compile, at most
+};
+
+class AdaptivePlan final : public Prepared {
+ public:
+  AdaptivePlan(AdaptiveBackend& be, std::unique_ptr<Prepared> base, const harness::Plan& plan, const uint8_t* params)
+      : be_(be), base_(std::move(base)), cur_(base_.get()) {
+    times = base_->times;
+    // The plan is copied for the background compile only when the first
+    // scan shows one could pay (scan_begins): a substitution's one-page key
+    // lookup under --no-plan-cache, prepared thousands of times, never copies.
+    // The harness scans a plan it prepared before that execution ends, so the
+    // plan is still there then.
+    if (be_.fast_spec_ && base_->has_kernel()) {
+      plan_ = &plan;
+      first_params_ = params;
+    }
+  }
+  ~AdaptivePlan() override {
+    if (job_ && !job_->settled) be_.settle(*job_, true, nullptr);
+  }
+
+  // Tuple at a time (replace, delete, no page kernel) is the first tier's:
+  // its per-tuple functions are cheap to make, the compiled tier's would be
+  // an LLVM compile on the statement's thread.
+  int qualify(const uint8_t* tuple, qk_ctx* ctx) override {
+    ++scan_tuples_[0];
+    return base_->qualify(tuple, ctx);
+  }
+  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return base_->project(tuple, row, ctx); }
+  bool has_kernel() const override { return base_->has_kernel(); }
+  bool tuple_functions_pending() const override { return base_->tuple_functions_pending(); }
+  void make_tuple_functions() override { base_->make_tuple_functions(); }
+
+  // Both tiers run the selection the harness chose; the first tier's is the record.
+  Selection kernel_selection() const override { return base_->kernel_selection(); }
+  bool kernel_selection_pending(Selection s) const override {
+    return base_->kernel_selection_pending(s) || (fast_ && fast_->kernel_selection_pending(s));
+  }
+  void select_kernel(Selection s) override {
+    base_->select_kernel(s);
+    if (fast_) fast_->select_kernel(s);
+  }
+
+  void scan_begins(const harness::ScanOutlook& o) override {
+    if (plan_) {
+      if (be_.policy_ != Policy::Tiered || o.pages > 1 || o.runs_after > 0) {
+        kept_ = std::make_unique<harness::Plan>(harness::clone_plan(*plan_));
+        if (first_params_) params_.assign(first_params_, first_params_ + plan_->params.tuple_len);
+        size_ = ir_size(*plan_);
+      }
+      plan_ = nullptr;
+      first_params_ = nullptr;
+    }
+    outlook_ = o;
+    page_ = 0;
+    switch_page_ = -1;
+    scan_tuples_[0] = scan_tuples_[1] = 0;
+    if (job_ && job_->settled) job_.reset();  // abandoned when a statement ended
+    // Code compiled for an earlier scan of this plan runs from the first page.
+    use(0);
+    if (fast_ && be_.policy_ == Policy::Tiered) switch_to(1);
+    update_watch();
+  }
+
+  void scan_ends(bool last, TierReport* r) override {
+    if (last_t_) {  // the scan's last page, timed to its end
+      timed(now_ns());
+    }
+    if (scan_tuples_[0]) r->tuples.emplace_back(be_.base_label_, scan_tuples_[0]);
+    if (scan_tuples_[1]) r->tuples.emplace_back(fast_label_, scan_tuples_[1]);
+    r->switch_page = switch_page_;
+    ++runs_;
+    run_tuples_ += scan_tuples_[0] + scan_tuples_[1];
+    if (last) {
+      // Nothing more of this plan in the statement: a compile that finished
+      // is kept for the next statement, one still running is abandoned.
+      if (job_ && job_->done.load(std::memory_order_acquire)) take(false);
+      else if (job_) {
+        be_.settle(*job_, true, &pending_);
+        job_.reset();
+      }
+      decided_ = started_ = false;
+      runs_ = run_tuples_ = 0;
+    }
+    r->bg_compiles += pending_.bg_compiles;
+    r->bg_abandoned += pending_.bg_abandoned;
+    r->bg_wall_ns += pending_.bg_wall_ns;
+    r->bg_cpu_ns += pending_.bg_cpu_ns;
+    pending_ = TierReport{};
+    timing_ = false;
+    last_t_ = 0;  // a page's time ends at the next page of the same scan
+  }
+
+  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
+    const uint32_t live = harness::page_nlines(page);
+    if (watch_) {
+      // One clock read a page while measuring: a page's time runs from its
+      // start to the next page's, the scan's own cost between pages included
+      // (it is part of what a tier saves or not).
+      if (timing_ || last_t_) {
+        const uint64_t t = now_ns();
+        if (last_t_) {
+          timed(t);
+        }
+        last_t_ = 0;
+        boundary();
+        if (timing_) {
+          last_t_ = t;
+          last_tier_ = tier_;
+          last_live_ = live;
+        }
+      } else {
+        boundary();
+      }
+    }
+    scan_tuples_[tier_] += live;
+    ++page_;
+    return cur_->run_page(page, rows, ctx);
+  }
+
+ private:
+  void use(int tier) {
+    tier_ = tier;
+    cur_ = tier ? fast_.get() : base_.get();
+  }
+  void switch_to(int tier) {
+    if (tier != tier_ && tier == 1 && switch_page_ < 0) switch_page_ = int64_t(page_);
+    use(tier);
+  }
+
+  // A page boundary while something may change: a compile to start, code to
+  // install, a tier to measure.
+  void boundary() {
+    if (job_ && (job_->done.load(std::memory_order_acquire) || (be_.policy_ == Policy::EveryPage && !fast_)))
+      take(true);
+    switch (be_.policy_) {
+      case Policy::EveryPage:
+        if (!fast_ && !job_ && kept_ && !started_) started_ = launch(be_.opt_.jit_opt);
+        if (fast_) switch_to(page_ == 0 ? 0 : 1 - tier_);
+        break;
+      case Policy::AtStart:
+        if (!fast_ && !job_ && kept_ && !started_) started_ = launch(be_.opt_.jit_opt);
+        break;
+      case Policy::Tiered:
+        if (!fast_ && !job_ && kept_ && !decided_) {
+          timing_ = true;
+          if (timed_tuples_[0] >= kWindowTuples || timed_pages_[0] >= kWindowPages) {
+            timing_ = false;
+            Decision d = be_.model_.decide(base_ns(), remaining(), size_);
+            if (!d.compile) decided_ = true;
+            else decided_ = launch(d.level);  // busy elsewhere: try again at the next page
+          }
+        }
+        if (fast_ && tier_ == 1 && !ratio_known_) {
+          timing_ = timed_pages_[1] < kRatioPages;
+          if (!timing_) {
+            be_.model_.ran(fast_level_, per_tuple(1) / base_ns());
+            ratio_known_ = true;
+          }
+        }
+        break;
+    }
+    update_watch();
+  }
+
+  void update_watch() {
+    switch (be_.policy_) {
+      case Policy::EveryPage: watch_ = kept_ != nullptr; break;
+      case Policy::AtStart: watch_ = job_ || (!fast_ && kept_ && !started_); break;
+      case Policy::Tiered:
+        watch_ = job_ || (!fast_ && kept_ && !decided_) || (fast_ && tier_ == 1 && !ratio_known_);
+        break;
+    }
+    watch_ = watch_ || timing_;
+  }
+
+  // The page that began at last_t_ ended at t.
+  void timed(uint64_t t) {
+    const int k = last_tier_;
+    timed_tuples_[k] += last_live_;
+    if (last_live_ && samples_[k].size() < kWindowPages * 4)
+      samples_[k].push_back(double(t - last_t_) / double(last_live_));
+    ++timed_pages_[k];
+  }
+  // A tier's ns per tuple: the median of its timed pages, so that the first
+  // pages' cold caches and the result's first page faults do not make the
+  // first tier look slower than it is.
+  double per_tuple(int k) {
+    std::vector<double>& v = samples_[k];
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  }
+  double base_ns() { return per_tuple(0); }
+  // Tuples still to come for this plan in the statement: the pages left of
+  // this scan, and the scans still to come at the tuples a scan has had.
+  double remaining() const {
+    const uint64_t seen_pages = timed_pages_[0] + timed_pages_[1];
+    const double tpp = seen_pages ? double(timed_tuples_[0] + timed_tuples_[1]) / double(seen_pages) : 1.0;
+    const double left = outlook_.pages > page_ ? double(outlook_.pages - page_) * tpp : 0.0;
+    const double per_run = runs_ ? double(run_tuples_) / double(runs_) : double(outlook_.pages) * tpp;
+    return left + double(outlook_.runs_after) * per_run;
+  }
+
+  // Starts a background compile of level `level` (or, `in` set, of the
+  // selection variant of `in`'s kernel); false when another runs (then `in`
+  // stays with the caller).
+  bool launch(int level, std::unique_ptr<Prepared>& in) {
+    auto j = std::make_shared<Job>();
+    j->be = be_.fast(level);
+    j->plan = harness::clone_plan(*kept_);
+    j->params = params_;
+    j->sel = base_->kernel_selection();
+    j->variant_only = in != nullptr;
+    j->in = std::move(in);
+    j->level = level;
+    j->size = size_;
+    if (!be_.start(j)) {
+      in = std::move(j->in);
+      return false;
+    }
+    job_ = std::move(j);
+    return true;
+  }
+  bool launch(int level) {
+    std::unique_ptr<Prepared> none;
+    return launch(level, none);
+  }
+
+  // The job is done (or, under switch-every-page, waited for): its code
+  // becomes the compiled tier, unless its kernel variant is not the selection
+  // running now, which is then generated in the background too.
+  // switch_now: the compiled tier runs from this page.
+  void take(bool switch_now) {
+    std::shared_ptr<Job> j = std::move(job_);
+    if (j->settled) return;  // abandoned by the statement's end: start afresh later
+    be_.settle(*j, false, &pending_);
+    std::unique_ptr<Prepared> p = std::move(j->out);
+    if (!p || !p->has_kernel()) {
+      kept_.reset();  // no compiled kernel for this plan: stay on the first tier
+      return;
+    }
+    const Selection sel = base_->kernel_selection();
+    if (p->kernel_selection() != sel) {
+      if (be_.policy_ != Policy::EveryPage && p->kernel_selection_pending(sel) && launch(j->level, p)) return;
+      p->select_kernel(sel);
+    }
+    fast_ = std::move(p);
+    fast_level_ = j->level;
+    fast_label_ = "llvm:fused:O" + std::to_string(fast_level_);
+    if (switch_now && be_.policy_ != Policy::EveryPage) switch_to(1);
+  }
+
+  AdaptiveBackend& be_;
+  std::unique_ptr<Prepared> base_, fast_;
+  Prepared* cur_;
+  int tier_ = 0;
+  const harness::Plan* plan_ = nullptr;  // until the first scan begins: the plan prepared
+  const uint8_t* first_params_ = nullptr;
+  std::unique_ptr<harness::Plan> kept_;  // what the background compile compiles; null: no second tier
+  std::vector<uint8_t> params_;
+  double size_ = 0;
+  std::shared_ptr<Job> job_;
+  int fast_level_ = 1;
+  std::string fast_label_;
+
+  harness::ScanOutlook outlook_;
+  uint64_t page_ = 0;
+  int64_t switch_page_ = -1;
+  uint64_t scan_tuples_[2] = {};
+  uint64_t runs_ = 0, run_tuples_ = 0;
+  bool watch_ = false, timing_ = false, decided_ = false, started_ = false, ratio_known_ = false;
+  uint64_t timed_tuples_[2] = {}, timed_pages_[2] = {};
+  std::vector<double> samples_[2];  // ns per tuple of timed pages, per tier
+  uint64_t last_t_ = 0;  // while timing: when the page before began, its tier and live tuples
+  int last_tier_ = 0;
+  uint32_t last_live_ = 0;
+  TierReport pending_;  // background compiles settled since the last scan_ends
+};
+
+std::unique_ptr<Prepared> AdaptiveBackend::prepare(const harness::Plan& plan, const uint8_t* params) {
+  return std::make_unique<AdaptivePlan>(*this, base_->prepare(plan, params), plan, params);
+}
+
+}  // namespace
+
+int compiles_in_flight() { return g_in_flight.load(std::memory_order_relaxed); }
+
+std::unique_ptr<Backend> make_backend(Policy policy, const harness::PrepareOptions& opt) {
+  return std::make_unique<AdaptiveBackend>(policy, opt);
+}
+
+void register_backend() {
+  harness::BackendSpec spec;
+  spec.name = "adaptive";
+  spec.modes = {"tiered", "switch-every-page", "compile-at-start"};
+  spec.test_modes = {"switch-every-page", "compile-at-start"};
+  spec.make = [](const std::string& mode, const harness::PrepareOptions& opt) -> std::unique_ptr<Backend> {
+    if (mode == "switch-every-page") return make_backend(Policy::EveryPage, opt);
+    if (mode == "compile-at-start") return make_backend(Policy::AtStart, opt);
+    if (mode == "tiered" || mode.empty()) return make_backend(Policy::Tiered, opt);
+    return nullptr;
+  };
+  harness::register_backend(std::move(spec));
+}
+
+}  // namespace quelkit::adaptive

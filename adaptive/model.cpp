@@ -1,0 +1,89 @@
+// The cost model (model.h). Priors are where a fresh process starts: compile
+// times of the paper's plans on the machine this was written on (quelkit
+// --stats, llvm:fused at --jit-opt 0/1/2, CPU time, with the IR size of
+// model's ir_size), and per-tuple ratios of llvm:fused to stencil:fused on
+// (c) and (d) at 1M tuples. Each compile and each compiled scan then moves them.
+#include "adaptive/model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace quelkit::adaptive {
+
+void CompileFit::add(double size, double ns) {
+  n_ = n_ * kDecay + 1;
+  sx_ = sx_ * kDecay + size;
+  sy_ = sy_ * kDecay + ns;
+  sxx_ = sxx_ * kDecay + size * size;
+  sxy_ = sxy_ * kDecay + size * ns;
+  ++samples_;
+}
+
+double CompileFit::predict(double size) const {
+  const double prior = a0_ + b0_ * size;
+  if (n_ <= 0) return prior;
+  const double mx = sx_ / n_, my = sy_ / n_;
+  const double var = sxx_ / n_ - mx * mx;
+  double slope;
+  if (var > 1.0) {
+    slope = (sxy_ / n_ - mx * my) / var;  // a line through the sizes seen
+  } else {
+    // One size seen: the prior's shape scaled to pass through what was measured.
+    const double at = a0_ + b0_ * mx;
+    slope = at > 0 ? b0_ * my / at : 0;
+  }
+  slope = std::max(0.0, slope);
+  // Never below a quarter of what was measured: a fit over near sizes can
+  // extrapolate to nothing.
+  return std::max(my + slope * (size - mx), 0.25 * my);
+}
+
+CostModel::CostModel()
+    : fit_{CompileFit(250e3, 60e3), CompileFit(1.0e6, 250e3), CompileFit(4e6, 900e3)}, ratio_{0.85, 0.8, 0.8} {}
+
+void CostModel::compiled(int level, double ir_size, double ns) {
+  if (level >= 0 && level < kLevels) fit_[level].add(ir_size, ns);
+}
+
+void CostModel::ran(int level, double ratio) {
+  if (level < 0 || level >= kLevels || !(ratio > 0) || !std::isfinite(ratio)) return;
+  ratio = std::clamp(ratio, 0.05, 2.0);  // one noisy page must not wreck the model
+  ratio_[level] = measured_[level] ? 0.5 * ratio_[level] + 0.5 * ratio : ratio;
+  measured_[level] = true;
+}
+
+double CostModel::assumed_ratio(int level) const {
+  double r = ratio_[level];
+  if (!measured_[level])
+    for (int l = level - 1; l >= 0; --l)
+      if (measured_[l]) {
+        r = std::max(r, 0.95 * ratio_[l]);
+        break;
+      }
+  return r;
+}
+
+Decision CostModel::decide(double base_ns, double remaining, double ir_size) const {
+  Decision best;
+  double best_net = 0;
+  if (!(base_ns > 0) || !(remaining > 0)) return best;
+  for (int l = 0; l < kLevels; ++l) {
+    const double c = fit_[l].predict(ir_size);
+    const double fast_ns = base_ns * assumed_ratio(l);
+    if (fast_ns >= base_ns) continue;
+    // While it compiles, the first tier keeps scanning: those tuples gain nothing.
+    const double after = std::max(0.0, remaining - c / base_ns);
+    const double saving = after * (base_ns - fast_ns);
+    const double net = saving - c;
+    if (net > best_net) {
+      best_net = net;
+      best.compile = true;
+      best.level = l;
+      best.saving_ns = saving;
+      best.compile_ns = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace quelkit::adaptive

@@ -1,0 +1,67 @@
+// The adaptive back end's cost model (adaptive.h): when does compiling the
+// next tier pay, and at which LLVM level? Pure arithmetic over figures the
+// back end measured (no clock of its own), so its rule is tested with made-up
+// numbers. Two small running models per level, both starting from priors and
+// moved by every measurement: compile time as a line over IR size, and the
+// compiled tier's per-tuple cost as a fraction of the first tier's.
+#pragma once
+
+#include <cstdint>
+
+namespace quelkit::adaptive {
+
+// LLVM levels the model chooses among (--jit-opt 0, 1, 2; 3 never paid here).
+constexpr int kLevels = 3;
+
+// Compile nanoseconds as a + b * size, fitted by least squares over decayed
+// samples (older compiles count less: the machine's load changes), the prior
+// line standing in until two sizes have been seen.
+class CompileFit {
+ public:
+  CompileFit(double prior_a, double prior_b) : a0_(prior_a), b0_(prior_b) {}
+  void add(double size, double ns);
+  double predict(double size) const;
+  uint32_t samples() const { return samples_; }
+
+ private:
+  static constexpr double kDecay = 0.8;
+  double a0_, b0_;
+  double n_ = 0, sx_ = 0, sy_ = 0, sxx_ = 0, sxy_ = 0;
+  uint32_t samples_ = 0;
+};
+
+struct Decision {
+  bool compile = false;
+  int level = 1;
+  double saving_ns = 0;   // estimated saving of the chosen level over the rest of the work
+  double compile_ns = 0;  // its estimated compile cost
+};
+
+class CostModel {
+ public:
+  CostModel();
+  // Should the rest of the work (`remaining` tuples at `base_ns` per tuple on
+  // the first tier) move to a compiled tier of a plan of `ir_size` nodes?
+  // Compiling runs beside the scan, so the tuples the first tier evaluates
+  // meanwhile gain nothing; a level is worth it when its saving exceeds its
+  // compile cost, and the level with the largest net gain is chosen.
+  Decision decide(double base_ns, double remaining, double ir_size) const;
+  // A compile of level L over ir_size nodes took ns (wall time of the compiling thread).
+  void compiled(int level, double ir_size, double ns);
+  // Level L ran at `ratio` times the first tier's per-tuple cost.
+  void ran(int level, double ratio);
+  double ratio(int level) const { return ratio_[level]; }
+  double compile_ns(int level, double ir_size) const { return fit_[level].predict(ir_size); }
+
+ private:
+  // The ratio decide() assumes for level L: a level not measured yet is
+  // taken to be no better than 0.95 of the measured level below it (the
+  // kernels are mostly memory-bound: more optimisation buys little, and a
+  // prior that promised more would send the model to try the costliest level).
+  double assumed_ratio(int level) const;
+  CompileFit fit_[kLevels];
+  double ratio_[kLevels];
+  bool measured_[kLevels] = {};
+};
+
+}  // namespace quelkit::adaptive

@@ -1,0 +1,289 @@
+// The adaptive back end (adaptive/): its cost model on made-up figures; the
+// forced switch at every page agreeing with the interpreter, errors on the
+// first tuple after a switch included; a compile the statement no longer
+// needs abandoned, joined and its code freed; the tier fields of --stats;
+// eviction of plans holding compiled tiers. The corpus and difftest run it
+// too (every registered mode). These tests also run under ThreadSanitizer
+// (test/sanitize/README.md).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "adaptive/adaptive.h"
+#include "adaptive/model.h"
+#include "test/engine/support.h"
+#ifdef QUELKIT_HAVE_LLVM
+#include "jit/llvm/llvm.h"
+#endif
+
+namespace quelkit::test {
+namespace {
+
+using adaptive::CostModel;
+
+bool have_llvm() {
+  register_all_backends();
+  return harness::find_backend("llvm") != nullptr;
+}
+
+size_t llvm_modules() {
+#ifdef QUELKIT_HAVE_LLVM
+  return jit::llvmjit::loaded_modules();
+#else
+  return 0;
+#endif
+}
+
+// ------------------------------------------------------------ the model
+
+TEST(AdaptiveModel, CompilesOnlyWhenTheSavingExceedsTheCompile) {
+  CostModel m;
+  // 5 ns a tuple on the first tier, a 20-node plan: 1,000 tuples never pay a
+  // compile of a millisecond or more; a billion always do.
+  EXPECT_FALSE(m.decide(5.0, 1000, 20).compile);
+  EXPECT_FALSE(m.decide(5.0, 0, 20).compile);
+  auto d = m.decide(5.0, 1e9, 20);
+  EXPECT_TRUE(d.compile);
+  EXPECT_GT(d.saving_ns, d.compile_ns);
+  // A faster level is worth its longer compile only for more work.
+  auto small = m.decide(5.0, 2e6, 20), big = m.decide(5.0, 1e10, 20);
+  if (small.compile) {
+    EXPECT_LE(small.level, big.level);
+  }
+}
+
+TEST(AdaptiveModel, CompileCostFollowsMeasurements) {
+  CostModel m;
+  const double prior = m.compile_ns(1, 30);
+  // This machine compiles ten times faster than the prior says, at two sizes.
+  for (int i = 0; i < 6; ++i) {
+    m.compiled(1, 10, prior / 10 * 0.8);
+    m.compiled(1, 50, prior / 10 * 1.2);
+  }
+  EXPECT_LT(m.compile_ns(1, 30), prior / 5);
+  EXPECT_GT(m.compile_ns(1, 50), m.compile_ns(1, 10));  // a line over size, not a constant
+  // One size seen: the prior's shape through the measured point.
+  CostModel one;
+  for (int i = 0; i < 3; ++i) one.compiled(0, 20, 100e3);
+  EXPECT_NEAR(one.compile_ns(0, 20), 100e3, 1e3);
+  EXPECT_GT(one.compile_ns(0, 40), one.compile_ns(0, 20));
+  // Ratios move toward what ran, and a wild figure is bounded.
+  const double r = m.ratio(1);
+  m.ran(1, 0.2);
+  EXPECT_LT(m.ratio(1), r);
+  m.ran(1, 1e9);
+  EXPECT_LE(m.ratio(1), 2.0);
+}
+
+TEST(AdaptiveModel, AnUnmeasuredLevelIsNoBetterThanTheMeasuredOneBelow) {
+  CostModel m;
+  // Level 1 measured at 0.97 of the first tier: level 2's prior promise of
+  // more must not make a costlier compile look worth trying.
+  for (int i = 0; i < 4; ++i) m.ran(1, 0.97);
+  const auto d = m.decide(5.0, 1e8, 10);
+  if (d.compile) {
+    EXPECT_NE(d.level, 2);
+  }
+}
+
+// ---------------------------------------------- sessions on the back end
+
+// The paper's queries on the narrow heap and the wide ISAM relation, the
+// forced switch against the interpreter (the session compares every row,
+// value and error of the back ends it runs).
+TEST(Adaptive, ForcedSwitchAgreesWithTheInterpreterOnThePaperQueries) {
+  for (bool keyed : {false, true}) {
+    Kit k("interp:switch,adaptive:switch-every-page,adaptive:tiered,adaptive:compile-at-start");
+    k.add_parts(3360, keyed, keyed ? harness::Structure::Isam : harness::Structure::Heap);
+    ASSERT_TRUE(k.run("range of p is parts\nrange of q is parts").ok);
+    for (const char* q : kPaperQueries) {
+      SCOPED_TRACE(q);
+      auto r = k.run(q);
+      EXPECT_TRUE(r.ok) << r.err;
+      EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
+    }
+  }
+}
+
+// Both selections: the compiled tier follows the selection the scan chose.
+TEST(Adaptive, ForcedSwitchUnderEachSelection) {
+  for (auto sel : {harness::Selection::Branch, harness::Selection::NoBranch, harness::Selection::Auto}) {
+    Kit k("interp:switch,adaptive:switch-every-page");
+    k.set_selection(sel);
+    k.add_parts(3360);
+    ASSERT_TRUE(k.run("range of p is parts").ok);
+    auto r = k.run(kPaperQueries[2]);
+    EXPECT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
+    r = k.run(kPaperQueries[3]);
+    EXPECT_TRUE(r.ok) << r.err;
+  }
+}
+
+// Page 0 runs on the first tier, page 1 (tuples 29..56 of the narrow heap) on
+// the compiled one: an error on tuple 29 is the first tuple after the switch.
+TEST(Adaptive, ErrorOnTheFirstTupleAfterASwitch) {
+  const char* queries[] = {
+      "retrieve (x = p.pnum / (p.pnum - 29))",            // in a target
+      "retrieve (p.pnum) where 10 / (p.pnum - 29) < 0",   // in the qualification
+      "retrieve (x = p.pnum / (p.pnum - 57))",            // first tuple of page 2: back on the first tier
+  };
+  for (const char* q : queries) {
+    SCOPED_TRACE(q);
+    std::string expected;
+    {
+      Kit ref("interp:switch");
+      ref.add_parts(210);
+      ASSERT_TRUE(ref.run("range of p is parts").ok);
+      auto r = ref.run(q);
+      ASSERT_FALSE(r.ok);
+      expected = r.err;
+    }
+    Kit k("adaptive:switch-every-page");
+    k.add_parts(210);
+    ASSERT_TRUE(k.run("range of p is parts").ok);
+    auto r = k.run(q);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.err, expected);
+    const auto& st = k.last_report().stats;
+    if (have_llvm()) {
+      EXPECT_EQ(st.tier_switch_page, 1);
+    }
+    // The counts a failed statement reports are every back end's.
+    Kit ref("interp:switch");
+    ref.add_parts(210);
+    ASSERT_TRUE(ref.run("range of p is parts").ok);
+    ref.run(q);
+    EXPECT_EQ(st.rows_scanned, ref.last_report().stats.rows_scanned);
+    EXPECT_EQ(st.rows_qualified, ref.last_report().stats.rows_qualified);
+  }
+}
+
+TEST(Adaptive, StatsShowTheTiers) {
+  if (!have_llvm()) GTEST_SKIP() << "LLVM not built: no second tier";
+  Kit k("adaptive:switch-every-page");
+  k.add_parts(3360);  // 120 pages
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  ASSERT_TRUE(k.run(kPaperQueries[3]).ok);
+  const auto& st = k.last_report().stats;
+  ASSERT_EQ(st.tier_tuples.size(), 2u) << st.tiers();
+  EXPECT_EQ(st.tier_tuples[0].first.rfind("stencil:fused", 0) == 0 || st.tier_tuples[0].first == "threaded:goto",
+            true);
+  EXPECT_EQ(st.tier_tuples[1].first.rfind("llvm:fused:O", 0), 0u);
+  EXPECT_EQ(st.tier_tuples[0].second + st.tier_tuples[1].second, 3360u);
+  EXPECT_EQ(st.tier_tuples[0].second, 60u * 28);  // pages 0, 2, 4, ...
+  EXPECT_EQ(st.tier_switch_page, 1);
+  EXPECT_EQ(st.bg_compiles, 1u);
+  EXPECT_EQ(st.bg_abandoned, 0u);
+  EXPECT_GT(st.bg_compile_wall_ns, 0u);
+  EXPECT_GT(st.bg_compile_cpu_ns, 0u);
+
+  // The text and JSON forms carry them.
+  harness::SessionOptions o;
+  register_all_backends();
+  o.backends = harness::parse_backend_list("adaptive:switch-every-page");
+  o.stats = true;
+  o.stats_json = true;
+  o.format = harness::OutFormat::None;
+  std::ostringstream out, err;
+  {
+    harness::Session s(o, out, err);
+    s.catalog().add(harness::make_parts(3360, false, harness::Structure::Heap));
+    ASSERT_TRUE(s.run(std::make_shared<Source>("t.quel", std::string("range of p is parts\n") + kPaperQueries[3])));
+  }
+  const std::string json = out.str();
+  for (const char* field : {"\"tiers\":\"", "\"tier_switch_page\":1", "\"bg_compiles\":1", "\"bg_abandoned\":0",
+                            "\"bg_compile_wall_ns\":", "\"bg_compile_cpu_ns\":"})
+    EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
+  o.stats_json = false;
+  out.str("");
+  {
+    harness::Session s(o, out, err);
+    s.catalog().add(harness::make_parts(3360, false, harness::Structure::Heap));
+    ASSERT_TRUE(s.run(std::make_shared<Source>("t.quel", std::string("range of p is parts\n") + kPaperQueries[3])));
+  }
+  EXPECT_NE(out.str().find("; tiers "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("switched at page 1"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("background compiles 1 (abandoned 0)"), std::string::npos) << out.str();
+}
+
+// A tiny relation never pays a compile: the tiered mode stays on the first tier.
+TEST(Adaptive, SmallRelationNeverCompiles) {
+  Kit k("adaptive:tiered");
+  k.add_parts(10);
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(k.run(kPaperQueries[3]).ok);
+  const auto& st = k.last_report().stats;
+  ASSERT_EQ(st.tier_tuples.size(), 1u) << st.tiers();
+  EXPECT_EQ(st.tier_tuples[0].second, 10u);
+  EXPECT_EQ(st.tier_switch_page, -1);
+  EXPECT_EQ(st.bg_compiles, 0u);
+  EXPECT_EQ(adaptive::compiles_in_flight(), 0);
+}
+
+// compile-at-start on one page: the scan is over long before the compile,
+// which the statement then abandons: joined, counted, its code freed.
+TEST(Adaptive, AbandonedCompileIsJoinedAndFreed) {
+  if (!have_llvm()) GTEST_SKIP() << "LLVM not built: no second tier";
+  const size_t before = llvm_modules();
+  {
+    Kit k("adaptive:compile-at-start");
+    k.add_parts(10);
+    ASSERT_TRUE(k.run("range of p is parts").ok);
+    for (int i = 0; i < 5; ++i) {
+      // A new literal each time: a new plan, a new compile.
+      auto r = k.run("retrieve (p.pnum) where p.qoh < log(" + std::to_string(9 + i) + ".5) * p.weight");
+      ASSERT_TRUE(r.ok) << r.err;
+      const auto& st = k.last_report().stats;
+      EXPECT_EQ(adaptive::compiles_in_flight(), 0) << "joined before the statement ended";
+      EXPECT_EQ(st.bg_compiles, 1u);
+      EXPECT_EQ(st.bg_abandoned, 1u) << "a 10-tuple scan outran a compile";
+      EXPECT_EQ(st.tier_tuples.size(), 1u) << st.tiers();
+      EXPECT_EQ(llvm_modules(), before) << "an abandoned compile's code is freed";
+    }
+  }
+  EXPECT_EQ(llvm_modules(), before);
+}
+
+// Plans holding compiled tiers free them when the cache evicts them.
+TEST(Adaptive, EvictedPlansFreeTheirCompiledTier) {
+  if (!have_llvm()) GTEST_SKIP() << "LLVM not built: no second tier";
+  const size_t before = llvm_modules();
+  {
+    register_all_backends();
+    harness::SessionOptions o;
+    o.backends = harness::parse_backend_list("adaptive:switch-every-page");
+    o.plan_cache_capacity = 4;
+    o.format = harness::OutFormat::None;
+    std::ostringstream out, err;
+    harness::Session s(o, out, err);
+    s.catalog().add(harness::make_parts(100, false, harness::Structure::Heap));
+    ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", "range of p is parts")));
+    for (int i = 0; i < 20; ++i) {
+      std::string text = "retrieve (p.pnum) where p.qoh < " + std::to_string(i) + " * p.weight";
+      ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", text))) << err.str();
+      EXPECT_EQ(s.reports().back().stats.bg_compiles, 1u);
+    }
+    EXPECT_EQ(s.runners()[0]->cache().size(), 4u);
+    EXPECT_LE(llvm_modules(), before + 4 * 2) << "evicted plans must free their modules";
+  }
+  EXPECT_EQ(llvm_modules(), before);
+  EXPECT_EQ(adaptive::compiles_in_flight(), 0);
+}
+
+// Tuple substitution: one plan shape over every substituted execution; the
+// forced switch keeps alternating across them and agrees.
+TEST(Adaptive, SubstitutedExecutionsShareTheCompiledTier) {
+  if (!have_llvm()) GTEST_SKIP() << "LLVM not built: no second tier";
+  Kit k("interp:switch,adaptive:switch-every-page,adaptive:tiered");
+  k.add_parts(210);
+  ASSERT_TRUE(k.run("range of p is parts\nrange of q is parts").ok);
+  auto r = k.run(kPaperQueries[5]);
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
+  const auto& st = k.session().reports()[k.session().reports().size() - 2].stats;  // switch-every-page
+  EXPECT_EQ(st.bg_compiles, 1u) << "one compile serves every substitution";
+}
+
+}  // namespace
+}  // namespace quelkit::test
