@@ -215,3 +215,49 @@ TEST(Cli, CopyFromDevZeroIsAnErrorNotAnEndlessRead) {
 
 }  // namespace
 }  // namespace quelkit::test
+
+namespace quelkit::test {
+namespace {
+
+// What a command wrote on stdout alone (stderr dropped).
+Out stdout_of(const std::string& cmd) { return sh("{ " + cmd + " 2>/dev/null; }"); }
+
+// A syntax error skips only its own statement: the parser recovers at the
+// next statement keyword, every error is reported with its position, the
+// statements that parsed run (earlier create and range included), and the
+// script exits 1.
+TEST(Cli, SyntaxErrorsSkipOnlyTheirStatement) {
+  const std::string text = "create t (a = i4)\nretrieve (x = )\nappend to t (a = 41)\n"
+                           "retrieve (y = 2 +)\nrange of r is t\nretrieve (r.a)";
+  Out all = sh(kBin + " --format csv -e '" + text + "'");
+  EXPECT_EQ(all.status, 1);
+  EXPECT_NE(all.text.find("<-e 1>:2:15: error:"), std::string::npos) << all.text;
+  EXPECT_NE(all.text.find("<-e 1>:4:18: error:"), std::string::npos) << all.text;
+  Out out = stdout_of(kBin + " --format csv -e '" + text + "'");
+  EXPECT_EQ(out.text, "a\n41\n");
+}
+
+// Output discipline: results on stdout, messages on stderr, so --stats=json
+// alone makes stdout a JSON Lines stream (one object a statement) and
+// --format csv a CSV stream, whatever the statements said.
+TEST(Cli, StdoutHoldsResultsAndJsonLinesOnly) {
+  const std::string script = " -e 'create t (a = i4)\nappend to t (a = 1)\nappend to t (a = 2)\n"
+                             "range of r is t\nreplace r (a = r.a + 10)\ndelete r where r.a > 11\n"
+                             "retrieve (r.a)'";
+  Out json = stdout_of(kBin + " --stats=json" + script);
+  EXPECT_EQ(json.status, 0);
+  std::istringstream lines(json.text);
+  int objects = 0;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_TRUE(line.size() > 1 && line.front() == '{' && line.back() == '}') << line;
+    ++objects;
+  }
+  EXPECT_GE(objects, 3) << json.text;  // replace, delete and retrieve at least
+  Out csv = stdout_of(kBin + " --format csv" + script);
+  EXPECT_EQ(csv.text, "a\n11\n");
+  Out both = sh(kBin + " --format csv" + script);
+  EXPECT_NE(both.text.find("replaced"), std::string::npos) << both.text;  // the message went to stderr
+}
+
+}  // namespace
+}  // namespace quelkit::test
