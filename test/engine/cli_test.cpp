@@ -257,6 +257,11 @@ TEST(Cli, StdoutHoldsResultsAndJsonLinesOnly) {
   EXPECT_EQ(csv.text, "a\n11\n");
   Out both = sh(kBin + " --format csv" + script);
   EXPECT_NE(both.text.find("replaced"), std::string::npos) << both.text;  // the message went to stderr
+  // --format none: what its help says, the checksum only (of the rows left).
+  Out none = stdout_of(kBin + " --format none" + script);
+  EXPECT_EQ(none.text.rfind("checksum ", 0), 0u) << none.text;
+  EXPECT_NE(none.text.find(" (1 row)\n"), std::string::npos) << none.text;
+  EXPECT_EQ(none.text.find('\n'), none.text.size() - 1) << none.text;  // one line
 }
 
 }  // namespace
