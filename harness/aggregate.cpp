@@ -10,6 +10,7 @@
 #include <set>
 
 #include "frontend/frontend.h"
+#include "harness/budget.h"
 #include "harness/rows.h"
 #include "harness/runtime/runtime.h"
 #include "harness/session.h"
@@ -297,10 +298,21 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
   Result vals = inner(agg, true, true);
   const Attribute arg = vals.layout.attrs[nby];
   const uint32_t glen = groups.layout.tuple_len;
+  // The grouping tables are temporaries of the statement too: each group's
+  // row copy, key and map node are charged to the memory budget (budget.h)
+  // before they are made, so a `by` over millions of distinct values is a
+  // statement error, not an OOM kill.
+  MemCharge tables;
+  const std::string what = "the groups of " + agg.text;
+  uint64_t table_bytes = 0;
   for (size_t i = 0; i < groups.rows.size(); ++i) {
     const uint8_t* row = groups.rows.row(i);
-    if (index.emplace(key_of(groups.layout, row), order.size()).second)
-      order.push_back({std::vector<uint8_t>(row, row + glen), Accumulator(agg.text, arg)});
+    std::string key = key_of(groups.layout, row);
+    if (index.count(key)) continue;
+    table_bytes += sizeof(Group) + glen + 2 * key.size() + 64;  // row, key (map and lookups), node
+    tables.set(table_bytes, what);
+    index.emplace(std::move(key), order.size());
+    order.push_back({std::vector<uint8_t>(row, row + glen), Accumulator(agg.text, arg)});
   }
   const uint32_t vlen = vals.layout.tuple_len;
   for (size_t i = 0; i < vals.rows.size(); ++i) {

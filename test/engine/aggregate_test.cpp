@@ -4,6 +4,7 @@
 // i4 sum's overflow (same error, same position), and what may not be written.
 #include <gtest/gtest.h>
 
+#include "harness/budget.h"
 #include "support.h"
 
 namespace quelkit::test {
@@ -133,6 +134,31 @@ TEST(AggregateAgreement, EveryBackEndGivesTheSameRowsOnParts) {
     retrieve (n = count(p.pnum where p.pnum = q.pnum and q.qoh > 250))
   )");
   EXPECT_TRUE(r.ok) << r.err;
+}
+
+}  // namespace
+}  // namespace quelkit::test
+
+namespace quelkit::test {
+namespace {
+
+// An aggregate function's temporaries (its groups, their values and the
+// grouping tables) are charged to the statement's memory budget: over
+// budget, the statement fails with a clear error and the session goes on.
+TEST(AggregateBudget, ManyGroupsPastTheBudgetAreAStatementError) {
+  harness::MemoryBudget& mb = harness::memory_budget();
+  const uint64_t limit = mb.limit();
+  Kit k("interp", harness::OutFormat::None);
+  k.add_parts(20000);
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  mb.set_limit(mb.used() + 64 * 1024);  // room for the relation, not for 20,000 groups
+  auto r = k.run("retrieve unique (p.pnum, n = count(p.qoh by p.pnum, p.pname))");
+  mb.set_limit(limit);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("memory budget exceeded"), std::string::npos) << r.err;
+  r = k.run("retrieve (n = count(p.pnum))");
+  EXPECT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(k.last_report().stats.rows_out, 1u);
 }
 
 }  // namespace

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Adaptive against the best fixed back end, as issue 18 (docs/DESIGN.md,
+"adaptive") measures it: statement time = prepare_ns + run_ns (wall clock,
+preparation included; a background compile runs beside the scan and only a
+wait for it is in run_ns), --no-plan-cache, in one warm process per back end
+and size: the statement runs reps+1 times and the first is dropped; the
+median of the rest counts. "Best fixed" is the best of interp:switch,
+threaded:goto, stencil:fused and llvm:fused at --jit-opt 0 and at its default,
+all under the same --selection. The target: adaptive within 10% of best fixed
+or 5 us where that is larger, and never slower than threaded:goto by more.
+
+  bench/adaptive_table.py [--bin build/bin/quelkit] [--reps 5] [--quick]
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+QUERIES = {
+    "b": "retrieve (p.pnum)",
+    "c": 'retrieve (p.pname, p.pnum) where p.pnum > 3 or p.pname = "processor" or p.color = "black"',
+    "d": "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight",
+    "e": "retrieve (p.qoh) where p.pnum < 2500",
+    "f": "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum",
+    "g": 'retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = "black"',
+    "h": "retrieve (p.qoh) where p.pnum = q.pnum and p.pnum < 2500",
+    "i": 'retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = "black" and p.qoh < log(9.5) * p.weight '
+         'and q.qoh < log(9.5) * p.weight',
+}
+FIXED = [("interp:switch", []), ("threaded:goto", []), ("stencil:fused", []),
+         ("llvm:fused", ["--jit-opt", "0"]), ("llvm:fused", [])]
+
+
+def statement_ns(binary, backend, extra, parts, query, reps, selection):
+    text = "range of p is parts\nrange of q is parts\n" + "\n".join([query] * (reps + 1))
+    cmd = [binary, "--parts", parts, "--no-plan-cache", "--format", "none", "--stats=json",
+           "--selection", selection, "-b", backend] + extra + ["-e", text]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    times = [j["prepare_ns"] + j["run_ns"] for j in map(json.loads, out.splitlines()) if j.get("stmt", 0) > 2]
+    if len(times) != reps + 1:
+        sys.exit("expected %d statements, got %d: %s" % (reps + 1, len(times), " ".join(cmd[:8])))
+    return statistics.median(times[1:])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default="build/bin/quelkit")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--selection", default="auto")
+    ap.add_argument("--quick", action="store_true", help="sizes up to 100,000 only")
+    a = ap.parse_args()
+    plan = [(q, str(n)) for q in "bcd" for n in (1, 210, 3360, 100000, 1000000, 10000000)
+            if not (a.quick and n > 100000)]
+    plan += [(q, "%d:isam:wide" % n) for q in "efghi" for n in (3360, 100000)]
+    print("| query | tuples | best fixed | best ns | adaptive ns | adaptive/best | threaded ns | target met |")
+    print("|---|---:|---|---:|---:|---:|---:|---|")
+    met_all = True
+    for q, parts in plan:
+        fixed = {}
+        for backend, extra in FIXED:
+            name = backend + (":O0" if extra else "")
+            fixed[name] = statement_ns(a.bin, backend, extra, parts, QUERIES[q], a.reps, a.selection)
+        best_name = min(fixed, key=fixed.get)
+        best = fixed[best_name]
+        ada = statement_ns(a.bin, "adaptive", [], parts, QUERIES[q], a.reps, a.selection)
+        thr = fixed["threaded:goto"]
+        margin = lambda ref: max(0.10 * ref, 5000.0)
+        ok = ada <= best + margin(best) and ada <= thr + margin(thr)
+        met_all = met_all and ok
+        print("| (%s) | %s | %s | %.0f | %.0f | %.2f | %.0f | %s |" %
+              (q, parts, best_name, best, ada, ada / best, thr, "yes" if ok else "NO"), flush=True)
+    print("\nall met" if met_all else "\nnot all met")
+    return 0 if met_all else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
