@@ -1,6 +1,7 @@
 // The "adaptive" back end (Kohn, Leis, Neumann, "Adaptive Execution of
-// Compiled Queries", ICDE 2018): a scan starts on the tier cheapest to prepare
-// (stencil:fused, or threaded:goto where stencil is not built), measures its
+// Compiled Queries", ICDE 2018): a plan is prepared on the tier cheapest to
+// prepare (threaded:goto); a scan whose tuples repay stencil:fused's few
+// microseconds of preparation runs on stencil from its first page; it measures its
 // per-tuple cost over the first pages, and when the remaining work's saving
 // outweighs the compile cost compiles llvm:fused on one background thread,
 // switching at a page boundary once the code is ready.

@@ -1,10 +1,12 @@
-// The "adaptive" back end (adaptive.h): a prepared plan holding two tiers of
-// other back ends, found in the registry by name. The first (stencil:fused, or
-// threaded:goto) is prepared at once; the second (llvm:fused at the level the
-// cost model picks, model.h) is prepared on one background thread when the
-// model says it pays, and takes over at the next page boundary once ready.
-// Both tiers are prepared from the same plan, so they raise the same errors at
-// the same positions, whichever tier a page runs on.
+// The "adaptive" back end (adaptive.h): a prepared plan holding tiers of
+// other back ends, found in the registry by name. threaded:goto is prepared at
+// once (well under a microsecond); when a scan's outlook says enough tuples
+// are coming, stencil:fused is prepared too (microseconds) and runs the scan
+// from its first page; llvm:fused, at the level the cost model picks
+// (model.h), is prepared on one background thread when the model says it
+// pays, and takes over at the next page boundary once ready. All tiers are
+// prepared from the same plan, so they raise the same errors at the same
+// positions, whichever tier a page runs on.
 #include "adaptive/adaptive.h"
 
 #include <time.h>
@@ -101,19 +103,13 @@ class AdaptiveBackend final : public Backend {
  public:
   AdaptiveBackend(Policy policy, const harness::PrepareOptions& opt) : policy_(policy), opt_(opt) {
     // By name, through the registry: the tiers' headers are not ours to include.
-    if (const harness::BackendSpec* s = harness::find_backend("stencil")) {
-      base_ = s->make("fused", opt_);
-      base_label_ = "stencil:fused";
+    const harness::BackendSpec* t = harness::find_backend("threaded");
+    if (!t) {
+      std::fprintf(stderr, "quelkit: internal error: adaptive: threaded is not registered\n");
+      std::abort();
     }
-    if (!base_) {
-      const harness::BackendSpec* t = harness::find_backend("threaded");
-      if (!t) {
-        std::fprintf(stderr, "quelkit: internal error: adaptive: neither stencil nor threaded is registered\n");
-        std::abort();
-      }
-      base_ = t->make("goto", opt_);
-      base_label_ = "threaded:goto";
-    }
+    base_ = t->make("goto", opt_);
+    if (const harness::BackendSpec* s = harness::find_backend("stencil")) mid_ = s->make("fused", opt_);
     fast_spec_ = harness::find_backend("llvm");
     // Made now, so the JIT is created here and not inside a statement's scan.
     if (fast_spec_) {
@@ -125,10 +121,10 @@ class AdaptiveBackend final : public Backend {
     if (active_ && !active_->settled) settle(*active_, true, nullptr);
   }
 
-  bool reuses_plans() const override { return base_->reuses_plans(); }
+  bool reuses_plans() const override { return base_->reuses_plans() && (!mid_ || mid_->reuses_plans()); }
   std::unique_ptr<Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override;
   bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
-    return base_->dump(plan, form, params, os);
+    return (mid_ && mid_->dump(plan, form, params, os)) || base_->dump(plan, form, params, os);
   }
   // The statement is over: a compile still running is no longer needed.
   void statement_ends(TierReport* r) override {
@@ -176,8 +172,10 @@ class AdaptiveBackend final : public Backend {
 
   Policy policy_;
   harness::PrepareOptions opt_;
-  std::unique_ptr<Backend> base_;
-  std::string base_label_;
+  std::unique_ptr<Backend> base_;  // threaded:goto: every plan's first tier, and its tuple functions
+  std::unique_ptr<Backend> mid_;   // stencil:fused, when built
+  const std::string base_label_ = "threaded:goto", mid_label_ = "stencil:fused";
+  FirstTier first_;
   const harness::BackendSpec* fast_spec_ = nullptr;
   std::unique_ptr<Backend> fast_[4];
   CostModel model_;
@@ -194,7 +192,7 @@ class AdaptivePlan final : public Prepared {
     // lookup under --no-plan-cache, prepared thousands of times, never copies.
     // The harness scans a plan it prepared before that execution ends, so the
     // plan is still there then.
-    if (be_.fast_spec_ && base_->has_kernel()) {
+    if ((be_.fast_spec_ || be_.mid_) && base_->has_kernel()) {
       plan_ = &plan;
       first_params_ = params;
     }
@@ -218,23 +216,32 @@ class AdaptivePlan final : public Prepared {
   // Both tiers run the selection the harness chose; the first tier's is the record.
   Selection kernel_selection() const override { return base_->kernel_selection(); }
   bool kernel_selection_pending(Selection s) const override {
-    return base_->kernel_selection_pending(s) || (fast_ && fast_->kernel_selection_pending(s));
+    return base_->kernel_selection_pending(s) || (mid_ && mid_->kernel_selection_pending(s)) ||
+           (fast_ && fast_->kernel_selection_pending(s));
   }
   void select_kernel(Selection s) override {
     base_->select_kernel(s);
+    if (mid_) mid_->select_kernel(s);
     if (fast_) fast_->select_kernel(s);
   }
 
   void scan_begins(const harness::ScanOutlook& o) override {
-    if (plan_) {
+    if (!mid_ && be_.mid_ && (plan_ || kept_)) {
+      // The first tier of this scan: stencil when the tuples coming (this
+      // scan's, and the later scans' of this plan) repay its preparation.
+      const double scan = double(std::min<uint64_t>(o.tuples, o.pages * std::max<uint32_t>(o.tuples_per_page, 1)));
+      if (be_.policy_ != Policy::Tiered || be_.first_.stencil_pays(scan * double(1 + o.runs_after)))
+        adopt_stencil(plan_ ? *plan_ : *kept_, plan_ ? first_params_ : (params_.empty() ? nullptr : params_.data()));
+    }
+    if (plan_ && be_.fast_spec_) {
       if (be_.policy_ != Policy::Tiered || o.pages > 1 || o.runs_after > 0) {
         kept_ = std::make_unique<harness::Plan>(harness::clone_plan(*plan_));
         if (first_params_) params_.assign(first_params_, first_params_ + plan_->params.tuple_len);
         size_ = ir_size(*plan_);
       }
-      plan_ = nullptr;
-      first_params_ = nullptr;
     }
+    plan_ = nullptr;
+    first_params_ = nullptr;
     outlook_ = o;
     page_ = 0;
     switch_page_ = -1;
@@ -250,7 +257,7 @@ class AdaptivePlan final : public Prepared {
     if (last_t_) {  // the scan's last page, timed to its end
       timed(now_ns());
     }
-    if (scan_tuples_[0]) r->tuples.emplace_back(be_.base_label_, scan_tuples_[0]);
+    if (scan_tuples_[0]) r->tuples.emplace_back(mid_ ? be_.mid_label_ : be_.base_label_, scan_tuples_[0]);
     if (scan_tuples_[1]) r->tuples.emplace_back(fast_label_, scan_tuples_[1]);
     r->switch_page = switch_page_;
     ++runs_;
@@ -305,7 +312,21 @@ class AdaptivePlan final : public Prepared {
  private:
   void use(int tier) {
     tier_ = tier;
-    cur_ = tier ? fast_.get() : base_.get();
+    cur_ = tier ? fast_.get() : mid_ ? mid_.get() : base_.get();
+  }
+  // stencil:fused becomes the first tier, in the selection running now; its
+  // preparation is timed for the model and charged to the scan that asked.
+  void adopt_stencil(const harness::Plan& plan, const uint8_t* params) {
+    const uint64_t t0 = now_ns();
+    std::unique_ptr<Prepared> p = be_.mid_->prepare(plan, params);
+    if (!p->has_kernel()) return;
+    if (p->kernel_selection() != base_->kernel_selection()) p->select_kernel(base_->kernel_selection());
+    be_.first_.prepared(double(now_ns() - t0));
+    mid_ = std::move(p);
+    // The per-tuple cost measured so far was threaded's: measure again.
+    samples_[0].clear();
+    timed_tuples_[0] = timed_pages_[0] = 0;
+    decided_ = false;
   }
   void switch_to(int tier) {
     if (tier != tier_ && tier == 1 && switch_page_ < 0) switch_page_ = int64_t(page_);
@@ -330,6 +351,7 @@ class AdaptivePlan final : public Prepared {
           timing_ = true;
           if (timed_tuples_[0] >= kWindowTuples || timed_pages_[0] >= kWindowPages) {
             timing_ = false;
+            be_.first_.ran(mid_ != nullptr, base_ns());
             Decision d = be_.model_.decide(base_ns(), remaining(), size_);
             if (!d.compile) decided_ = true;
             else decided_ = launch(d.level);  // busy elsewhere: try again at the next page
@@ -436,7 +458,7 @@ class AdaptivePlan final : public Prepared {
   }
 
   AdaptiveBackend& be_;
-  std::unique_ptr<Prepared> base_, fast_;
+  std::unique_ptr<Prepared> base_, mid_, fast_;  // threaded, stencil (when adopted), llvm
   Prepared* cur_;
   int tier_ = 0;
   const harness::Plan* plan_ = nullptr;  // until the first scan begins: the plan prepared

@@ -3,12 +3,25 @@
 // --stats, llvm:fused at --jit-opt 0/1/2, CPU time, with the IR size of
 // model's ir_size), and per-tuple ratios of llvm:fused to stencil:fused on
 // (c) and (d) at 1M tuples. Each compile and each compiled scan then moves them.
+// FirstTier's priors: stencil:fused's cold prepare of the paper's plans
+// (about 5 us) plus the first entry into newly sealed code, and per-tuple
+// costs of threaded:goto and stencil:fused on (b)-(d) at 100k tuples.
 #include "adaptive/model.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace quelkit::adaptive {
+
+void FirstTier::prepared(double ns) {
+  if (ns > 0 && std::isfinite(ns)) prepare_ns_ += kWeight * (ns - prepare_ns_);
+}
+
+void FirstTier::ran(bool stencil, double ns) {
+  if (!(ns > 0) || !std::isfinite(ns)) return;
+  double& avg = stencil ? stencil_ns_ : threaded_ns_;
+  avg += kWeight * (std::min(ns, 10 * avg) - avg);  // one page that stalled must not swing it
+}
 
 void CompileFit::add(double size, double ns) {
   n_ = n_ * kDecay + 1;

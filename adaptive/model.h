@@ -37,6 +37,29 @@ struct Decision {
   double compile_ns = 0;  // its estimated compile cost
 };
 
+// Which tier a scan starts on: threaded:goto prepares in well under a
+// microsecond, stencil:fused in a few (stitching, then sealing its page) but
+// runs faster per tuple. The scan's outlook says how many tuples are coming,
+// so the choice is made per scan: stencil when its per-tuple saving over
+// those tuples exceeds its preparation. Three running averages, each starting
+// from a prior and moved by what the back end measures.
+class FirstTier {
+ public:
+  // Do `tuples` tuples repay preparing stencil:fused?
+  bool stencil_pays(double tuples) const { return tuples * (threaded_ns_ - stencil_ns_) > prepare_ns_; }
+  // A stencil preparation took ns.
+  void prepared(double ns);
+  // A scan's first tier ran at ns per tuple (stencil or threaded).
+  void ran(bool stencil, double ns);
+  double prepare_ns() const { return prepare_ns_; }
+  double threaded_ns() const { return threaded_ns_; }
+  double stencil_ns() const { return stencil_ns_; }
+
+ private:
+  static constexpr double kWeight = 0.2;  // of a new measurement in its average
+  double prepare_ns_ = 8000, threaded_ns_ = 10, stencil_ns_ = 7;
+};
+
 class CostModel {
  public:
   CostModel();

@@ -50,6 +50,7 @@ constexpr uint32_t kMaxPagesPerCall = 64;
 struct ScanOutlook {
   uint64_t pages = 0;       // pages this scan visits at most (a key lookup: 1)
   uint64_t tuples = 0;      // live tuples of the scanned relation
+  uint32_t tuples_per_page = 0;  // the relation's page capacity in tuples
   // Scans of this same prepared plan still to come in the statement after
   // this one (tuple substitution: substitutions left, times the inner loops'
   // sizes); 0 when the plan is not reused (--no-plan-cache) or runs once.

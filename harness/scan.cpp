@@ -66,6 +66,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   ScanOutlook outlook;
   outlook.pages = acc.kind == KeyBounds::Eq ? 1 : rel->npages();
   outlook.tuples = rel->ntuples();
+  outlook.tuples_per_page = rel->tuples_per_page();
   outlook.runs_after = runner_.reuses() ? runs_after() : 0;
   prep->scan_begins(outlook);
   struct ScanEnd {

@@ -86,7 +86,57 @@ TEST(AdaptiveModel, AnUnmeasuredLevelIsNoBetterThanTheMeasuredOneBelow) {
   }
 }
 
+TEST(AdaptiveModel, StencilStartsOnlyWhenItsTuplesRepayItsPrepare) {
+  adaptive::FirstTier f;
+  // The priors: a single tuple never repays a stencil prepare; a million do.
+  EXPECT_FALSE(f.stencil_pays(1));
+  EXPECT_TRUE(f.stencil_pays(1e6));
+  const double at = f.prepare_ns() / (f.threaded_ns() - f.stencil_ns());  // the break-even in tuples
+  EXPECT_FALSE(f.stencil_pays(0.9 * at));
+  EXPECT_TRUE(f.stencil_pays(1.1 * at));
+  // Measured: stencil no faster than threaded here, so no count of tuples pays.
+  for (int i = 0; i < 40; ++i) {
+    f.ran(true, 9.0);
+    f.ran(false, 8.0);
+  }
+  EXPECT_FALSE(f.stencil_pays(1e9));
+  // Twice as fast and cheap to prepare: a few hundred tuples pay.
+  for (int i = 0; i < 40; ++i) {
+    f.ran(true, 4.0);
+    f.prepared(1000);
+  }
+  EXPECT_TRUE(f.stencil_pays(400));
+  EXPECT_FALSE(f.stencil_pays(100));
+  // A stalled page moves an average by a bounded step.
+  const double before = f.threaded_ns();
+  f.ran(false, 1e12);
+  EXPECT_LT(f.threaded_ns(), 3 * before);
+}
+
 // ---------------------------------------------- sessions on the back end
+
+// The first tier follows the scan's size: one tuple runs on threaded code
+// (cheapest to prepare), 100,000 on stencils (cheaper per tuple), and both
+// agree with the interpreter.
+TEST(Adaptive, FirstTierFollowsTheScansSize) {
+  register_all_backends();
+  const bool stencil = harness::find_backend("stencil") != nullptr;
+  for (uint64_t n : {uint64_t(1), uint64_t(100000)}) {
+    Kit k("adaptive:tiered"), ref("interp:switch");
+    k.add_parts(n);
+    ref.add_parts(n);
+    ASSERT_TRUE(k.run("range of p is parts").ok);
+    ASSERT_TRUE(ref.run("range of p is parts").ok);
+    const auto r = k.run(kPaperQueries[3]);
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.out, ref.run(kPaperQueries[3]).out);
+    const auto& st = k.last_report().stats;
+    ASSERT_FALSE(st.tier_tuples.empty()) << st.tiers();
+    const std::string& first = st.tier_tuples[0].first;
+    if (n == 1 || !stencil) EXPECT_EQ(first, "threaded:goto") << n;
+    else EXPECT_EQ(first, "stencil:fused") << n;
+  }
+}
 
 // The paper's queries on the narrow heap and the wide ISAM relation, the
 // forced switch against the interpreter (the session compares every row,
