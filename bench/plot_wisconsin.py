@@ -22,6 +22,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot import save  # noqa: E402  (bench/plot.py: PNG and SVG, 120 dpi)
+
 
 def main():
     if len(sys.argv) != 2:
@@ -54,9 +56,7 @@ def main():
             ax.legend(fontsize=7)
         fig.suptitle(f"Figure 2.4, retrieve into: tenk1 of {tuples:,} tuples")
         name = f"wisconsin_fig2_4_{tuples}"
-        for ext in ("png", "svg"):
-            fig.savefig(os.path.join(out_dir, f"{name}.{ext}"), dpi=120, bbox_inches="tight")
-        plt.close(fig)
+        save(fig, out_dir, name)
         print(f"wrote {os.path.join(out_dir, name)}.png and .svg")
 
 
