@@ -302,12 +302,12 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
             << "machine:  " << machine_description() << "\n"
             << "build:    " << QUELKIT_BUILD_TYPE << "; each figure the median of " << o.reps << " repetitions ("
             << std::min(o.reps, o.large_reps) << " at 1M tuples and more) of >= " << o.min_time
-            << " s after a warm run, the cells of a statement interleaved (A B C A B C)"
+            << " s (the first run untimed), the cells of a statement interleaved (A B C A B C)"
             << (o.quick ? "; --quick: a check, not a measurement" : "") << "\n"
             << "statement = wall time of the statement with a warm plan cache (its result stored, its update applied),\n"
             << "prepare and the checksum's verification off the clock; per tuple = statement / tuples of the relations\n"
             << "it reads; prepare = cold preparation in a warm process (median of " << o.cold_runs
-            << " at the study's sizes, one run beyond).\n"
+            << " at the study's sizes; beyond, the first run's).\n"
             << "A statement that changes the database runs every repetition on the state the script gives it, put back\n"
             << "off the clock (the changed relation copied back, the temporary of `retrieve into` removed); destroy runs\n"
             << "once, untimed. sqlite: the same tuples, an index on unique2 where quelkit has a key (isam or hash),\n"
@@ -319,12 +319,13 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
   for (size_t i = 0; i < sets.size(); ++i) {
     std::vector<WisconsinStmtRow> got;
     std::string err;
-    // Beyond the study's relations: one cold run (it checks the result; the
-    // prepare cost does not depend on the relation's size and is reported at
-    // the study's), and --large-reps at 1M tuples and more, so a default run
+    // Beyond the study's relations no cold runs (the first timed run
+    // prepares and checks the result: a run there is a large copy, and the
+    // prepare cost, reported at the study's sizes, does not depend on the
+    // relation's), and --large-reps at 1M tuples and more, so a default run
     // stays near ten minutes on two cores.
     WisconsinRunOptions rs = ro;
-    if (!sets[i].study) rs.cold_runs = 1;
+    if (!sets[i].study) rs.cold_runs = 0;
     if (sets[i].tenk_rows >= 1000000) rs.timing.reps = std::min(o.reps, o.large_reps);
     if (!measure_wisconsin(so, sets[i], scripts, rs, &got, &mismatch, &err)) {
       std::cerr << err;

@@ -56,7 +56,9 @@ struct WisconsinDataSet {
 
 struct WisconsinRunOptions {
   harness::Timing timing;
-  int cold_runs = 3;  // cold preparations (plan cache cleared) whose median is prepare_ns
+  // Cold preparations (plan cache cleared) whose median is prepare_ns, each
+  // checking the result; 0: the first timed run prepares and checks.
+  int cold_runs = 3;
   bool sqlite = true;
 };
 
