@@ -107,6 +107,29 @@ CLI::Validator list_of(std::vector<std::string> words) {
       "");
 }
 
+CLI::Validator size_list() {
+  return CLI::Validator(
+      [](std::string& spec) -> std::string {
+        std::stringstream ss(spec.starts_with("+") ? spec.substr(1) : spec);
+        for (std::string x; std::getline(ss, x, ',');)
+          if (x.empty() || x.size() > 12 || x.find_first_not_of("0123456789") != std::string::npos || std::stoull(x) == 0)
+            return "takes sizes in tuples (1 or more), comma-separated, not '" + x + "'";
+        return {};
+      },
+      "");
+}
+
+std::vector<uint64_t> parse_sizes(const std::string& spec, std::vector<uint64_t> v) {
+  std::string s = spec;
+  if (!s.empty() && s[0] == '+') s.erase(0, 1);
+  else v.clear();
+  std::stringstream ss(s);
+  for (std::string x; std::getline(ss, x, ',');)
+    if (std::find(v.begin(), v.end(), std::stoull(x)) == v.end()) v.push_back(std::stoull(x));
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
 CLI::Validator backend_list() {
   return CLI::Validator(
       [](std::string& s) -> std::string {

@@ -51,6 +51,11 @@ CLI::Validator real_between(double lo, double hi);             // lo <= number <
 CLI::Validator one_of(std::vector<std::string> words);
 CLI::Validator list_of(std::vector<std::string> words);  // comma-separated, each one of words
 CLI::Validator backend_list();                            // harness::parse_backend_list accepts it
+CLI::Validator size_list();  // sizes in tuples as parse_sizes reads them: [+]N,N,... ("" is none)
+
+// "1,210,3360" replaces the default sizes; "+10000000" adds to them; "" is
+// none. Sorted, each once.
+std::vector<uint64_t> parse_sizes(const std::string& spec, std::vector<uint64_t> defaults);
 
 // Options that take a value take it as `--opt V` or `--opt=V`; `--opt=` is an
 // empty value. A script option (-e TEXT) and the script files, in the order

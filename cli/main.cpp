@@ -1,7 +1,7 @@
 // The `quelkit` command: runs QUEL scripts or the terminal monitor on the
 // selected back ends (the session command, whose options are declared here),
-// and dispatches to the subcommands of kSubcommands below (gen, paper, sweep,
-// difftest, profile), each declared in its own file and parsed with CLI11 by
+// and dispatches to the subcommands of kSubcommands below (gen, paper, wisconsin,
+// sweep, difftest, profile), each declared in its own file and parsed with CLI11 by
 // cli/command.h's one dispatcher. Exit status: 0 ok, 1 a statement
 // failed (or a script could not be read) or back ends disagreed, 2 bad
 // usage, 130 a script cancelled with Ctrl-C; an interactive monitor exits 0
@@ -23,6 +23,7 @@
 #include "cli/profile.h"
 #include "cli/report.h"
 #include "cli/sweep.h"
+#include "cli/wisconsin_report.h"
 #include "harness/budget.h"
 #include "harness/parts.h"
 #include "harness/session.h"
@@ -44,6 +45,8 @@ const cli::Subcommand kSubcommands[] = {
     {"gen", "generated data as CSV: gen parts --rows N [--wide], gen wisconsin --rows N [--seed S]",
      cli::define_gen},
     {"paper", "the paper's benchmark on every back end: the report", define_paper},
+    {"wisconsin", "the Wisconsin benchmark as the POSTGRES study ran it, on every back end and SQLite",
+     define_wisconsin},
     {"sweep", "ns per tuple against selectivity for every page kernel under each --selection", define_sweep},
     {"difftest", "random qualifications on every back end, shrunk reproducers; or corpus files",
      difftest::define_difftest},

@@ -29,32 +29,6 @@ using report::fmt;
 
 namespace {
 
-// "1,210,3360" replaces the default sizes; "+10000000" adds to them; "" is none.
-std::vector<uint64_t> parse_list(const std::string& spec, std::vector<uint64_t> v) {
-  std::string s = spec;
-  if (!s.empty() && s[0] == '+') s.erase(0, 1);
-  else v.clear();
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ','))
-    if (std::find(v.begin(), v.end(), std::stoull(x)) == v.end()) v.push_back(std::stoull(x));
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-// A size list as parse_list reads it, checked while parsing.
-CLI::Validator size_list() {
-  return CLI::Validator(
-      [](std::string& spec) -> std::string {
-        std::stringstream ss(spec.starts_with("+") ? spec.substr(1) : spec);
-        for (std::string x; std::getline(ss, x, ',');)
-          if (x.empty() || x.size() > 12 || x.find_first_not_of("0123456789") != std::string::npos || std::stoull(x) == 0)
-            return "takes sizes in tuples (1 or more), comma-separated, not '" + x + "'";
-        return {};
-      },
-      "");
-}
-
 struct PaperOptions {
   std::string sizes = "+", count_sizes = "+", keyed_sizes = "+", keyed_structures = "isam,hash";  // "+": the defaults
   std::string backends = "all", out_dir, only, profile_json, jit_cpu = "generic";
@@ -74,13 +48,13 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
       "A size list replaces the default one; +N adds to it (--sizes +10000000: the paper's sizes and ten\n"
       "million tuples).");
   app.add_option("--sizes", p->sizes, "heap sizes for (a)-(d) (default 1,210,3360,100000,1000000,10000000)")
-      ->check(size_list())
+      ->check(cli::size_list())
       ->type_name("[+]N,...");
   app.add_option("--keyed-sizes", p->keyed_sizes, "sizes of the keyed relation for (e)-(i) (default 3360,100000)")
-      ->check(size_list())
+      ->check(cli::size_list())
       ->type_name("[+]N,...");
   app.add_option("--count-sizes", p->count_sizes, "sizes of the --sink count block (default 1000000,10000000)")
-      ->check(size_list())
+      ->check(cli::size_list())
       ->type_name("[+]N,...");
   app.add_option("--keyed-structures", p->keyed_structures, "structures of the keyed relation (default isam,hash)")
       ->check(cli::list_of({"isam", "hash"}))
@@ -125,9 +99,9 @@ int run_paper(const PaperOptions& p) {
   // Said before the first measurement: a report that cannot be written is
   // not found out an hour later.
   if (!p.out_dir.empty()) cli::require_output_dir("--out", p.out_dir);
-  const std::vector<uint64_t> sizes = parse_list(p.sizes, {1, 210, 3360, 100000, 1000000, 10000000});
-  const std::vector<uint64_t> count_sizes = parse_list(p.count_sizes, {1000000, 10000000});
-  const std::vector<uint64_t> keyed = parse_list(p.keyed_sizes, {3360, 100000});
+  const std::vector<uint64_t> sizes = cli::parse_sizes(p.sizes, {1, 210, 3360, 100000, 1000000, 10000000});
+  const std::vector<uint64_t> count_sizes = cli::parse_sizes(p.count_sizes, {1000000, 10000000});
+  const std::vector<uint64_t> keyed = cli::parse_sizes(p.keyed_sizes, {3360, 100000});
   std::vector<Structure> keyed_structures;
   {
     std::stringstream ss(p.keyed_structures);

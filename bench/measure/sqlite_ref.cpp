@@ -7,6 +7,7 @@
 #include <map>
 
 #include "harness/parts.h"
+#include "harness/wisconsin.h"
 #include "harness/runtime/runtime_inline.h"
 
 namespace quelkit {
@@ -54,6 +55,44 @@ std::unique_ptr<SqliteRef> SqliteRef::open(uint64_t n, bool wide, bool keyed) {
   return r;
 }
 
+std::unique_ptr<SqliteRef> SqliteRef::open_wisconsin(const std::vector<harness::WisconsinRelationSpec>& relations,
+                                                     bool keyed) {
+  std::unique_ptr<SqliteRef> r(new SqliteRef);
+  r->impl_ = std::make_unique<Impl>();
+  if (sqlite3_open(":memory:", &r->impl_->db) != SQLITE_OK) return nullptr;
+  sqlite3* db = r->impl_->db;
+  // The rollback journal stays (in memory): the report rolls each change back.
+  sqlite3_exec(db, "PRAGMA synchronous=OFF;", nullptr, nullptr, nullptr);
+  const Schema schema = harness::wisconsin_schema();
+  for (const auto& rel : relations) {
+    std::string create = "CREATE TABLE " + rel.name + " (", ins = "INSERT INTO " + rel.name + " VALUES (";
+    for (size_t i = 0; i < schema.attrs.size(); ++i) {
+      create += (i ? ", " : "") + schema.attrs[i].name + (int(i) < harness::kWisconsinInts ? " INTEGER" : " TEXT");
+      ins += i ? ",?" : "?";
+    }
+    if (sqlite3_exec(db, (create + ")").c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) return nullptr;
+    sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, (ins + ")").c_str(), -1, &st, nullptr);
+    harness::WisconsinGenerator gen(rel.rows, rel.seed);
+    harness::WisconsinRow row;
+    while (gen.next(row)) {
+      for (int i = 0; i < harness::kWisconsinInts; ++i) sqlite3_bind_int(st, i + 1, row.ints[size_t(i)]);
+      int c = harness::kWisconsinInts + 1;
+      for (const std::string* s : {&row.stringu1, &row.stringu2, &row.string4})
+        sqlite3_bind_text(st, c++, s->c_str(), int(s->size()), SQLITE_TRANSIENT);
+      sqlite3_step(st);
+      sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    if (keyed)
+      sqlite3_exec(db, ("CREATE INDEX " + rel.name + "_unique2 ON " + rel.name + " (unique2)").c_str(), nullptr,
+                   nullptr, nullptr);
+  }
+  return r;
+}
+
 std::string SqliteRef::sql_for(char q) {
   switch (q) {
     case 'a': return "SELECT 1";
@@ -78,9 +117,11 @@ bool SqliteRef::run(const std::string& sql, uint64_t* rows, uint64_t* checksum, 
     return false;
   }
   uint64_t n = 0, sum = 0;
-  const int cols = sqlite3_column_count(st);
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    // Asked after the step: a statement SQLite re-prepared there (its table
+    // dropped and made anew with other columns) has the new table's columns.
+    const int cols = sqlite3_column_count(st);
     // The row encoding of DESIGN.md "Result checksum", from SQLite's values.
     uint64_t h = QK_FNV_OFFSET;
     for (int c = 0; c < cols; ++c) {
@@ -115,6 +156,25 @@ bool SqliteRef::run(const std::string& sql, uint64_t* rows, uint64_t* checksum, 
   }
   *rows = n;
   *checksum = sum;
+  return true;
+}
+
+bool SqliteRef::exec(const std::string& sql, uint64_t* changes, std::string* err) {
+  sqlite3_stmt*& st = impl_->stmts[sql];
+  if (!st && sqlite3_prepare_v2(impl_->db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    *err = sqlite3_errmsg(impl_->db);
+    impl_->stmts.erase(sql);
+    return false;
+  }
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+  }
+  sqlite3_reset(st);
+  if (rc != SQLITE_DONE) {
+    *err = sqlite3_errmsg(impl_->db);
+    return false;
+  }
+  *changes = uint64_t(sqlite3_changes64(impl_->db));
   return true;
 }
 

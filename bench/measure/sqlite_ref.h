@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "harness/wisconsin.h"
 
 namespace quelkit {
 
@@ -16,11 +19,19 @@ class SqliteRef {
   // Loads n PARTS rows (wide adds the blank filler); keyed adds an index on
   // pnum (SQLite's B-tree standing in for ISAM).
   static std::unique_ptr<SqliteRef> open(uint64_t n, bool wide, bool keyed);
+  // Loads Wisconsin relations, the same tuples as harness/wisconsin.h makes
+  // (each its name, size and seed); keyed adds an index on unique2 (SQLite's
+  // B-tree standing in for ISAM and hash alike).
+  static std::unique_ptr<SqliteRef> open_wisconsin(const std::vector<harness::WisconsinRelationSpec>& relations,
+                                                   bool keyed);
   ~SqliteRef();
   // SQL for a paper query id, or "" if there is none.
   static std::string sql_for(char query);
   // Runs the query once; returns rows and the DESIGN.md checksum of them.
   bool run(const std::string& sql, uint64_t* rows, uint64_t* checksum, std::string* err);
+  // Runs a statement that returns no rows (DDL, DML, BEGIN, ROLLBACK);
+  // *changes = the rows it inserted, deleted or updated.
+  bool exec(const std::string& sql, uint64_t* changes, std::string* err);
 
  private:
   SqliteRef() = default;

@@ -1,0 +1,169 @@
+// QUEL to SQL for the Wisconsin report's SQLite cells (quel_sql.h).
+#include "bench/measure/quel_sql.h"
+
+#include <cstdio>
+#include <set>
+
+namespace quelkit {
+
+using frontend::ast::Expr;
+using frontend::ast::Stmt;
+
+namespace {
+
+// Variables an expression uses outside aggregates (an aggregate's variables
+// are its own, in QUEL as in a scalar subquery).
+void outer_vars(const Expr& e, std::set<std::string>* v) {
+  if (e.kind == Expr::Attr) v->insert(e.text);
+  if (e.kind == Expr::Aggregate) return;
+  for (const auto& a : e.args) outer_vars(*a, v);
+}
+
+void all_vars(const Expr& e, std::set<std::string>* v) {
+  if (e.kind == Expr::Attr) v->insert(e.text);
+  for (const auto& a : e.args) all_vars(*a, v);
+  for (const auto& b : e.by) all_vars(*b, v);
+  if (e.qual) all_vars(*e.qual, v);
+}
+
+std::string from(const std::set<std::string>& vars) {
+  std::string s;
+  for (const auto& v : vars) s += (s.empty() ? " FROM " : ", ") + v;
+  return s;
+}
+
+// false: no faithful SQL for e.
+bool expr(const Expr& e, std::string* out) {
+  switch (e.kind) {
+    case Expr::Int: *out += std::to_string(e.ival); return true;
+    case Expr::Float: {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.17g", e.fval);
+      *out += b;
+      return true;
+    }
+    case Expr::String: {
+      *out += '\'';
+      for (char c : e.text) *out += c == '\'' ? std::string("''") : std::string(1, c);
+      *out += '\'';
+      return true;
+    }
+    case Expr::Attr: *out += e.text + "." + e.attr; return true;
+    case Expr::Unary: {
+      if (e.op != "-" && e.op != "+" && e.op != "not") return false;
+      *out += e.op == "not" ? "(NOT " : "(" + e.op;
+      if (!expr(*e.args[0], out)) return false;
+      *out += ")";
+      return true;
+    }
+    case Expr::Binary: {
+      static const std::set<std::string> ops = {"+", "-", "*", "/", "=", "!=", "<", "<=", ">", ">=", "and", "or"};
+      if (!ops.count(e.op)) return false;  // ** has no SQL operator
+      const std::string op = e.op == "and" ? "AND" : e.op == "or" ? "OR" : e.op;
+      *out += "(";
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        if (i) *out += " " + op + " ";
+        if (!expr(*e.args[i], out)) return false;
+      }
+      *out += ")";
+      return true;
+    }
+    case Expr::Aggregate: {
+      // A simple aggregate only: a function with `by` is joined back to each
+      // tuple in QUEL, which a scalar subquery is not.
+      if (!e.by.empty() || e.args.size() != 1) return false;
+      static const std::set<std::string> fns = {"count", "countu", "sum", "sumu", "avg", "avgu", "min", "max"};
+      if (!fns.count(e.text)) return false;
+      const bool u = e.text.size() > 3 && e.text.back() == 'u';
+      const std::string fn = u ? e.text.substr(0, e.text.size() - 1) : e.text;
+      std::string arg;
+      if (!expr(*e.args[0], &arg)) return false;
+      std::set<std::string> vars;
+      all_vars(e, &vars);
+      *out += "(SELECT COALESCE(" + fn + "(" + (u ? "DISTINCT " : "") + arg + "), 0)" + from(vars);
+      if (e.qual) {
+        *out += " WHERE ";
+        if (!expr(*e.qual, out)) return false;
+      }
+      *out += ")";
+      return true;
+    }
+    default: return false;  // function calls, computed values
+  }
+}
+
+// The FROM list and WHERE clause of a statement's variables.
+bool tail(const Stmt& s, std::set<std::string> vars, std::string* out) {
+  if (s.where) outer_vars(*s.where, &vars);
+  *out += from(vars);
+  if (s.where) {
+    *out += " WHERE ";
+    if (!expr(*s.where, out)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string quel_to_sql(const Stmt& s) {
+  std::string q;
+  std::set<std::string> vars;
+  for (const auto& t : s.targets) outer_vars(*t.expr, &vars);
+  switch (s.kind) {
+    case Stmt::Retrieve: {
+      if (!s.sort.empty()) return "";
+      if (!s.relation.empty()) q = "CREATE TABLE " + s.relation + " AS ";
+      q += s.unique ? "SELECT DISTINCT " : "SELECT ";
+      for (size_t i = 0; i < s.targets.size(); ++i) {
+        const auto& t = s.targets[i];
+        if (i) q += ", ";
+        if (t.all) {
+          q += t.expr->text + ".*";
+          continue;
+        }
+        if (!expr(*t.expr, &q)) return "";
+        q += " AS " + t.name;
+      }
+      return tail(s, vars, &q) ? q : "";
+    }
+    case Stmt::Append: {
+      std::string cols, vals;
+      for (const auto& t : s.targets) {
+        if (t.all) return "";
+        cols += (cols.empty() ? "" : ", ") + t.name;
+        if (!vals.empty()) vals += ", ";
+        if (!expr(*t.expr, &vals)) return "";
+      }
+      q = "INSERT INTO " + s.relation + " (" + cols + ") SELECT " + vals;
+      return tail(s, vars, &q) ? q : "";
+    }
+    case Stmt::Delete:
+    case Stmt::Replace: {
+      std::set<std::string> used = vars;
+      if (s.where) outer_vars(*s.where, &used);
+      used.erase(s.var);
+      if (!used.empty()) return "";  // SQL's DELETE and UPDATE name one table
+      if (s.kind == Stmt::Delete) q = "DELETE FROM " + s.var;
+      else {
+        q = "UPDATE " + s.var + " SET ";
+        for (size_t i = 0; i < s.targets.size(); ++i) {
+          if (i) q += ", ";
+          q += s.targets[i].name + " = ";
+          if (!expr(*s.targets[i].expr, &q)) return "";
+        }
+      }
+      if (s.where) {
+        q += " WHERE ";
+        if (!expr(*s.where, &q)) return "";
+      }
+      return q;
+    }
+    case Stmt::Destroy: {
+      for (const auto& r : s.relations) q += (q.empty() ? "DROP TABLE " : "; DROP TABLE ") + r;
+      return s.relations.size() == 1 ? q : "";
+    }
+    default: return "";
+  }
+}
+
+}  // namespace quelkit

@@ -1,0 +1,26 @@
+// QUEL statements as SQL for the SQLite reference of the Wisconsin report
+// (wisconsin_run.h): the part of the language the study's scripts use, from
+// the parser's AST, so the scripts in bench/wisconsin stay the one source of
+// the statements. Variables are the relations' own names, as the scripts
+// write them (no range statements): `tenk1.unique2` is SQL's `tenk1.unique2`.
+#pragma once
+
+#include <string>
+
+#include "frontend/ast.h"
+
+namespace quelkit {
+
+// The SQL of `s`, or "" where there is no faithful translation (an aggregate
+// function with `by`, a function call, `**`, sort by, other statement kinds):
+//   retrieve [unique] (T) where Q   SELECT [DISTINCT] T FROM vars WHERE Q
+//   retrieve into R (T) where Q     CREATE TABLE R AS SELECT ...
+//   append to R (a = e, ...)        INSERT INTO R (a, ...) SELECT e, ... [FROM vars WHERE Q]
+//   delete v where Q                DELETE FROM v WHERE Q (one variable only)
+//   replace v (a = e) where Q       UPDATE v SET a = e WHERE Q (one variable only)
+//   destroy R                       DROP TABLE R
+// `v.all` is `v.*`; a simple aggregate is a scalar subquery over its own
+// variables, COALESCE'd to 0 where SQL gives NULL over no rows (QUEL gives 0).
+std::string quel_to_sql(const frontend::ast::Stmt& s);
+
+}  // namespace quelkit

@@ -1,0 +1,140 @@
+// `quelkit wisconsin` (the Wisconsin report of issue 17) as a user runs it,
+// with --quick on the study's relations at a tenth: every back end of `-b all`
+// and SQLite appear, all agree on every statement's rows, a statement that
+// changes the database reports the same rows on every repetition (each ran on
+// the state restored off the clock), bad options exit 2 with a message. And
+// the QUEL-to-SQL translation its SQLite cells use. No test asserts a speed.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "bench/measure/backends.h"
+#include "bench/measure/quel_sql.h"
+#include "frontend/frontend.h"
+#include "harness/session.h"
+#include "test/engine/json_mini.h"
+#include "test/engine/shell.h"
+
+namespace quelkit::test {
+namespace {
+
+struct Report {
+  Out out;
+  Json doc;
+};
+
+// One run with --out into a fresh directory; the JSON it wrote.
+Report run_report(const std::string& args) {
+  char dir[] = "/tmp/quelkit-wisconsin-XXXXXX";
+  Report r;
+  if (!mkdtemp(dir)) return r;
+  r.out = sh(kBin + " wisconsin --quick " + args + " --out " + dir);
+  std::ifstream f(std::string(dir) + "/wisconsin.json");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  if (!ss.str().empty()) r.doc = Json::parse(ss.str());
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+// The whole workload on every measured back end and SQLite.
+TEST(WisconsinReport, QuickRunsEveryBackendAndSqliteAndTheyAgree) {
+  Report r = run_report("");
+  ASSERT_EQ(r.out.status, 0) << r.out.text;
+  for (const char* t : {"Figure 2.1", "Figure 2.4", "Figure 2.5", "Figure 2.6", "Aggregates",
+                        "The selectivity series (Figure 2.4)", "ns per input tuple", "prepare (cold, warm process)"})
+    EXPECT_NE(r.out.text.find(t), std::string::npos) << t << "\n" << r.out.text;
+  register_all_backends();
+  std::set<std::string> want = {"sqlite"};
+  for (const auto& [b, m] : harness::parse_backend_list("all", /*measured=*/true)) want.insert(b + ":" + m);
+  std::set<std::string> seen, figures;
+  std::map<std::string, std::pair<std::string, double>> first;  // id -> (backend, rows)
+  ASSERT_TRUE(r.doc.has("results"));
+  for (const Json& c : r.doc["results"].arr) {
+    seen.insert(c["backend"].str);
+    figures.insert(c["figure"].str);
+    auto [it, fresh] = first.emplace(c["id"].str, std::make_pair(c["backend"].str, c["rows"].num));
+    EXPECT_EQ(c["rows"].num, it->second.second) << c["id"].str << ": " << c["backend"].str << " vs " << it->second.first;
+    EXPECT_GE(c["timed_runs"].num, 1) << c["id"].str << " " << c["backend"].str;
+  }
+  EXPECT_EQ(seen, want);
+  EXPECT_EQ(figures, (std::set<std::string>{"2.1", "2.4", "2.5", "2.6", "agg"}));
+}
+
+// A delete, append or replace measured over several repetitions saw the same
+// state each time: the same rows on every run (1 for the study's single-tuple
+// updates), on a heap and on an ISAM keyed on unique2.
+TEST(WisconsinReport, UpdatesRunEachRepetitionOnAFreshCopy) {
+  Report r = run_report("--figures 2.1 --reps 4 --structure heap,isam -b interp,threaded");
+  ASSERT_EQ(r.out.status, 0) << r.out.text;
+  int updates = 0;
+  for (const Json& c : r.doc["results"].arr) {
+    const std::string kind = c["kind"].str, what = c["id"].str + " " + c["structure"].str + " " + c["backend"].str;
+    EXPECT_EQ(c["rows_min"].num, c["rows_max"].num) << what;
+    EXPECT_EQ(c["rows_min"].num, c["rows"].num) << what;
+    if (kind != "append" && kind != "delete" && kind != "replace") continue;
+    ++updates;
+    EXPECT_GE(c["timed_runs"].num, 20) << what;  // calibration, 5 x 4 repetitions of one run each
+    // The study's single-tuple updates, each undone by a later one: one row
+    // each. Had an append's repetitions not each started from the state
+    // before it, the delete after it would find several appended tuples; had
+    // the delete's or a replace's not, they would find none after their first.
+    EXPECT_EQ(c["rows"].num, 1) << what;
+  }
+  EXPECT_EQ(updates, 2 * 3 * 8);  // two structures, three cells, eight updates in fig2_1.quel
+}
+
+TEST(WisconsinReport, BadOptionsExit2WithAMessage) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"--reps 0", "--reps"},
+      {"--structure btree", "--structure"},
+      {"--figures 3.1", "--figures"},
+      {"--sizes 12x", "--sizes"},
+      {"-b nosuch", "nosuch"},
+      {"--min-time 0", "--min-time"},
+      {"--scripts /nonexistent", "--scripts"},
+  };
+  for (const auto& [args, says] : bad) {
+    Out o = sh(kBin + " wisconsin --quick " + args);
+    EXPECT_EQ(o.status, 2) << args << "\n" << o.text;
+    EXPECT_NE(o.text.find(says), std::string::npos) << args << "\n" << o.text;
+  }
+  // A scripts directory without the figures' scripts is a usage error too.
+  Out o = sh(kBin + " wisconsin --quick --scripts /tmp");
+  EXPECT_EQ(o.status, 2) << o.text;
+  EXPECT_NE(o.text.find("cannot read"), std::string::npos) << o.text;
+}
+
+std::string sql_of(const std::string& quel) {
+  auto stmts = frontend::parse(std::make_shared<Source>("<t>", quel));
+  return quel_to_sql(*stmts.at(0));
+}
+
+TEST(WisconsinReport, QuelToSql) {
+  EXPECT_EQ(sql_of("retrieve into temp (tenk1.all) where (tenk1.unique2 > 1) and (tenk1.unique2 < 102)"),
+            "CREATE TABLE temp AS SELECT tenk1.* FROM tenk1 WHERE ((tenk1.unique2 > 1) AND (tenk1.unique2 < 102))");
+  EXPECT_EQ(sql_of("retrieve (onek1.all, u = onek2.unique1) where onek1.unique2 = onek2.unique2"),
+            "SELECT onek1.*, onek2.unique1 AS u FROM onek1, onek2 WHERE (onek1.unique2 = onek2.unique2)");
+  EXPECT_EQ(sql_of("append to onek (unique1 = 1001, stringu1 = \"MX'\")"),
+            "INSERT INTO onek (unique1, stringu1) SELECT 1001, 'MX'''");
+  EXPECT_EQ(sql_of("delete tenk1 where tenk1.unique2 = 10001"), "DELETE FROM tenk1 WHERE (tenk1.unique2 = 10001)");
+  EXPECT_EQ(sql_of("replace onek (unique2 = 1001) where onek.unique2 = 491"),
+            "UPDATE onek SET unique2 = 1001 WHERE (onek.unique2 = 491)");
+  EXPECT_EQ(sql_of("destroy temp"), "DROP TABLE temp");
+  EXPECT_EQ(sql_of("retrieve (n = count(tenk1.unique1 where tenk1.unique2 < 1002))"),
+            "SELECT (SELECT COALESCE(count(tenk1.unique1), 0) FROM tenk1 WHERE (tenk1.unique2 < 1002)) AS n");
+  // No faithful SQL: an aggregate function (joined back to every tuple), a
+  // delete over two variables.
+  EXPECT_EQ(sql_of("retrieve unique (tenk1.ten, c = count(tenk1.unique1 by tenk1.ten))"), "");
+  EXPECT_EQ(sql_of("delete onek where onek.unique2 = tenk1.unique2"), "");
+}
+
+}  // namespace
+}  // namespace quelkit
