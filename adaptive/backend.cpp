@@ -277,7 +277,7 @@ class AdaptivePlan final : public Prepared {
     r->bg_abandoned += pending_.bg_abandoned;
     r->bg_wall_ns += pending_.bg_wall_ns;
     r->bg_cpu_ns += pending_.bg_cpu_ns;
-    pending_ = TierReport{};
+    pending_.clear();
     timing_ = false;
     last_t_ = 0;  // a page's time ends at the next page of the same scan
   }

@@ -9,7 +9,7 @@ threaded:goto, stencil:fused and llvm:fused at --jit-opt 0 and at its default,
 all under the same --selection. The target: adaptive within 10% of best fixed
 or 5 us where that is larger, and never slower than threaded:goto by more.
 
-  bench/adaptive_table.py [--bin build/bin/quelkit] [--reps 5] [--quick]
+  bench/adaptive_table.py [--bin build/bin/quelkit] [--reps 5] [--quick] [--timeout 60]
 """
 import argparse
 import json
@@ -32,11 +32,14 @@ FIXED = [("interp:switch", []), ("threaded:goto", []), ("stencil:fused", []),
          ("llvm:fused", ["--jit-opt", "0"]), ("llvm:fused", [])]
 
 
-def statement_ns(binary, backend, extra, parts, query, reps, selection):
+def statement_ns(binary, backend, extra, parts, query, reps, selection, timeout):
     text = "range of p is parts\nrange of q is parts\n" + "\n".join([query] * (reps + 1))
     cmd = [binary, "--parts", parts, "--no-plan-cache", "--format", "none", "--stats=json",
            "--selection", selection, "-b", backend] + extra + ["-e", text]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout).stdout
+    except subprocess.TimeoutExpired:
+        return float("inf")  # e.g. llvm:fused preparing 100,000 substituted plans: it is not the best
     times = [j["prepare_ns"] + j["run_ns"] for j in map(json.loads, out.splitlines()) if j.get("stmt", 0) > 2]
     if len(times) != reps + 1:
         sys.exit("expected %d statements, got %d: %s" % (reps + 1, len(times), " ".join(cmd[:8])))
@@ -49,6 +52,8 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--selection", default="auto")
     ap.add_argument("--quick", action="store_true", help="sizes up to 100,000 only")
+    ap.add_argument("--timeout", type=float, default=60,
+                    help="seconds a back end's process may take at one size; past it the back end counts as infinitely slow")
     a = ap.parse_args()
     plan = [(q, str(n)) for q in "bcd" for n in (1, 210, 3360, 100000, 1000000, 10000000)
             if not (a.quick and n > 100000)]
@@ -60,10 +65,10 @@ def main():
         fixed = {}
         for backend, extra in FIXED:
             name = backend + (":O0" if extra else "")
-            fixed[name] = statement_ns(a.bin, backend, extra, parts, QUERIES[q], a.reps, a.selection)
+            fixed[name] = statement_ns(a.bin, backend, extra, parts, QUERIES[q], a.reps, a.selection, a.timeout)
         best_name = min(fixed, key=fixed.get)
         best = fixed[best_name]
-        ada = statement_ns(a.bin, "adaptive", [], parts, QUERIES[q], a.reps, a.selection)
+        ada = statement_ns(a.bin, "adaptive", [], parts, QUERIES[q], a.reps, a.selection, a.timeout)
         thr = fixed["threaded:goto"]
         margin = lambda ref: max(0.10 * ref, 5000.0)
         ok = ada <= best + margin(best) and ada <= thr + margin(thr)

@@ -48,7 +48,7 @@ constexpr uint32_t kMaxPagesPerCall = 64;
 // What a scan knows of its work when it starts (Prepared::scan_begins), for
 // back ends that adapt while they run (adaptive/): estimates, not promises.
 struct ScanOutlook {
-  uint64_t pages = 0;       // pages this scan visits at most (a key lookup: 1)
+  uint64_t pages = 0;       // primary pages this scan visits (a key lookup: 1; an ISAM range: its pages)
   uint64_t tuples = 0;      // live tuples of the scanned relation
   uint32_t tuples_per_page = 0;  // the relation's page capacity in tuples
   // Scans of this same prepared plan still to come in the statement after
@@ -66,6 +66,12 @@ struct TierReport {
   uint64_t bg_abandoned = 0; // of them, abandoned: no longer needed, joined and their code freed
   uint64_t bg_wall_ns = 0;   // their wall time on the compiling thread
   uint64_t bg_cpu_ns = 0;    // their CPU time (CLOCK_THREAD_CPUTIME_ID of the compiling thread)
+  // Empty again, keeping the list's room (the harness reuses one per scan).
+  void clear() {
+    tuples.clear();
+    switch_page = -1;
+    bg_compiles = bg_abandoned = bg_wall_ns = bg_cpu_ns = 0;
+  }
 };
 
 class Prepared {

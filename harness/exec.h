@@ -100,6 +100,7 @@ class Exec {
   std::vector<uint8_t> scratch_;
   std::vector<Tid> tidbuf_;
   std::vector<const uint8_t*> pagebuf_;  // pages of one call of a kernel whose batches span pages
+  TierReport tierbuf_;  // what an adapting back end reports at a scan's end: kept, so a scan allocates nothing
   std::vector<std::string> access_texts_;
   std::vector<std::string> selection_texts_;
   // The tuple-substitution loops around the scan running now, outermost

@@ -250,6 +250,25 @@ int Relation::key_cmp(const KeyVal& a, const KeyVal& b) const {
                       reinterpret_cast<const uint8_t*>(b.s.data()), uint32_t(b.s.size()));
 }
 
+uint64_t Relation::pages_within(const KeyBounds& b) const {
+  if (structure_ == Structure::Heap || b.kind == KeyBounds::All) return npages();
+  if (b.kind == KeyBounds::Eq) return 1;
+  if (structure_ == Structure::Hash || isam_dir_.empty()) return npages();
+  // ISAM: from the page scan_pages starts at to the last whose first key is
+  // within the high bound.
+  auto below = [&](const KeyVal& k, bool strictly) {
+    return uint64_t(std::partition_point(isam_dir_.begin() + 1, isam_dir_.end(),
+                                         [&](const KeyVal& a) {
+                                           const int c = key_cmp(a, k);
+                                           return strictly ? c < 0 : c <= 0;
+                                         }) -
+                    isam_dir_.begin());
+  };
+  const uint64_t start = b.has_lo ? below(b.lo, true) - 1 : 0;
+  const uint64_t end = b.has_hi ? below(b.hi, !b.hi_incl) : nprimary_;
+  return end > start ? end - start : 1;
+}
+
 void Relation::scan_pages(const KeyBounds& b, const std::function<bool(uint32_t)>& f) const {
   auto chain = [&](uint32_t p) {
     for (uint32_t q = p; q != kNoPage; q = page_next(page(q)))

@@ -96,6 +96,11 @@ class Relation {
     }
     scan_pages(b, f);
   }
+  // Primary pages a scan with these bounds visits (overflow pages not
+  // counted): every page for a heap or an unbounded scan, one bucket for a
+  // hash lookup, the directory's range for ISAM. An estimate for a back end
+  // that plans ahead (ScanOutlook); the walk itself is scan_pages.
+  uint64_t pages_within(const KeyBounds& b) const;
   // Every live tuple in full-scan order.
   void for_each(const std::function<void(Tid, const uint8_t*)>& f) const;
 

@@ -63,8 +63,9 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   // A back end that adapts mid-scan (adaptive/) hears what lies ahead, and
   // says afterwards what ran (also when the scan fails: then nothing more of
   // this plan is coming).
+  const KeyBounds bounds = resolve_bounds(acc, params);
   ScanOutlook outlook;
-  outlook.pages = acc.kind == KeyBounds::Eq ? 1 : rel->npages();
+  outlook.pages = rel->pages_within(bounds);
   outlook.tuples = rel->ntuples();
   outlook.tuples_per_page = rel->tuples_per_page();
   outlook.runs_after = runner_.reuses() ? runs_after() : 0;
@@ -72,15 +73,16 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   struct ScanEnd {
     Prepared* prep;
     ExecStats& st;
+    TierReport& r;
     uint64_t pages_before;
     bool last;
     int unwinding = std::uncaught_exceptions();
     ~ScanEnd() {
-      TierReport r;
+      r.clear();
       prep->scan_ends(last || std::uncaught_exceptions() > unwinding, &r);
       st.add_tiers(r, pages_before);
     }
-  } scan_end{prep, st, st.pages_walked, outlook.runs_after == 0};
+  } scan_end{prep, st, tierbuf_, st.pages_walked, outlook.runs_after == 0};
 
   const uint32_t tpp = rel->tuples_per_page(), in_len = rel->tuple_len();
   // Reused across executions: (f)-(i) run thousands of small substituted scans.
@@ -94,7 +96,6 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   std::optional<AutoProbe> probe;
   if (kernel && asked == Selection::Auto) probe.emplace(rel->npages());
   if (kernel) runner_.select_kernel(*prep, probe ? probe->next() : asked, st);
-  KeyBounds bounds = resolve_bounds(acc, params);
   int64_t ordinal = 0;
   // Rows go straight into the sink's room: `held` rows written at `at`, room
   // for `cap`; handed over when the next page might not fit (per page when

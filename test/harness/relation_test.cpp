@@ -275,6 +275,50 @@ TEST(Isam, InsertsGoToThePagesOverflowChainInOrder) {
   EXPECT_EQ(order[45], 22);
 }
 
+// pages_within (what a scan's outlook says it will visit) counts the primary
+// pages scan_pages walks, for ranges of every shape, on a heap, ISAM and hash.
+TEST(Isam, PagesWithinCountsThePagesAScanVisits) {
+  Schema s = kv_schema(Type::i4());  // tpp 50
+  Relation r("r", s);
+  for (int i = 0; i < 1000; ++i) r.insert(kv_tuple(s, "", i, 0, i).data());
+  EXPECT_EQ(r.pages_within(KeyBounds{}), r.npages());  // heap
+  r.modify(Structure::Isam, 0, 0);
+  ASSERT_EQ(r.noverflow(), 0u);
+  auto walked = [&](const KeyBounds& b) {
+    uint64_t n = 0;
+    r.scan_pages(b, [&](uint32_t) { return ++n, true; });
+    return n;
+  };
+  for (int lo : {-5, 0, 49, 50, 51, 499, 990}) {
+    for (int hi : {-1, 0, 49, 50, 100, 501, 999, 5000}) {
+      for (bool incl : {true, false}) {
+        KeyBounds b;
+        b.kind = KeyBounds::Range;
+        b.has_lo = b.has_hi = true;
+        b.lo.i = lo;
+        b.hi.i = hi;
+        b.hi_incl = incl;
+        EXPECT_EQ(r.pages_within(b), std::max<uint64_t>(walked(b), 1)) << lo << ".." << hi << " " << incl;
+        b.has_lo = false;
+        EXPECT_EQ(r.pages_within(b), std::max<uint64_t>(walked(b), 1)) << ".." << hi;
+      }
+    }
+    KeyBounds b;
+    b.kind = KeyBounds::Range;
+    b.has_lo = true;
+    b.lo.i = lo;
+    EXPECT_EQ(r.pages_within(b), walked(b)) << lo << "..";
+  }
+  KeyBounds eq;
+  eq.kind = KeyBounds::Eq;
+  eq.lo.i = 70;
+  EXPECT_EQ(r.pages_within(eq), 1u);
+  EXPECT_EQ(r.pages_within(KeyBounds{}), r.npages());
+  r.modify(Structure::Hash, 0, 0);
+  EXPECT_EQ(r.pages_within(eq), 1u);
+  EXPECT_EQ(r.pages_within(KeyBounds{}), r.npages());
+}
+
 TEST(Isam, CharAndFloatKeys) {
   {
     Schema s = kv_schema(Type::c(6));
