@@ -40,6 +40,10 @@ def main():
         sys.exit("wisconsin.json holds no Figure 2.4 statements")
     for tuples, lines in sorted(series.items()):
         structures = [s for s in ("heap", "isam", "hash") if any(k[0] == s for k in lines)]
+        # One colour per back end, the same in every panel: a dozen lines
+        # outrun the default cycle of ten.
+        palette = plt.get_cmap("tab20").colors
+        colour = {b: palette[i % len(palette)] for i, b in enumerate(sorted({b for _, b in lines}))}
         fig, axes = plt.subplots(1, len(structures), figsize=(5.5 * len(structures), 4), squeeze=False)
         for ax, st in zip(axes.flat, structures):
             for (s, backend), pts in sorted(lines.items()):
@@ -47,7 +51,8 @@ def main():
                     continue
                 pts.sort()
                 style = "--" if backend == "sqlite" else "-o"
-                ax.plot([p for p, _ in pts], [v for _, v in pts], style, label=backend, markersize=3)
+                ax.plot([p for p, _ in pts], [v for _, v in pts], style, label=backend, markersize=3,
+                        color=colour[backend])
             ax.set_title(st if st == "heap" else f"{st} on unique2")
             ax.set_xlabel("selectivity (%)")
             ax.set_ylabel("ns per tuple of tenk1")
