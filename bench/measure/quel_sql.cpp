@@ -3,6 +3,10 @@
 
 #include <cstdio>
 #include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/ir.h"
 
 namespace quelkit {
 
@@ -32,6 +36,21 @@ std::string from(const std::set<std::string>& vars) {
   return s;
 }
 
+// A catalogue SQL template ("($1 + $2)") with its operands in place.
+std::string spell(const std::string& tmpl, const std::vector<std::string>& operands) {
+  std::string r;
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    if (tmpl[i] == '$' && i + 1 < tmpl.size() && tmpl[i + 1] >= '1' && tmpl[i + 1] <= '9' &&
+        size_t(tmpl[i + 1] - '1') < operands.size()) {
+      r += operands[size_t(tmpl[i + 1] - '1')];
+      ++i;
+    } else {
+      r += tmpl[i];
+    }
+  }
+  return r;
+}
+
 // false: no faithful SQL for e.
 bool expr(const Expr& e, std::string* out) {
   switch (e.kind) {
@@ -49,23 +68,31 @@ bool expr(const Expr& e, std::string* out) {
       return true;
     }
     case Expr::Attr: *out += e.text + "." + e.attr; return true;
-    case Expr::Unary: {
-      if (e.op != "-" && e.op != "+" && e.op != "not") return false;
-      *out += e.op == "not" ? "(NOT " : "(" + e.op;
-      if (!expr(*e.args[0], out)) return false;
-      *out += ")";
-      return true;
-    }
-    case Expr::Binary: {
-      static const std::set<std::string> ops = {"+", "-", "*", "/", "=", "!=", "<", "<=", ">", ">=", "and", "or"};
-      if (!ops.count(e.op)) return false;  // ** has no SQL operator
-      const std::string op = e.op == "and" ? "AND" : e.op == "or" ? "OR" : e.op;
-      *out += "(";
-      for (size_t i = 0; i < e.args.size(); ++i) {
-        if (i) *out += " " + op + " ";
-        if (!expr(*e.args[i], out)) return false;
+    case Expr::Unary:
+    case Expr::Binary:
+    case Expr::Call: {
+      // Operators and functions are spelled as the operator catalogue spells
+      // them in SQL (frontend/ops.def); one it gives no SQL has no translation.
+      if (e.kind == Expr::Unary && e.op == "+") return expr(*e.args[0], out);
+      const bool call = e.kind == Expr::Call;
+      const bool nary = e.kind == Expr::Binary && (e.op == "and" || e.op == "or");
+      ir::Generic g;
+      if (!ir::generic_by_quel(call ? e.text : e.op, nary ? 2 : int(e.args.size()), call, &g)) return false;
+      const std::string sql = ir::generic_info(g).sql;
+      if (sql.empty()) return false;
+      // `a and b and c` (one n-ary node) as ((a AND b) AND c).
+      std::string acc;
+      if (!expr(*e.args[0], &acc)) return false;
+      if (e.args.size() == 1) {
+        *out += spell(sql, {acc});
+        return true;
       }
-      *out += ")";
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        std::string next;
+        if (!expr(*e.args[i], &next)) return false;
+        acc = spell(sql, {acc, next});
+      }
+      *out += acc;
       return true;
     }
     case Expr::Aggregate: {
@@ -88,7 +115,7 @@ bool expr(const Expr& e, std::string* out) {
       *out += ")";
       return true;
     }
-    default: return false;  // function calls, computed values
+    default: return false;  // computed values
   }
 }
 

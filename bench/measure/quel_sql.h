@@ -12,7 +12,9 @@
 namespace quelkit {
 
 // The SQL of `s`, or "" where there is no faithful translation (an aggregate
-// function with `by`, a function call, `**`, sort by, other statement kinds):
+// function with `by`, an operator the catalogue gives no SQL spelling, sort
+// by, other statement kinds). Operators and functions are spelled from the
+// operator catalogue's SQL column, as difftest's SQLite oracle spells them:
 //   retrieve [unique] (T) where Q   SELECT [DISTINCT] T FROM vars WHERE Q
 //   retrieve into R (T) where Q     CREATE TABLE R AS SELECT ...
 //   append to R (a = e, ...)        INSERT INTO R (a, ...) SELECT e, ... [FROM vars WHERE Q]

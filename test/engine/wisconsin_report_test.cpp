@@ -130,6 +130,10 @@ TEST(WisconsinReport, QuelToSql) {
   EXPECT_EQ(sql_of("destroy temp"), "DROP TABLE temp");
   EXPECT_EQ(sql_of("retrieve (n = count(tenk1.unique1 where tenk1.unique2 < 1002))"),
             "SELECT (SELECT COALESCE(count(tenk1.unique1), 0) FROM tenk1 WHERE (tenk1.unique2 < 1002)) AS n");
+  // Operators and functions as the catalogue spells them in SQL; an n-ary or.
+  EXPECT_EQ(sql_of("retrieve (x = abs(tenk1.ten - 5)) where tenk1.ten != 3 or tenk1.two = 1 or tenk1.four = 2"),
+            "SELECT abs((tenk1.ten - 5)) AS x FROM tenk1 WHERE (((tenk1.ten <> 3) OR (tenk1.two = 1)) OR "
+            "(tenk1.four = 2))");
   // No faithful SQL: an aggregate function (joined back to every tuple), a
   // delete over two variables.
   EXPECT_EQ(sql_of("retrieve unique (tenk1.ten, c = count(tenk1.unique1 by tenk1.ten))"), "");
