@@ -179,9 +179,10 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
   return true;
 }
 
-Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows) {
+Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows,
+                         bool verify) {
   Engine eng(cat_, src, stmt_no_);
-  return eng.evaluate(q, r, keep_rows);
+  return eng.evaluate(q, r, keep_rows, verify);
 }
 
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {

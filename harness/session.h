@@ -63,8 +63,9 @@ class Session {
   bool run_statement(const frontend::ast::Stmt& s, const SourceRef& src);
   // Reports of the statements run so far (cleared by the caller if wanted).
   std::vector<StmtReport>& reports() { return reports_; }
-  // Evaluates a bound query on runner r (no comparison, nothing applied).
-  Result evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows);
+  // Evaluates a bound query on runner r (no comparison, nothing applied);
+  // verify false: no checksum of the rows (an aggregate's inner query).
+  Result evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows, bool verify = true);
   // Drops cached plans over a relation on every runner.
   void invalidate(const std::string& relation);
   void print_error(const Error& e);

@@ -96,6 +96,22 @@ TEST_P(Aggregates, UpdatesSeeTheRelationAsItWas) {
   EXPECT_NE(r.out.find("c,a\n2,50.5\n"), std::string::npos) << r.out;
 }
 
+TEST_P(Aggregates, GroupsAndUniqueValuesAreToldApartAsEqualsDoes) {
+  // by (a, b): ("ab", "c") and ("a", "bc") are two groups, though their
+  // characters run together alike; -0.0 is 0.0, so countu and sumu count it
+  // once; an i1 and an f4 are read at their own widths.
+  auto r = k_.run(R"(create kv (a = c3, b = c3, f = f8, g = f4, i = i1)
+append to kv (a = "ab", b = "c", f = 0.0, g = 1.5, i = 1)
+append to kv (a = "a", b = "bc", f = -0.0, g = 1.5, i = 2)
+append to kv (a = "ab", b = "c", f = 2.0, g = -1.5, i = -1)
+range of k is kv)");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(csv("retrieve unique (k.a, k.b, n = count(k.i by k.a, k.b))"), "a,b,n\na,bc,1\nab,c,2\n");
+  EXPECT_EQ(csv("retrieve (cf = countu(k.f), cg = countu(k.g), ci = countu(k.i), s = sumu(k.f), "
+                "lo = min(k.i), hi = max(k.g), t = sum(k.i))"),
+            "cf,cg,ci,s,lo,hi,t\n2,2,3,2.0,-1,1.5,2\n");
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, Aggregates, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
 
 TEST(AggregateErrors, NestedAndNonNumericAreBindErrors) {
