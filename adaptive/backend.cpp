@@ -185,7 +185,7 @@ class AdaptiveBackend final : public Backend {
 class AdaptivePlan final : public Prepared {
  public:
   AdaptivePlan(AdaptiveBackend& be, std::unique_ptr<Prepared> base, const harness::Plan& plan, const uint8_t* params)
-      : be_(be), base_(std::move(base)), cur_(base_.get()) {
+      : be_(be), base_(std::move(base)), cur_(base_.get()), sel_(base_->kernel_selection()) {
     times = base_->times;
     // The plan is copied for the background compile only when the first
     // scan shows one could pay (scan_begins): a substitution's one-page key
@@ -213,16 +213,16 @@ class AdaptivePlan final : public Prepared {
   bool tuple_functions_pending() const override { return base_->tuple_functions_pending(); }
   void make_tuple_functions() override { base_->make_tuple_functions(); }
 
-  // Both tiers run the selection the harness chose; the first tier's is the record.
-  Selection kernel_selection() const override { return base_->kernel_selection(); }
-  bool kernel_selection_pending(Selection s) const override {
-    return base_->kernel_selection_pending(s) || (mid_ && mid_->kernel_selection_pending(s)) ||
-           (fast_ && fast_->kernel_selection_pending(s));
-  }
+  // Every tier runs the selection the harness chose. Only the running tier
+  // follows each choice at once (under --selection auto the harness
+  // alternates selections page by page while it probes, and generating or
+  // switching three tiers' variants each time cost more than the probe); a
+  // tier that takes over later is brought to it then (use()).
+  Selection kernel_selection() const override { return sel_; }
+  bool kernel_selection_pending(Selection s) const override { return cur_->kernel_selection_pending(s); }
   void select_kernel(Selection s) override {
-    base_->select_kernel(s);
-    if (mid_) mid_->select_kernel(s);
-    if (fast_) fast_->select_kernel(s);
+    sel_ = s;
+    cur_->select_kernel(s);
   }
 
   void scan_begins(const harness::ScanOutlook& o) override {
@@ -313,6 +313,7 @@ class AdaptivePlan final : public Prepared {
   void use(int tier) {
     tier_ = tier;
     cur_ = tier ? fast_.get() : mid_ ? mid_.get() : base_.get();
+    if (cur_->kernel_selection() != sel_) cur_->select_kernel(sel_);
   }
   // stencil:fused becomes the first tier, in the selection running now; its
   // preparation is timed for the model and charged to the scan that asked.
@@ -320,7 +321,7 @@ class AdaptivePlan final : public Prepared {
     const uint64_t t0 = now_ns();
     std::unique_ptr<Prepared> p = be_.mid_->prepare(plan, params);
     if (!p->has_kernel()) return;
-    if (p->kernel_selection() != base_->kernel_selection()) p->select_kernel(base_->kernel_selection());
+    if (p->kernel_selection() != sel_) p->select_kernel(sel_);
     be_.first_.prepared(double(now_ns() - t0));
     mid_ = std::move(p);
     // The per-tuple cost measured so far was threaded's: measure again.
@@ -416,7 +417,7 @@ class AdaptivePlan final : public Prepared {
     j->be = be_.fast(level);
     j->plan = harness::clone_plan(*kept_);
     j->params = params_;
-    j->sel = base_->kernel_selection();
+    j->sel = sel_;
     j->variant_only = in != nullptr;
     j->in = std::move(in);
     j->level = level;
@@ -446,7 +447,7 @@ class AdaptivePlan final : public Prepared {
       kept_.reset();  // no compiled kernel for this plan: stay on the first tier
       return;
     }
-    const Selection sel = base_->kernel_selection();
+    const Selection sel = sel_;
     if (p->kernel_selection() != sel) {
       if (be_.policy_ != Policy::EveryPage && p->kernel_selection_pending(sel) && launch(j->level, p)) return;
       p->select_kernel(sel);
@@ -460,6 +461,7 @@ class AdaptivePlan final : public Prepared {
   AdaptiveBackend& be_;
   std::unique_ptr<Prepared> base_, mid_, fast_;  // threaded, stencil (when adopted), llvm
   Prepared* cur_;
+  Selection sel_;  // the selection the harness chose last: every tier's, once it runs
   int tier_ = 0;
   const harness::Plan* plan_ = nullptr;  // until the first scan begins: the plan prepared
   const uint8_t* first_params_ = nullptr;
