@@ -361,9 +361,7 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
   print_series(rows, sets, rows_of);
   if (!o.no_sqlite)
     std::cout << "\nsqlite ran " << statements - without << " of " << statements << " statements"
-              << (without ? " (— for the rest, which have no faithful SQL: an aggregate function with `by` is joined back "
-                           "to every tuple in QUEL)"
-                         : "")
+              << (without ? " (— for the rest, which have no faithful SQL: see bench/measure/quel_sql.h)" : "")
               << "\n";
   if (!o.out_dir.empty() && !write_files(rows, o, o.quick)) return 1;
   return mismatch ? 1 : 0;

@@ -51,8 +51,60 @@ std::string spell(const std::string& tmpl, const std::vector<std::string>& opera
   return r;
 }
 
-// false: no faithful SQL for e.
-bool expr(const Expr& e, std::string* out) {
+// What a retrieve's aggregate functions add to it, as INGRES's decomposition
+// (harness/aggregate.cpp) and difftest's oracle do it: each becomes a common
+// table expression aggN(b1, ..., bn, v), one row per distinct by value of the
+// whole relation with the aggregate over that group's qualifying tuples (0
+// over none), joined back to the outer query on its by list.
+struct Joins {
+  std::vector<std::string> ctes;    // "aggN AS (...)"
+  std::vector<std::string> conds;   // "(aggN.bi = by_i)", conjoined to the WHERE clause
+  std::set<std::string> from;       // the CTEs and the by lists' variables, for the FROM list
+};
+
+std::string joined(const std::vector<std::string>& v, const std::string& sep) {
+  std::string r;
+  for (const auto& x : v) r += (r.empty() ? "" : sep) + x;
+  return r;
+}
+
+bool expr(const Expr& e, std::string* out, Joins* joins = nullptr);
+
+// An aggregate function (with `by`) as a CTE of `joins`; false without one
+// (outside a retrieve) or without a faithful SQL aggregate.
+bool aggregate_function(const Expr& e, const std::string& fn, bool u, const std::string& arg, std::string* out,
+                        Joins* joins) {
+  if (!joins) return false;
+  const std::string name = "agg" + std::to_string(joins->ctes.size() + 1);
+  std::vector<std::string> by(e.by.size()), as, d_cols, on;
+  for (size_t i = 0; i < e.by.size(); ++i) {
+    if (!expr(*e.by[i], &by[i])) return false;
+    const std::string b = "b" + std::to_string(i + 1);
+    as.push_back(by[i] + " AS " + b);
+    d_cols.push_back("d." + b);
+    on.push_back("d." + b + " = i." + b);
+    joins->conds.push_back("(" + name + "." + b + " = " + by[i] + ")");
+    all_vars(*e.by[i], &joins->from);  // the by list's variables are the outer query's too
+  }
+  std::set<std::string> own;
+  all_vars(e, &own);
+  std::string values = "SELECT " + joined(as, ", ") + ", " + arg + " AS x" + from(own);
+  if (e.qual) {
+    values += " WHERE ";
+    if (!expr(*e.qual, &values)) return false;
+  }
+  joins->ctes.push_back(name + " AS (SELECT " + joined(d_cols, ", ") + ", COALESCE(" + fn + "(" +
+                        (u ? "DISTINCT " : "") + "i.x), 0) AS v FROM (SELECT DISTINCT " + joined(as, ", ") +
+                        from(own) + ") AS d LEFT JOIN (" + values + ") AS i ON " + joined(on, " AND ") +
+                        " GROUP BY " + joined(d_cols, ", ") + ")");
+  joins->from.insert(name);
+  *out += name + ".v";
+  return true;
+}
+
+// false: no faithful SQL for e. joins: where a retrieve's aggregate functions
+// go (null elsewhere: they have no translation there).
+bool expr(const Expr& e, std::string* out, Joins* joins) {
   switch (e.kind) {
     case Expr::Int: *out += std::to_string(e.ival); return true;
     case Expr::Float: {
@@ -82,29 +134,29 @@ bool expr(const Expr& e, std::string* out) {
       if (sql.empty()) return false;
       // `a and b and c` (one n-ary node) as ((a AND b) AND c).
       std::string acc;
-      if (!expr(*e.args[0], &acc)) return false;
+      if (!expr(*e.args[0], &acc, joins)) return false;
       if (e.args.size() == 1) {
         *out += spell(sql, {acc});
         return true;
       }
       for (size_t i = 1; i < e.args.size(); ++i) {
         std::string next;
-        if (!expr(*e.args[i], &next)) return false;
+        if (!expr(*e.args[i], &next, joins)) return false;
         acc = spell(sql, {acc, next});
       }
       *out += acc;
       return true;
     }
     case Expr::Aggregate: {
-      // A simple aggregate only: a function with `by` is joined back to each
-      // tuple in QUEL, which a scalar subquery is not.
-      if (!e.by.empty() || e.args.size() != 1) return false;
+      if (e.args.size() != 1) return false;
       static const std::set<std::string> fns = {"count", "countu", "sum", "sumu", "avg", "avgu", "min", "max"};
       if (!fns.count(e.text)) return false;
       const bool u = e.text.size() > 3 && e.text.back() == 'u';
       const std::string fn = u ? e.text.substr(0, e.text.size() - 1) : e.text;
       std::string arg;
       if (!expr(*e.args[0], &arg)) return false;
+      if (!e.by.empty()) return aggregate_function(e, fn, u, arg, out, joins);
+      // A simple aggregate: a scalar subquery over its own variables.
       std::set<std::string> vars;
       all_vars(e, &vars);
       *out += "(SELECT COALESCE(" + fn + "(" + (u ? "DISTINCT " : "") + arg + "), 0)" + from(vars);
@@ -119,14 +171,22 @@ bool expr(const Expr& e, std::string* out) {
   }
 }
 
-// The FROM list and WHERE clause of a statement's variables.
-bool tail(const Stmt& s, std::set<std::string> vars, std::string* out) {
-  if (s.where) outer_vars(*s.where, &vars);
-  *out += from(vars);
+// The FROM list and WHERE clause of a statement's variables (and of its
+// aggregate functions' CTEs, joined back on their by lists).
+bool tail(const Stmt& s, std::set<std::string> vars, std::string* out, Joins* joins = nullptr) {
+  std::string where;
   if (s.where) {
-    *out += " WHERE ";
-    if (!expr(*s.where, out)) return false;
+    outer_vars(*s.where, &vars);
+    if (!expr(*s.where, &where, joins)) return false;
   }
+  std::vector<std::string> conds;
+  if (!where.empty()) conds.push_back(where);
+  if (joins) {
+    vars.insert(joins->from.begin(), joins->from.end());
+    conds.insert(conds.end(), joins->conds.begin(), joins->conds.end());
+  }
+  *out += from(vars);
+  if (!conds.empty()) *out += " WHERE " + joined(conds, " AND ");
   return true;
 }
 
@@ -139,19 +199,22 @@ std::string quel_to_sql(const Stmt& s) {
   switch (s.kind) {
     case Stmt::Retrieve: {
       if (!s.sort.empty()) return "";
-      if (!s.relation.empty()) q = "CREATE TABLE " + s.relation + " AS ";
-      q += s.unique ? "SELECT DISTINCT " : "SELECT ";
+      Joins joins;
+      std::string body = s.unique ? "SELECT DISTINCT " : "SELECT ";
       for (size_t i = 0; i < s.targets.size(); ++i) {
         const auto& t = s.targets[i];
-        if (i) q += ", ";
+        if (i) body += ", ";
         if (t.all) {
-          q += t.expr->text + ".*";
+          body += t.expr->text + ".*";
           continue;
         }
-        if (!expr(*t.expr, &q)) return "";
-        q += " AS " + t.name;
+        if (!expr(*t.expr, &body, &joins)) return "";
+        body += " AS " + t.name;
       }
-      return tail(s, vars, &q) ? q : "";
+      if (!tail(s, vars, &body, &joins)) return "";
+      if (!s.relation.empty()) q = "CREATE TABLE " + s.relation + " AS ";
+      if (!joins.ctes.empty()) q += "WITH " + joined(joins.ctes, ", ") + " ";
+      return q + body;
     }
     case Stmt::Append: {
       std::string cols, vals;

@@ -12,8 +12,8 @@
 namespace quelkit {
 
 // The SQL of `s`, or "" where there is no faithful translation (an aggregate
-// function with `by`, an operator the catalogue gives no SQL spelling, sort
-// by, other statement kinds). Operators and functions are spelled from the
+// function outside a retrieve, an operator the catalogue gives no SQL
+// spelling, sort by, other statement kinds). Operators and functions are spelled from the
 // operator catalogue's SQL column, as difftest's SQLite oracle spells them:
 //   retrieve [unique] (T) where Q   SELECT [DISTINCT] T FROM vars WHERE Q
 //   retrieve into R (T) where Q     CREATE TABLE R AS SELECT ...
@@ -23,6 +23,13 @@ namespace quelkit {
 //   destroy R                       DROP TABLE R
 // `v.all` is `v.*`; a simple aggregate is a scalar subquery over its own
 // variables, COALESCE'd to 0 where SQL gives NULL over no rows (QUEL gives 0).
+// An aggregate function (`by`) in a retrieve is what INGRES made of it: a
+// common table expression aggN(b1, ..., v) of every distinct by value of the
+// whole relation LEFT JOINed to the qualifying values, grouped (so a group the
+// qualification empties has 0), joined back on aggN.bi = by_i:
+//   WITH agg1 AS (SELECT d.b1, COALESCE(count(i.x), 0) AS v FROM (SELECT DISTINCT
+//   r.k AS b1 FROM r) AS d LEFT JOIN (SELECT r.k AS b1, r.a AS x FROM r WHERE Q)
+//   AS i ON d.b1 = i.b1 GROUP BY d.b1) SELECT ... agg1.v ... WHERE (agg1.b1 = r.k)
 std::string quel_to_sql(const frontend::ast::Stmt& s);
 
 }  // namespace quelkit

@@ -134,10 +134,16 @@ TEST(WisconsinReport, QuelToSql) {
   EXPECT_EQ(sql_of("retrieve (x = abs(tenk1.ten - 5)) where tenk1.ten != 3 or tenk1.two = 1 or tenk1.four = 2"),
             "SELECT abs((tenk1.ten - 5)) AS x FROM tenk1 WHERE (((tenk1.ten <> 3) OR (tenk1.two = 1)) OR "
             "(tenk1.four = 2))");
-  // No faithful SQL: an aggregate function (joined back to every tuple), a
-  // delete over two variables.
-  EXPECT_EQ(sql_of("retrieve unique (tenk1.ten, c = count(tenk1.unique1 by tenk1.ten))"), "");
+  // An aggregate function: every by value's group (LEFT JOINed, so a group its
+  // qualification empties has 0), joined back to each tuple on the by list.
+  EXPECT_EQ(sql_of("retrieve unique (tenk1.ten, c = count(tenk1.unique1 by tenk1.ten where tenk1.two = 0))"),
+            "WITH agg1 AS (SELECT d.b1, COALESCE(count(i.x), 0) AS v FROM (SELECT DISTINCT tenk1.ten AS b1 FROM "
+            "tenk1) AS d LEFT JOIN (SELECT tenk1.ten AS b1, tenk1.unique1 AS x FROM tenk1 WHERE (tenk1.two = 0)) "
+            "AS i ON d.b1 = i.b1 GROUP BY d.b1) SELECT DISTINCT tenk1.ten AS ten, agg1.v AS c FROM agg1, tenk1 "
+            "WHERE (agg1.b1 = tenk1.ten)");
+  // No faithful SQL: a delete over two variables; an aggregate function in an update.
   EXPECT_EQ(sql_of("delete onek where onek.unique2 = tenk1.unique2"), "");
+  EXPECT_EQ(sql_of("delete onek where onek.ten = count(onek.unique1 by onek.ten)"), "");
 }
 
 }  // namespace
