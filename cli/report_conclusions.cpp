@@ -96,11 +96,8 @@ void print_conclusions(const Measured& m, const std::string& profile_json) {
       const Cell* base = &r->cells[0];
       const Cell* n = fastest(*r, native);
       if (!n) continue;
-      const double size = double(std::max<uint64_t>(r->size, 1));
-      const double dp = prepare_of(m, *n, first) - prepare_of(m, *base, first);
-      const double dt = (base->m.median_ns - n->m.median_ns) / size;
       parts.push_back("(" + std::string(q) + ") " + n->runner + " vs " + base->runner + " " +
-                      (dt > 0 ? fmt(std::max(0.0, dp / dt), 0) + " tuples" : std::string("never")));
+                      break_even_text(break_even(m, q, n->runner, base->runner, first)));
     }
     std::cout << "  break-even of compiling (" << (first ? "first-in-process" : "warm-process")
               << " prepare): the paper about 10 records; this run";

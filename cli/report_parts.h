@@ -40,6 +40,16 @@ void print_table(const Measured& m, harness::Structure structure);
 void print_count_block(const Measured& m);
 // Warm-process and first-in-process prepare; break-even rows.
 void print_prepare(const Measured& m);
+// Where back end x's one-off cost (prepare + statement time) crosses below
+// base's on query qid's heap sizes, linearly interpolated between the two
+// measured sizes around the crossing: the crossing of the report's one-off
+// plot (bench/plot.py). first: first-in-process prepare (measured on (d)).
+struct BreakEven {
+  enum Kind { At, AtMost, Never, Unknown } kind = Unknown;
+  double tuples = 0;  // At: the crossing; AtMost: x is cheaper at the smallest size; Never: the largest size
+};
+BreakEven break_even(const Measured& m, const char* qid, const std::string& x, const std::string& base, bool first);
+std::string break_even_text(const BreakEven& b);
 void measure_levels(const harness::SessionOptions& so, Measured* m);
 void measure_first_prepare(const harness::SessionOptions& so, int children, Measured* m);
 void print_conclusions(const Measured& m, const std::string& profile_json);

@@ -74,14 +74,65 @@ void measure_first_prepare(const SessionOptions& so, int children, Measured* m) 
   }
 }
 
+BreakEven break_even(const Measured& m, const char* qid, const std::string& x, const std::string& base, bool first) {
+  std::vector<const Row*> rows;
+  for (const auto& r : m.rows)
+    if (r.query == qid && !r.keyed) rows.push_back(&r);
+  std::sort(rows.begin(), rows.end(), [](const Row* a, const Row* b) { return a->size < b->size; });
+  auto prepare = [&](const Cell& c) {
+    if (!first) return c.prepare_ns;
+    auto it = m.first_prepare_ns.find(c.runner);
+    return it == m.first_prepare_ns.end() ? -1.0 : it->second;
+  };
+  auto cell = [](const Row& r, const std::string& label) -> const Cell* {
+    for (const auto& c : r.cells)
+      if (c.runner == label) return &c;
+    return nullptr;
+  };
+  BreakEven b;
+  bool seen = false;
+  double prev_n = 0, prev_d = 0;
+  for (const Row* r : rows) {
+    const Cell *cx = cell(*r, x), *cb = cell(*r, base);
+    if (!cx || !cb) continue;
+    const double px = prepare(*cx), pb = prepare(*cb);
+    if (px < 0 || pb < 0) return BreakEven{};
+    const double n = double(std::max<uint64_t>(r->size, 1));
+    const double d = (px + cx->m.median_ns) - (pb + cb->m.median_ns);  // > 0: x costs more here
+    if (d <= 0) {
+      if (!seen) return BreakEven{BreakEven::AtMost, n};
+      return BreakEven{BreakEven::At, prev_n + (n - prev_n) * prev_d / (prev_d - d)};
+    }
+    seen = true;
+    prev_n = n;
+    prev_d = d;
+  }
+  return seen ? BreakEven{BreakEven::Never, prev_n} : BreakEven{};
+}
+
+std::string break_even_text(const BreakEven& b) {
+  switch (b.kind) {
+    case BreakEven::At: return fmt(b.tuples, 0) + " tuples";
+    case BreakEven::AtMost: return "<= " + fmt(b.tuples, 0) + " tuples";
+    case BreakEven::Never: return "> " + fmt(b.tuples, 0) + " tuples";
+    case BreakEven::Unknown: break;
+  }
+  return "?";
+}
+
 void print_prepare(const Measured& m) {
-  // Break-even = (prepare_x - prepare_base) / (per-tuple_base - per-tuple_x)
-  // (DESIGN.md), from (c) and (d) at the largest heap size measured, against
-  // the interpreter (the first back end) and against threaded code; once with
-  // warm-process prepare, once with first-in-process prepare.
+  // Break-even: where a back end's one-off cost (prepare + statement time)
+  // crosses below the base's over the heap sizes measured, interpolated
+  // between the sizes around the crossing (DESIGN.md): the crossings of the
+  // one-off plot. Against the interpreter (the first back end) and against
+  // threaded code; once with warm-process prepare at each size, once with
+  // first-in-process prepare.
   std::cout << "Prepare cost and break-even tuple counts\n"
             << "  warm = cold prepare in a warm process (plan cache cleared, median of 5); first = the first prepare of\n"
-            << "  (d) in a fresh process (median of " << m.first_prepare_children << " child processes, `quelkit --stats=json`)\n";
+            << "  (d) in a fresh process (median of " << m.first_prepare_children << " child processes, `quelkit --stats=json`)\n"
+            << "  break-even = where prepare + statement time crosses below the base's, linearly interpolated between\n"
+            << "  the two heap sizes measured around the crossing (<= N: cheaper already at the smallest; > N: not by\n"
+            << "  the largest)\n";
   for (const char* qid : {"c", "d"}) {
     const Row* best = largest(m.rows, qid);
     if (!best) continue;
@@ -96,8 +147,9 @@ void print_prepare(const Measured& m) {
       auto it = m.first_prepare_ns.find(c.runner);
       return it == m.first_prepare_ns.end() ? -1.0 : it->second;
     };
-    std::cout << "  (" << qid << ") at " << best->size << " tuples:\n    " << std::left << std::setw(16) << "back end"
-              << std::right << std::setw(11) << "warm" << std::setw(11) << "first" << std::setw(11) << "per tuple";
+    std::cout << "  (" << qid << "), prepare and per tuple at " << best->size << " tuples:\n    " << std::left
+              << std::setw(16) << "back end" << std::right << std::setw(11) << "warm" << std::setw(11) << "first"
+              << std::setw(11) << "per tuple";
     for (const Cell* b : bases)
       for (const char* w : {"warm", "first"}) std::cout << std::setw(26) << ("vs " + b->runner + " (" + w + ")");
     std::cout << "\n";
@@ -107,22 +159,13 @@ void print_prepare(const Measured& m) {
       std::cout << "    " << std::left << std::setw(16) << c.runner << std::right << std::setw(11) << dur(c.prepare_ns)
                 << std::setw(11) << (fc >= 0 ? dur(fc) : "-") << std::setw(11) << dur(c.m.median_ns / n);
       for (const Cell* b : bases)
-        for (int first = 0; first < 2; ++first) {
-          std::string be;
-          const double pc = first ? fc : c.prepare_ns, pb = first ? first_of(*b) : b->prepare_ns;
-          if (&c == b) be = "-";
-          else if (pc < 0 || pb < 0) be = "?";
-          else {
-            double dp = pc - pb, dt = (b->m.median_ns - c.m.median_ns) / n;
-            be = dt > 0 ? fmt(std::max(0.0, dp / dt), 0) + " tuples" : "never";
-          }
-          std::cout << std::setw(26) << be;
-        }
+        for (int first = 0; first < 2; ++first)
+          std::cout << std::setw(26)
+                    << (&c == b ? std::string("-") : break_even_text(break_even(m, qid, c.runner, b->runner, first)));
       std::cout << "\n";
     }
   }
-  std::cout << "  (the paper: break-even about ten records, compile overhead about .012 s on the VAX;"
-               " never = not faster per tuple)\n\n";
+  std::cout << "  (the paper: break-even about ten records, compile overhead about .012 s on the VAX)\n\n";
 }
 
 void measure_levels(const SessionOptions& so, Measured* m) {
