@@ -77,22 +77,25 @@ constexpr Family kFamilies[] = {
 };
 
 // One back end in one selection, with its own copy of the relation.
+// One back end under one selection: a runner of the size's one session, so
+// every lane scans the same relation in the same memory. (A session per lane
+// had a copy of the relation each, and two lanes of the same back end and
+// selection differed by up to 20% here: where a copy lay, not what ran.)
 struct Lane {
   std::string backend;
   Selection selection;
-  std::ostringstream out, err;
-  std::unique_ptr<harness::Session> s;
+  harness::Runner* runner = nullptr;  // owned by the session
   std::string label() const { return backend + "/" + harness::selection_name(selection); }
 };
 
 // Median of the statement's run_ns over `reps` runs, per tuple.
-double per_tuple(Lane& l, const std::string& text, uint64_t n, int reps, std::string* chose) {
+double per_tuple(harness::Session& s, Lane& l, const std::string& text, uint64_t n, int reps, std::string* chose) {
   auto src = std::make_shared<Source>("<sweep>", text);
   auto stmts = frontend::parse(src);
-  frontend::BoundQuery bq = frontend::bind(*stmts[0], l.s->ranges(), l.s->catalog(), src);
+  frontend::BoundQuery bq = frontend::bind(*stmts[0], s.ranges(), s.catalog(), src);
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
-    harness::Result res = l.s->evaluate(bq, *l.s->runners()[0], src, false);
+    harness::Result res = s.evaluate(bq, *l.runner, src, false);
     if (!res.ok) throw std::runtime_error(l.label() + ": " + res.error.format());
     t.push_back(double(res.stats.run_ns) / double(n));
     *chose = res.stats.selection;
@@ -165,19 +168,26 @@ int run_sweep(const SweepOptions& o) {
   int failed_checks = 0;
   try {
     for (uint64_t n : sizes) {
+      harness::SessionOptions o;
+      o.format = harness::OutFormat::None;
+      std::ostringstream s_out, s_err;
+      harness::Session session(o, s_out, s_err);  // its own runner (the default) is not used
+      session.catalog().add(harness::make_sweep_relation(n));
+      session.run(std::make_shared<Source>("<sweep>", "range of s is sweep"));
       std::vector<std::unique_ptr<Lane>> lanes;
       for (const auto& b : lanes_of)
         for (Selection sel : selections) {
           auto l = std::make_unique<Lane>();
           l->backend = b;
           l->selection = sel;
-          harness::SessionOptions o;
-          o.backends = harness::parse_backend_list(b);
-          o.format = harness::OutFormat::None;
-          o.prepare.selection = sel;
-          l->s = std::make_unique<harness::Session>(o, l->out, l->err);
-          l->s->catalog().add(harness::make_sweep_relation(n));
-          l->s->run(std::make_shared<Source>("<sweep>", "range of s is sweep"));
+          harness::PrepareOptions po = o.prepare;
+          po.selection = sel;
+          const auto [name, mode] = harness::parse_backend_list(b).at(0);
+          auto r = std::make_unique<harness::Runner>(name, mode, harness::find_backend(name)->make(mode, po),
+                                                     o.runner, po);
+          r->cache().set_capacity(o.plan_cache_capacity);
+          l->runner = r.get();
+          session.runners().push_back(std::move(r));
           lanes.push_back(std::move(l));
         }
       for (const Family& f : kFamilies) {
@@ -195,7 +205,7 @@ int run_sweep(const SweepOptions& o) {
           std::printf("  %5.4g%%", p);
           for (size_t li = 0; li < lanes.size(); ++li) {
             std::string chose;
-            double v = per_tuple(*lanes[li], text, n, reps, &chose);
+            double v = per_tuple(session, *lanes[li], text, n, reps, &chose);
             ns[li].push_back(v);
             std::printf(" %16.2f", v);
             if (csv.is_open())

@@ -1,6 +1,8 @@
 // Names of the selection variants and auto's rule (selection.h).
 #include "harness/selection.h"
 
+#include <algorithm>
+
 namespace quelkit::harness {
 
 const char* selection_name(Selection s) {
@@ -45,13 +47,17 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
       return;
     case Phase::Timed: {
       const int k = s == Selection::NoBranch;
-      ns_[k] += ns;
+      if (live) per_tuple_[k].push_back(double(ns) / double(live));
       tuples_[k] += live;
       ++calls_;
       if ((tuples_[0] < kAutoTimedTuples || tuples_[1] < kAutoTimedTuples) && calls_ < kAutoTimedCalls) return;
       phase_ = Phase::Done;
-      if (tuples_[0] && tuples_[1] &&
-          double(ns_[1]) / double(tuples_[1]) < kAutoTimedGain * double(ns_[0]) / double(tuples_[0]))
+      auto median = [](std::vector<double>& v) {
+        std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+        return v[v.size() / 2];
+      };
+      if (!per_tuple_[0].empty() && !per_tuple_[1].empty() &&
+          median(per_tuple_[1]) < kAutoTimedGain * median(per_tuple_[0]))
         chosen_ = Selection::NoBranch;
       return;
     }

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace quelkit::harness {
 
@@ -44,8 +45,12 @@ constexpr double kAutoLow = 0.05, kAutoHigh = 0.95;
 // The timed probe: only on relations of kAutoTimedPages pages or more (where
 // generating the other variant is paid back); kernel calls alternate between
 // the selections until each has run kAutoTimedTuples tuples (at most
-// kAutoTimedCalls calls); nobranch is kept if its ns per tuple is below
-// kAutoTimedGain times branch's.
+// kAutoTimedCalls calls); nobranch is kept if its ns per tuple, the median
+// over its calls, is below kAutoTimedGain times branch's. The median, not the
+// sum: a variant's first call enters code just generated and sealed (cold
+// instruction cache, its page's first TLB miss, for stencils the mprotect
+// that seals it), microseconds that say nothing of the rest of the scan and
+// made a variant twice as fast lose its comparison.
 constexpr uint32_t kAutoTimedPages = 256;
 constexpr uint64_t kAutoTimedTuples = 1024;
 constexpr uint32_t kAutoTimedCalls = 64;
@@ -76,7 +81,8 @@ class AutoProbe {
   bool timed_ok_;
   uint32_t pages_ = 0, calls_ = 0;
   uint64_t scanned_ = 0, qualified_ = 0;
-  uint64_t ns_[2] = {}, tuples_[2] = {};  // timed: branch, nobranch
+  uint64_t tuples_[2] = {};                      // timed: branch, nobranch
+  std::vector<double> per_tuple_[2];              // ns per tuple of each timed call
   Selection chosen_ = Selection::Branch;
 };
 
