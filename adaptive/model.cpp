@@ -13,18 +13,14 @@
 
 namespace quelkit::adaptive {
 
-void FirstTier::fold(double& avg, bool& measured, double ns) {
-  if (!(ns > 0) || !std::isfinite(ns)) return;
-  ns = std::min(ns, 10 * avg);  // one page that stalled must not swing it
-  avg = measured ? avg + kWeight * (ns - avg) : ns;
-  measured = true;
+void FirstTier::prepared(double ns) {
+  if (ns > 0 && std::isfinite(ns)) prepare_ns_ += kWeight * (ns - prepare_ns_);
 }
 
-void FirstTier::prepared(double ns) { fold(prepare_ns_, prepare_measured_, ns); }
-
 void FirstTier::ran(bool stencil, double ns) {
-  if (stencil) fold(stencil_ns_, stencil_measured_, ns);
-  else fold(threaded_ns_, threaded_measured_, ns);
+  if (!(ns > 0) || !std::isfinite(ns)) return;
+  double& avg = stencil ? stencil_ns_ : threaded_ns_;
+  avg += kWeight * (std::min(ns, 10 * avg) - avg);  // one page that stalled must not swing it
 }
 
 void CompileFit::add(double size, double ns) {

@@ -42,7 +42,7 @@ struct Decision {
 // runs faster per tuple. The scan's outlook says how many tuples are coming,
 // so the choice is made per scan: stencil when its per-tuple saving over
 // those tuples exceeds its preparation. Three running averages, each starting
-// from a prior, replaced by the first measurement and moved by the later ones.
+// from a prior and moved by what the back end measures.
 class FirstTier {
  public:
   // Do `tuples` tuples repay preparing stencil:fused?
@@ -57,14 +57,7 @@ class FirstTier {
 
  private:
   static constexpr double kWeight = 0.2;  // of a new measurement in its average
-  // Folds a measurement into an average: the first replaces the prior, which
-  // only stands in until then (blending the two, a process needed several
-  // scans to forget a prior that was wrong for its plans, and chose stencil
-  // for scans it made slower meanwhile); later ones move it by kWeight. A
-  // stalled page counts as at most 10x the average.
-  static void fold(double& avg, bool& measured, double ns);
   double prepare_ns_ = 8000, threaded_ns_ = 10, stencil_ns_ = 7;
-  bool prepare_measured_ = false, threaded_measured_ = false, stencil_measured_ = false;
 };
 
 class CostModel {

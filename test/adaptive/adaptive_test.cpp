@@ -113,28 +113,6 @@ TEST(AdaptiveModel, StencilStartsOnlyWhenItsTuplesRepayItsPrepare) {
   EXPECT_LT(f.threaded_ns(), 3 * before);
 }
 
-// The first measurement replaces a prior (a scan of wide tuples costs threaded
-// code 19 ns a tuple, not the prior's 10), later ones only move the average;
-// so once stencil has run no faster on such scans, the next ones stay on
-// threaded code instead of alternating while the averages forget the priors.
-TEST(AdaptiveModel, TheFirstMeasurementReplacesThePrior) {
-  adaptive::FirstTier f;
-  f.ran(false, 19.0);
-  EXPECT_DOUBLE_EQ(f.threaded_ns(), 19.0);
-  EXPECT_TRUE(f.stencil_pays(2500));  // the stencil prior (7 ns) would save 30 us
-  f.prepared(6000);
-  EXPECT_DOUBLE_EQ(f.prepare_ns(), 6000);
-  f.ran(true, 20.0);
-  EXPECT_DOUBLE_EQ(f.stencil_ns(), 20.0);
-  EXPECT_FALSE(f.stencil_pays(2500));
-  f.ran(false, 29.0);  // later measurements move it by a fifth
-  EXPECT_DOUBLE_EQ(f.threaded_ns(), 21.0);
-  // A first measurement that stalled is bounded like any other.
-  adaptive::FirstTier g;
-  g.ran(false, 1e12);
-  EXPECT_LE(g.threaded_ns(), 100.0);
-}
-
 // ---------------------------------------------- sessions on the back end
 
 // The first tier follows the scan's size: one tuple runs on threaded code
