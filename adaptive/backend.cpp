@@ -226,7 +226,7 @@ class AdaptivePlan final : public Prepared {
   }
 
   void scan_begins(const harness::ScanOutlook& o) override {
-    if (!mid_ && be_.mid_ && (plan_ || kept_)) {
+    if (!mid_ && !no_stencil_ && be_.mid_ && (plan_ || kept_)) {
       // The first tier of this scan: stencil when the tuples coming (this
       // scan's, and the later scans' of this plan) repay its preparation.
       const double scan = double(std::min<uint64_t>(o.tuples, o.pages * std::max<uint32_t>(o.tuples_per_page, 1)));
@@ -320,7 +320,10 @@ class AdaptivePlan final : public Prepared {
   void adopt_stencil(const harness::Plan& plan, const uint8_t* params) {
     const uint64_t t0 = now_ns();
     std::unique_ptr<Prepared> p = be_.mid_->prepare(plan, params);
-    if (!p->has_kernel()) return;
+    if (!p->has_kernel()) {
+      no_stencil_ = true;  // not again at every later scan of this plan
+      return;
+    }
     if (p->kernel_selection() != sel_) p->select_kernel(sel_);
     be_.first_.prepared(double(now_ns() - t0));
     mid_ = std::move(p);
@@ -463,6 +466,7 @@ class AdaptivePlan final : public Prepared {
   Prepared* cur_;
   Selection sel_;  // the selection the harness chose last: every tier's, once it runs
   int tier_ = 0;
+  bool no_stencil_ = false;  // stencil gave this plan no page kernel: it stays on threaded
   const harness::Plan* plan_ = nullptr;  // until the first scan begins: the plan prepared
   const uint8_t* first_params_ = nullptr;
   std::unique_ptr<harness::Plan> kept_;  // what the background compile compiles; null: no second tier

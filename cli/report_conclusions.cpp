@@ -35,9 +35,8 @@ const Row* at(const std::vector<Row>& rows, const char* q, bool largest) {
 }
 
 double prepare_of(const Measured& m, const Cell& c, bool first) {
-  if (!first) return c.prepare_ns;
-  auto it = m.first_prepare_ns.find(c.runner);
-  return it == m.first_prepare_ns.end() ? c.prepare_ns : it->second;
+  const double f = first ? first_prepare(m, c.runner) : -1;
+  return f >= 0 ? f : c.prepare_ns;
 }
 
 void table3(const std::string& path) {

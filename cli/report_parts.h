@@ -40,6 +40,8 @@ void print_table(const Measured& m, harness::Structure structure);
 void print_count_block(const Measured& m);
 // Warm-process and first-in-process prepare; break-even rows.
 void print_prepare(const Measured& m);
+// A back end's first-in-process prepare of (d), or -1 where not measured.
+double first_prepare(const Measured& m, const std::string& label);
 // Where back end x's one-off cost (prepare + statement time) crosses below
 // base's on query qid's heap sizes, linearly interpolated between the two
 // measured sizes around the crossing: the crossing of the report's one-off

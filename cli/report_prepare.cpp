@@ -74,16 +74,17 @@ void measure_first_prepare(const SessionOptions& so, int children, Measured* m) 
   }
 }
 
+double first_prepare(const Measured& m, const std::string& label) {
+  auto it = m.first_prepare_ns.find(label);
+  return it == m.first_prepare_ns.end() ? -1.0 : it->second;
+}
+
 BreakEven break_even(const Measured& m, const char* qid, const std::string& x, const std::string& base, bool first) {
   std::vector<const Row*> rows;
   for (const auto& r : m.rows)
     if (r.query == qid && !r.keyed) rows.push_back(&r);
   std::sort(rows.begin(), rows.end(), [](const Row* a, const Row* b) { return a->size < b->size; });
-  auto prepare = [&](const Cell& c) {
-    if (!first) return c.prepare_ns;
-    auto it = m.first_prepare_ns.find(c.runner);
-    return it == m.first_prepare_ns.end() ? -1.0 : it->second;
-  };
+  auto prepare = [&](const Cell& c) { return first ? first_prepare(m, c.runner) : c.prepare_ns; };
   auto cell = [](const Row& r, const std::string& label) -> const Cell* {
     for (const auto& c : r.cells)
       if (c.runner == label) return &c;
@@ -143,10 +144,6 @@ void print_prepare(const Measured& m) {
         bases.push_back(&c);
         break;
       }
-    auto first_of = [&](const Cell& c) {
-      auto it = m.first_prepare_ns.find(c.runner);
-      return it == m.first_prepare_ns.end() ? -1.0 : it->second;
-    };
     std::cout << "  (" << qid << "), prepare and per tuple at " << best->size << " tuples:\n    " << std::left
               << std::setw(16) << "back end" << std::right << std::setw(11) << "warm" << std::setw(11) << "first"
               << std::setw(11) << "per tuple";
@@ -155,7 +152,7 @@ void print_prepare(const Measured& m) {
     std::cout << "\n";
     for (const auto& c : best->cells) {
       if (c.external()) continue;
-      const double fc = first_of(c);
+      const double fc = first_prepare(m, c.runner);
       std::cout << "    " << std::left << std::setw(16) << c.runner << std::right << std::setw(11) << dur(c.prepare_ns)
                 << std::setw(11) << (fc >= 0 ? dur(fc) : "-") << std::setw(11) << dur(c.m.median_ns / n);
       for (const Cell* b : bases)

@@ -76,7 +76,6 @@ constexpr Family kFamilies[] = {
     {"half_first", "s.half = 0 and ", ""},
 };
 
-// One back end in one selection, with its own copy of the relation.
 // One back end under one selection: a runner of the size's one session, so
 // every lane scans the same relation in the same memory. (A session per lane
 // had a copy of the relation each, and two lanes of the same back end and
@@ -183,11 +182,7 @@ int run_sweep(const SweepOptions& o) {
           harness::PrepareOptions po = o.prepare;
           po.selection = sel;
           const auto [name, mode] = harness::parse_backend_list(b).at(0);
-          auto r = std::make_unique<harness::Runner>(name, mode, harness::find_backend(name)->make(mode, po),
-                                                     o.runner, po);
-          r->cache().set_capacity(o.plan_cache_capacity);
-          l->runner = r.get();
-          session.runners().push_back(std::move(r));
+          l->runner = &session.add_runner(name, mode, po);
           lanes.push_back(std::move(l));
         }
       for (const Family& f : kFamilies) {

@@ -66,17 +66,6 @@ frontend::ast::StmtPtr clone_statement(const Stmt& s) {
   return c;
 }
 
-// An integer attribute's value (i1, i2, i4; bool), widened.
-int64_t int_value(const Attribute& a, const uint8_t* row) {
-  const uint8_t* p = row + a.offset;
-  switch (a.type.kind) {
-    case Tk::I1: return int8_t(p[0]);
-    case Tk::I2: return load<int16_t>(p);
-    case Tk::I4: return load<int32_t>(p);
-    default: return p[0];  // bool
-  }
-}
-
 // A value as `=` tells values apart, appended to `key` in bytes: integers by
 // value (8 bytes), floats with -0.0 equal to 0.0 (8 bytes), characters
 // without trailing blanks (their length, then the bytes), so keys of several
@@ -145,22 +134,6 @@ struct Accumulator {
     }
   }
 
-  // The order of two rows' arguments, as compare_value (rows.h) gives it.
-  int compare(const uint8_t* x, const uint8_t* y) const {
-    switch (arg.type.kind) {
-      case Tk::C: return qk_char_cmp(x + arg.offset, arg.type.len, y + arg.offset, arg.type.len);
-      case Tk::F4:
-      case Tk::F8: {
-        const double u = float_at(x), w = float_at(y);
-        return u < w ? -1 : u > w ? 1 : 0;
-      }
-      default: {
-        const int64_t u = int_at(x), w = int_at(y);
-        return u < w ? -1 : u > w ? 1 : 0;
-      }
-    }
-  }
-
   // 0, or the qk_err code the value raises (an i4 sum's overflow, a float
   // sum's infinity).
   int32_t add(const uint8_t* row) {
@@ -187,7 +160,7 @@ struct Accumulator {
           best = row;
           break;
         }
-        const int c = compare(row, best);
+        const int c = compare_value(arg, row, best);
         if (fn == Fn::Min ? c < 0 : c > 0) best = row;
         break;
       }

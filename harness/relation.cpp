@@ -252,21 +252,35 @@ int Relation::key_cmp(const KeyVal& a, const KeyVal& b) const {
 
 uint64_t Relation::pages_within(const KeyBounds& b) const {
   if (structure_ == Structure::Heap || b.kind == KeyBounds::All) return npages();
-  if (b.kind == KeyBounds::Eq) return 1;
-  if (structure_ == Structure::Hash || isam_dir_.empty()) return npages();
-  // ISAM: from the page scan_pages starts at to the last whose first key is
-  // within the high bound.
-  auto below = [&](const KeyVal& k, bool strictly) {
-    return uint64_t(std::partition_point(isam_dir_.begin() + 1, isam_dir_.end(),
-                                         [&](const KeyVal& a) {
-                                           const int c = key_cmp(a, k);
-                                           return strictly ? c < 0 : c <= 0;
-                                         }) -
-                    isam_dir_.begin());
-  };
-  const uint64_t start = b.has_lo ? below(b.lo, true) - 1 : 0;
-  const uint64_t end = b.has_hi ? below(b.hi, !b.hi_incl) : nprimary_;
-  return end > start ? end - start : 1;
+  if (structure_ == Structure::Hash) return b.kind == KeyBounds::Eq ? 1 : npages();
+  const auto [first, end] = isam_span(b);
+  return end > first ? end - first : 1;
+}
+
+// Sorted equal keys can span primary pages, and a later insert of k lands on
+// the last page whose first key <= k, so a lookup starts at the last page
+// whose first key is strictly below the low bound and runs while the next
+// page's first key is still within the high bound.
+std::pair<uint32_t, uint32_t> Relation::isam_span(const KeyBounds& b) const {
+  if (isam_dir_.empty()) return {0, nprimary_};
+  const bool has_lo = b.kind != KeyBounds::All && (b.kind == KeyBounds::Eq || b.has_lo);
+  const bool has_hi = b.kind != KeyBounds::All && (b.kind == KeyBounds::Eq || b.has_hi);
+  const KeyVal& hi = b.kind == KeyBounds::Eq ? b.lo : b.hi;
+  const bool hi_incl = b.kind == KeyBounds::Eq || b.hi_incl;
+  uint32_t first = 0;
+  if (has_lo) {
+    auto it = std::lower_bound(isam_dir_.begin() + 1, isam_dir_.end(), b.lo,
+                               [&](const KeyVal& a, const KeyVal& k) { return key_cmp(a, k) < 0; });
+    first = uint32_t(it - isam_dir_.begin()) - 1;
+  }
+  if (!has_hi) return {first, nprimary_};
+  // The directory is sorted: the pages after `first` still within the high bound are a prefix.
+  auto beyond = std::partition_point(isam_dir_.begin() + first + 1, isam_dir_.begin() + std::min<size_t>(nprimary_, isam_dir_.size()),
+                                     [&](const KeyVal& a) {
+                                       const int c = key_cmp(a, hi);
+                                       return c < 0 || (c == 0 && hi_incl);
+                                     });
+  return {first, uint32_t(beyond - isam_dir_.begin())};
 }
 
 void Relation::scan_pages(const KeyBounds& b, const std::function<bool(uint32_t)>& f) const {
@@ -290,30 +304,9 @@ void Relation::scan_pages(const KeyBounds& b, const std::function<bool(uint32_t)
       if (!chain(p)) return;
     return;
   }
-
-  // ISAM. Sorted equal keys can span primary pages, and a later insert of k
-  // lands on the last page whose first key <= k, so a lookup starts at the
-  // last page whose first key is strictly below the low bound and runs while
-  // the next page's first key is still within the high bound.
-  bool has_lo = b.kind != KeyBounds::All && (b.kind == KeyBounds::Eq || b.has_lo);
-  bool has_hi = b.kind != KeyBounds::All && (b.kind == KeyBounds::Eq || b.has_hi);
-  const KeyVal& lo = b.lo;
-  const KeyVal& hi = b.kind == KeyBounds::Eq ? b.lo : b.hi;
-  bool hi_incl = b.kind == KeyBounds::Eq || b.hi_incl;
-
-  uint32_t start = 0;
-  if (has_lo) {
-    auto it = std::lower_bound(isam_dir_.begin() + 1, isam_dir_.end(), lo,
-                               [&](const KeyVal& a, const KeyVal& k) { return key_cmp(a, k) < 0; });
-    start = uint32_t(it - isam_dir_.begin()) - 1;
-  }
-  for (uint32_t p = start; p < nprimary_; ++p) {
-    if (p > start && has_hi) {
-      int c = key_cmp(isam_dir_[p], hi);
-      if (c > 0 || (c == 0 && !hi_incl)) return;
-    }
+  const auto [first, end] = isam_span(b);
+  for (uint32_t p = first; p < end; ++p)
     if (!chain(p)) return;
-  }
 }
 
 void Relation::for_each(const std::function<void(Tid, const uint8_t*)>& f) const {

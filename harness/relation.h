@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frontend/schema.h"
@@ -116,6 +117,9 @@ class Relation {
   uint32_t isam_page_for(const KeyVal& k) const;
   uint32_t hash_bucket(const KeyVal& k) const;
   int key_cmp(const KeyVal& a, const KeyVal& b) const;
+  // ISAM: the primary pages [first, end) a scan with these bounds visits
+  // (scan_pages walks them and their overflow chains; pages_within counts them).
+  std::pair<uint32_t, uint32_t> isam_span(const KeyBounds& b) const;
 
   std::string name_;
   Schema schema_;

@@ -50,12 +50,31 @@ void copy_value(Type from, const uint8_t* src, const Attribute& to, uint8_t* row
   }
 }
 
+int64_t int_value(const Attribute& a, const uint8_t* row) {
+  const uint8_t* p = row + a.offset;
+  switch (a.type.kind) {
+    case Tk::I1: return int8_t(p[0]);
+    case Tk::I2: return load<int16_t>(p);
+    case Tk::I4: return load<int32_t>(p);
+    default: return p[0];  // bool
+  }
+}
+
+namespace {
+template <class T>
+int order(T u, T w) {
+  return u < w ? -1 : u > w ? 1 : 0;
+}
+}  // namespace
+
 int compare_value(const Attribute& a, const uint8_t* x, const uint8_t* y) {
-  if (a.type.kind == Tk::C) return qk_char_cmp(x + a.offset, a.type.len, y + a.offset, a.type.len);
-  ir::Value u = get_value(a, x), w = get_value(a, y);
-  if (a.type.kind == Tk::F4) return u.f4 < w.f4 ? -1 : u.f4 > w.f4 ? 1 : 0;
-  if (a.type.kind == Tk::F8) return u.f8 < w.f8 ? -1 : u.f8 > w.f8 ? 1 : 0;
-  return u.i < w.i ? -1 : u.i > w.i ? 1 : 0;
+  const uint8_t *p = x + a.offset, *q = y + a.offset;
+  switch (a.type.kind) {
+    case Tk::C: return qk_char_cmp(p, a.type.len, q, a.type.len);
+    case Tk::F4: return order(load<float>(p), load<float>(q));
+    case Tk::F8: return order(load<double>(p), load<double>(q));
+    default: return order(int_value(a, x), int_value(a, y));
+  }
 }
 
 std::string value_text(const Attribute& a, const uint8_t* row) {

@@ -18,7 +18,10 @@ void put_value(const Attribute& a, const ir::Value& v, uint8_t* row);
 // Copies a value of type `from` stored at src into attribute `to` of row
 // (characters blank padded or truncated; numbers must already have to's type).
 void copy_value(Type from, const uint8_t* src, const Attribute& to, uint8_t* row);
-// Orders two values of the same attribute as QUEL compares them.
+// An integer attribute's value (i1, i2, i4; bool), widened, read in place.
+int64_t int_value(const Attribute& a, const uint8_t* row);
+// Orders two values of the same attribute as QUEL compares them, read in
+// place (sort by, unique, min and max compare rows with it).
 int compare_value(const Attribute& a, const uint8_t* x, const uint8_t* y);
 std::string value_text(const Attribute& a, const uint8_t* row);
 

@@ -76,17 +76,20 @@ std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::s
 Session::Session(SessionOptions opt, std::ostream& out, std::ostream& err)
     : opt_(std::move(opt)), out_(out), err_(err), msg_(&err) {
   if (opt_.backends.empty()) opt_.backends = parse_backend_list("interp");
-  for (const auto& [name, mode] : opt_.backends) {
-    const BackendSpec* spec = find_backend(name);
-    RunnerOptions ro = opt_.runner;
-    ro.dump_out = &listing();
-    for (const auto& d : opt_.dumps)
-      if (std::find(spec->dump_forms.begin(), spec->dump_forms.end(), d) != spec->dump_forms.end())
-        ro.dumps.insert(d);
-    auto r = std::make_unique<Runner>(name, mode, spec->make(mode, opt_.prepare), ro, opt_.prepare);
-    r->cache().set_capacity(opt_.plan_cache_capacity);
-    runners_.push_back(std::move(r));
-  }
+  for (const auto& [name, mode] : opt_.backends) add_runner(name, mode, opt_.prepare);
+}
+
+Runner& Session::add_runner(const std::string& name, const std::string& mode, const PrepareOptions& prepare) {
+  const BackendSpec* spec = find_backend(name);
+  RunnerOptions ro = opt_.runner;
+  ro.dump_out = &listing();
+  for (const auto& d : opt_.dumps)
+    if (std::find(spec->dump_forms.begin(), spec->dump_forms.end(), d) != spec->dump_forms.end())
+      ro.dumps.insert(d);
+  auto r = std::make_unique<Runner>(name, mode, spec->make(mode, prepare), ro, prepare);
+  r->cache().set_capacity(opt_.plan_cache_capacity);
+  runners_.push_back(std::move(r));
+  return *runners_.back();
 }
 
 Session::~Session() = default;

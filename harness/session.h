@@ -49,6 +49,10 @@ class Session {
   Catalog& catalog() { return cat_; }
   frontend::RangeTable& ranges() { return ranges_; }
   std::vector<std::unique_ptr<Runner>>& runners() { return runners_; }
+  // One more runner of a registered back end (a name parse_backend_list
+  // gave), prepared with these options instead of the session's: `quelkit
+  // sweep` runs every back end under every selection over one relation.
+  Runner& add_runner(const std::string& name, const std::string& mode, const PrepareOptions& prepare);
   const SessionOptions& options() const { return opt_; }
 
   // Parses and runs every statement that parses; errors (syntax errors
