@@ -7,16 +7,24 @@
 // The policy, per page (generated code emits exactly these steps):
 //   1. Page boundary. The caller checks cancel_requested() (budget.h) before
 //      each page; a kernel runs one page per call, so no kernel checks it.
-//   2. Next-page prefetch, once, before the first tuple. Tuples fill a page
-//      from its end down (page.h), so line 0's tuple ends the page, and a
-//      heap scan's next page most likely starts right there: span = line[0] +
-//      tuple_len bytes from this page. Prefetch the next page whole, a cache
-//      line (64 bytes) at a time from page + span, span bytes (a page's
-//      size) but at most 4 KiB. Measured (the kit's 2-core machine, one
-//      sitting, 1M narrow tuples, median of 11): with this burst (e) takes
-//      2.6-2.9 ms on threaded:goto and (b) 2.7-3.2 ms, against 5.5-6.3 ms
-//      each with a prefetch of each tuple's counterpart as it is reached;
-//      and it issues 16 prefetches per 1 KiB page rather than one per tuple.
+//   2. Prefetch, once, before the first tuple, of the page after the next.
+//      Tuples fill a page from its end down (page.h), so line 0's tuple ends
+//      the page, and a heap scan's next page most likely starts right there:
+//      span = line[0] + tuple_len bytes from this page, and the page after
+//      it at 2 * span. Prefetch that page whole, a cache line (64 bytes) at a
+//      time, span bytes (a page's size) but at most 4 KiB: 16 prefetches per
+//      1 KiB page rather than one per tuple. Measured (the kit's 2-core
+//      machine, one sitting, 1M narrow tuples, median of 11): the burst for
+//      the next page took (e) on threaded:goto from 5.5-6.3 ms to 2.6-2.9 ms
+//      against a prefetch of each tuple's counterpart as it is reached. One
+//      page ahead is not far enough for a compiled kernel, which finishes a
+//      1 KiB page (26 tuples) in well under DRAM's latency: two ahead took
+//      stencil:fused on (d) from 5.6-6.1 to 4.7-4.9 ns a tuple at 1M (5.1 to
+//      4.2 at 10M), llvm:fused from 4.8-5.1 to 4.0-4.6, both on (c) by 10%,
+//      threaded:goto on (b) from 2.9-3.5 to 2.5-2.8; vector, whose batches
+//      gather ten pages before evaluating them, lost 5-8% on (c) and (d), and
+//      llvm:fused on (b) 5-10% (interleaved processes, 3 rounds at 1M, 2 at
+//      10M; docs/DESIGN.md).
 //   3. Line table in order, i = 0 .. nlines-1; line[i] == 0 is a deleted
 //      tuple: skip it (a branch predicted not taken). No other prefetch.
 // Prefetches never fault: a wrong guess (an overflow chain, a deleted line 0,
@@ -38,13 +46,13 @@ inline uint32_t next_page_span(const uint8_t* pg, uint32_t tuple_len) {
   return uint32_t(load<uint16_t>(pg + kPageHeader)) + tuple_len;
 }
 
-constexpr uint32_t kPrefetchLine = 64, kPrefetchMax = 4096;
+constexpr uint32_t kPrefetchLine = 64, kPrefetchMax = 4096, kPrefetchAhead = 2;
 
-// Step 2: the next page, whole, a cache line at a time.
-inline __attribute__((always_inline)) void prefetch_next_page(const uint8_t* pg, uint32_t tuple_len) {
+// Step 2: the page after the next, whole, a cache line at a time.
+inline __attribute__((always_inline)) void prefetch_page_ahead(const uint8_t* pg, uint32_t tuple_len) {
   const uint32_t span = next_page_span(pg, tuple_len);
   const uint32_t size = span < kPrefetchMax ? span : kPrefetchMax;
-  for (uint32_t o = 0; o < size; o += kPrefetchLine) __builtin_prefetch(pg + span + o);
+  for (uint32_t o = 0; o < size; o += kPrefetchLine) __builtin_prefetch(pg + kPrefetchAhead * span + o);
 }
 
 // Visits the live tuples of `pg` in line order, following the policy above:
@@ -54,7 +62,7 @@ inline __attribute__((always_inline)) void prefetch_next_page(const uint8_t* pg,
 template <class Visit>
 inline __attribute__((always_inline)) uint32_t walk_page(const uint8_t* pg, uint32_t tuple_len, Visit&& visit) {
   const uint32_t nl = page_nlines(pg);
-  prefetch_next_page(pg, tuple_len);
+  prefetch_page_ahead(pg, tuple_len);
   for (uint32_t i = 0; i < nl; ++i) {
     const uint16_t off = page_line(pg, i);
     if (__builtin_expect(off == 0, 0)) continue;

@@ -327,7 +327,7 @@ class Walk {
     e_.place(pf_cap);
     e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(pf), i64(harness::kPrefetchMax)), pf_line, head, Hint::Likely);
     e_.place(pf_line);
-    e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, span, e_.read(pf))));
+    e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, e_.arith(Arith::Mul, Ty::I64, span, i64(harness::kPrefetchAhead)), e_.read(pf))));
     e_.assign(pf, e_.arith(Arith::Add, Ty::I64, e_.read(pf), i64(harness::kPrefetchLine)));
     e_.jump(pf_head);
 

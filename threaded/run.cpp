@@ -152,7 +152,7 @@ __attribute__((noinline)) int64_t goto_run(Program& p, const Node* start, const 
   const Node* n = start;
   const uint8_t* t = in;
   if (!Kernel) QT_DISPATCH;
-  harness::prefetch_next_page(in, p.in_len);
+  harness::prefetch_page_ahead(in, p.in_len);
   goto next_tuple;
 
 tuple_done:

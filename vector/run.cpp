@@ -117,7 +117,7 @@ int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
   // then the line table in order.
   if (b_.flagged) clear_errors();
   const uint32_t nl = harness::page_nlines(page);
-  harness::prefetch_next_page(page, p_.in_len);
+  harness::prefetch_page_ahead(page, p_.in_len);
   const uint32_t proj_end = uint32_t(p_.code.size());
   const uint32_t cap = cap_;
   const uint8_t** const tuple = tuples_.data();
@@ -195,7 +195,7 @@ int64_t Runner::run_pages(const uint8_t* const* pages, uint32_t npages, uint8_t*
   for (uint32_t pi = 0; pi < npages; ++pi) {
     const uint8_t* page = pages[pi];
     const uint32_t nl = harness::page_nlines(page);
-    harness::prefetch_next_page(page, p_.in_len);
+    harness::prefetch_page_ahead(page, p_.in_len);
     for (uint32_t line = 0; line < nl; ++line) {
       uint16_t off = harness::page_line(page, line);
       tuple[n] = page + off;

@@ -381,6 +381,6 @@ QS_INLINE Go body(St& s) {
   extern "C" int64_t qs_##KERNEL(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {                 \
     uint8_t* f = static_cast<uint8_t*>(__builtin_alloca(QS_OFF(_JIT_FRAME)));                      \
     /* Step 2 of harness/page_walk.h: the next page, whole. */                                     \
-    ::quelkit::harness::prefetch_next_page(page, ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN)); \
+    ::quelkit::harness::prefetch_page_ahead(page, ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN)); \
     return _JIT_CONTINUE(nullptr, f, ctx, rows, page, -1, 0, 0);                                    \
   }
