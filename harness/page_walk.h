@@ -7,24 +7,30 @@
 // The policy, per page (generated code emits exactly these steps):
 //   1. Page boundary. The caller checks cancel_requested() (budget.h) before
 //      each page; a kernel runs one page per call, so no kernel checks it.
-//   2. Prefetch, once, before the first tuple, of the page after the next.
-//      Tuples fill a page from its end down (page.h), so line 0's tuple ends
-//      the page, and a heap scan's next page most likely starts right there:
-//      span = line[0] + tuple_len bytes from this page, and the page after
-//      it at 2 * span. Prefetch that page whole, a cache line (64 bytes) at a
-//      time, span bytes (a page's size) but at most 4 KiB: 16 prefetches per
-//      1 KiB page rather than one per tuple. Measured (the kit's 2-core
-//      machine, one sitting, 1M narrow tuples, median of 11): the burst for
-//      the next page took (e) on threaded:goto from 5.5-6.3 ms to 2.6-2.9 ms
-//      against a prefetch of each tuple's counterpart as it is reached. One
-//      page ahead is not far enough for a compiled kernel, which finishes a
-//      1 KiB page (26 tuples) in well under DRAM's latency: two ahead took
-//      stencil:fused on (d) from 5.6-6.1 to 4.7-4.9 ns a tuple at 1M (5.1 to
-//      4.2 at 10M), llvm:fused from 4.8-5.1 to 4.0-4.6, both on (c) by 10%,
-//      threaded:goto on (b) from 2.9-3.5 to 2.5-2.8; vector, whose batches
-//      gather ten pages before evaluating them, lost 5-8% on (c) and (d), and
-//      llvm:fused on (b) 5-10% (interleaved processes, 3 rounds at 1M, 2 at
-//      10M; docs/DESIGN.md).
+//   2. Prefetch, once, before the first tuple, at two distances. Tuples
+//      fill a page from its end down (page.h), so line 0's tuple ends the
+//      page, and a heap scan's next page most likely starts right there:
+//      span = line[0] + tuple_len bytes from this page. The page after the
+//      next (at kPrefetchAhead * span) is fetched from memory into L2
+//      (prefetcht1), and the next page (at span), which that prefetch brought
+//      into L2 a page ago, into L1 (prefetcht0). Each whole, a cache line
+//      (64 bytes) at a time, span bytes (a page's size) but at most 4 KiB:
+//      32 prefetches per 1 KiB page rather than one per tuple.
+//      Why: a compiled kernel finishes a 1 KiB page (26 narrow tuples) in
+//      well under DRAM's latency, so a prefetch of the next page only was
+//      still in flight when the kernel got there, and prefetching two pages
+//      ahead into L1 filled its miss buffers while the row stores wanted
+//      them. Measured (the kit's 2-core machine, 1M narrow tuples,
+//      interleaved processes, 2-3 rounds; ns per tuple, the next page into
+//      L1 -> this): stencil:fused (b) 4.1-4.6 -> 2.1-2.3, (c) 6.0 -> 3.3-3.4,
+//      (d) 5.6-6.1 -> 2.9-3.0; llvm:fused (b) 3.2-3.6 -> 1.9-2.1, (c)
+//      4.5-5.5 -> 3.1-3.6, (d) 4.8-5.1 -> 2.1-2.5; threaded:goto about even
+//      ((b) 2.9-3.5 -> 3.0-3.2); vector, whose batches gather ten pages
+//      (and so issue their prefetches) before evaluating them, 5-20% slower
+//      on (c) and (d). 10M: the same. Tried and measured worse: two pages
+//      ahead into L1 alone, two ahead into L2 alone, three ahead into L2.
+//      The burst replaced (measured on (e), threaded:goto) a prefetch of
+//      each tuple's counterpart as it is reached: 5.5-6.3 ms -> 2.6-2.9.
 //   3. Line table in order, i = 0 .. nlines-1; line[i] == 0 is a deleted
 //      tuple: skip it (a branch predicted not taken). No other prefetch.
 // Prefetches never fault: a wrong guess (an overflow chain, a deleted line 0,
@@ -48,11 +54,19 @@ inline uint32_t next_page_span(const uint8_t* pg, uint32_t tuple_len) {
 
 constexpr uint32_t kPrefetchLine = 64, kPrefetchMax = 4096, kPrefetchAhead = 2;
 
-// Step 2: the page after the next, whole, a cache line at a time.
+// Locality hints of the two prefetches (__builtin_prefetch's, LLVM's and
+// libgccjit's third argument): 3 is prefetcht0 (into L1), 2 prefetcht1 (L2).
+constexpr int kPrefetchNearLocality = 3, kPrefetchFarLocality = 2;
+
+// Step 2: the next page into L1 and the page after it into L2, whole, a
+// cache line at a time.
 inline __attribute__((always_inline)) void prefetch_page_ahead(const uint8_t* pg, uint32_t tuple_len) {
   const uint32_t span = next_page_span(pg, tuple_len);
   const uint32_t size = span < kPrefetchMax ? span : kPrefetchMax;
-  for (uint32_t o = 0; o < size; o += kPrefetchLine) __builtin_prefetch(pg + kPrefetchAhead * span + o);
+  for (uint32_t o = 0; o < size; o += kPrefetchLine) {
+    __builtin_prefetch(pg + span + o, 0, kPrefetchNearLocality);
+    __builtin_prefetch(pg + kPrefetchAhead * span + o, 0, kPrefetchFarLocality);
+  }
 }
 
 // Visits the live tuples of `pg` in line order, following the policy above:

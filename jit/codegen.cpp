@@ -311,9 +311,10 @@ class Walk {
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value nlines = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageOffNLines))), true);
-    // The page walk of harness/page_walk.h, emitted: the next page whole
-    // before the first tuple (cache lines from page + span, span = line[0] +
-    // tuple_len bytes, at most kPrefetchMax), then the line table in order.
+    // The page walk of harness/page_walk.h, emitted: before the first tuple
+    // the next page into L1 and the one after it into L2, whole (cache lines
+    // from page + span and page + 2 * span, span = line[0] + tuple_len
+    // bytes, at most kPrefetchMax), then the line table in order.
     Value first = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageHeader))), true);
     Value span = e_.arith(Arith::Add, Ty::I64, first, i64(plan_.in.tuple_len));
     Local pf = e_.local(Ty::I64, "prefetched");
@@ -327,7 +328,9 @@ class Walk {
     e_.place(pf_cap);
     e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(pf), i64(harness::kPrefetchMax)), pf_line, head, Hint::Likely);
     e_.place(pf_line);
-    e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, e_.arith(Arith::Mul, Ty::I64, span, i64(harness::kPrefetchAhead)), e_.read(pf))));
+    e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, span, e_.read(pf))), harness::kPrefetchNearLocality);
+    Value far = e_.arith(Arith::Mul, Ty::I64, span, i64(harness::kPrefetchAhead));
+    e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, far, e_.read(pf))), harness::kPrefetchFarLocality);
     e_.assign(pf, e_.arith(Arith::Add, Ty::I64, e_.read(pf), i64(harness::kPrefetchLine)));
     e_.jump(pf_head);
 

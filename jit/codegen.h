@@ -227,8 +227,9 @@ class Emitter {
   // narrow (round to nearest). `zero_extend` widens integers unsigned.
   virtual Value convert(Ty from, Ty to, Value a, bool zero_extend = false) = 0;
   virtual Value call(Helper h, std::initializer_list<Value> args) = 0;  // Void helpers: empty Value
-  // A hint that memory at ptr will be read soon (never faults, may do nothing).
-  virtual void prefetch(Value ptr) = 0;
+  // A hint that memory at ptr will be read soon (never faults, may do
+  // nothing); locality as __builtin_prefetch's: 3 into L1, 2 into L2.
+  virtual void prefetch(Value ptr, int locality) = 0;
 
   // Debugging aids: called before the code of each IR node (gccjit: comment and
   // source location; LLVM: names). Optional.

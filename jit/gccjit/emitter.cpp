@@ -274,9 +274,9 @@ Value GccjitEmitter::convert(Ty from, Ty to, Value a, bool zero_extend) {
   return W(gcc_jit_context_new_cast(c_, loc_, x, type(to)));
 }
 
-void GccjitEmitter::prefetch(Value ptr) {
+void GccjitEmitter::prefetch(Value ptr, int locality) {
   gcc_jit_rvalue* args[3] = {V(ptr), gcc_jit_context_new_rvalue_from_int(c_, type(Ty::I32), 0),
-                             gcc_jit_context_new_rvalue_from_int(c_, type(Ty::I32), 3)};
+                             gcc_jit_context_new_rvalue_from_int(c_, type(Ty::I32), locality)};
   gcc_jit_block_add_eval(cur_, loc_, call_builtin("__builtin_prefetch", args, 3));
 }
 

@@ -66,7 +66,7 @@ class GccjitEmitter final : public Emitter {
   Value compare(Pred p, Ty t, Value a, Value b) override;
   Value convert(Ty from, Ty to, Value a, bool zero_extend) override;
   Value call(Helper h, std::initializer_list<Value> args) override;
-  void prefetch(Value ptr) override;
+  void prefetch(Value ptr, int locality) override;
 
   void note(const ir::Node& n) override;
 

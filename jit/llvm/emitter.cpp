@@ -238,10 +238,10 @@ Value LlvmEmitter::convert(Ty from, Ty to, Value a, bool zero_extend) {
   return {};
 }
 
-// llvm.prefetch(ptr, read, high locality, data cache).
-void LlvmEmitter::prefetch(Value ptr) {
+// llvm.prefetch(ptr, read, locality, data cache).
+void LlvmEmitter::prefetch(Value ptr, int locality) {
   b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()},
-                     {V(ptr), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+                     {V(ptr), b_.getInt32(0), b_.getInt32(locality), b_.getInt32(1)});
 }
 
 // ---- helpers: declared once per module, with what they may touch

@@ -167,9 +167,10 @@ class CheckingEmitter final : public jit::Emitter {
     if (from == to) fail("convert to the same type");
     return value(to);
   }
-  void prefetch(Value p) override {
+  void prefetch(Value p, int locality) override {
     emit();
     expect(p, Ty::Ptr, "prefetch address");
+    if (locality < 0 || locality > 3) fail("prefetch locality outside 0-3");
   }
   Value call(jit::Helper h, std::initializer_list<Value> args) override {
     emit();
