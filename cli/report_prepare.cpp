@@ -141,7 +141,7 @@ void print_prepare(const Measured& m) {
     std::vector<const Cell*> bases = {&best->cells[0]};
     for (const auto& c : best->cells)
       if (c.runner.rfind("threaded:", 0) == 0) {
-        bases.push_back(&c);
+        if (&c != bases[0]) bases.push_back(&c);  // -b threaded:...,...: one base, not the same twice
         break;
       }
     std::cout << "  (" << qid << "), prepare and per tuple at " << best->size << " tuples:\n    " << std::left
