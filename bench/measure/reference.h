@@ -1,9 +1,10 @@
 // The kit's physical-limit column: a hand-written C++ loop for each of the
 // paper's one-variable queries (b)-(e) over the same relation pages as the
 // engine, doing the same work per tuple — the qualification with its run-time
-// checks, the projection into a page's worth of rows in one buffer (reused
-// page after page: the reference stores no whole result), and, when asked, the
-// same result checksum (harness::Checksum) over those rows; the report times
+// checks, the projection of each qualifying row into the stored result (the
+// engine's chunked result memory, harness/result_rows.h: every row written
+// once where it stays), and, when asked, the same result checksum
+// (harness::Checksum) over those rows; the report times
 // it without the checksum, as the engine's checksum is off its clock. What a
 // back end costs beyond this is the cost of its way of evaluating.
 #pragma once
