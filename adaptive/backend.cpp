@@ -356,7 +356,7 @@ class AdaptivePlan final : public Prepared {
           if (timed_tuples_[0] >= kWindowTuples || timed_pages_[0] >= kWindowPages) {
             timing_ = false;
             be_.first_.ran(mid_ != nullptr, base_ns());
-            Decision d = be_.model_.decide(base_ns(), remaining(), size_);
+            Decision d = be_.model_.decide(base_ns(), remaining(), size_, base_kind());
             if (!d.compile) decided_ = true;
             else decided_ = launch(d.level);  // busy elsewhere: try again at the next page
           }
@@ -364,7 +364,7 @@ class AdaptivePlan final : public Prepared {
         if (fast_ && tier_ == 1 && !ratio_known_) {
           timing_ = timed_pages_[1] < kRatioPages;
           if (!timing_) {
-            be_.model_.ran(fast_level_, per_tuple(1) / base_ns());
+            be_.model_.ran(fast_level_, per_tuple(1) / base_ns(), base_kind());
             ratio_known_ = true;
           }
         }
@@ -402,6 +402,8 @@ class AdaptivePlan final : public Prepared {
     return v[v.size() / 2];
   }
   double base_ns() { return per_tuple(0); }
+  // Which first tier base_ns() measured (the cost model keeps ratios per first tier).
+  Base base_kind() const { return mid_ ? Base::Stencil : Base::Threaded; }
   // Tuples still to come for this plan in the statement: the pages left of
   // this scan, and the scans still to come at the tuples a scan has had.
   double remaining() const {

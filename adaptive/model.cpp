@@ -51,38 +51,44 @@ double CompileFit::predict(double size) const {
   return std::max(my + slope * (size - mx), 0.25 * my);
 }
 
+// Ratio priors: against threaded code, what (b)-(d) at 100k-1M measured;
+// against stencils, which are already native code, no gain at -O0 and a
+// little from LLVM's optimisation.
 CostModel::CostModel()
-    : fit_{CompileFit(250e3, 60e3), CompileFit(1.0e6, 250e3), CompileFit(4e6, 900e3)}, ratio_{0.85, 0.8, 0.8} {}
+    : fit_{CompileFit(250e3, 60e3), CompileFit(1.0e6, 250e3), CompileFit(4e6, 900e3)},
+      ratio_{{0.85, 0.8, 0.8}, {1.0, 0.9, 0.9}} {}
 
 void CostModel::compiled(int level, double ir_size, double ns) {
   if (level >= 0 && level < kLevels) fit_[level].add(ir_size, ns);
 }
 
-void CostModel::ran(int level, double ratio) {
+void CostModel::ran(int level, double ratio, Base base) {
   if (level < 0 || level >= kLevels || !(ratio > 0) || !std::isfinite(ratio)) return;
   ratio = std::clamp(ratio, 0.05, 2.0);  // one noisy page must not wreck the model
-  ratio_[level] = measured_[level] ? 0.5 * ratio_[level] + 0.5 * ratio : ratio;
-  measured_[level] = true;
+  const int b = int(base);
+  ratio_[b][level] = measured_[b][level] ? 0.5 * ratio_[b][level] + 0.5 * ratio : ratio;
+  measured_[b][level] = true;
 }
 
-double CostModel::assumed_ratio(int level) const {
-  double r = ratio_[level];
-  if (!measured_[level])
+double CostModel::assumed_ratio(int level, Base base) const {
+  const int b = int(base);
+  double r = ratio_[b][level];
+  if (!measured_[b][level])
     for (int l = level - 1; l >= 0; --l)
-      if (measured_[l]) {
-        r = std::max(r, 0.95 * ratio_[l]);
+      if (measured_[b][l]) {
+        r = std::max(r, 0.95 * ratio_[b][l]);
         break;
       }
   return r;
 }
 
-Decision CostModel::decide(double base_ns, double remaining, double ir_size) const {
+Decision CostModel::decide(double base_ns, double remaining, double ir_size, Base base) const {
   Decision best;
   double best_net = 0;
   if (!(base_ns > 0) || !(remaining > 0)) return best;
   for (int l = 0; l < kLevels; ++l) {
     const double c = fit_[l].predict(ir_size);
-    const double fast_ns = base_ns * assumed_ratio(l);
+    const double fast_ns = base_ns * assumed_ratio(l, base);
     if (fast_ns >= base_ns) continue;
     // While it compiles, the first tier keeps scanning: those tuples gain nothing.
     const double after = std::max(0.0, remaining - c / base_ns);

@@ -60,6 +60,13 @@ class FirstTier {
   double prepare_ns_ = 8000, threaded_ns_ = 10, stencil_ns_ = 7;
 };
 
+// The first tier a compiled tier is measured against: its per-tuple ratio to
+// threaded code and to stencils are different figures (measured at 1M: -O0
+// code runs (c) in 0.8 of threaded code's time and 1.6 of the stencils'), so
+// the model keeps one set of ratios per first tier: a ratio learned against
+// threaded code sent stencil scans to slower -O0 code.
+enum class Base { Threaded = 0, Stencil = 1 };
+
 class CostModel {
  public:
   CostModel();
@@ -68,12 +75,12 @@ class CostModel {
   // Compiling runs beside the scan, so the tuples the first tier evaluates
   // meanwhile gain nothing; a level is worth it when its saving exceeds its
   // compile cost, and the level with the largest net gain is chosen.
-  Decision decide(double base_ns, double remaining, double ir_size) const;
+  Decision decide(double base_ns, double remaining, double ir_size, Base base = Base::Threaded) const;
   // A compile of level L over ir_size nodes took ns (wall time of the compiling thread).
   void compiled(int level, double ir_size, double ns);
   // Level L ran at `ratio` times the first tier's per-tuple cost.
-  void ran(int level, double ratio);
-  double ratio(int level) const { return ratio_[level]; }
+  void ran(int level, double ratio, Base base = Base::Threaded);
+  double ratio(int level, Base base = Base::Threaded) const { return ratio_[int(base)][level]; }
   double compile_ns(int level, double ir_size) const { return fit_[level].predict(ir_size); }
 
  private:
@@ -81,10 +88,10 @@ class CostModel {
   // taken to be no better than 0.95 of the measured level below it (the
   // kernels are mostly memory-bound: more optimisation buys little, and a
   // prior that promised more would send the model to try the costliest level).
-  double assumed_ratio(int level) const;
+  double assumed_ratio(int level, Base base) const;
   CompileFit fit_[kLevels];
-  double ratio_[kLevels];
-  bool measured_[kLevels] = {};
+  double ratio_[2][kLevels];
+  bool measured_[2][kLevels] = {};
 };
 
 }  // namespace quelkit::adaptive
