@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <sys/mman.h>
 #include <utility>
 
 namespace quelkit::harness {
@@ -34,6 +35,25 @@ int size_class(size_t bytes) {
   return -1;
 }
 
+// Faults a fresh chunk's pages in with one system call (Linux 5.14's
+// MADV_POPULATE_WRITE), where the kernel would otherwise take a fault per
+// 4 KiB page as the scan first writes each: one pause in the page that asks
+// for the chunk instead of a fault every 170 rows of 24 bytes. The time is
+// the statement's either way; what changes is that a tier timing its first
+// pages (adaptive/) measures tuples, not page faults spread over all of them.
+// Best effort: on an older kernel, or for memory malloc took from its heap,
+// the pages fault in as before.
+void populate(uint8_t* m, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  const uintptr_t page = 4096, b = (reinterpret_cast<uintptr_t>(m) + page - 1) & ~(page - 1),
+                  e = (reinterpret_cast<uintptr_t>(m) + bytes) & ~(page - 1);
+  if (e > b) (void)madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);
+#else
+  (void)m;
+  (void)bytes;
+#endif
+}
+
 uint8_t* take(size_t bytes) {
   if (int c = size_class(bytes); c >= 0) {
     Pool& p = pool();
@@ -45,7 +65,9 @@ uint8_t* take(size_t bytes) {
       return m;
     }
   }
-  return static_cast<uint8_t*>(::operator new(bytes, kAlign));
+  uint8_t* m = static_cast<uint8_t*>(::operator new(bytes, kAlign));
+  populate(m, bytes);
+  return m;
 }
 
 void give_back(uint8_t* m, size_t bytes) {
