@@ -221,12 +221,14 @@ class AdaptivePlan final : public Prepared {
   Selection kernel_selection() const override { return sel_; }
   bool kernel_selection_pending(Selection s) const override { return cur_->kernel_selection_pending(s); }
   void select_kernel(Selection s) override {
-    if (s != sel_ && tier_ == 0 && !decided_) {
+    if (s != sel_ && tier_ == 0 && !decided_ && page_ > 0) {
       // Under --selection auto the harness alternates the selections over a
       // scan's first pages, generating the other variant and entering it
       // fresh: pages that measured 10-33 ns a tuple where the scan then ran
       // at 3 (stencil, (c) at 10M), and made later statements start on
-      // threaded code. The first tier's window starts once they settle.
+      // threaded code. The first tier's window starts once they settle. (A
+      // scan's first selection, set before its first page, perturbs nothing:
+      // one-page substituted scans would otherwise never close a window.)
       samples_[0].clear();
       timed_tuples_[0] = timed_pages_[0] = 0;
       last_t_ = 0;

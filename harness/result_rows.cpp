@@ -18,6 +18,7 @@ namespace {
 
 constexpr int kMinShift = 14, kMaxShift = 20;  // pooled chunk sizes: 16 KiB .. 1 MiB
 constexpr std::align_val_t kAlign{64};         // a row run starts on a cache line
+constexpr size_t kPopulateMin = size_t(256) << 10;  // populate() chunks of 256 KiB and more
 
 struct Pool {
   std::mutex mu;
@@ -45,6 +46,10 @@ int size_class(size_t bytes) {
 // the pages fault in as before.
 void populate(uint8_t* m, size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
+  // Chunks below this come from malloc's heap, mostly faulted in already;
+  // a system call for each would be paid by every small result ((f) makes
+  // thousands), for little.
+  if (bytes < kPopulateMin) return;
   const uintptr_t page = 4096, b = (reinterpret_cast<uintptr_t>(m) + page - 1) & ~(page - 1),
                   e = (reinterpret_cast<uintptr_t>(m) + bytes) & ~(page - 1);
   if (e > b) (void)madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);
