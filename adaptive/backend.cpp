@@ -229,8 +229,7 @@ class AdaptivePlan final : public Prepared {
       // threaded code. The first tier's window starts once they settle. (A
       // scan's first selection, set before its first page, perturbs nothing:
       // one-page substituted scans would otherwise never close a window.)
-      samples_[0].clear();
-      timed_tuples_[0] = timed_pages_[0] = 0;
+      restart_window();
       last_t_ = 0;
     }
     sel_ = s;
@@ -339,9 +338,7 @@ class AdaptivePlan final : public Prepared {
     if (p->kernel_selection() != sel_) p->select_kernel(sel_);
     be_.first_.prepared(double(now_ns() - t0));
     mid_ = std::move(p);
-    // The per-tuple cost measured so far was threaded's: measure again.
-    samples_[0].clear();
-    timed_tuples_[0] = timed_pages_[0] = 0;
+    restart_window();  // the per-tuple cost measured so far was threaded's
     decided_ = false;
   }
   void switch_to(int tier) {
@@ -414,6 +411,11 @@ class AdaptivePlan final : public Prepared {
     return v[v.size() / 2];
   }
   double base_ns() { return per_tuple(0); }
+  // The first tier's window measures again from the next page.
+  void restart_window() {
+    samples_[0].clear();
+    timed_tuples_[0] = timed_pages_[0] = 0;
+  }
   // Which first tier base_ns() measured (the cost model keeps ratios per first tier).
   Base base_kind() const { return mid_ ? Base::Stencil : Base::Threaded; }
   // Tuples still to come for this plan in the statement: the pages left of

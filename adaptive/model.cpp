@@ -51,9 +51,9 @@ double CompileFit::predict(double size) const {
   return std::max(my + slope * (size - mx), 0.25 * my);
 }
 
-// Ratio priors: against threaded code, what (b)-(d) at 100k-1M measured;
-// against stencils, which are already native code, no gain at -O0 and a
-// little from LLVM's optimisation.
+// Ratio priors: against threaded code, the kit's earlier single set; against
+// stencils, which are native code already, no gain at -O0 (measured: 1.6x
+// slower on (c)) and a little from LLVM's optimisation.
 CostModel::CostModel()
     : fit_{CompileFit(250e3, 60e3), CompileFit(1.0e6, 250e3), CompileFit(4e6, 900e3)},
       ratio_{{0.85, 0.8, 0.8}, {1.0, 0.9, 0.9}} {}

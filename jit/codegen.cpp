@@ -317,6 +317,7 @@ class Walk {
     // bytes, at most kPrefetchMax), then the line table in order.
     Value first = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageHeader))), true);
     Value span = e_.arith(Arith::Add, Ty::I64, first, i64(plan_.in.tuple_len));
+    Value far = e_.arith(Arith::Mul, Ty::I64, span, i64(harness::kPrefetchAhead));  // once, not per line
     Local pf = e_.local(Ty::I64, "prefetched");
     e_.assign(pf, i64(0));
     Block pf_head = e_.block("prefetch"), pf_cap = e_.block("prefetch_cap"), pf_line = e_.block("prefetch_line");
@@ -329,7 +330,6 @@ class Walk {
     e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(pf), i64(harness::kPrefetchMax)), pf_line, head, Hint::Likely);
     e_.place(pf_line);
     e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, span, e_.read(pf))), harness::kPrefetchNearLocality);
-    Value far = e_.arith(Arith::Mul, Ty::I64, span, i64(harness::kPrefetchAhead));
     e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, far, e_.read(pf))), harness::kPrefetchFarLocality);
     e_.assign(pf, e_.arith(Arith::Add, Ty::I64, e_.read(pf), i64(harness::kPrefetchLine)));
     e_.jump(pf_head);
