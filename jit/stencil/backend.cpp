@@ -67,7 +67,6 @@ class StencilBackend final : public harness::Backend {
  public:
   StencilBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {
     Arena::get();  // reserve the arena now, not inside the first statement's prepare time
-    lookup(Desc{Kind::Jump});
   }
 
   bool reuses_plans() const override { return true; }

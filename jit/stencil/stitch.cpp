@@ -2,13 +2,13 @@
 // step that makes them one piece of code.
 #include "jit/stencil/stitch.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <ostream>
-#include <unordered_map>
 
 #include "harness/perfmap.h"
 #include "jit/stencil/disasm.h"
@@ -418,15 +418,49 @@ class Walk {
 
 }  // namespace
 
+// The stencil index: an open-addressed table (linear probing) of every
+// descriptor's key, built at compile time into read-only data. A lookup is a
+// multiply and, mostly, one cache line: prepare runs after scans that have
+// evicted everything, where the node-based hash map this replaced cost a
+// pointer chase, and so a cache miss, per step of every lookup.
+namespace {
+
+struct IndexSlot {
+  uint64_t key;
+  int16_t id;  // -1: empty
+};
+constexpr size_t kIndexSlots = 4096;  // a power of two, at least 1.5x the stencils
+static_assert(kIndexSlots >= size_t(kNumStencils) * 3 / 2, "the stencil index is too full");
+
+constexpr size_t index_home(uint64_t key) { return size_t((key * 0x9e3779b97f4a7c15ULL) >> 52) & (kIndexSlots - 1); }
+
+struct Index {
+  std::array<IndexSlot, kIndexSlots> slot{};
+};
+
+constexpr Index make_index() {
+  Index x;
+  for (auto& s : x.slot) s = IndexSlot{0, -1};
+  for (int i = 0; i < kNumStencils; ++i) {
+    const uint64_t k = key(desc(i));
+    size_t h = index_home(k);
+    while (x.slot[h].id >= 0) h = (h + 1) & (kIndexSlots - 1);
+    x.slot[h] = IndexSlot{k, int16_t(i)};
+  }
+  return x;
+}
+
+constexpr Index kIndex = make_index();
+
+}  // namespace
+
 int lookup(const Desc& d) {
-  static const std::unordered_map<uint64_t, int16_t> index = [] {
-    std::unordered_map<uint64_t, int16_t> m;
-    m.reserve(size_t(kNumStencils) * 2);
-    for (int i = 0; i < kNumStencils; ++i) m.emplace(key(desc(i)), int16_t(i));
-    return m;
-  }();
-  auto it = index.find(key(d));
-  return it == index.end() ? -1 : it->second;
+  const uint64_t k = key(d);
+  for (size_t h = index_home(k);; h = (h + 1) & (kIndexSlots - 1)) {
+    const IndexSlot& s = kIndex.slot[h];
+    if (s.id < 0) return -1;
+    if (s.key == k) return s.id;
+  }
 }
 
 Program build(const harness::Plan& plan, Functions which, const std::string& base, bool nobranch) {
