@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
       };
       for (const auto& l : others) add(l, 0);
       for (const auto& l : vector_modes)
-        for (uint32_t batch : {64u, 256u, 1024u, 2048u}) add(l, batch);
+        for (uint32_t batch : {64u, 96u, 128u, 192u, 256u, 1024u}) add(l, batch);
     }
   }
   benchmark::Initialize(&argc, argv);

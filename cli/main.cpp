@@ -255,7 +255,7 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
       ->check(cli::one_of({"generic", "native"}))
       ->type_name("generic|native");
   app.add_option("--vector-batch", m->opt.prepare.vector_batch,
-                 "tuples per batch of the vector back end (default 256; batches span pages)")
+                 "tuples per batch of the vector back end (default 128; batches span pages)")
       ->check(cli::whole(1, 65535))
       ->type_name("N");
   app.add_option("--selection", m->selection,

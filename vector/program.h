@@ -69,7 +69,7 @@ enum class Selection : uint8_t {
   Branch,    // write a candidate only if it passes
 };
 
-constexpr uint32_t kDefaultBatch = 256;  // measured: vector/README.md
+constexpr uint32_t kDefaultBatch = 128;  // measured: vector/README.md
 constexpr uint32_t kMaxBatch = 65535;  // places are uint16_t
 
 struct Options {
