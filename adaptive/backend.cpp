@@ -110,6 +110,7 @@ class AdaptiveBackend final : public Backend {
     }
     base_ = t->make("goto", opt_);
     if (const harness::BackendSpec* s = harness::find_backend("stencil")) mid_ = s->make("fused", opt_);
+    reuses_ = base_->reuses_plans() && (!mid_ || mid_->reuses_plans());  // asked at every scan
     fast_spec_ = harness::find_backend("llvm");
     // Made now, so the JIT is created here and not inside a statement's scan.
     if (fast_spec_) {
@@ -121,7 +122,7 @@ class AdaptiveBackend final : public Backend {
     if (active_ && !active_->settled) settle(*active_, true, nullptr);
   }
 
-  bool reuses_plans() const override { return base_->reuses_plans() && (!mid_ || mid_->reuses_plans()); }
+  bool reuses_plans() const override { return reuses_; }
   std::unique_ptr<Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override;
   bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
     return (mid_ && mid_->dump(plan, form, params, os)) || base_->dump(plan, form, params, os);
@@ -174,6 +175,7 @@ class AdaptiveBackend final : public Backend {
   harness::PrepareOptions opt_;
   std::unique_ptr<Backend> base_;  // threaded:goto: every plan's first tier, and its tuple functions
   std::unique_ptr<Backend> mid_;   // stencil:fused, when built
+  bool reuses_ = false;            // plans serve every execution (both tiers say so)
   const std::string base_label_ = "threaded:goto", mid_label_ = "stencil:fused";
   FirstTier first_;
   const harness::BackendSpec* fast_spec_ = nullptr;
@@ -188,8 +190,9 @@ class AdaptivePlan final : public Prepared {
       : be_(be), base_(std::move(base)), cur_(base_.get()), sel_(base_->kernel_selection()) {
     times = base_->times;
     // The plan is copied for the background compile only when the first
-    // scan shows one could pay (scan_begins): a substitution's one-page key
-    // lookup under --no-plan-cache, prepared thousands of times, never copies.
+    // scan's outlook shows one could pay (scan_begins): a substitution's key
+    // lookup under --no-plan-cache, prepared thousands of times, and a scan
+    // of a few pages never copy.
     // The harness scans a plan it prepared before that execution ends, so the
     // plan is still there then.
     if ((be_.fast_spec_ || be_.mid_) && base_->has_kernel()) {
@@ -237,19 +240,20 @@ class AdaptivePlan final : public Prepared {
   }
 
   void scan_begins(const harness::ScanOutlook& o) override {
+    // The tuples coming for this plan: this scan's, and the later scans'.
+    const double coming = double(std::min<uint64_t>(o.tuples, o.pages * std::max<uint32_t>(o.tuples_per_page, 1))) *
+                          double(1 + o.runs_after);
     if (!mid_ && !no_stencil_ && be_.mid_ && (plan_ || kept_)) {
-      // The first tier of this scan: stencil when the tuples coming (this
-      // scan's, and the later scans' of this plan) repay its preparation.
-      const double scan = double(std::min<uint64_t>(o.tuples, o.pages * std::max<uint32_t>(o.tuples_per_page, 1)));
-      if (be_.policy_ != Policy::Tiered || be_.first_.stencil_pays(scan * double(1 + o.runs_after)))
+      // The first tier of this scan: stencil when they repay its preparation.
+      if (be_.policy_ != Policy::Tiered || be_.first_.stencil_pays(coming))
         adopt_stencil(plan_ ? *plan_ : *kept_, plan_ ? first_params_ : (params_.empty() ? nullptr : params_.data()));
     }
-    if (plan_ && be_.fast_spec_) {
-      if (be_.policy_ != Policy::Tiered || o.pages > 1 || o.runs_after > 0) {
-        kept_ = std::make_unique<harness::Plan>(harness::clone_plan(*plan_));
-        if (first_params_) params_.assign(first_params_, first_params_ + plan_->params.tuple_len);
-        size_ = ir_size(*plan_);
-      }
+    // The plan is copied for a background compile only when they could repay one.
+    if (plan_ && be_.fast_spec_ &&
+        (be_.policy_ != Policy::Tiered || coming >= be_.model_.tuples_to_repay_any_compile())) {
+      kept_ = std::make_unique<harness::Plan>(harness::clone_plan(*plan_));
+      if (first_params_) params_.assign(first_params_, first_params_ + plan_->params.tuple_len);
+      size_ = ir_size(*plan_);
     }
     plan_ = nullptr;
     first_params_ = nullptr;

@@ -56,10 +56,18 @@ double CompileFit::predict(double size) const {
 // slower on (c)) and a little from LLVM's optimisation.
 CostModel::CostModel()
     : fit_{CompileFit(250e3, 60e3), CompileFit(1.0e6, 250e3), CompileFit(4e6, 900e3)},
-      ratio_{{0.85, 0.8, 0.8}, {1.0, 0.9, 0.9}} {}
+      ratio_{{0.85, 0.8, 0.8}, {1.0, 0.9, 0.9}},
+      repay_tuples_(cheapest_compile_ns() / kMaxSavingNs) {}
+
+double CostModel::cheapest_compile_ns() const {
+  double c = fit_[0].predict(1);
+  for (int l = 1; l < kLevels; ++l) c = std::min(c, fit_[l].predict(1));
+  return c;
+}
 
 void CostModel::compiled(int level, double ir_size, double ns) {
   if (level >= 0 && level < kLevels) fit_[level].add(ir_size, ns);
+  repay_tuples_ = cheapest_compile_ns() / kMaxSavingNs;
 }
 
 void CostModel::ran(int level, double ratio, Base base) {

@@ -82,6 +82,16 @@ class CostModel {
   void ran(int level, double ratio, Base base = Base::Threaded);
   double ratio(int level, Base base = Base::Threaded) const { return ratio_[int(base)][level]; }
   double compile_ns(int level, double ir_size) const { return fit_[level].predict(ir_size); }
+  // Fewer tuples than this cannot repay any compile, whatever the plan: the
+  // cheapest compile (any level, a one-node plan) over the most a compiled tier
+  // could save a tuple. A scan with fewer coming is not measured, and its
+  // plan not copied for a compile (a substituted key lookup, prepared anew
+  // for each outer tuple under --no-plan-cache, paid that copy every time).
+  double tuples_to_repay_any_compile() const { return repay_tuples_; }
+  // The most a compiled tier saves a tuple over a first tier: generous (the
+  // paper's plans cost threaded code 3-30 ns a tuple), so no scan that could
+  // repay a compile is taken for one that cannot.
+  static constexpr double kMaxSavingNs = 100;
 
  private:
   // The ratio decide() assumes for level L: a level not measured yet is
@@ -89,9 +99,13 @@ class CostModel {
   // kernels are mostly memory-bound: more optimisation buys little, and a
   // prior that promised more would send the model to try the costliest level).
   double assumed_ratio(int level, Base base) const;
+  // Any level's compile of a one-node plan: what no compile costs less than
+  // (the fits never fall with size).
+  double cheapest_compile_ns() const;
   CompileFit fit_[kLevels];
   double ratio_[2][kLevels];
   bool measured_[2][kLevels] = {};
+  double repay_tuples_ = 0;  // tuples_to_repay_any_compile(): asked at every scan, moved by compiled()
 };
 
 }  // namespace quelkit::adaptive

@@ -142,7 +142,7 @@ class Runner {
   const RunnerOptions& options() const { return opt_; }
   const PrepareOptions& prepare_options() const { return popt_; }
   // One prepared plan serves every execution of its key (plan reuse and the cache on).
-  bool reuses() const { return backend_->reuses_plans() && opt_.plan_cache; }
+  bool reuses() const { return opt_.plan_cache && backend_->reuses_plans(); }
 
   // Returns a prepared plan for `plan` with parameter block `params`:
   // from the cache if the back end reuses plans, else prepared afresh (owned by

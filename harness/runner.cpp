@@ -56,7 +56,7 @@ Runner::Runner(std::string name, std::string mode, std::unique_ptr<Backend> be, 
 Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint8_t* params,
                       std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
                       const std::vector<uint64_t>** positions) {
-  bool reuse = backend_->reuses_plans() && opt_.plan_cache;
+  bool reuse = opt_.plan_cache && backend_->reuses_plans();
   const std::string& key = cache_key;
   if (positions) *positions = nullptr;
   if (reuse) {

@@ -52,6 +52,24 @@ TEST(AdaptiveModel, CompilesOnlyWhenTheSavingExceedsTheCompile) {
   }
 }
 
+// Below tuples_to_repay_any_compile() no plan's compile can pay, so scans
+// that small are neither measured nor copied for one (backend.cpp): the bound
+// must sit below every tuple count decide() would compile for, whatever the
+// first tier costs a tuple (up to kMaxSavingNs), and follow the compiles.
+TEST(AdaptiveModel, NoCompilePaysBelowTheRepayBound) {
+  CostModel m;
+  const double bound = m.tuples_to_repay_any_compile();
+  ASSERT_GT(bound, 0);
+  for (double size : {1.0, 20.0, 200.0})
+    for (double ns : {1.0, 5.0, 30.0, CostModel::kMaxSavingNs})
+      EXPECT_FALSE(m.decide(ns, bound, size).compile) << size << " nodes at " << ns << " ns";
+  // Compiles measured faster than the priors lower the bound.
+  for (int i = 0; i < 8; ++i) m.compiled(0, 10, 50e3);
+  EXPECT_LT(m.tuples_to_repay_any_compile(), bound);
+  for (double ns : {1.0, 30.0, CostModel::kMaxSavingNs})
+    EXPECT_FALSE(m.decide(ns, m.tuples_to_repay_any_compile(), 10).compile) << ns << " ns";
+}
+
 TEST(AdaptiveModel, CompileCostFollowsMeasurements) {
   CostModel m;
   const double prior = m.compile_ns(1, 30);
