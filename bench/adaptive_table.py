@@ -10,7 +10,7 @@ all under the same --selection. The target: adaptive within 10% of best fixed
 or 5 us where that is larger, and never slower than threaded:goto by more.
 
   bench/adaptive_table.py [--bin build/bin/quelkit] [--reps 5] [--rounds 3] [--queries bcdefghi]
-                          [--quick] [--timeout 60]
+                          [--quick] [--timeout 60] [--interleave]
 """
 import argparse
 import json
@@ -47,6 +47,44 @@ def statement_ns(binary, backend, extra, parts, query, reps, selection, timeout)
     return statistics.median(times[1:])
 
 
+def interleaved_ns(binary, labels, extra, parts, query, reps, selection, timeout):
+    """Median statement time of each back end in `labels`, all in one process
+    (`-b a,b,c`: every statement runs on each in turn, so a phase of the machine
+    running slower falls on all of them alike), the first statement dropped."""
+    text = "range of p is parts\nrange of q is parts\n" + "\n".join([query] * (reps + 1))
+    cmd = [binary, "--parts", parts, "--no-plan-cache", "--format", "none", "--stats=json",
+           "--selection", selection, "-b", ",".join(labels)] + extra + ["-e", text]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout).stdout
+    except subprocess.TimeoutExpired:
+        return {}
+    times = {}
+    for j in map(json.loads, out.splitlines()):
+        if j.get("stmt", 0) > 2:
+            times.setdefault(j["backend"] + ":" + j["mode"], []).append(j["prepare_ns"] + j["run_ns"])
+    return {k: statistics.median(v[1:]) for k, v in times.items() if len(v) == reps + 1}
+
+
+def interleaved_round(a, q, parts):
+    """One round of --interleave: the back ends at the default LLVM level in one
+    process; llvm:fused at --jit-opt 0 in a second beside threaded:goto, scaled
+    by the ratio of the two processes' threaded:goto (the anchor both ran)."""
+    substituted = q in "fghi" and parts.startswith("100000")
+    main_labels = ["interp:switch", "threaded:goto", "stencil:fused", "adaptive:tiered"]
+    if not substituted:  # llvm:fused prepares every substituted plan: 100,000 compiles
+        main_labels.append("llvm:fused")
+    t = interleaved_ns(a.bin, main_labels, [], parts, QUERIES[q], a.reps, a.selection, a.timeout)
+    res = {("adaptive" if k.startswith("adaptive") else k): v for k, v in t.items()}
+    if not substituted:
+        o0 = interleaved_ns(a.bin, ["threaded:goto", "llvm:fused"], ["--jit-opt", "0"], parts, QUERIES[q], a.reps,
+                            a.selection, a.timeout)
+        if "llvm:fused" in o0 and o0.get("threaded:goto") and res.get("threaded:goto"):
+            res["llvm:fused:O0"] = o0["llvm:fused"] * res["threaded:goto"] / o0["threaded:goto"]
+    for name in [b + (":O0" if extra else "") for b, extra in FIXED] + ["adaptive"]:
+        res.setdefault(name, float("inf"))
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default="build/bin/quelkit")
@@ -55,6 +93,10 @@ def main():
     ap.add_argument("--queries", default="bcdefghi", help="the paper's queries to run, of b-i")
     ap.add_argument("--selection", default="auto")
     ap.add_argument("--quick", action="store_true", help="sizes up to 100,000 only")
+    ap.add_argument("--interleave", action="store_true",
+                    help="run the back ends in one process, statement by statement (-b a,b,c), and llvm:fused -O0 "
+                         "in a second scaled by their common threaded:goto; on a machine whose speed drifts between "
+                         "processes the per-process figures mis-rank cells")
     ap.add_argument("--timeout", type=float, default=60,
                     help="seconds a back end's process may take at one size; past it the back end counts as infinitely slow")
     a = ap.parse_args()
@@ -70,6 +112,11 @@ def main():
         runs = [(b + (":O0" if extra else ""), b, extra) for b, extra in FIXED] + [("adaptive", "adaptive", [])]
         rounds = {name: [] for name, _, _ in runs}
         for _ in range(a.rounds):
+            if a.interleave:
+                r = interleaved_round(a, q, parts)
+                for name in rounds:
+                    rounds[name].append(r[name])
+                continue
             for name, backend, extra in runs:
                 rounds[name].append(statement_ns(a.bin, backend, extra, parts, QUERIES[q], a.reps, a.selection,
                                                  a.timeout))
