@@ -33,24 +33,13 @@ FIXED = [("interp:switch", []), ("threaded:goto", []), ("stencil:fused", []),
          ("llvm:fused", ["--jit-opt", "0"]), ("llvm:fused", [])]
 
 
-def statement_ns(binary, backend, extra, parts, query, reps, selection, timeout):
-    text = "range of p is parts\nrange of q is parts\n" + "\n".join([query] * (reps + 1))
-    cmd = [binary, "--parts", parts, "--no-plan-cache", "--format", "none", "--stats=json",
-           "--selection", selection, "-b", backend] + extra + ["-e", text]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout).stdout
-    except subprocess.TimeoutExpired:
-        return float("inf")  # e.g. llvm:fused preparing 100,000 substituted plans: it is not the best
-    times = [j["prepare_ns"] + j["run_ns"] for j in map(json.loads, out.splitlines()) if j.get("stmt", 0) > 2]
-    if len(times) != reps + 1:
-        sys.exit("expected %d statements, got %d: %s" % (reps + 1, len(times), " ".join(cmd[:8])))
-    return statistics.median(times[1:])
-
-
-def interleaved_ns(binary, labels, extra, parts, query, reps, selection, timeout):
-    """Median statement time of each back end in `labels`, all in one process
-    (`-b a,b,c`: every statement runs on each in turn, so a phase of the machine
-    running slower falls on all of them alike), the first statement dropped."""
+def lanes_ns(binary, labels, extra, parts, query, reps, selection, timeout):
+    """Median statement time of each back end in `labels` (name:mode, or a
+    name alone for its default mode), all in one process: with several, `-b
+    a,b,c` runs every statement on each in turn, so a phase of the machine
+    running slower falls on all of them alike. The first statement is dropped.
+    {} when the process runs past `timeout` (e.g. llvm:fused preparing 100,000
+    substituted plans: it is not the best)."""
     text = "range of p is parts\nrange of q is parts\n" + "\n".join([query] * (reps + 1))
     cmd = [binary, "--parts", parts, "--no-plan-cache", "--format", "none", "--stats=json",
            "--selection", selection, "-b", ",".join(labels)] + extra + ["-e", text]
@@ -62,7 +51,15 @@ def interleaved_ns(binary, labels, extra, parts, query, reps, selection, timeout
     for j in map(json.loads, out.splitlines()):
         if j.get("stmt", 0) > 2:
             times.setdefault(j["backend"] + ":" + j["mode"], []).append(j["prepare_ns"] + j["run_ns"])
-    return {k: statistics.median(v[1:]) for k, v in times.items() if len(v) == reps + 1}
+    if len(times) != len(labels) or any(len(v) != reps + 1 for v in times.values()):
+        sys.exit("expected %d statements on each of %s, got %s: %s" %
+                 (reps + 1, ",".join(labels), {k: len(v) for k, v in times.items()}, " ".join(cmd[:8])))
+    return {k: statistics.median(v[1:]) for k, v in times.items()}
+
+
+def statement_ns(binary, backend, extra, parts, query, reps, selection, timeout):
+    t = lanes_ns(binary, [backend], extra, parts, query, reps, selection, timeout)
+    return next(iter(t.values())) if t else float("inf")
 
 
 def interleaved_round(a, q, parts):
@@ -73,10 +70,10 @@ def interleaved_round(a, q, parts):
     main_labels = ["interp:switch", "threaded:goto", "stencil:fused", "adaptive:tiered"]
     if not substituted:  # llvm:fused prepares every substituted plan: 100,000 compiles
         main_labels.append("llvm:fused")
-    t = interleaved_ns(a.bin, main_labels, [], parts, QUERIES[q], a.reps, a.selection, a.timeout)
+    t = lanes_ns(a.bin, main_labels, [], parts, QUERIES[q], a.reps, a.selection, a.timeout)
     res = {("adaptive" if k.startswith("adaptive") else k): v for k, v in t.items()}
     if not substituted:
-        o0 = interleaved_ns(a.bin, ["threaded:goto", "llvm:fused"], ["--jit-opt", "0"], parts, QUERIES[q], a.reps,
+        o0 = lanes_ns(a.bin, ["threaded:goto", "llvm:fused"], ["--jit-opt", "0"], parts, QUERIES[q], a.reps,
                             a.selection, a.timeout)
         if "llvm:fused" in o0 and o0.get("threaded:goto") and res.get("threaded:goto"):
             res["llvm:fused:O0"] = o0["llvm:fused"] * res["threaded:goto"] / o0["threaded:goto"]

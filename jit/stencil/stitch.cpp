@@ -434,30 +434,26 @@ static_assert(kIndexSlots >= size_t(kNumStencils) * 3 / 2, "the stencil index is
 
 constexpr size_t index_home(uint64_t key) { return size_t((key * 0x9e3779b97f4a7c15ULL) >> 52) & (kIndexSlots - 1); }
 
-struct Index {
-  std::array<IndexSlot, kIndexSlots> slot{};
-};
-
-constexpr Index make_index() {
-  Index x;
-  for (auto& s : x.slot) s = IndexSlot{0, -1};
+constexpr std::array<IndexSlot, kIndexSlots> make_index() {
+  std::array<IndexSlot, kIndexSlots> x{};
+  for (auto& s : x) s = IndexSlot{0, -1};
   for (int i = 0; i < kNumStencils; ++i) {
     const uint64_t k = key(desc(i));
     size_t h = index_home(k);
-    while (x.slot[h].id >= 0) h = (h + 1) & (kIndexSlots - 1);
-    x.slot[h] = IndexSlot{k, int16_t(i)};
+    while (x[h].id >= 0) h = (h + 1) & (kIndexSlots - 1);
+    x[h] = IndexSlot{k, int16_t(i)};
   }
   return x;
 }
 
-constexpr Index kIndex = make_index();
+constexpr std::array<IndexSlot, kIndexSlots> kIndex = make_index();
 
 }  // namespace
 
 int lookup(const Desc& d) {
   const uint64_t k = key(d);
   for (size_t h = index_home(k);; h = (h + 1) & (kIndexSlots - 1)) {
-    const IndexSlot& s = kIndex.slot[h];
+    const IndexSlot& s = kIndex[h];
     if (s.id < 0) return -1;
     if (s.key == k) return s.id;
   }
