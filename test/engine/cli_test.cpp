@@ -145,15 +145,15 @@ TEST(Cli, PaperSizesPlusAddsToTheDefaults) {
 TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
   char dir[] = "/tmp/quelkit-sweep-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
-  Out o = sh(kBin + " sweep --sizes 3000 --reps 1 --points 0,50,100 -b threaded:goto,llvm:fused --out " + dir);
+  Out o = sh(kBin + " sweep --sizes 3000 --reps 1 --min-time 0 --points 0,50,100 -b threaded:goto,llvm:fused --out " + dir);
   ASSERT_EQ(o.status, 0) << o.text;
   for (const char* what : {"single:", "pct_first:", "half_first:", "llvm:fused/nobranch", "threaded:goto/auto",
-                           "nobranch/branch at 0% =", "auto/better, worst point ="})
+                           "nobranch/branch at 0% (<= 1.3) =", "auto/better, worst point ("})
     EXPECT_NE(o.text.find(what), std::string::npos) << what << "\n" << o.text;
   std::ifstream csv(std::string(dir) + "/sweep.csv");
   std::string line;
   std::getline(csv, line);
-  EXPECT_EQ(line, "tuples,family,percent,backend,selection,ns_per_tuple,ran");
+  EXPECT_EQ(line, "tuples,family,percent,backend,selection,ns_per_tuple,ran,spread");
   int rows = 0, auto_rows = 0;
   while (std::getline(csv, line)) {
     ++rows;
