@@ -30,8 +30,13 @@ Selection auto_choice(uint64_t qualified, uint64_t scanned) {
 }
 
 Selection AutoProbe::next() const {
-  if (phase_ == Phase::Timed) return calls_ % 2 ? Selection::NoBranch : Selection::Branch;
-  return phase_ == Phase::Count ? Selection::Branch : chosen_;
+  switch (phase_) {
+    case Phase::Count: return Selection::Branch;
+    case Phase::Wait: return Selection::NoBranch;
+    case Phase::Timed: return calls_ % 2 ? Selection::NoBranch : Selection::Branch;
+    case Phase::Done: break;
+  }
+  return chosen_;
 }
 
 void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns, uint32_t pages) {
@@ -42,8 +47,14 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
       qualified_ += qualified;
       if (scanned_ < kAutoProbeTuples && pages_ < kAutoProbePages) return;
       chosen_ = auto_choice(qualified_, scanned_);
-      // An extreme selectivity on a large relation: time both.
-      phase_ = chosen_ == Selection::Branch && timed_ok_ ? Phase::Timed : Phase::Done;
+      // An extreme selectivity on a large relation: time both, from a page
+      // `delay_` pages on.
+      phase_ = chosen_ != Selection::Branch || !timed_ok_ ? Phase::Done : delay_ ? Phase::Wait : Phase::Timed;
+      pages_ = 0;
+      return;
+    case Phase::Wait:
+      pages_ += pages;
+      if (pages_ >= delay_) phase_ = Phase::Timed;
       return;
     case Phase::Timed: {
       const int k = s == Selection::NoBranch;

@@ -3,6 +3,9 @@
 // Whether the kernels then run what was chosen is test/engine/selection_test.cpp's.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 #include "harness/selection.h"
 
 namespace quelkit::test {
@@ -63,6 +66,34 @@ TEST(AutoSelection, ExtremeSelectivityOnALargeRelationIsTimed) {
     EXPECT_EQ(calls, 2 * int(harness::kAutoTimedTuples / 100 + 1)) << "each variant timed over enough tuples";
     EXPECT_EQ(p.chosen(), want) << branch_ns << " vs " << nobranch_ns;
   }
+}
+
+// The timed pages begin a seeded number of pages into the scan, within the
+// first 1/kAutoTimedDelayShare of it, so repetitions of a statement time
+// different pages (the same ones each time are learnt by the branch
+// predictor). Until then the scan runs nobranch (nothing to mispredict).
+TEST(AutoSelection, TimedPagesBeginWhereTheSeedSays) {
+  const uint32_t pages = 64000, most = pages / harness::kAutoTimedDelayShare;
+  std::set<uint32_t> starts;
+  for (uint64_t seed : {0ull, 1ull, 17ull, 999ull, 123456789ull}) {
+    AutoProbe p(pages, seed);
+    p.ran(Selection::Branch, 200, 0, 0, 3);
+    uint32_t waited = 0;
+    while (!p.timing()) {
+      ASSERT_TRUE(p.deciding());
+      ASSERT_EQ(p.next(), Selection::NoBranch);
+      p.ran(Selection::NoBranch, 70, 0, 0, 1);
+      ++waited;
+    }
+    EXPECT_EQ(waited, seed % (most + 1)) << seed;
+    EXPECT_LE(waited, most);
+    starts.insert(waited);
+  }
+  EXPECT_EQ(starts.size(), 5u);
+  // A relation too small to be timed neither waits nor times.
+  AutoProbe q(harness::kAutoTimedPages - 1, 12345);
+  q.ran(Selection::Branch, 200, 0, 0, 7);
+  EXPECT_FALSE(q.deciding());
 }
 
 // A variant's first call enters code just generated (cold, sealed by an
