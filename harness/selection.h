@@ -11,7 +11,11 @@
 //             can): a part of the qualification that can raise is evaluated
 //             under its short-circuit guard, and targets that can raise are
 //             projected only for a qualifying tuple, so nobranch raises exactly
-//             what branch raises.
+//             what branch raises. The interpreters of a page (threaded code)
+//             write a selection vector the same way, the tuple's offset for
+//             every tuple and advancing by the value, and project the selected
+//             tuples after: writing the row for every tuple costs them the
+//             projection's dispatches on every tuple.
 //   auto      the scan runs the first pages with branch and measures the
 //             fraction of tuples that qualified: between kAutoLow and
 //             kAutoHigh, nobranch runs the rest. Outside that band branch is

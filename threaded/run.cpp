@@ -65,25 +65,49 @@ __attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uin
   const Node* proj = qual + p.proj_start;
   int64_t nrows = 0;
   bool failed = false;
-  const bool nobranch = p.nobranch && p.targets_safe && !p.qual_always;
+  if (p.nobranch && p.targets_safe && !p.qual_always) {
+    // Nobranch (program.h): the qualification of every tuple appends its line
+    // to the selection vector, which advances by the outcome; then the
+    // selected tuples are projected.
+    uint16_t* sel = p.sel.data();
+    uint32_t nsel = 0;
+    harness::walk_page(page, p.in_len, [&](uint32_t i, const uint8_t* t) {
+      int q = call_run(qual, R, t, ctx);
+      if (q < 0) {
+        ctx->err_slot = i;
+        return !(failed = true);
+      }
+      sel[nsel] = uint16_t(i);
+      nsel += q != 0;
+      return true;
+    });
+    if (failed) return -1;
+    for (uint32_t k = 0; k < nsel; ++k) {
+      R[kRowReg].row = rows;
+      if (call_run(proj, R, page + harness::page_line(page, sel[k]), ctx) < 0) {
+        ctx->err_slot = sel[k];
+        return -1;
+      }
+      rows += p.row_len;
+    }
+    return nsel;
+  }
   harness::walk_page(page, p.in_len, [&](uint32_t i, const uint8_t* t) {
-    int64_t keep = 1;
     if (!p.qual_always) {
       int q = call_run(qual, R, t, ctx);
       if (q < 0) {
         ctx->err_slot = i;
         return !(failed = true);
       }
-      if (nobranch) keep = q;  // written either way, kept by the outcome
-      else if (q == 0) return true;
+      if (q == 0) return true;
     }
     R[kRowReg].row = rows;
     if (call_run(proj, R, t, ctx) < 0) {
       ctx->err_slot = i;
       return !(failed = true);
     }
-    rows += int64_t(p.row_len) & -keep;
-    nrows += keep;
+    rows += p.row_len;
+    ++nrows;
     return true;
   });
   return failed ? -1 : nrows;
@@ -106,21 +130,28 @@ static_assert(kMaxKinds == 512, "QT_REP512 makes one label per kind slot");
 #define QT_DISPATCH goto* kLabels[n->kind]
 #define QT_LABEL_ADDRESS(KIDX) &&L_##KIDX,
 // Kernel: QUAL_END goes on to the projection or to the next tuple, PROJ_END
-// counts the row; NoBranch: QUAL_END always goes on, keeping the outcome, and
-// PROJ_END advances by it. Tuple at a time: both return the outcome.
+// counts the row; NoBranch: QUAL_END appends the tuple's line to the selection
+// vector, which advances by the outcome, and goes to the next tuple; the
+// projection runs afterwards over the selected tuples. Tuple at a time: both
+// return the outcome.
 #define QT_LABEL_BODY(KIDX)                                                 \
   L_##KIDX : {                                                              \
     static constexpr KindDesc K = kKinds.k[KIDX];                           \
     if constexpr (K.form == Form::QualEnd) {                                \
       if (!Kernel) return R[n->a].i;                                        \
-      if (NoBranch) keep = R[n->a].i != 0;                                  \
-      else if (R[n->a].i == 0) goto tuple_done;                             \
+      if (NoBranch) {                                                       \
+        *sel_end = uint16_t(t - in);                                        \
+        sel_end += R[n->a].i != 0;                                          \
+        goto tuple_done;                                                    \
+      }                                                                     \
+      if (R[n->a].i == 0) goto tuple_done;                                  \
       n = proj;                                                             \
       QT_DISPATCH;                                                          \
     } else if constexpr (K.form == Form::ProjEnd) {                         \
       if (!Kernel) return 0;                                                \
-      row += NoBranch ? int64_t(row_len) & -keep : int64_t(row_len);        \
-      nrows += NoBranch ? keep : 1;                                         \
+      row += row_len;                                                       \
+      if (NoBranch) goto selected_done;                                     \
+      ++nrows;                                                              \
       goto tuple_done;                                                      \
     } else if constexpr (K.form != Form::None) {                            \
       n = step<K>(n, R, t, row, ctx);                                       \
@@ -148,7 +179,12 @@ __attribute__((noinline)) int64_t goto_run(Program& p, const Node* start, const 
   // entered from the labels below, so it cannot be walk_page's visit.
   const uint32_t nl = Kernel ? harness::page_nlines(in) : 0;
   uint32_t line = 0;
-  int64_t nrows = 0, keep = 1;
+  int64_t nrows = 0;
+  // NoBranch's selection vector (sized by run_page): the offsets of the
+  // selected tuples up to sel_end; sel_at walks them in the second pass.
+  uint16_t* const sel = NoBranch ? p.sel.data() : nullptr;
+  uint16_t* sel_end = sel;
+  const uint16_t* sel_at = sel;
   const Node* n = start;
   const uint8_t* t = in;
   if (!Kernel) QT_DISPATCH;
@@ -166,9 +202,24 @@ next_tuple:
       QT_DISPATCH;
     }
   }
-  return nrows;
+  if (!NoBranch) return nrows;
+  goto next_selected;
+
+selected_done:
+  ++sel_at;
+next_selected:
+  if (sel_at < sel_end) {
+    t = in + *sel_at;
+    n = proj;
+    QT_DISPATCH;
+  }
+  return sel_end - sel;
 
 error:
+  // In nobranch's second pass (targets_safe: not expected) the tuple's line
+  // is found from its offset.
+  if (NoBranch && line == nl)
+    for (line = 0; line < nl && in + harness::page_line(in, line) != t;) ++line;
   if (Kernel) ctx->err_slot = line;
   return -1;
 
@@ -201,9 +252,13 @@ int run_proj(Dispatch d, Program& p, const uint8_t* tuple, uint8_t* row, qk_ctx*
 
 int64_t run_page(Dispatch d, Program& p, const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
   if (d == Dispatch::Goto) {
-    if (p.nobranch && p.targets_safe && !p.qual_always) return goto_run<true, true>(p, nullptr, page, rows, ctx);
+    if (p.nobranch && p.targets_safe && !p.qual_always) {
+      if (p.sel.size() < harness::page_nlines(page)) p.sel.resize(harness::page_nlines(page));
+      return goto_run<true, true>(p, nullptr, page, rows, ctx);
+    }
     return goto_run<true>(p, nullptr, page, rows, ctx);
   }
+  if (p.nobranch && p.sel.size() < harness::page_nlines(page)) p.sel.resize(harness::page_nlines(page));
   return call_page(p, page, rows, ctx);
 }
 
