@@ -96,7 +96,8 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   std::optional<AutoProbe> probe;
   // The probe's seed (where its timed pages begin): the clock's low bits,
   // mixed, so the same statement run again times other pages.
-  if (kernel && asked == Selection::Auto) probe.emplace(rel->npages(), (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+  if (kernel && asked == Selection::Auto)
+    probe.emplace(rel->npages(), (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32, prep->last_auto_choice);
   if (kernel) runner_.select_kernel(*prep, probe ? probe->next() : asked, st);
   int64_t ordinal = 0;
   // Rows go straight into the sink's room: `held` rows written at `at`, room
@@ -135,7 +136,10 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     held += size_t(n);
     if (probe && probe->deciding()) {
       probe->ran(prep->kernel_selection(), live, uint64_t(n), ns, pages);
-      if (!probe->deciding()) runner_.select_kernel(*prep, probe->chosen(), st);
+      if (!probe->deciding()) {
+        runner_.select_kernel(*prep, probe->chosen(), st);
+        prep->last_auto_choice = probe->chosen();
+      }
     }
   };
   // One page through the kernel, rows at `rows`.

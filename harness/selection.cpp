@@ -32,7 +32,7 @@ Selection auto_choice(uint64_t qualified, uint64_t scanned) {
 Selection AutoProbe::next() const {
   switch (phase_) {
     case Phase::Count: return Selection::Branch;
-    case Phase::Wait: return Selection::NoBranch;
+    case Phase::Wait: return wait_;
     case Phase::Timed: return calls_ % 2 ? Selection::NoBranch : Selection::Branch;
     case Phase::Done: break;
   }

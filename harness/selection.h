@@ -25,13 +25,19 @@
 //             times the next pages alternately in both selections and keeps
 //             nobranch only if it was clearly faster (AutoProbe below). The
 //             timed pages begin a random number of pages into the scan, and
-//             until then the scan runs nobranch (no misprediction to lose; at
-//             worst its extra work): the same first pages timed scan after
-//             scan are learnt by the branch predictor (measured: branch's
-//             timed calls on the sweep's 50% coin fell from 5 to 1.5-2.5 ns a
-//             tuple over the first ~150 pages after a few repetitions of one
-//             statement, while the rest of its scan stayed at 5), and then
-//             branch wins a comparison it loses everywhere else.
+//             until then the scan runs what auto chose in the plan's last
+//             scan (branch at first): the same first pages run with a branch
+//             scan after scan are learnt by the branch predictor (measured:
+//             branch's timed calls on the sweep's 50% coin fell from 5 to
+//             1.5-2.5 ns a tuple over the first ~150 pages after a few
+//             repetitions of one statement, while the rest of its scan stayed
+//             at 5), and then branch wins a comparison it loses everywhere
+//             else. Once a plan has chosen nobranch, its later scans wait in
+//             nobranch and run no page with a branch that timing does not
+//             pick at random. Waiting in nobranch always would be wrong: on
+//             (c), whose `or` is decided by its first operand for almost every
+//             tuple, nobranch evaluates the string comparisons too, 38 ns a
+//             tuple against branch's 3.5.
 // Back ends without a page kernel evaluate tuple at a time and have no
 // selection ("" in --stats).
 #pragma once
@@ -68,9 +74,9 @@ constexpr uint64_t kAutoTimedTuples = 1024;
 constexpr uint32_t kAutoTimedCalls = 64;
 constexpr double kAutoTimedGain = 0.9;
 // Where the timed pages begin: after a delay drawn from [0, pages /
-// kAutoTimedDelayShare] pages, run in nobranch (on average 1/32 of the scan;
-// at 1M sweep tuples 880 pages to draw from, 63,000 tuple outcomes, more than
-// the predictor was seen to learn).
+// kAutoTimedDelayShare] pages (on average 1/32 of the scan; at 1M sweep
+// tuples 880 pages to draw from, 63,000 tuple outcomes, more than the
+// predictor was seen to learn), run in the plan's last choice.
 constexpr uint32_t kAutoTimedDelayShare = 16;
 
 // The choice auto makes for a measured fraction of qualifying tuples.
@@ -81,9 +87,11 @@ Selection auto_choice(uint64_t qualified, uint64_t scanned);
 class AutoProbe {
  public:
   // relation_pages: how many pages the scan may visit (a bound); seed: a
-  // number that differs from scan to scan, which places the timed pages.
-  explicit AutoProbe(uint32_t relation_pages, uint64_t seed = 0)
-      : timed_ok_(relation_pages >= kAutoTimedPages),
+  // number that differs from scan to scan, which places the timed pages;
+  // wait: what runs until then (the plan's last choice).
+  explicit AutoProbe(uint32_t relation_pages, uint64_t seed = 0, Selection wait = Selection::Branch)
+      : wait_(wait),
+        timed_ok_(relation_pages >= kAutoTimedPages),
         delay_(timed_ok_ ? uint32_t(seed % (relation_pages / kAutoTimedDelayShare + 1)) : 0) {}
   bool deciding() const { return phase_ != Phase::Done; }
   // The selection the next kernel call should run.
@@ -98,8 +106,9 @@ class AutoProbe {
  private:
   enum class Phase : uint8_t { Count, Wait, Timed, Done };
   Phase phase_ = Phase::Count;
+  Selection wait_;
   bool timed_ok_;
-  uint32_t delay_;  // pages run in nobranch between Count and Timed
+  uint32_t delay_;  // pages run in wait_ between Count and Timed
   uint32_t pages_ = 0, calls_ = 0;
   uint64_t scanned_ = 0, qualified_ = 0;
   uint64_t tuples_[2] = {};                      // timed: branch, nobranch
