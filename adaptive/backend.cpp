@@ -224,19 +224,31 @@ class AdaptivePlan final : public Prepared {
   Selection kernel_selection() const override { return sel_; }
   bool kernel_selection_pending(Selection s) const override { return cur_->kernel_selection_pending(s); }
   void select_kernel(Selection s) override {
-    if (s != sel_ && tier_ == 0 && !decided_ && page_ > 0) {
-      // Under --selection auto the harness alternates the selections over a
-      // scan's first pages, generating the other variant and entering it
+    if (s != sel_ && page_ > 0) {
+      // Under --selection auto the harness alternates the selections over
+      // some of a scan's pages, generating the other variant and entering it
       // fresh: pages that measured 10-33 ns a tuple where the scan then ran
       // at 3 (stencil, (c) at 10M), and made later statements start on
-      // threaded code. The first tier's window starts once they settle. (A
-      // scan's first selection, set before its first page, perturbs nothing:
+      // threaded code. And a window that mixes the two selections measures
+      // neither: the compiled tier timed half in branch on a coin-toss
+      // conjunct (4.5 ns a tuple) against a first tier timed in nobranch
+      // (1.8) taught the model that compiling never pays, and the first tier
+      // so measured stopped stencil being adopted (the sweep's half_first at
+      // 0-25% then ran threaded code at 7.2-7.8 ns where stencil runs 1.8).
+      // So a window being measured starts again once the selection settles,
+      // and each tier's cost is kept per selection (pick_tier). (A scan's
+      // first selection, set before its first page, perturbs nothing:
       // one-page substituted scans would otherwise never close a window.)
-      restart_window();
+      restart_window(0);
+      restart_window(1);
       last_t_ = 0;
     }
     sel_ = s;
     cur_->select_kernel(s);
+    if (fast_ && be_.policy_ == Policy::Tiered) {
+      pick_tier();
+      update_watch();
+    }
   }
 
   void scan_begins(const harness::ScanOutlook& o) override {
@@ -262,9 +274,10 @@ class AdaptivePlan final : public Prepared {
     switch_page_ = -1;
     scan_tuples_[0] = scan_tuples_[1] = 0;
     if (job_ && job_->settled) job_.reset();  // abandoned when a statement ended
-    // Code compiled for an earlier scan of this plan runs from the first page.
+    // Code compiled for an earlier scan of this plan runs from the first page
+    // where it measured faster than the first tier in this selection.
     use(0);
-    if (fast_ && be_.policy_ == Policy::Tiered) switch_to(1);
+    if (fast_ && be_.policy_ == Policy::Tiered) pick_tier();
     update_watch();
   }
 
@@ -343,6 +356,7 @@ class AdaptivePlan final : public Prepared {
     be_.first_.prepared(double(now_ns() - t0));
     mid_ = std::move(p);
     restart_window();  // the per-tuple cost measured so far was threaded's
+    for (double& c : base_cost_) c = 0;
     decided_ = false;
   }
   void switch_to(int tier) {
@@ -369,18 +383,13 @@ class AdaptivePlan final : public Prepared {
           if (timed_tuples_[0] >= kWindowTuples || timed_pages_[0] >= kWindowPages) {
             timing_ = false;
             be_.first_.ran(mid_ != nullptr, base_ns());
+            base_cost_[int(sel_)] = base_ns();
             Decision d = be_.model_.decide(base_ns(), remaining(), size_, base_kind());
             if (!d.compile) decided_ = true;
             else decided_ = launch(d.level);  // busy elsewhere: try again at the next page
           }
         }
-        if (fast_ && tier_ == 1 && !ratio_known_) {
-          timing_ = timed_pages_[1] < kRatioPages;
-          if (!timing_) {
-            be_.model_.ran(fast_level_, per_tuple(1) / base_ns(), base_kind());
-            ratio_known_ = true;
-          }
-        }
+        if (fast_) measure_tiers();
         break;
     }
     update_watch();
@@ -391,7 +400,8 @@ class AdaptivePlan final : public Prepared {
       case Policy::EveryPage: watch_ = kept_ != nullptr; break;
       case Policy::AtStart: watch_ = job_ || (!fast_ && kept_ && !started_); break;
       case Policy::Tiered:
-        watch_ = job_ || (!fast_ && kept_ && !decided_) || (fast_ && tier_ == 1 && !ratio_known_);
+        watch_ = job_ || (!fast_ && kept_ && !decided_) ||
+                 (fast_ && (!base_cost_[int(sel_)] || !fast_cost_[int(sel_)]));
         break;
     }
     watch_ = watch_ || timing_;
@@ -405,6 +415,51 @@ class AdaptivePlan final : public Prepared {
       samples_[k].push_back(double(t - last_t_) / double(last_live_));
     ++timed_pages_[k];
   }
+  // With a compiled tier (Tiered): which tier runs in the selection running
+  // now. Each tier's per-tuple cost is measured once per selection (the
+  // first tier's, then the compiled tier's over kRatioPages pages), and the
+  // cheaper one runs from then on. A compiled tier is not trusted across
+  // selections: -O0 code compiled while a coin-toss conjunct ran with a
+  // branch (both tiers at ~5 ns a tuple) ran at 5 ns in nobranch, where the
+  // stencils it replaced run at 1.8, scan after scan.
+  void pick_tier() {
+    const int s = int(sel_);
+    if (!base_cost_[s]) {
+      if (tier_ != 0) use(0);
+    } else if (!fast_cost_[s]) {
+      switch_to(1);
+    } else {
+      fast_cost_[s] < base_cost_[s] ? switch_to(1) : use(0);
+    }
+  }
+  // A page boundary with a compiled tier whose costs in this selection are
+  // not both known yet: the tier being measured runs, timed.
+  void measure_tiers() {
+    const int s = int(sel_);
+    if (!base_cost_[s]) {
+      if (tier_ != 0) {
+        use(0);
+        restart_window(0);
+      }
+      timing_ = true;
+      if (timed_tuples_[0] < kWindowTuples && timed_pages_[0] < kWindowPages) return;
+      base_cost_[s] = base_ns();
+      restart_window(1);
+    }
+    if (!fast_cost_[s]) {
+      if (tier_ != 1) {
+        switch_to(1);
+        restart_window(1);
+      }
+      timing_ = true;
+      if (timed_pages_[1] < kRatioPages) return;
+      fast_cost_[s] = per_tuple(1);
+      be_.model_.ran(fast_level_, fast_cost_[s] / base_cost_[s], base_kind());
+    }
+    timing_ = false;
+    pick_tier();
+  }
+
   // A tier's ns per tuple: the median of its timed pages, so that the first
   // pages' cold caches and the result's first page faults do not make the
   // first tier look slower than it is.
@@ -415,10 +470,11 @@ class AdaptivePlan final : public Prepared {
     return v[v.size() / 2];
   }
   double base_ns() { return per_tuple(0); }
-  // The first tier's window measures again from the next page.
-  void restart_window() {
-    samples_[0].clear();
-    timed_tuples_[0] = timed_pages_[0] = 0;
+  // Tier k's window (0: the first tier's, 1: the compiled tier's ratio)
+  // measures again from the next page.
+  void restart_window(int k = 0) {
+    samples_[k].clear();
+    timed_tuples_[k] = timed_pages_[k] = 0;
   }
   // Which first tier base_ns() measured (the cost model keeps ratios per first tier).
   Base base_kind() const { return mid_ ? Base::Stencil : Base::Threaded; }
@@ -476,9 +532,11 @@ class AdaptivePlan final : public Prepared {
       p->select_kernel(sel);
     }
     fast_ = std::move(p);
+    fast_cost_[0] = fast_cost_[1] = fast_cost_[2] = 0;  // new code: measured afresh
     fast_level_ = j->level;
     fast_label_ = "llvm:fused:O" + std::to_string(fast_level_);
-    if (switch_now && be_.policy_ != Policy::EveryPage) switch_to(1);
+    if (switch_now && be_.policy_ == Policy::AtStart) switch_to(1);
+    if (switch_now && be_.policy_ == Policy::Tiered) pick_tier();
   }
 
   AdaptiveBackend& be_;
@@ -501,7 +559,10 @@ class AdaptivePlan final : public Prepared {
   int64_t switch_page_ = -1;
   uint64_t scan_tuples_[2] = {};
   uint64_t runs_ = 0, run_tuples_ = 0;
-  bool watch_ = false, timing_ = false, decided_ = false, started_ = false, ratio_known_ = false;
+  bool watch_ = false, timing_ = false, decided_ = false, started_ = false;
+  // Per selection (index: Selection), ns per tuple of the first tier and of
+  // the compiled tier as measured for this plan; 0: not yet (pick_tier).
+  double base_cost_[3] = {}, fast_cost_[3] = {};
   uint64_t timed_tuples_[2] = {}, timed_pages_[2] = {};
   std::vector<double> samples_[2];  // ns per tuple of timed pages, per tier
   uint64_t last_t_ = 0;  // while timing: when the page before began, its tier and live tuples
