@@ -19,6 +19,10 @@ void FirstTier::prepared(double ns) {
 
 void FirstTier::ran(bool stencil, double ns) {
   if (!(ns > 0) || !std::isfinite(ns)) return;
+  if (!stencil && !threaded_measured_) {
+    threaded_ns_ = threaded_ns();  // the estimate the average moves from
+    threaded_measured_ = true;
+  }
   double& avg = stencil ? stencil_ns_ : threaded_ns_;
   avg += kWeight * (std::min(ns, 10 * avg) - avg);  // one page that stalled must not swing it
 }
