@@ -161,6 +161,15 @@ class AdaptiveBackend final : public Backend {
     active_ = j;
     return true;
   }
+  // Tuples below which no compile can pay (model.h): a compiled tier saves at
+  // most the first tier's whole per-tuple cost, taken as kCostlyPlans times
+  // threaded code's running average (plans differ: (i)'s log() per tuple).
+  // With the fixed 100 ns bound, 3,360-tuple scans of (b) (threaded code
+  // near 4 ns a tuple) copied their plan and timed their pages for a compile
+  // that could never pay: 2 us a statement of 12-16.
+  double repay_tuples() const { return model_.tuples_to_repay_any_compile(kCostlyPlans * first_.threaded_ns()); }
+  static constexpr double kCostlyPlans = 3;
+
   Backend* fast(int level) {
     level = std::clamp(level, 0, 3);
     if (!fast_[level]) {
@@ -262,7 +271,7 @@ class AdaptivePlan final : public Prepared {
     }
     // The plan is copied for a background compile only when they could repay one.
     if (plan_ && be_.fast_spec_ &&
-        (be_.policy_ != Policy::Tiered || coming >= be_.model_.tuples_to_repay_any_compile())) {
+        (be_.policy_ != Policy::Tiered || coming >= be_.repay_tuples())) {
       kept_ = std::make_unique<harness::Plan>(harness::clone_plan(*plan_));
       if (first_params_) params_.assign(first_params_, first_params_ + plan_->params.tuple_len);
       size_ = ir_size(*plan_);

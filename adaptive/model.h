@@ -95,6 +95,13 @@ class CostModel {
   // plan not copied for a compile (a substituted key lookup, prepared anew
   // for each outer tuple under --no-plan-cache, paid that copy every time).
   double tuples_to_repay_any_compile() const { return repay_tuples_; }
+  // The same bound when a compiled tier can save at most `max_saving_ns` a
+  // tuple (the most the first tier is expected to cost: a compiled tier cannot
+  // save more than the whole of it).
+  double tuples_to_repay_any_compile(double max_saving_ns) const {
+    return max_saving_ns > 0 && max_saving_ns < kMaxSavingNs ? repay_tuples_ * kMaxSavingNs / max_saving_ns
+                                                             : repay_tuples_;
+  }
   // The most a compiled tier saves a tuple over a first tier: generous (the
   // paper's plans cost threaded code 3-30 ns a tuple), so no scan that could
   // repay a compile is taken for one that cannot.

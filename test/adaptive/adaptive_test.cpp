@@ -68,6 +68,12 @@ TEST(AdaptiveModel, NoCompilePaysBelowTheRepayBound) {
   EXPECT_LT(m.tuples_to_repay_any_compile(), bound);
   for (double ns : {1.0, 30.0, CostModel::kMaxSavingNs})
     EXPECT_FALSE(m.decide(ns, m.tuples_to_repay_any_compile(), 10).compile) << ns << " ns";
+  // A bound on the saving (the first tier's cost) raises it in proportion,
+  // and still no compile pays below it when the first tier costs that much.
+  const double at12 = m.tuples_to_repay_any_compile(12);
+  EXPECT_NEAR(at12, m.tuples_to_repay_any_compile() * CostModel::kMaxSavingNs / 12, 1e-6 * at12);
+  EXPECT_FALSE(m.decide(12, at12, 1).compile);
+  EXPECT_EQ(m.tuples_to_repay_any_compile(1e9), m.tuples_to_repay_any_compile());
 }
 
 TEST(AdaptiveModel, CompileCostFollowsMeasurements) {
