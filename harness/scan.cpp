@@ -95,9 +95,14 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   const Selection asked = runner_.prepare_options().selection;
   std::optional<AutoProbe> probe;
   // The probe's seed (where its timed pages begin): the clock's low bits,
-  // mixed, so the same statement run again times other pages.
-  if (kernel && asked == Selection::Auto)
-    probe.emplace(rel->npages(), (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32, prep->last_auto_choice);
+  // mixed, so the same statement run again times other pages; read only for
+  // a relation large enough to be timed (substituted lookups scan thousands
+  // of one-page relations).
+  if (kernel && asked == Selection::Auto) {
+    const uint32_t pages = rel->npages();
+    const uint64_t seed = pages >= kAutoTimedPages ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
+    probe.emplace(pages, seed, prep->last_auto_choice);
+  }
   if (kernel) runner_.select_kernel(*prep, probe ? probe->next() : asked, st);
   int64_t ordinal = 0;
   // Rows go straight into the sink's room: `held` rows written at `at`, room

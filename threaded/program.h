@@ -106,7 +106,7 @@ struct Program {
   // same either way: switching is a flag, not a new program.
   bool nobranch = false;
   bool targets_safe = false;
-  std::vector<uint16_t> sel;  // nobranch's selection vector: a page's lines
+  std::vector<uint16_t> sel;  // nobranch's selection vector: offsets of a page's tuples
 
   Program() = default;
   Program(Program&&) = default;

@@ -27,6 +27,15 @@ using steps::step;
   std::abort();
 }
 
+// The line of the tuple at t on page: nobranch's selection vector holds
+// offsets, and an error in its second pass reports the line.
+uint32_t line_of(const uint8_t* page, const uint8_t* t) {
+  const uint32_t nl = harness::page_nlines(page);
+  uint32_t line = 0;
+  while (line < nl && page + harness::page_line(page, line) != t) ++line;
+  return line;
+}
+
 // ---------------------------------------------------------------- call mode
 
 template <int I>
@@ -66,8 +75,8 @@ __attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uin
   int64_t nrows = 0;
   bool failed = false;
   if (p.nobranch && p.targets_safe && !p.qual_always) {
-    // Nobranch (program.h): the qualification of every tuple appends its line
-    // to the selection vector, which advances by the outcome; then the
+    // Nobranch (program.h): the qualification of every tuple appends its
+    // offset to the selection vector, which advances by the outcome; then the
     // selected tuples are projected.
     uint16_t* sel = p.sel.data();
     uint32_t nsel = 0;
@@ -77,15 +86,15 @@ __attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uin
         ctx->err_slot = i;
         return !(failed = true);
       }
-      sel[nsel] = uint16_t(i);
+      sel[nsel] = uint16_t(t - page);
       nsel += q != 0;
       return true;
     });
     if (failed) return -1;
     for (uint32_t k = 0; k < nsel; ++k) {
       R[kRowReg].row = rows;
-      if (call_run(proj, R, page + harness::page_line(page, sel[k]), ctx) < 0) {
-        ctx->err_slot = sel[k];
+      if (call_run(proj, R, page + sel[k], ctx) < 0) {
+        ctx->err_slot = line_of(page, page + sel[k]);
         return -1;
       }
       rows += p.row_len;
@@ -218,8 +227,7 @@ next_selected:
 error:
   // In nobranch's second pass (targets_safe: not expected) the tuple's line
   // is found from its offset.
-  if (NoBranch && line == nl)
-    for (line = 0; line < nl && in + harness::page_line(in, line) != t;) ++line;
+  if (NoBranch && line == nl) line = line_of(in, t);
   if (Kernel) ctx->err_slot = line;
   return -1;
 
@@ -251,14 +259,10 @@ int run_proj(Dispatch d, Program& p, const uint8_t* tuple, uint8_t* row, qk_ctx*
 }
 
 int64_t run_page(Dispatch d, Program& p, const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
-  if (d == Dispatch::Goto) {
-    if (p.nobranch && p.targets_safe && !p.qual_always) {
-      if (p.sel.size() < harness::page_nlines(page)) p.sel.resize(harness::page_nlines(page));
-      return goto_run<true, true>(p, nullptr, page, rows, ctx);
-    }
-    return goto_run<true>(p, nullptr, page, rows, ctx);
-  }
-  if (p.nobranch && p.sel.size() < harness::page_nlines(page)) p.sel.resize(harness::page_nlines(page));
+  const bool nobranch = p.nobranch && p.targets_safe && !p.qual_always;
+  if (nobranch && p.sel.size() < harness::page_nlines(page)) p.sel.resize(harness::page_nlines(page));
+  if (d == Dispatch::Goto)
+    return nobranch ? goto_run<true, true>(p, nullptr, page, rows, ctx) : goto_run<true>(p, nullptr, page, rows, ctx);
   return call_page(p, page, rows, ctx);
 }
 
