@@ -199,6 +199,9 @@ class Emitter {
   virtual void assign(Local l, Value v) = 0;
   virtual Value read(Local l) = 0;
   virtual Value address(Local l) = 0;  // a Ptr to it, for helpers' out-arguments
+  // A Ptr to an uninitialised array of `bytes` bytes in the function's frame,
+  // 16-byte aligned (refined nobranch's selection vector).
+  virtual Value buffer(uint32_t bytes, const std::string& name) = 0;
 
   virtual Value int_const(Ty t, int64_t v) = 0;
   virtual Value f4_const(float v) = 0;  // bit-exact (-0.0 stays -0.0)

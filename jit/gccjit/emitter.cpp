@@ -137,6 +137,14 @@ Value GccjitEmitter::address(Local l) {
   return W(gcc_jit_context_new_cast(c_, loc_, gcc_jit_lvalue_get_address(L(l), loc_), type(Ty::Ptr)));
 }
 
+Value GccjitEmitter::buffer(uint32_t bytes, const std::string& name) {
+  gcc_jit_type* arr = gcc_jit_context_new_array_type(c_, loc_, gcc_jit_context_get_type(c_, GCC_JIT_TYPE_UNSIGNED_CHAR),
+                                                     int(bytes));
+  gcc_jit_lvalue* l = gcc_jit_function_new_local(fn_, loc_, arr, fresh(name).c_str());
+  gcc_jit_lvalue_set_alignment(l, 16);
+  return W(gcc_jit_context_new_cast(c_, loc_, gcc_jit_lvalue_get_address(l, loc_), type(Ty::Ptr)));
+}
+
 // ---- constants
 
 Value GccjitEmitter::int_const(Ty t, int64_t v) {

@@ -46,6 +46,7 @@ class GccjitEmitter final : public Emitter {
   void assign(Local l, Value v) override;
   Value read(Local l) override;
   Value address(Local l) override;
+  Value buffer(uint32_t bytes, const std::string& name) override;
 
   Value int_const(Ty t, int64_t v) override;
   Value f4_const(float v) override;

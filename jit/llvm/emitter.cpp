@@ -111,6 +111,13 @@ Value LlvmEmitter::read(Local l) { return W(b_.CreateLoad(L(l)->getAllocatedType
 
 Value LlvmEmitter::address(Local l) { return W(L(l)); }
 
+Value LlvmEmitter::buffer(uint32_t bytes, const std::string& name) {
+  llvm::IRBuilder<> top(entry_, entry_->getFirstInsertionPt());
+  llvm::AllocaInst* a = top.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), bytes), nullptr, name);
+  a->setAlignment(llvm::Align(16));
+  return W(a);
+}
+
 // ---- constants
 
 Value LlvmEmitter::int_const(Ty t, int64_t v) {

@@ -339,6 +339,23 @@ QS_INLINE Go body(St& s) {
     return Go::Next;
   } else if constexpr (D.kind == Kind::JumpE) {
     return (s.e != 0) == D.jump_if ? Go::Jump : Go::Next;
+  } else if constexpr (D.kind == Kind::SelPut) {
+    // Written either way; only a tuple whose term held keeps it.
+    st<uint16_t>(s.f + QS_OFF(_JIT_D_OFF) + 2 * uint64_t(s.n), uint16_t(s.t - s.page));
+    s.n += s.e;
+    return Go::Jump;
+  } else if constexpr (D.kind == Kind::SelStart) {
+    st<int64_t>(s.f + QS_OFF(_JIT_D_OFF), s.n);
+    s.n = 0;
+    s.line = -1;
+    return Go::Next;
+  } else if constexpr (D.kind == Kind::SelHead) {
+    // A later pass writes entry n <= line: the entry read was never overwritten.
+    const int64_t k = s.line + 1;
+    s.line = k;
+    if (k >= ld<int64_t>(s.f + QS_OFF(_JIT_D_OFF))) return Go::Jump;
+    s.t = s.page + ld<uint16_t>(s.f + QS_OFF(_JIT_A_OFF) + 2 * uint64_t(k));
+    return Go::Next;
   } else if constexpr (D.kind == Kind::PageDone) {
     s.ret = s.n;
     return Go::Return;

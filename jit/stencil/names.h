@@ -59,6 +59,9 @@ inline std::string kind_name(Kind k) {
     case Kind::OrE: return "OR_E";
     case Kind::NotE: return "NOT_E";
     case Kind::JumpE: return "JUMP_E";
+    case Kind::SelPut: return "SEL_PUT";
+    case Kind::SelStart: return "SEL_START";
+    case Kind::SelHead: return "SEL_HEAD";
   }
   return "?";
 }

@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <ostream>
 
+#include "harness/page.h"
 #include "harness/perfmap.h"
 #include "jit/stencil/disasm.h"
 #include "jit/stencil/names.h"
@@ -75,6 +77,7 @@ class Walk {
   }
 
   void kernel_function(const std::string& name) {
+    if (refines_selection()) return refined_kernel_function(name);
     begin(FnKind::Kernel, name, Kind::EntryKernel);
     int head = label(), done = label();
     place(head);
@@ -109,6 +112,69 @@ class Walk {
   }
 
  private:
+  // Nobranch over a conjunction whose terms cannot raise, with targets that
+  // cannot either: one term per pass over the tuples the terms before it
+  // kept, in a selection vector of tuple offsets in the frame, as the JIT
+  // walk's refined kernel does (jit/codegen.cpp says why). A conjunction of
+  // more terms evaluates the rest together in its last pass.
+  static constexpr size_t kMaxRefinePasses = 4;
+  static constexpr uint32_t kSelBytes = 2 * ((kMaxPageSize - harness::kPageHeader) / harness::kLineSize);
+
+  bool refines_selection() const {
+    const Node* q = plan_.qual_folded.get();
+    return nobranch_ && q && ir::op_info(q->op).generic == Generic::And && q->kid.size() >= 2 &&
+           !ir::may_raise(*q) && !harness::targets_may_raise(plan_);
+  }
+
+  void refined_kernel_function(const std::string& name) {
+    begin(FnKind::Kernel, name, Kind::EntryKernel);
+    const Node& q = *plan_.qual_folded;
+    const uint32_t count = new_slot();
+    const uint32_t sel = slots_ * 8;  // the vector: kSelBytes of frame after the count
+    slots_ += kSelBytes / 8;
+    if (slots_ * 8 > p_.frame) p_.frame = slots_ * 8;
+    // Pass 1: the page's live lines.
+    int head = label(), done = label();
+    place(head);
+    emit(Kind::LoopHead).target = done;
+    predicate(*q.kid[0]);
+    Inst& put = emit(Kind::SelPut);
+    put.d_off = sel;
+    put.target = head;
+    place(done);
+    // Passes over the vector: each later term, then the projection.
+    auto over_selected = [&](const std::function<void()>& each, Kind after) {
+      emit(Kind::SelStart).d_off = count;
+      int h = label(), d = label();
+      place(h);
+      Inst& i = emit(Kind::SelHead);
+      i.a_off = sel;
+      i.d_off = count;
+      i.target = d;
+      each();
+      Inst& a = emit(after);
+      if (after == Kind::SelPut) a.d_off = sel;
+      a.target = h;
+      place(d);
+    };
+    for (size_t t = 1; t < q.kid.size() && t < kMaxRefinePasses; ++t) {
+      const bool last = t + 1 == kMaxRefinePasses;
+      over_selected([&] {
+        predicate(*q.kid[t]);
+        if (!last || t + 1 >= q.kid.size()) return;
+        const uint32_t left = new_slot();  // e = e & each term after it
+        for (size_t r = t + 1; r < q.kid.size(); ++r) {
+          emit(Kind::SaveE).d_off = left;
+          predicate(*q.kid[r]);
+          emit(Kind::AndE).a_off = left;
+        }
+      }, Kind::SelPut);
+    }
+    over_selected([&] { project(); }, Kind::RowDone);
+    emit(Kind::PageDone);
+    end(Kind::PageExit);
+  }
+
   // A target computed for any tuple without raising or calling: leaves, and
   // the conversions of them the catalogue says cannot raise.
   static bool plain(const Node& n) {

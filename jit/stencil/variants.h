@@ -68,6 +68,12 @@ enum class Kind : uint8_t {
   NotE,     // e = !e
   JumpE,    // to TARGET when e == jump_if: the guard of an and/or operand that can raise,
             // and of targets that can raise (projected only for a qualifying tuple)
+  // Nobranch over a conjunction, refined (stitch.cpp): a selection vector of
+  // tuple offsets in the frame, narrowed by one term per pass.
+  SelPut,   // the tuple's offset into entry n of the vector at D_OFF; n += e; to TARGET
+  SelStart, // a pass begins: the slot at D_OFF = n (the vector's length), n = 0, line = -1
+  SelHead,  // next entry (line) of the vector at A_OFF, of the length in the slot at D_OFF,
+            // as the tuple; or to TARGET when none is left
 };
 
 struct Desc {
@@ -145,7 +151,8 @@ constexpr Table make_table() {
   auto add = [&](Desc d) { t.d[size_t(t.n++)] = d; };
   for (Kind k : {Kind::EntryQual, Kind::EntryProject, Kind::EntryKernel, Kind::Jump, Kind::RetTrue, Kind::RetFalse,
                  Kind::RetZero, Kind::Exit, Kind::Raise, Kind::RaiseK, Kind::LoopHead, Kind::RowDone, Kind::RowIf, Kind::PageDone,
-                 Kind::PageExit, Kind::SaveE, Kind::AndE, Kind::OrE, Kind::NotE})
+                 Kind::PageExit, Kind::SaveE, Kind::AndE, Kind::OrE, Kind::NotE, Kind::SelPut, Kind::SelStart,
+                 Kind::SelHead})
     add(Desc{k});
   for (bool v : {false, true}) {
     add(Desc{Kind::SetE, ir::Op::CONST, {}, {}, kNoTk, v});

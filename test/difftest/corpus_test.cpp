@@ -1,6 +1,7 @@
 // The query corpus (test/queries/*.quel) on every back end and mode, one test
 // per (file, back end), plus each file on all of them at once, where the
-// session compares every statement's rows, values and errors across them.
+// session compares every statement's rows, values and errors across them,
+// under --selection auto, branch and nobranch (every page kernel both ways).
 // A back end that is not built is not registered: its instances do not exist.
 #include <gtest/gtest.h>
 
@@ -8,34 +9,44 @@
 
 #include "../engine/support.h"
 #include "cli/difftest/corpus.h"
+#include "harness/selection.h"
 
 namespace quelkit::test {
 namespace {
 
-using Param = std::pair<std::string, std::string>;  // (file, back end)
+struct Param {
+  std::string file, backends;
+  harness::Selection selection = harness::Selection::Auto;
+};
+
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.file << " on " << p.backends << ", --selection " << harness::selection_name(p.selection);
+}
 
 std::vector<Param> params() {
   std::vector<Param> v;
-  auto modes = all_backend_modes();
-  modes.push_back("all");
-  for (const auto& f : difftest::corpus_files(QUELKIT_SOURCE_DIR "/test/queries"))
-    for (const auto& m : modes) v.emplace_back(f, m);
+  for (const auto& f : difftest::corpus_files(QUELKIT_SOURCE_DIR "/test/queries")) {
+    for (const auto& m : all_backend_modes()) v.push_back({f, m});
+    for (auto sel : {harness::Selection::Auto, harness::Selection::Branch, harness::Selection::NoBranch})
+      v.push_back({f, "all", sel});
+  }
   return v;
 }
 
 class Corpus : public ::testing::TestWithParam<Param> {};
 
 TEST_P(Corpus, MatchesExpectations) {
-  const auto& [file, backends] = GetParam();
+  const auto& [file, backends, selection] = GetParam();
   difftest::CorpusFile f = difftest::load_corpus(file);
-  difftest::CorpusReport r = difftest::run_corpus(f, backends);
+  difftest::CorpusReport r = difftest::run_corpus(f, backends, selection);
   for (const auto& fail : r.failures) ADD_FAILURE() << fail;
   EXPECT_GT(r.cases, 0) << file << " has no cases";
   EXPECT_EQ(r.passed, r.cases);
 }
 
 INSTANTIATE_TEST_SUITE_P(Queries, Corpus, ::testing::ValuesIn(params()), [](const ::testing::TestParamInfo<Param>& i) {
-  std::string s = std::filesystem::path(i.param.first).stem().string() + "_" + i.param.second;
+  std::string s = std::filesystem::path(i.param.file).stem().string() + "_" + i.param.backends;
+  if (i.param.selection != harness::Selection::Auto) s += std::string("_") + harness::selection_name(i.param.selection);
   for (auto& c : s)
     if (!isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;

@@ -89,6 +89,7 @@ class CheckingEmitter final : public jit::Emitter {
     return value(locals_.at(size_t(untag(l.h))));
   }
   Value address(Local) override { return value(Ty::Ptr); }
+  Value buffer(uint32_t, const std::string&) override { return value(Ty::Ptr); }
 
   Value int_const(Ty t, int64_t) override {
     if (t == Ty::F32 || t == Ty::F64 || t == Ty::Void) fail("int_const of a non-integer");
@@ -229,7 +230,7 @@ class CheckingEmitter final : public jit::Emitter {
 // A back end that only generates, through the checking emitter, and qualifies nothing.
 struct WalkOnly final : harness::Backend {
   jit::Mode mode;
-  bool checks;
+  bool checks, nobranch;
   std::vector<std::string>* problems;
   int* functions;
   struct Nothing final : harness::Prepared {
@@ -242,7 +243,7 @@ struct WalkOnly final : harness::Backend {
     jit::Functions which = jit::functions_for(mode, plan);
     jit::Functions all = jit::tuple_functions(plan);
     all.kernel = which.kernel;
-    jit::generate(plan, all, plan.name, jit::GenOptions{checks}, e);
+    jit::generate(plan, all, plan.name, jit::GenOptions{checks, nobranch}, e);
     for (auto& p : e.problems) problems->push_back(plan.name + ": " + p);
     *functions += e.functions;
     return std::make_unique<Nothing>();
@@ -256,18 +257,19 @@ TEST(SharedWalk, KeepsTheEmitterContract) {
   problems.clear();
   functions = 0;
   harness::register_backend(harness::BackendSpec{
-      "walkcheck", {"fused", "qual", "fused_checks", "qual_checks"}, {},
+      "walkcheck", {"fused", "qual", "fused_checks", "qual_checks", "fused_nobranch", "fused_nobranch_checks"}, {},
       [](const std::string& mode, const harness::PrepareOptions&) -> std::unique_ptr<harness::Backend> {
         auto b = std::make_unique<WalkOnly>();
         b->mode = mode.rfind("qual", 0) == 0 ? jit::Mode::Qual : jit::Mode::Fused;
         b->checks = mode.find("checks") != std::string::npos;
+        b->nobranch = mode.find("nobranch") != std::string::npos;
         b->problems = &problems;
         b->functions = &functions;
         return b;
       }});
   harness::SessionOptions o;
   o.backends = {{"walkcheck", "fused"}, {"walkcheck", "qual"}, {"walkcheck", "fused_checks"},
-                {"walkcheck", "qual_checks"}};
+                {"walkcheck", "qual_checks"}, {"walkcheck", "fused_nobranch"}, {"walkcheck", "fused_nobranch_checks"}};
   o.format = harness::OutFormat::None;
   std::ostringstream out, err;
   harness::Session s(o, out, err);
@@ -286,6 +288,8 @@ TEST(SharedWalk, KeepsTheEmitterContract) {
       "retrieve (t.a) where t.b = 0 or t.a / t.b > 1",
       "retrieve (t.a) where 1 = 2",
       "retrieve (t.a) where t.a > 0",
+      "retrieve (t.a, t.s) where t.a > 0 and t.b < 5",  // nobranch: a refined selection vector per term
+      "retrieve (t.a) where t.a > 0 and (t.b < 5 or t.f > 1.0) and t.s != \"x\" and t.c = 2 and t.d < 3.0",
       "retrieve (a = 1)",
       "retrieve (t.a, v.b) where t.a = v.a and t.s = v.s",
       "retrieve (x = concat(v.u, t.s), y = v.f + t.d) where t.c = v.c",

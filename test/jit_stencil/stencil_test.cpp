@@ -8,6 +8,7 @@
 
 #ifdef QUELKIT_HAVE_STENCIL
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -121,17 +122,37 @@ TEST(StencilGolden, PaperQueryDFusedLoopsOverThePage) {
 TEST(StencilGolden, NobranchSpeculatesOnlyWhatCannotRaise) {
   std::string text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.pnum > 3 and p.color = \"black\"",
                                   harness::Selection::NoBranch);
-  const std::vector<std::string> conj = {"ENTRY_KERNEL", "LOOP_HEAD", "GT_I4(t.i2, k) select", "SAVE_E",
-                                         "EQ_C(t.c, k) select", "AND_E", "STORE_I2(t.i2)", "ROW_IF",
+  // A conjunction: one term per pass over a selection vector, then the projection.
+  const std::vector<std::string> conj = {"ENTRY_KERNEL", "LOOP_HEAD",      "GT_I4(t.i2, k) select",
+                                         "SEL_PUT",      "SEL_START",      "SEL_HEAD",
+                                         "EQ_C(t.c, k) select",            "SEL_PUT",
+                                         "SEL_START",    "SEL_HEAD",       "STORE_I2(t.i2)",
+                                         "ROW_DONE",     "PAGE_DONE",      "PAGE_EXIT"};
+  std::vector<std::string> seq = sequence(text);
+  EXPECT_EQ(seq, conj) << text;
+  // A disjunction: both operands for every tuple, combined, the row kept by the value.
+  text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.pnum > 3 or p.color = \"black\"",
+                      harness::Selection::NoBranch);
+  const std::vector<std::string> disj = {"ENTRY_KERNEL", "LOOP_HEAD", "GT_I4(t.i2, k) select", "SAVE_E",
+                                         "EQ_C(t.c, k) select", "OR_E", "STORE_I2(t.i2)", "ROW_IF",
                                          "PAGE_DONE", "PAGE_EXIT"};
-  EXPECT_EQ(sequence(text), conj) << text;
+  EXPECT_EQ(sequence(text), disj) << text;
+  // Five terms: three passes of one, the last evaluating the remaining two together.
+  text = dump_stencil("stencil:fused",
+                      "retrieve (p.pnum) where p.pnum > 3 and p.qoh > 1 and p.pnum < 90 and p.qoh < 900 and "
+                      "p.color != \"red\"",
+                      harness::Selection::NoBranch);
+  seq = sequence(text);
+  EXPECT_EQ(std::count(seq.begin(), seq.end(), "SEL_PUT"), 4) << text;
+  EXPECT_EQ(std::count(seq.begin(), seq.end(), "SEL_HEAD"), 4) << text;
+  EXPECT_EQ(std::count(seq.begin(), seq.end(), "AND_E"), 1) << text;
   text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.pnum > 3 or 10 / p.qoh > 1",
                       harness::Selection::NoBranch);
   EXPECT_EQ(count(text, "JUMP_E if 1"), 1u) << "the division stays behind the or's guard\n" << text;
   EXPECT_EQ(count(text, "SAVE_E"), 0u) << text;
   text = dump_stencil("stencil:fused", "retrieve (x = 1 / p.qoh) where p.qoh != 0", harness::Selection::NoBranch);
   const std::vector<std::string> guarded = {"ENTRY_KERNEL", "LOOP_HEAD", "NE_I4(t.i2, k) select", "JUMP_E if 0"};
-  std::vector<std::string> seq = sequence(text);
+  seq = sequence(text);
   ASSERT_GE(seq.size(), guarded.size()) << text;
   EXPECT_EQ(std::vector<std::string>(seq.begin(), seq.begin() + long(guarded.size())), guarded) << text;
   EXPECT_EQ(count(text, "ROW_IF"), 0u) << "a target that can raise is not written for every tuple\n" << text;
