@@ -133,6 +133,14 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     runner_.select_kernel(*prep, probe->next(), st);
     return probe->timing() ? now_ns() : 0;
   };
+  // A timed call's ns, less what the clock read adds: a page kernel call is
+  // a few reads of this machine's clock long, and the read's cost, the same
+  // for both selections, hid nobranch's gain (0.94 of branch timed, 0.85 in
+  // statement time on the sweep's pct_first at 0%).
+  auto call_ns = [](uint64_t t0) {
+    const uint64_t ns = now_ns() - t0, clock = clock_read_ns();
+    return ns > clock ? ns - clock : 1;
+  };
   // Rows a kernel wrote for `live` tuples: counted; under auto, the probe fed.
   auto kernel_ran = [&](uint64_t live, int64_t n, uint32_t pages, uint64_t ns) {
     ordinal += int64_t(live);
@@ -151,7 +159,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   auto kernel_page = [&](const uint8_t* pg, uint8_t* rows) {
     const uint64_t t0 = before_call();
     int64_t n = prep->run_page(pg, rows, &ctx);
-    const uint64_t ns = t0 ? now_ns() - t0 : 0;
+    const uint64_t ns = t0 ? call_ns(t0) : 0;
     if (n < 0) {
       int64_t ord = ordinal;
       for (int64_t i = 0; i <= ctx.err_slot && i < page_nlines(pg); ++i) ord += page_line(pg, uint32_t(i)) != 0;
@@ -180,7 +188,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     uint8_t* rows = at + held * row_len;
     const uint64_t t0 = before_call();
     int64_t n = prep->run_pages(pending.data(), uint32_t(pending.size()), rows, &ctx);
-    const uint64_t ns = t0 ? now_ns() - t0 : 0;
+    const uint64_t ns = t0 ? call_ns(t0) : 0;
     if (n < 0) {
       for (const uint8_t* pg : pending) {
         kernel_page(pg, rows);

@@ -33,7 +33,7 @@ Selection AutoProbe::next() const {
   switch (phase_) {
     case Phase::Count: return Selection::Branch;
     case Phase::Wait: return wait_;
-    case Phase::Timed: return calls_ % 2 ? Selection::NoBranch : Selection::Branch;
+    case Phase::Timed: return blocks_ % 2 ? Selection::NoBranch : Selection::Branch;
     case Phase::Done: break;
   }
   return chosen_;
@@ -58,10 +58,19 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
       return;
     case Phase::Timed: {
       const int k = s == Selection::NoBranch;
-      if (live) per_tuple_[k].push_back(double(ns) / double(live));
+      block_ns_ += ns;
+      block_live_ += live;
       tuples_[k] += live;
       ++calls_;
-      if ((tuples_[0] < kAutoTimedTuples || tuples_[1] < kAutoTimedTuples) && calls_ < kAutoTimedCalls) return;
+      if (block_live_ >= kAutoTimedBlock || calls_ >= kAutoTimedCalls) {  // the block ends
+        if (block_live_) per_tuple_[k].push_back(double(block_ns_) / double(block_live_));
+        block_ns_ = block_live_ = 0;
+        ++blocks_;
+        if (blocks_ % 2 && calls_ < kAutoTimedCalls) return;  // nobranch's block follows branch's
+      }
+      if ((tuples_[0] < kAutoTimedTuples || tuples_[1] < kAutoTimedTuples || block_live_) &&
+          calls_ < kAutoTimedCalls)
+        return;
       phase_ = Phase::Done;
       auto median = [](std::vector<double>& v) {
         std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
