@@ -40,7 +40,7 @@ TEST_P(PaperQueries, HeapQueriesMatchOracle) {
     Kit k(GetParam(), harness::OutFormat::None);
     k.add_parts(std::stoull(n));
     ASSERT_TRUE(k.run("range of p is parts").ok);
-    for (char q : {'a', 'b', 'c', 'd'}) {
+    for (char q : {'a', 'b', 'c', 'd', 'e'}) {  // (e) as a full scan
       SCOPED_TRACE(std::string("size ") + n);
       check(k, q, expected()["queries"][n][std::string(1, q)]);
     }

@@ -185,15 +185,15 @@ TEST(Oracle, HeldBackKeys) {
   EXPECT_EQ(parts_held_back(3360), want);
 }
 
-// (a)-(d) on heaps of 1, 210 and 3360 narrow tuples.
-TEST(Oracle, QueriesAToD) {
+// (a)-(e) on heaps of 1, 210 and 3360 narrow tuples ((e) as a full scan).
+TEST(Oracle, QueriesAToEOnTheHeap) {
   for (uint64_t n : {1, 210, 3360}) {
     const Json& want = expected()["queries"][std::to_string(n)];
     auto rel = make_parts(n, false, Structure::Heap);
     PartsView p{rel->schema()};
     Schema i2 = Schema::packed({{"x", Type::i2()}});
     Schema c_out = Schema::packed({{"pname", Type::c(20)}, {"pnum", Type::i2()}});
-    Checksum a, b, c, d;
+    Checksum a, b, c, d, e;
     uint8_t row[22];
     store<int16_t>(row, 1);
     a.add(i2, row);
@@ -201,6 +201,11 @@ TEST(Oracle, QueriesAToD) {
       store<int16_t>(row, int16_t(p.pnum(t)));
       b.add(i2, row);
       if (p.below_log(p.qoh(t), p.weight(t))) d.add(i2, row);
+      if (p.pnum(t) < 2500) {
+        uint8_t qoh[2];
+        store<int16_t>(qoh, int16_t(p.qoh(t)));
+        e.add(i2, qoh);
+      }
       if (p.pnum(t) > 3 || std::memcmp(p.pname(t), "processor           ", 20) == 0 || p.color(t) == "black") {
         std::memcpy(row, p.pname(t), 20);
         store<int16_t>(row + 20, int16_t(p.pnum(t)));
@@ -212,6 +217,7 @@ TEST(Oracle, QueriesAToD) {
     expect_result(want["b"], b, "b" + at);
     expect_result(want["c"], c, "c" + at);
     expect_result(want["d"], d, "d" + at);
+    expect_result(want["e"], e, "e" + at);
   }
 }
 

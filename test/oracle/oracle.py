@@ -6,7 +6,7 @@ checksum", "The paper's queries", "Aggregates") alone, with the Python standard 
 checksum and back ends are checked against something that shares no code.
 
   oracle.py csv --rows N [--wide]   the CSV `quelkit gen` / write_parts_csv writes
-  oracle.py queries --rows N        (a)-(d) on N narrow tuples, as JSON
+  oracle.py queries --rows N        (a)-(e) on N narrow tuples, as JSON ((e) as a full scan)
   oracle.py keyed --rows N          (e)-(i) on N wide tuples, as JSON
   oracle.py wisconsin --rows N [--seed S]
                                     the CSV `quelkit gen wisconsin` writes
@@ -171,6 +171,8 @@ def queries(n):
                        or p["color"] == "black"])
     out["d"] = result([[("i", p["pnum"])] for p in ps
                        if below_log(p["qoh"], p["weight"])])
+    # (e) as a full scan of the heap (the paper runs it on the keyed relation)
+    out["e"] = result([[("i", p["qoh"])] for p in ps if p["pnum"] < 2500])
     return out
 
 
