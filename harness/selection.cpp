@@ -66,11 +66,13 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
         if (block_live_) per_tuple_[k].push_back(double(block_ns_) / double(block_live_));
         block_ns_ = block_live_ = 0;
         ++blocks_;
-        if (blocks_ % 2 && calls_ < kAutoTimedCalls) return;  // nobranch's block follows branch's
       }
-      if ((tuples_[0] < kAutoTimedTuples || tuples_[1] < kAutoTimedTuples || block_live_) &&
-          calls_ < kAutoTimedCalls)
-        return;
+      // Decided at a pair's end (both variants ran as many blocks), once
+      // both ran kAutoTimedTuples, or earlier where one is clearly the
+      // faster (below), or at the calls' cap.
+      const bool paired = block_live_ == 0 && blocks_ % 2 == 0;
+      const bool enough = tuples_[0] >= kAutoTimedTuples && tuples_[1] >= kAutoTimedTuples;
+      if (!(paired && (enough || clear_winner())) && calls_ < kAutoTimedCalls) return;
       phase_ = Phase::Done;
       auto median = [](std::vector<double>& v) {
         std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
@@ -84,6 +86,14 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
     case Phase::Done:
       return;
   }
+}
+
+bool AutoProbe::clear_winner() const {
+  if (per_tuple_[0].size() < kAutoClearBlocks || per_tuple_[1].size() < kAutoClearBlocks) return false;
+  // The fastest block of each: a variant's first block holds its cold call.
+  const double b = *std::min_element(per_tuple_[0].begin(), per_tuple_[0].end());
+  const double nb = *std::min_element(per_tuple_[1].begin(), per_tuple_[1].end());
+  return nb > kAutoClearRatio * b || b > kAutoClearRatio * nb;
 }
 
 }  // namespace quelkit::harness

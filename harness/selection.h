@@ -83,6 +83,13 @@ constexpr uint64_t kAutoTimedBlock = 512;
 constexpr uint64_t kAutoTimedTuples = 4096;
 constexpr uint32_t kAutoTimedCalls = 512;
 constexpr double kAutoTimedGain = 0.95;
+// A variant kAutoClearRatio times slower than the other in the fastest of
+// kAutoClearBlocks blocks each is not timed further (the median then
+// decides): nobranch on (c) evaluates the string comparisons the `or`'s
+// first operand skips under branch, 10x branch's cost, and timing it over
+// kAutoTimedTuples tuples cost 3-4% of (c)'s statement at 1M tuples.
+constexpr size_t kAutoClearBlocks = 2;
+constexpr double kAutoClearRatio = 2.0;
 // Where the timed pages begin: after a delay drawn from [0, pages /
 // kAutoTimedDelayShare] pages (on average 1/32 of the scan; at 1M sweep
 // tuples 880 pages to draw from, 63,000 tuple outcomes, more than the
@@ -114,6 +121,8 @@ class AutoProbe {
   Selection chosen() const { return chosen_; }
 
  private:
+  bool clear_winner() const;  // timed: one variant far the faster already
+
   enum class Phase : uint8_t { Count, Wait, Timed, Done };
   Phase phase_ = Phase::Count;
   Selection wait_;

@@ -77,6 +77,27 @@ TEST(AutoSelection, ExtremeSelectivityOnALargeRelationIsTimed) {
   }
 }
 
+// A variant far slower than the other is not timed over every tuple: nobranch
+// on (c) costs 10x branch, and timing it over kAutoTimedTuples tuples was
+// 3-4% of the statement. Two blocks each (the fastest of them) decide.
+TEST(AutoSelection, AFarSlowerVariantIsTimedOnlyBriefly) {
+  const int per_block = int((harness::kAutoTimedBlock + 99) / 100);
+  for (auto [branch_ns, nobranch_ns, want] :
+       {std::tuple{350, 3500, Selection::Branch}, std::tuple{3500, 1000, Selection::NoBranch}}) {
+    AutoProbe p(100000);
+    p.ran(Selection::Branch, 200, 0, 0, 7);
+    ASSERT_TRUE(p.timing());
+    int calls = 0;
+    while (p.deciding()) {
+      Selection s = p.next();
+      p.ran(s, 100, 0, s == Selection::Branch ? branch_ns : nobranch_ns, 4);
+      ++calls;
+    }
+    EXPECT_EQ(calls, 2 * int(harness::kAutoClearBlocks) * per_block) << branch_ns << " vs " << nobranch_ns;
+    EXPECT_EQ(p.chosen(), want) << branch_ns << " vs " << nobranch_ns;
+  }
+}
+
 // A page kernel call can be shorter than a few steps of the clock: calls of
 // 72 tuples read as 50 or 60 ns. Branch at 60 every call against nobranch
 // alternating 60 and 50 (56 on average, 0.93 of branch) have the same median
