@@ -38,7 +38,8 @@ def main():
         backends = sorted({b for b, _ in lines})
         cols = min(3, len(backends))
         nrows = (len(backends) + cols - 1) // cols
-        fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False)
+        # constrained layout: each panel's title clear of the axis label above it
+        fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False, layout="constrained")
         for ax, b in zip(axes.flat, backends):
             for sel in ("branch", "nobranch", "auto"):
                 pts = sorted(lines.get((b, sel), []))
