@@ -307,51 +307,39 @@ class Walk {
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value nlines = page_prelude(page);
-    Block head = e_.block("line"), body = e_.block("entry"), live = e_.block("tuple"), emit = e_.block("project"),
-          next = e_.block("next"), done = e_.block("done");
-    e_.jump(head);
-
-    e_.place(head);
-    e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(line_), nlines), body, done, Hint::Likely);
-
-    e_.place(body);
-    Value off = live_line(page, nlines, next, live);
-    tuple_ = e_.at(page, off);
-    // Selection (GenOptions::nobranch): with a branch, the qualification is
-    // control flow to `emit` or `next`; without, its value, and the row is
-    // written for every tuple and kept by it. Targets that can raise are
-    // projected only for a qualifying tuple (guarded), as with a branch.
-    Value qualifies;
-    if (always_true(plan_.qual_folded.get())) {
-      e_.jump(emit);
-    } else if (!opt_.nobranch) {
-      cond(*plan_.qual_folded, emit, next);
-    } else {
-      qualifies = predicate(*plan_.qual_folded);
-      if (!harness::targets_may_raise(plan_)) {
+    each_live_line(page, nlines, [&](Value off, Block next) {
+      Block emit = e_.block("project");
+      tuple_ = e_.at(page, off);
+      // Selection (GenOptions::nobranch): with a branch, the qualification is
+      // control flow to `emit` or `next`; without, its value, and the row is
+      // written for every tuple and kept by it. Targets that can raise are
+      // projected only for a qualifying tuple (guarded), as with a branch.
+      Value qualifies;
+      if (always_true(plan_.qual_folded.get())) {
         e_.jump(emit);
+      } else if (!opt_.nobranch) {
+        cond(*plan_.qual_folded, emit, next);
       } else {
-        e_.branch(qualifies, emit, next, Hint::None);
-        qualifies = Value{};
+        qualifies = predicate(*plan_.qual_folded);
+        if (!harness::targets_may_raise(plan_)) {
+          e_.jump(emit);
+        } else {
+          e_.branch(qualifies, emit, next, Hint::None);
+          qualifies = Value{};
+        }
       }
-    }
 
-    e_.place(emit);
-    Value n = e_.read(nrows);
-    if (opt_.checks)  // the harness's row buffer holds a row per line of the page
-      expect(e_.compare(Pred::Lt, Ty::I64, n, nlines), QK_ERR_BOUNDS, stmt_pos_, "row_past_buffer");
-    Value row = e_.at(rows, e_.arith(Arith::Mul, Ty::I64, n, i64(plan_.out.tuple_len)));
-    project(row);
-    // Nobranch: the row was written either way; only a qualifying tuple keeps it.
-    Value step = qualifies ? e_.convert(Ty::Bool, Ty::I64, qualifies, true) : i64(1);
-    e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), step));
-    e_.jump(next);
-
-    e_.place(next);
-    e_.assign(line_, e_.arith(Arith::Add, Ty::I64, e_.read(line_), i64(1)));
-    e_.jump(head);
-
-    e_.place(done);
+      e_.place(emit);
+      Value n = e_.read(nrows);
+      if (opt_.checks)  // the harness's row buffer holds a row per line of the page
+        expect(e_.compare(Pred::Lt, Ty::I64, n, nlines), QK_ERR_BOUNDS, stmt_pos_, "row_past_buffer");
+      Value row = e_.at(rows, e_.arith(Arith::Mul, Ty::I64, n, i64(plan_.out.tuple_len)));
+      project(row);
+      // Nobranch: the row was written either way; only a qualifying tuple keeps it.
+      Value step = qualifies ? e_.convert(Ty::Bool, Ty::I64, qualifies, true) : i64(1);
+      e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), step));
+      e_.jump(next);
+    });
     e_.ret(e_.read(nrows));
     end();
   }
@@ -398,14 +386,22 @@ class Walk {
     return nlines;
   }
 
-  // Line line_'s tuple offset: a deleted line (offset 0) goes to `next`, a
-  // live one to `live`, where the offset is returned, checked under
-  // --jit-checks to lie after the line table and inside the largest page.
-  Value live_line(Value page, Value nlines, Block next, Block live) {
+  // Step 3, the line table in order: for each live line (offset 0 is a
+  // deleted one), `each(off, next)` in a block of its own, with the tuple's
+  // offset (checked under --jit-checks to lie after the line table and
+  // inside the largest page); it ends by jumping to `next`. Leaves the
+  // current block after the last line.
+  void each_live_line(Value page, Value nlines, const std::function<void(Value off, Block next)>& each) {
+    Block head = e_.block("line"), body = e_.block("entry"), live = e_.block("tuple"), next = e_.block("next"),
+          done = e_.block("lines_done");
+    e_.jump(head);
+    e_.place(head);
+    e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(line_), nlines), body, done, Hint::Likely);
+    e_.place(body);
     Value entry = e_.at(page, e_.arith(Arith::Add, Ty::I64, i64(harness::kPageHeader),
                                        e_.arith(Arith::Mul, Ty::I64, e_.read(line_), i64(harness::kLineSize))));
     Value off = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, entry), true);
-    e_.branch(e_.compare(Pred::Eq, Ty::I64, off, i64(0)), next, live, Hint::Unlikely);  // 0 = deleted
+    e_.branch(e_.compare(Pred::Eq, Ty::I64, off, i64(0)), next, live, Hint::Unlikely);
     e_.place(live);
     if (opt_.checks) {
       Value table_end = e_.arith(Arith::Add, Ty::I64, i64(harness::kPageHeader),
@@ -414,7 +410,11 @@ class Walk {
       Value end = e_.arith(Arith::Add, Ty::I64, off, i64(plan_.in.tuple_len));
       expect(e_.compare(Pred::Le, Ty::I64, end, i64(kMaxPageSize)), QK_ERR_BOUNDS, stmt_pos_, "tuple_past_page");
     }
-    return off;
+    each(off, next);
+    e_.place(next);
+    e_.assign(line_, e_.arith(Arith::Add, Ty::I64, e_.read(line_), i64(1)));
+    e_.jump(head);
+    e_.place(done);
   }
 
   // ---- nobranch with refined selection vectors
@@ -424,7 +424,7 @@ class Walk {
   // thousands of terms is not thousands of loops.
   static constexpr size_t kMaxRefinePasses = 4;
   // Entries of the selection vector: the most lines a page can hold.
-  static constexpr uint32_t kSelCapacity = (kMaxPageSize - harness::kPageHeader) / harness::kLineSize;
+  static constexpr uint32_t kSelCapacity = kMaxPageLines;
 
   // Nobranch over a conjunction whose terms cannot raise, and targets that
   // cannot either: each term in its own pass over the tuples the terms
@@ -458,23 +458,14 @@ class Walk {
     e_.assign(nsel, i64(0));
 
     // Pass 1: the line table.
-    Block head = e_.block("line"), body = e_.block("entry"), live = e_.block("tuple"), next = e_.block("next"),
-          passed = e_.block("first_pass_done");
-    e_.jump(head);
-    e_.place(head);
-    e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(line_), nlines), body, passed, Hint::Likely);
-    e_.place(body);
-    Value off = live_line(page, nlines, next, live);
-    tuple_ = e_.at(page, off);
-    Value keep = predicate(*q.kid[0]);
-    Value n = e_.read(nsel);
-    e_.store(Ty::I16, sel_at(n), e_.convert(Ty::I64, Ty::I16, off));
-    e_.assign(nsel, e_.arith(Arith::Add, Ty::I64, n, e_.convert(Ty::Bool, Ty::I64, keep, true)));
-    e_.jump(next);
-    e_.place(next);
-    e_.assign(line_, e_.arith(Arith::Add, Ty::I64, e_.read(line_), i64(1)));
-    e_.jump(head);
-    e_.place(passed);
+    each_live_line(page, nlines, [&](Value off, Block next) {
+      tuple_ = e_.at(page, off);
+      Value keep = predicate(*q.kid[0]);
+      Value n = e_.read(nsel);
+      e_.store(Ty::I16, sel_at(n), e_.convert(Ty::I64, Ty::I16, off));
+      e_.assign(nsel, e_.arith(Arith::Add, Ty::I64, n, e_.convert(Ty::Bool, Ty::I64, keep, true)));
+      e_.jump(next);
+    });
 
     // Later passes, then the projection: over the vector, entry k.
     Local k = e_.local(Ty::I64, "k");

@@ -17,6 +17,7 @@
 
 #include "frontend/ir.h"
 #include "harness/backend.h"
+#include "harness/page.h"
 #include "harness/plan.h"
 #include "harness/runtime/runtime.h"
 
@@ -77,6 +78,9 @@ Functions tuple_functions(const harness::Plan& plan);
 
 // What the kernel's checks treat as the largest page (line offsets are u16).
 constexpr uint32_t kMaxPageSize = 65536;
+// The most lines a page of kMaxPageSize can hold: a refined nobranch
+// kernel's selection vector has an entry for each.
+constexpr uint32_t kMaxPageLines = (kMaxPageSize - harness::kPageHeader) / harness::kLineSize;
 
 // ---------------------------------------------------------------- types
 

@@ -118,7 +118,7 @@ class Walk {
   // walk's refined kernel does (jit/codegen.cpp says why). A conjunction of
   // more terms evaluates the rest together in its last pass.
   static constexpr size_t kMaxRefinePasses = 4;
-  static constexpr uint32_t kSelBytes = 2 * ((kMaxPageSize - harness::kPageHeader) / harness::kLineSize);
+  static constexpr uint32_t kSelBytes = 2 * kMaxPageLines;
 
   bool refines_selection() const {
     const Node* q = plan_.qual_folded.get();
