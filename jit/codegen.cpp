@@ -368,20 +368,27 @@ class Walk {
     Value first = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageHeader))), true);
     Value span = e_.arith(Arith::Add, Ty::I64, first, i64(plan_.in.tuple_len));
     Value far = e_.arith(Arith::Mul, Ty::I64, span, i64(harness::kPrefetchAhead));  // once, not per line
-    Local pf = e_.local(Ty::I64, "prefetched");
+    // The loops are emitted bottom-tested (do-while), with the bound computed
+    // once, as an optimiser's loop rotation would leave them: --jit-opt 1
+    // runs no loop passes, and the top-tested loops (a test and a jump back
+    // for each tuple, both bounds tested for each cache line) made llvm:fused
+    // slower than the same policy compiled by GCC in the reference loops
+    // (measured, (c) at 1M: 3.5-3.9 ns a tuple, against 2.5-3.5 where
+    // --jit-opt 2 rotated them). span >= tuple_len > 0: one line at least.
+    Local size = e_.local(Ty::I64, "prefetch_size"), pf = e_.local(Ty::I64, "prefetched");
+    e_.assign(size, span);
     e_.assign(pf, i64(0));
-    Block pf_head = e_.block("prefetch"), pf_cap = e_.block("prefetch_cap"), pf_line = e_.block("prefetch_line"),
-          walk = e_.block("walk");
-    e_.jump(pf_head);
-    e_.place(pf_head);
-    e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(pf), span), pf_cap, walk, Hint::Likely);
-    e_.place(pf_cap);
-    e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(pf), i64(harness::kPrefetchMax)), pf_line, walk, Hint::Likely);
+    Block cap = e_.block("prefetch_cap"), pf_line = e_.block("prefetch_line"), walk = e_.block("walk");
+    e_.branch(e_.compare(Pred::Gt, Ty::I64, span, i64(harness::kPrefetchMax)), cap, pf_line, Hint::Unlikely);
+    e_.place(cap);
+    e_.assign(size, i64(harness::kPrefetchMax));
+    e_.jump(pf_line);
     e_.place(pf_line);
     e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, span, e_.read(pf))), harness::kPrefetchNearLocality);
     e_.prefetch(e_.at(page, e_.arith(Arith::Add, Ty::I64, far, e_.read(pf))), harness::kPrefetchFarLocality);
-    e_.assign(pf, e_.arith(Arith::Add, Ty::I64, e_.read(pf), i64(harness::kPrefetchLine)));
-    e_.jump(pf_head);
+    Value pf_next = e_.arith(Arith::Add, Ty::I64, e_.read(pf), i64(harness::kPrefetchLine));
+    e_.assign(pf, pf_next);
+    e_.branch(e_.compare(Pred::Lt, Ty::I64, pf_next, e_.read(size)), pf_line, walk, Hint::Likely);
     e_.place(walk);
     return nlines;
   }
@@ -392,11 +399,9 @@ class Walk {
   // inside the largest page); it ends by jumping to `next`. Leaves the
   // current block after the last line.
   void each_live_line(Value page, Value nlines, const std::function<void(Value off, Block next)>& each) {
-    Block head = e_.block("line"), body = e_.block("entry"), live = e_.block("tuple"), next = e_.block("next"),
-          done = e_.block("lines_done");
-    e_.jump(head);
-    e_.place(head);
-    e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(line_), nlines), body, done, Hint::Likely);
+    Block body = e_.block("entry"), live = e_.block("tuple"), next = e_.block("next"), done = e_.block("lines_done");
+    // Bottom-tested (page_prelude says why): an empty page skips the loop.
+    e_.branch(e_.compare(Pred::Gt, Ty::I64, nlines, i64(0)), body, done, Hint::Likely);
     e_.place(body);
     Value entry = e_.at(page, e_.arith(Arith::Add, Ty::I64, i64(harness::kPageHeader),
                                        e_.arith(Arith::Mul, Ty::I64, e_.read(line_), i64(harness::kLineSize))));
@@ -412,8 +417,9 @@ class Walk {
     }
     each(off, next);
     e_.place(next);
-    e_.assign(line_, e_.arith(Arith::Add, Ty::I64, e_.read(line_), i64(1)));
-    e_.jump(head);
+    Value following = e_.arith(Arith::Add, Ty::I64, e_.read(line_), i64(1));
+    e_.assign(line_, following);
+    e_.branch(e_.compare(Pred::Lt, Ty::I64, following, nlines), body, done, Hint::Likely);
     e_.place(done);
   }
 

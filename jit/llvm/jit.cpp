@@ -184,6 +184,13 @@ llvm::Error Jit::init(bool native) {
   // Same answers everywhere: never fuse a multiply and an add.
   jtmb->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
   jtmb_ = std::make_unique<llvm::orc::JITTargetMachineBuilder>(*jtmb);
+  // Generic code is tuned as GCC's -mtune=generic tunes the compiled-in
+  // evaluators and as clang tunes by default: with no CPU and no "tune-cpu",
+  // LLVM's x86 back end tunes for the i586, which among other things takes
+  // unaligned 16-byte moves as slow, so (c)'s 20-byte pname copy became three
+  // 8- and 4-byte moves where GCC's reference loop makes one 16-byte move and
+  // a 4-byte one. The instruction set stays x86-64's.
+  if (!native) tune_cpu_ = "generic";
 
   auto lljit =
       llvm::orc::LLJITBuilder()
@@ -228,7 +235,12 @@ llvm::Error Jit::init(bool native) {
       [this](llvm::orc::ThreadSafeModule tsm,
              llvm::orc::MaterializationResponsibility&) -> llvm::Expected<llvm::orc::ThreadSafeModule> {
         uint64_t t0 = now_ns();
-        tsm.withModuleDo([&](llvm::Module& m) { optimize(m, level_of(m)); });
+        tsm.withModuleDo([&](llvm::Module& m) {
+          if (!tune_cpu_.empty())
+            for (llvm::Function& f : m)
+              if (!f.isDeclaration() && !f.hasFnAttribute("tune-cpu")) f.addFnAttr("tune-cpu", tune_cpu_);
+          optimize(m, level_of(m));
+        });
         if (current_) current_->opt_ns += now_ns() - t0;
         return tsm;
       });

@@ -99,6 +99,7 @@ class Jit {
 
   std::unique_ptr<llvm::orc::LLJIT> lljit_;
   std::unique_ptr<llvm::orc::JITTargetMachineBuilder> jtmb_;
+  std::string tune_cpu_;  // "tune-cpu" of every generated function ("" for native: the host's)
   std::unique_ptr<llvm::TargetMachine> tms_[kMaxOptLevel + 1];
   std::recursive_mutex mu_;  // one compile at a time (see above); LLJIT compiles on the calling thread
   CompileTimes* current_ = nullptr;
