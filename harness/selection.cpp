@@ -46,10 +46,9 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
       scanned_ += live;
       qualified_ += qualified;
       if (scanned_ < kAutoProbeTuples && pages_ < kAutoProbePages) return;
-      chosen_ = auto_choice(qualified_, scanned_);
-      // An extreme selectivity on a large relation: time both, from a page
-      // `delay_` pages on.
-      phase_ = chosen_ != Selection::Branch || !timed_ok_ ? Phase::Done : delay_ ? Phase::Wait : Phase::Timed;
+      banded_ = chosen_ = auto_choice(qualified_, scanned_);
+      // On a large relation: time both, from a page `delay_` pages on.
+      phase_ = !timed_ok_ ? Phase::Done : delay_ ? Phase::Wait : Phase::Timed;
       pages_ = 0;
       return;
     case Phase::Wait:
@@ -78,9 +77,11 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
         std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
         return v[v.size() / 2];
       };
+      // The band's choice stays unless the other variant beat it by the gain.
+      const int kept = banded_ == Selection::NoBranch, other = 1 - kept;
       if (!per_tuple_[0].empty() && !per_tuple_[1].empty() &&
-          median(per_tuple_[1]) < kAutoTimedGain * median(per_tuple_[0]))
-        chosen_ = Selection::NoBranch;
+          median(per_tuple_[other]) < kAutoTimedGain * median(per_tuple_[kept]))
+        chosen_ = other ? Selection::NoBranch : Selection::Branch;
       return;
     }
     case Phase::Done:

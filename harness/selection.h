@@ -20,10 +20,15 @@
 //             fraction of tuples that qualified: between kAutoLow and
 //             kAutoHigh, nobranch runs the rest. Outside that band branch is
 //             usually right (the outcome is predictable), but not always: in
-//             `a and b` with a 50% `a` and a 0% whole, `a` is a coin toss. So
-//             on a relation of at least kAutoTimedPages pages the scan then
-//             times the next pages alternately in both selections and keeps
-//             nobranch only if it was clearly faster (AutoProbe below). The
+//             `a and b` with a 50% `a` and a 0% whole, `a` is a coin toss.
+//             Inside it nobranch is usually right, but not always either:
+//             six range terms on one column, 85% together, each mostly
+//             predicted, cost nobranch (which evaluates all six) 1.13-1.3x
+//             branch (llvm:fused, 1M tuples). So on a
+//             relation of at least kAutoTimedPages pages the scan then times
+//             the next pages alternately in both selections and keeps the
+//             band's choice unless the other was clearly faster (AutoProbe
+//             below). The
 //             timed pages begin a random number of pages into the scan, and
 //             until then the scan runs what auto chose in the plan's last
 //             scan (branch at first): the same first pages run with a branch
@@ -64,8 +69,8 @@ constexpr double kAutoLow = 0.05, kAutoHigh = 0.95;
 // generating the other variant is paid back); kernel calls run in blocks of
 // at least kAutoTimedBlock tuples that alternate between the selections
 // until each has run kAutoTimedTuples tuples (at most kAutoTimedCalls
-// calls); nobranch is kept if its ns per tuple, the median over its blocks,
-// is below kAutoTimedGain times branch's.
+// calls); the band's choice is kept unless the other's ns per tuple, the
+// median over its blocks, is below kAutoTimedGain times the choice's.
 // - Blocks, not single calls: a page kernel call of 70 tuples at 0.8 ns a
 //   tuple is 60 ns, and this machine's clock reads in steps of about 10 ns;
 //   per call, nobranch at 0.72 and branch at 0.85 ns a tuple both read
@@ -76,8 +81,9 @@ constexpr double kAutoLow = 0.05, kAutoHigh = 0.95;
 //   miss, for stencils the mprotect that seals it), microseconds that say
 //   nothing of the rest of the scan and made a variant twice as fast lose its
 //   comparison; it is in one block.
-// - kAutoTimedGain: the margin nobranch must win by (branch is the safer
-//   choice); 0.9 kept branch where refined nobranch was 0.85 of it.
+// - kAutoTimedGain: the margin the other variant must win by (the band's
+//   choice is the likelier right one); 0.9 kept branch where refined
+//   nobranch was 0.85 of it.
 constexpr uint32_t kAutoTimedPages = 256;
 constexpr uint64_t kAutoTimedBlock = 512;
 constexpr uint64_t kAutoTimedTuples = 4096;
@@ -135,6 +141,7 @@ class AutoProbe {
   uint64_t tuples_[2] = {};                      // timed: branch, nobranch
   std::vector<double> per_tuple_[2];              // ns per tuple of each timed block
   Selection chosen_ = Selection::Branch;
+  Selection banded_ = Selection::Branch;  // the band's choice (auto_choice), kept unless timing refutes it
 };
 
 }  // namespace quelkit::harness

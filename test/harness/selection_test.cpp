@@ -26,7 +26,7 @@ TEST(AutoSelection, NamesRoundTrip) {
 }
 
 TEST(AutoSelection, MiddleSelectivityChoosesNobranchAfterTheFirstPages) {
-  AutoProbe p(10000);
+  AutoProbe p(harness::kAutoTimedPages - 1);  // too small to be timed
   EXPECT_EQ(p.next(), Selection::Branch);  // probing with branch
   p.ran(Selection::Branch, 60, 30, 0, 2);
   EXPECT_TRUE(p.deciding());  // 60 tuples: not enough yet
@@ -73,6 +73,28 @@ TEST(AutoSelection, ExtremeSelectivityOnALargeRelationIsTimed) {
     EXPECT_EQ(calls, 2 * blocks * per_block) << "each variant timed over enough tuples";
     for (int i = 0; i < calls; ++i)
       EXPECT_EQ(order[size_t(i)], (i / per_block) % 2 ? Selection::NoBranch : Selection::Branch) << "call " << i;
+    EXPECT_EQ(p.chosen(), want) << branch_ns << " vs " << nobranch_ns;
+  }
+}
+
+// Inside the band on a large relation the probe times both as well, and the
+// band's nobranch gives way only to a branch clearly faster: six range terms
+// that are each mostly true (85% together) are mostly predicted, and nobranch
+// evaluates all six for every tuple.
+TEST(AutoSelection, MiddleSelectivityOnALargeRelationIsTimed) {
+  for (auto [branch_ns, nobranch_ns, want] : {std::tuple{2000, 3600, Selection::Branch},
+                                              std::tuple{1950, 2000, Selection::NoBranch},
+                                              std::tuple{5000, 1200, Selection::NoBranch}}) {
+    AutoProbe p(100000);
+    p.ran(Selection::Branch, 200, 148, 0, 7);  // 74%
+    ASSERT_TRUE(p.timing());
+    std::set<Selection> ran;
+    while (p.deciding()) {
+      Selection s = p.next();
+      ran.insert(s);
+      p.ran(s, 100, 74, s == Selection::Branch ? branch_ns : nobranch_ns, 4);
+    }
+    EXPECT_EQ(ran.size(), 2u) << "both timed";
     EXPECT_EQ(p.chosen(), want) << branch_ns << " vs " << nobranch_ns;
   }
 }
