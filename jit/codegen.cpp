@@ -476,17 +476,18 @@ class Walk {
     // Later passes, then the projection: over the vector, entry k.
     Local k = e_.local(Ty::I64, "k");
     auto over_selected = [&](const char* what, const std::function<void(Value k, Value tuple_off)>& each) {
-      Block h = e_.block(std::string(what) + ".head"), b = e_.block(std::string(what) + ".body"),
-            d = e_.block(std::string(what) + ".done");
+      // Bottom-tested, as the page walk's loops (page_prelude says why);
+      // the count is read once: a refine pass writes `kept`, not nsel.
+      Block b = e_.block(std::string(what) + ".body"), d = e_.block(std::string(what) + ".done");
+      Value count = e_.read(nsel);
       e_.assign(k, i64(0));
-      e_.jump(h);
-      e_.place(h);
-      e_.branch(e_.compare(Pred::Lt, Ty::I64, e_.read(k), e_.read(nsel)), b, d, Hint::Likely);
+      e_.branch(e_.compare(Pred::Gt, Ty::I64, count, i64(0)), b, d, Hint::Likely);
       e_.place(b);
       Value kv = e_.read(k);
       each(kv, e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, sel_at(kv)), true));
-      e_.assign(k, e_.arith(Arith::Add, Ty::I64, kv, i64(1)));
-      e_.jump(h);
+      Value following = e_.arith(Arith::Add, Ty::I64, kv, i64(1));
+      e_.assign(k, following);
+      e_.branch(e_.compare(Pred::Lt, Ty::I64, following, count), b, d, Hint::Likely);
       e_.place(d);
     };
     Local kept = e_.local(Ty::I64, "kept");
