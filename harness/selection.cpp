@@ -73,9 +73,14 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
       const bool enough = tuples_[0] >= kAutoTimedTuples && tuples_[1] >= kAutoTimedTuples;
       if (!(paired && (enough || clear_winner())) && calls_ < kAutoTimedCalls) return;
       phase_ = Phase::Done;
+      // The lower median: of the two blocks each that decide early (below),
+      // the faster. The upper one was the slower, which holds a variant's
+      // cold first call: branch, 2.3x slower than a nobranch whose first
+      // block held that call, won.
       auto median = [](std::vector<double>& v) {
-        std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-        return v[v.size() / 2];
+        const size_t m = (v.size() - 1) / 2;
+        std::nth_element(v.begin(), v.begin() + long(m), v.end());
+        return v[m];
       };
       // The band's choice stays unless the other variant beat it by the gain.
       const int kept = banded_ == Selection::NoBranch, other = 1 - kept;

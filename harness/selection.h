@@ -70,7 +70,7 @@ constexpr double kAutoLow = 0.05, kAutoHigh = 0.95;
 // at least kAutoTimedBlock tuples that alternate between the selections
 // until each has run kAutoTimedTuples tuples (at most kAutoTimedCalls
 // calls); the band's choice is kept unless the other's ns per tuple, the
-// median over its blocks, is below kAutoTimedGain times the choice's.
+// lower median over its blocks, is below kAutoTimedGain times the choice's.
 // - Blocks, not single calls: a page kernel call of 70 tuples at 0.8 ns a
 //   tuple is 60 ns, and this machine's clock reads in steps of about 10 ns;
 //   per call, nobranch at 0.72 and branch at 0.85 ns a tuple both read
@@ -80,7 +80,8 @@ constexpr double kAutoLow = 0.05, kAutoHigh = 0.95;
 //   just generated and sealed (cold instruction cache, its page's first TLB
 //   miss, for stencils the mprotect that seals it), microseconds that say
 //   nothing of the rest of the scan and made a variant twice as fast lose its
-//   comparison; it is in one block.
+//   comparison; it is in one block. The lower median: where two blocks each
+//   decide (kAutoClearBlocks), the upper is the block with that call.
 // - kAutoTimedGain: the margin the other variant must win by (the band's
 //   choice is the likelier right one); 0.9 kept branch where refined
 //   nobranch was 0.85 of it.

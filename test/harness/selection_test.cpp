@@ -185,5 +185,31 @@ TEST(AutoSelection, AVariantsColdFirstCallDoesNotDecide) {
   EXPECT_EQ(p.chosen(), Selection::NoBranch);
 }
 
+// The same where two blocks each decide (one variant 2x the other or more):
+// the cold call is in one of the two, and the faster of them decides. Inside
+// the band (nobranch chosen, branch timed against it) and outside it.
+TEST(AutoSelection, AColdFirstCallDoesNotDecideAnEarlyExit) {
+  for (uint64_t qualified : {100u, 0u}) {  // of 200: in the band, and not
+    AutoProbe p(100000);
+    p.ran(Selection::Branch, 200, qualified, 0, 7);
+    ASSERT_TRUE(p.timing());
+    bool first_nobranch = true;
+    int calls = 0;
+    while (p.deciding()) {
+      Selection s = p.next();
+      uint64_t ns = s == Selection::Branch ? 600 : 260;  // 6 and 2.6 ns a tuple
+      if (s == Selection::NoBranch && first_nobranch) {
+        ns = 200000;
+        first_nobranch = false;
+      }
+      p.ran(s, 100, 0, ns, 4);
+      ++calls;
+    }
+    const int per_block = int((harness::kAutoTimedBlock + 99) / 100);
+    EXPECT_EQ(calls, 2 * int(harness::kAutoClearBlocks) * per_block) << "an early exit";
+    EXPECT_EQ(p.chosen(), Selection::NoBranch) << qualified;
+  }
+}
+
 }  // namespace
 }  // namespace quelkit::test
