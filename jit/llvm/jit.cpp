@@ -235,12 +235,7 @@ llvm::Error Jit::init(bool native) {
       [this](llvm::orc::ThreadSafeModule tsm,
              llvm::orc::MaterializationResponsibility&) -> llvm::Expected<llvm::orc::ThreadSafeModule> {
         uint64_t t0 = now_ns();
-        tsm.withModuleDo([&](llvm::Module& m) {
-          if (!tune_cpu_.empty())
-            for (llvm::Function& f : m)
-              if (!f.isDeclaration() && !f.hasFnAttribute("tune-cpu")) f.addFnAttr("tune-cpu", tune_cpu_);
-          optimize(m, level_of(m));
-        });
+        tsm.withModuleDo([&](llvm::Module& m) { optimize(m, level_of(m)); });
         if (current_) current_->opt_ns += now_ns() - t0;
         return tsm;
       });
@@ -311,6 +306,12 @@ Jit::NewModule Jit::new_module(const std::string& name, int level) {
 }
 
 void Jit::optimize(llvm::Module& m, int level) {
+  // The tuning first, at every level: the passes and code generation both
+  // read it, and --dump=llvm's optimised form (which calls this directly)
+  // then shows the module as it is compiled.
+  if (!tune_cpu_.empty())
+    for (llvm::Function& f : m)
+      if (!f.isDeclaration() && !f.hasFnAttribute("tune-cpu")) f.addFnAttr("tune-cpu", tune_cpu_);
   if (level <= 0) return;  // level 0: no IR passes at all
   // The passes read the level's TargetMachine, shared with a compile that may
   // run on another thread (--dump=llvm beside a background compile).

@@ -83,7 +83,8 @@ class Jit {
   // Modules loaded and not yet unloaded (tests check evicted plans free theirs).
   size_t loaded();
 
-  // The IR pipeline of a level; the transform runs it, --dump=llvm too.
+  // The IR pipeline of a level, after the generic tuning (tune_cpu_); the
+  // transform runs it, --dump=llvm too.
   void optimize(llvm::Module& m, int level);
   static int level_of(const llvm::Module& m);
   llvm::TargetMachine& target_machine(int level);
