@@ -299,27 +299,34 @@ QS_INLINE Go body(St& s) {
   } else if constexpr (D.kind == Kind::RaiseK) {
     qk_raise(s.ctx, int32_t(len_hole(_JIT_CODE)), k_hole(_JIT_POS));
     return Go::Jump;
-  } else if constexpr (D.kind == Kind::LoopHead) {
-    // The next live line (0 = deleted), in line order, as the harness walks a page.
-    // Both exits leave the line in the same register, so that the page's end
-    // is a bare conditional jump and the next tuple falls through.
-    // The page walk of harness/page_walk.h (the entry prefetched the next page).
+  } else if constexpr (D.kind == Kind::LoopTail) {
+    // The next live line (0 = deleted), in line order, as the harness walks a
+    // page (harness/page_walk.h; the entry prefetched the next page). At the
+    // loop's foot, so that the body's last stencil falls into it and the
+    // jump back to the body is the one taken jump a tuple costs; the page's
+    // end falls through to what follows the loop.
     const uint64_t nl = harness::page_nlines(s.page);
-    uint64_t i = uint64_t(s.line + 1);
-    uint16_t off = 0;
-    for (; i < nl; ++i)
-      if ((off = ld<uint16_t>(s.page + harness::kPageHeader + harness::kLineSize * i)) != 0) break;
-    s.line = int64_t(i);
-    if (i >= nl) return Go::Jump;
+    auto line_at = [&](uint64_t k) { return ld<uint16_t>(s.page + harness::kPageHeader + harness::kLineSize * k); };
+    uint64_t i = uint64_t(++s.line);
+    if (__builtin_expect(i >= nl, 0)) return Go::Next;
+    uint16_t off = line_at(i);
+    if (__builtin_expect(off == 0, 0)) {  // deleted lines: rare
+      do {
+        s.line = int64_t(++i);
+        if (i >= nl) return Go::Next;
+      } while ((off = line_at(i)) == 0);
+    }
     s.t = s.page + off;
-    return Go::Next;
+    return Go::Jump;
   } else if constexpr (D.kind == Kind::RowDone) {
-    s.row += len_hole(_JIT_ROWLEN);
+    s.row += QS_OFF(_JIT_ROWLEN);
     ++s.n;
     return Go::Jump;
   } else if constexpr (D.kind == Kind::RowIf) {
     // The row was written either way; only a qualifying tuple keeps it.
-    s.row += uint64_t(len_hole(_JIT_ROWLEN)) & (0 - uint64_t(s.e));
+    // A multiply (e is 0 or 1) by the row length: two instructions, off the
+    // row pointer's loop-carried chain, where the mask (len & -e) took four.
+    s.row += QS_OFF(_JIT_ROWLEN) * uint64_t(s.e);
     s.n += s.e;
     return Go::Jump;
   } else if constexpr (D.kind == Kind::SetE) {
@@ -348,14 +355,14 @@ QS_INLINE Go body(St& s) {
     st<int64_t>(s.f + QS_OFF(_JIT_D_OFF), s.n);
     s.n = 0;
     s.line = -1;
-    return Go::Next;
-  } else if constexpr (D.kind == Kind::SelHead) {
+    return Go::Jump;
+  } else if constexpr (D.kind == Kind::SelTail) {
     // A later pass writes entry n <= line: the entry read was never overwritten.
-    const int64_t k = s.line + 1;
-    s.line = k;
-    if (k >= ld<int64_t>(s.f + QS_OFF(_JIT_D_OFF))) return Go::Jump;
+    // At the pass's foot, as LOOP_TAIL is at the page loop's.
+    const int64_t k = ++s.line;
+    if (__builtin_expect(k >= ld<int64_t>(s.f + QS_OFF(_JIT_D_OFF)), 0)) return Go::Next;
     s.t = s.page + ld<uint16_t>(s.f + QS_OFF(_JIT_A_OFF) + 2 * uint64_t(k));
-    return Go::Next;
+    return Go::Jump;
   } else if constexpr (D.kind == Kind::PageDone) {
     s.ret = s.n;
     return Go::Return;

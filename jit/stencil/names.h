@@ -1,6 +1,6 @@
 // Names of stencils as dumps, the extractor's messages and the generated
 // source's comments print them: `MUL_F8(k, t.i2)`, `LT_F8(t.i2, s) jump-if-false`,
-// `STORE_I2(t.i2)`, `LOOP_HEAD`.
+// `STORE_I2(t.i2)`, `LOOP_TAIL`.
 #pragma once
 
 #include <string>
@@ -48,7 +48,7 @@ inline std::string kind_name(Kind k) {
     case Kind::Exit: return "EXIT";
     case Kind::Raise: return "RAISE";
     case Kind::RaiseK: return "RAISE_CODE";
-    case Kind::LoopHead: return "LOOP_HEAD";
+    case Kind::LoopTail: return "LOOP_TAIL";
     case Kind::RowDone: return "ROW_DONE";
     case Kind::RowIf: return "ROW_IF";
     case Kind::PageDone: return "PAGE_DONE";
@@ -61,7 +61,7 @@ inline std::string kind_name(Kind k) {
     case Kind::JumpE: return "JUMP_E";
     case Kind::SelPut: return "SEL_PUT";
     case Kind::SelStart: return "SEL_START";
-    case Kind::SelHead: return "SEL_HEAD";
+    case Kind::SelTail: return "SEL_TAIL";
   }
   return "?";
 }

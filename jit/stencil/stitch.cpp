@@ -79,9 +79,12 @@ class Walk {
   void kernel_function(const std::string& name) {
     if (refines_selection()) return refined_kernel_function(name);
     begin(FnKind::Kernel, name, Kind::EntryKernel);
-    int head = label(), done = label();
-    place(head);
-    emit(Kind::LoopHead).target = done;
+    // The loop is bottom-tested, as the JIT's kernels are (jit/codegen.cpp):
+    // entered at its foot (LOOP_TAIL), whose one taken jump a tuple goes back
+    // to the body; the body's last stencil falls into it.
+    int head = label(), body = label();
+    emit(Kind::Jump).target = head;
+    place(body);
     // Selection (harness/selection.h). Branch: the qualification is jumps to
     // the projection or back to the loop head. Nobranch: its value in `e`,
     // the row written for every tuple and kept by it (ROW_IF); targets that
@@ -106,7 +109,8 @@ class Walk {
         emit(Kind::RowDone).target = head;
       }
     }
-    place(done);
+    place(head);
+    emit(Kind::LoopTail).target = body;
     emit(Kind::PageDone);
     end(Kind::PageExit);
   }
@@ -133,29 +137,32 @@ class Walk {
     const uint32_t sel = slots_ * 8;  // the vector: kSelBytes of frame after the count
     slots_ += kSelBytes / 8;
     if (slots_ * 8 > p_.frame) p_.frame = slots_ * 8;
-    // Pass 1: the page's live lines.
-    int head = label(), done = label();
-    place(head);
-    emit(Kind::LoopHead).target = done;
+    // Pass 1: the page's live lines (a loop entered at its foot, as above).
+    int head = label(), body = label();
+    emit(Kind::Jump).target = head;
+    place(body);
     predicate(*q.kid[0]);
     Inst& put = emit(Kind::SelPut);
     put.d_off = sel;
     put.target = head;
-    place(done);
+    place(head);
+    emit(Kind::LoopTail).target = body;
     // Passes over the vector: each later term, then the projection.
     auto over_selected = [&](const std::function<void()>& each, Kind after) {
-      emit(Kind::SelStart).d_off = count;
-      int h = label(), d = label();
-      place(h);
-      Inst& i = emit(Kind::SelHead);
-      i.a_off = sel;
-      i.d_off = count;
-      i.target = d;
+      int tail = label(), body = label();
+      Inst& start = emit(Kind::SelStart);
+      start.d_off = count;
+      start.target = tail;
+      place(body);
       each();
       Inst& a = emit(after);
       if (after == Kind::SelPut) a.d_off = sel;
-      a.target = h;
-      place(d);
+      a.target = tail;
+      place(tail);
+      Inst& i = emit(Kind::SelTail);
+      i.a_off = sel;
+      i.d_off = count;
+      i.target = body;
     };
     for (size_t t = 1; t < q.kid.size() && t < kMaxRefinePasses; ++t) {
       const bool last = t + 1 == kMaxRefinePasses;

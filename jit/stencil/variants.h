@@ -55,7 +55,8 @@ enum class Kind : uint8_t {
   Exit,     // error exit of a qualification or projection: return -1
   Raise,    // qk_raise(ctx, e, POS), then on to the error exit
   RaiseK,   // qk_raise(ctx, CODE, POS): an operator that raises one error only
-  LoopHead, // fused: next live line of the page, or to TARGET (done) when none is left
+  LoopTail, // fused, at the loop's foot: the next live line of the page, on to TARGET (the loop's
+            // body) with it as the tuple, or on to the next stencil when none is left
   RowDone,  // fused: the row is written; count it, on to TARGET (the loop head)
   RowIf,    // fused, branch-free: the row is written; keep it if `e` (SELECT's value)
   PageDone, // fused: return the rows written
@@ -71,9 +72,10 @@ enum class Kind : uint8_t {
   // Nobranch over a conjunction, refined (stitch.cpp): a selection vector of
   // tuple offsets in the frame, narrowed by one term per pass.
   SelPut,   // the tuple's offset into entry n of the vector at D_OFF; n += e; to TARGET
-  SelStart, // a pass begins: the slot at D_OFF = n (the vector's length), n = 0, line = -1
-  SelHead,  // next entry (line) of the vector at A_OFF, of the length in the slot at D_OFF,
-            // as the tuple; or to TARGET when none is left
+  SelStart, // a pass begins: the slot at D_OFF = n (the vector's length), n = 0, line = -1;
+            // on to TARGET (the pass's SEL_TAIL)
+  SelTail,  // at the pass's foot: the next entry (line) of the vector at A_OFF, of the length in
+            // the slot at D_OFF, as the tuple, on to TARGET (the body); or on when none is left
 };
 
 struct Desc {
@@ -150,9 +152,9 @@ constexpr Table make_table() {
   Table t;
   auto add = [&](Desc d) { t.d[size_t(t.n++)] = d; };
   for (Kind k : {Kind::EntryQual, Kind::EntryProject, Kind::EntryKernel, Kind::Jump, Kind::RetTrue, Kind::RetFalse,
-                 Kind::RetZero, Kind::Exit, Kind::Raise, Kind::RaiseK, Kind::LoopHead, Kind::RowDone, Kind::RowIf, Kind::PageDone,
+                 Kind::RetZero, Kind::Exit, Kind::Raise, Kind::RaiseK, Kind::LoopTail, Kind::RowDone, Kind::RowIf, Kind::PageDone,
                  Kind::PageExit, Kind::SaveE, Kind::AndE, Kind::OrE, Kind::NotE, Kind::SelPut, Kind::SelStart,
-                 Kind::SelHead})
+                 Kind::SelTail})
     add(Desc{k});
   for (bool v : {false, true}) {
     add(Desc{Kind::SetE, ir::Op::CONST, {}, {}, kNoTk, v});

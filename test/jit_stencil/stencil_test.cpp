@@ -98,18 +98,19 @@ TEST(StencilGolden, PaperQueryDFusedLoopsOverThePage) {
   // Nobranch: the comparison as a value, the row written for every tuple and
   // kept by it (ROW_IF), as the JITs' kernels do it.
   std::string text = dump_stencil("stencil:fused", d, harness::Selection::NoBranch);
-  const std::vector<std::string> want = {"ENTRY_KERNEL",     "LOOP_HEAD", "MUL_F8(k, t.i2)",
-                                         "LT_F8(t.i2, s) select", "STORE_I2(t.i2)", "ROW_IF",
-                                         "PAGE_DONE",        "RAISE_CODE", "PAGE_EXIT"};
+  // The loop is entered at its foot: the body's last stencil falls into LOOP_TAIL.
+  const std::vector<std::string> want = {"ENTRY_KERNEL", "JUMP",      "MUL_F8(k, t.i2)", "LT_F8(t.i2, s) select",
+                                         "STORE_I2(t.i2)", "ROW_IF",  "LOOP_TAIL",       "PAGE_DONE",
+                                         "RAISE_CODE",   "PAGE_EXIT"};
   EXPECT_EQ(sequence(text), want) << text;
   EXPECT_EQ(count(text, k_hex(std::log(9.5))), 1u) << text;
   EXPECT_NE(text.find("q2_nb_kernel at +0x0"), std::string::npos) << text;
-  // Branch (and auto, which starts with it): a jump back to the loop head.
+  // Branch (and auto, which starts with it): a failing tuple jumps to the loop's foot.
   for (auto sel : {harness::Selection::Branch, harness::Selection::Auto}) {
     text = dump_stencil("stencil:fused", d, sel);
-    const std::vector<std::string> branch = {"ENTRY_KERNEL", "LOOP_HEAD",  "MUL_F8(k, t.i2)",
+    const std::vector<std::string> branch = {"ENTRY_KERNEL",   "JUMP",     "MUL_F8(k, t.i2)",
                                              "LT_F8(t.i2, s) jump-if-false", "STORE_I2(t.i2)", "ROW_DONE",
-                                             "PAGE_DONE",    "RAISE_CODE", "PAGE_EXIT"};
+                                             "LOOP_TAIL",      "PAGE_DONE", "RAISE_CODE", "PAGE_EXIT"};
     EXPECT_EQ(sequence(text), branch) << text;
     EXPECT_NE(text.find("q2_kernel at +0x0"), std::string::npos) << text;
   }
@@ -123,19 +124,20 @@ TEST(StencilGolden, NobranchSpeculatesOnlyWhatCannotRaise) {
   std::string text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.pnum > 3 and p.color = \"black\"",
                                   harness::Selection::NoBranch);
   // A conjunction: one term per pass over a selection vector, then the projection.
-  const std::vector<std::string> conj = {"ENTRY_KERNEL", "LOOP_HEAD",      "GT_I4(t.i2, k) select",
-                                         "SEL_PUT",      "SEL_START",      "SEL_HEAD",
-                                         "EQ_C(t.c, k) select",            "SEL_PUT",
-                                         "SEL_START",    "SEL_HEAD",       "STORE_I2(t.i2)",
-                                         "ROW_DONE",     "PAGE_DONE",      "PAGE_EXIT"};
+  // Each pass, as the page loop, is entered at its foot.
+  const std::vector<std::string> conj = {"ENTRY_KERNEL", "JUMP",      "GT_I4(t.i2, k) select",
+                                         "SEL_PUT",      "LOOP_TAIL", "SEL_START",
+                                         "EQ_C(t.c, k) select",       "SEL_PUT",
+                                         "SEL_TAIL",     "SEL_START", "STORE_I2(t.i2)",
+                                         "ROW_DONE",     "SEL_TAIL",  "PAGE_DONE", "PAGE_EXIT"};
   std::vector<std::string> seq = sequence(text);
   EXPECT_EQ(seq, conj) << text;
   // A disjunction: both operands for every tuple, combined, the row kept by the value.
   text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.pnum > 3 or p.color = \"black\"",
                       harness::Selection::NoBranch);
-  const std::vector<std::string> disj = {"ENTRY_KERNEL", "LOOP_HEAD", "GT_I4(t.i2, k) select", "SAVE_E",
+  const std::vector<std::string> disj = {"ENTRY_KERNEL", "JUMP", "GT_I4(t.i2, k) select", "SAVE_E",
                                          "EQ_C(t.c, k) select", "OR_E", "STORE_I2(t.i2)", "ROW_IF",
-                                         "PAGE_DONE", "PAGE_EXIT"};
+                                         "LOOP_TAIL", "PAGE_DONE", "PAGE_EXIT"};
   EXPECT_EQ(sequence(text), disj) << text;
   // Five terms: three passes of one, the last evaluating the remaining two together.
   text = dump_stencil("stencil:fused",
@@ -144,14 +146,14 @@ TEST(StencilGolden, NobranchSpeculatesOnlyWhatCannotRaise) {
                       harness::Selection::NoBranch);
   seq = sequence(text);
   EXPECT_EQ(std::count(seq.begin(), seq.end(), "SEL_PUT"), 4) << text;
-  EXPECT_EQ(std::count(seq.begin(), seq.end(), "SEL_HEAD"), 4) << text;
+  EXPECT_EQ(std::count(seq.begin(), seq.end(), "SEL_TAIL"), 4) << text;
   EXPECT_EQ(std::count(seq.begin(), seq.end(), "AND_E"), 1) << text;
   text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.pnum > 3 or 10 / p.qoh > 1",
                       harness::Selection::NoBranch);
   EXPECT_EQ(count(text, "JUMP_E if 1"), 1u) << "the division stays behind the or's guard\n" << text;
   EXPECT_EQ(count(text, "SAVE_E"), 0u) << text;
   text = dump_stencil("stencil:fused", "retrieve (x = 1 / p.qoh) where p.qoh != 0", harness::Selection::NoBranch);
-  const std::vector<std::string> guarded = {"ENTRY_KERNEL", "LOOP_HEAD", "NE_I4(t.i2, k) select", "JUMP_E if 0"};
+  const std::vector<std::string> guarded = {"ENTRY_KERNEL", "JUMP", "NE_I4(t.i2, k) select", "JUMP_E if 0"};
   seq = sequence(text);
   ASSERT_GE(seq.size(), guarded.size()) << text;
   EXPECT_EQ(std::vector<std::string>(seq.begin(), seq.begin() + long(guarded.size())), guarded) << text;
