@@ -199,9 +199,8 @@ class AdaptivePlan final : public Prepared {
       : be_(be), base_(std::move(base)), cur_(base_.get()), sel_(base_->kernel_selection()) {
     times = base_->times;
     // The plan is copied for the background compile only when the first
-    // scan's outlook shows one could pay (scan_begins): a substitution's key
-    // lookup under --no-plan-cache, prepared thousands of times, and a scan
-    // of a few pages never copy.
+    // scan's outlook shows one could pay (scan_begins): a scan of a few
+    // pages that no later scan of the plan follows never copies.
     // The harness scans a plan it prepared before that execution ends, so the
     // plan is still there then.
     if ((be_.fast_spec_ || be_.mid_) && base_->has_kernel()) {

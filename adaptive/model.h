@@ -92,8 +92,8 @@ class CostModel {
   // Fewer tuples than this cannot repay any compile, whatever the plan: the
   // cheapest compile (any level, a one-node plan) over the most a compiled tier
   // could save a tuple. A scan with fewer coming is not measured, and its
-  // plan not copied for a compile (a substituted key lookup, prepared anew
-  // for each outer tuple under --no-plan-cache, paid that copy every time).
+  // plan not copied for a compile (when each substituted key lookup was
+  // prepared anew under --no-plan-cache, each paid that copy).
   double tuples_to_repay_any_compile() const { return repay_tuples_; }
   // The same bound when a compiled tier can save at most `max_saving_ns` a
   // tuple (the most the first tier is expected to cost: a compiled tier cannot

@@ -53,7 +53,8 @@ struct ScanOutlook {
   uint32_t tuples_per_page = 0;  // the relation's page capacity in tuples
   // Scans of this same prepared plan still to come in the statement after
   // this one (tuple substitution: substitutions left, times the inner loops'
-  // sizes); 0 when the plan is not reused (--no-plan-cache) or runs once.
+  // sizes); 0 when the plan runs once in the statement or the back end does
+  // not reuse plans.
   uint64_t runs_after = 0;
 };
 

@@ -13,6 +13,7 @@
 namespace quelkit::harness {
 
 Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep_rows, bool verify) {
+  runner.drop_statement_plans();
   Result res;
   std::vector<std::pair<std::string, Type>> cols;
   for (const auto& t : q.targets) cols.emplace_back(t.name, t.expr->type);
@@ -63,6 +64,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   }
   uint64_t total = now_ns() - t0;
   res.stats.run_ns = total > res.stats.prepare_ns ? total - res.stats.prepare_ns : 0;
+  runner.drop_statement_plans();
 
   uint64_t v0 = now_ns();
   if (verify)

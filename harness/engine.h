@@ -118,7 +118,7 @@ struct Result {
 std::string result_difference(const Result& a, const Result& b);
 
 struct RunnerOptions {
-  bool plan_cache = true;       // --no-plan-cache turns reuse off
+  bool plan_cache = true;       // --no-plan-cache: no reuse from one statement to the next
   bool use_kernel = true;       // use a fused kernel when the back end offers one
   // --sink count: a measurement mode. A retrieve (without into) is run with no
   // target list: each fused kernel's count variant qualifies every tuple and
@@ -141,12 +141,17 @@ class Runner {
   PlanCache& cache() { return cache_; }
   const RunnerOptions& options() const { return opt_; }
   const PrepareOptions& prepare_options() const { return popt_; }
-  // One prepared plan serves every execution of its key (plan reuse and the cache on).
-  bool reuses() const { return opt_.plan_cache && backend_->reuses_plans(); }
+  // One prepared plan serves every execution of its key in a statement (and,
+  // with the cache on, in later statements): the back end reuses plans.
+  bool reuses() const { return backend_->reuses_plans(); }
 
   // Returns a prepared plan for `plan` with parameter block `params`:
   // from the cache if the back end reuses plans, else prepared afresh (owned by
   // `scratch_owner`). Counts prepares, cache hits and compile time into st.
+  // Under --no-plan-cache the cache is the statement's own: a substituted
+  // query's executions share one prepared plan, as an engine runs a
+  // parameterised plan (prepared once, executed per outer tuple), and the
+  // next statement prepares afresh (drop_statement_plans).
   // `cache_key` is the relation's identity, "|", plan.key: built once by the
   // caller, so a substitution loop does not rebuild it per tuple. `positions`
   // is set when the plan came from the cache (see PlanCache::find).
@@ -159,6 +164,9 @@ class Runner {
   // Switches p's page kernel to selection s (Prepared::select_kernel), counting
   // the generation of a variant not prepared yet as prepare in st.
   void select_kernel(Prepared& p, Selection s, ExecStats& st);
+  // Under --no-plan-cache, the statement's plans go: when it ends (its clock
+  // stopped), and before the next begins (one that threw ends elsewhere).
+  void drop_statement_plans() { statement_plans_.clear(); }
 
  private:
   std::string name_, mode_;
@@ -166,6 +174,7 @@ class Runner {
   RunnerOptions opt_;
   PrepareOptions popt_;
   PlanCache cache_;
+  PlanCache statement_plans_;     // --no-plan-cache: the running statement's plans
   std::set<std::string> dumped_;  // plan keys already dumped
 };
 

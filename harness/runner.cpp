@@ -56,11 +56,12 @@ Runner::Runner(std::string name, std::string mode, std::unique_ptr<Backend> be, 
 Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint8_t* params,
                       std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
                       const std::vector<uint64_t>** positions) {
-  bool reuse = opt_.plan_cache && backend_->reuses_plans();
+  const bool reuse = backend_->reuses_plans();
+  PlanCache& cache = opt_.plan_cache ? cache_ : statement_plans_;
   const std::string& key = cache_key;
   if (positions) *positions = nullptr;
   if (reuse) {
-    if (Prepared* p = cache_.find(key, positions)) {
+    if (Prepared* p = cache.find(key, positions)) {
       ++st.cache_hits;
       return p;
     }
@@ -78,7 +79,7 @@ Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   st.irgen_ns += p->times.irgen_ns;
   st.opt_ns += p->times.opt_ns;
   st.codegen_ns += p->times.codegen_ns;
-  if (reuse) return cache_.insert(key, std::move(p), plan_positions(plan), positions);
+  if (reuse) return cache.insert(key, std::move(p), plan_positions(plan), positions);
   scratch_owner = std::move(p);
   return scratch_owner.get();
 }
