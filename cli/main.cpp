@@ -240,7 +240,8 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
                  "memory for relations, temporaries and results; beyond it a statement fails (default 50% of "
                  "available memory; K M G T)")
       ->type_name("BYTES|N%");
-  app.add_flag("--no-plan-cache", m->no_plan_cache, "prepare every plan afresh (measures plan reuse)");
+  app.add_flag("--no-plan-cache", m->no_plan_cache,
+               "keep no plan from one statement to the next (each statement prepares its own, once)");
   app.add_option("--plan-cache-size", m->opt.plan_cache_capacity,
                  "plans kept per back end before eviction (default 1024)")
       ->check(cli::whole(0))
