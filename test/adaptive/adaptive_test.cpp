@@ -397,5 +397,34 @@ TEST(Adaptive, SubstitutedExecutionsShareTheCompiledTier) {
   EXPECT_EQ(st.bg_compiles, 1u) << "one compile serves every substitution";
 }
 
+// Under --no-plan-cache a statement's substitutions still share one plan and
+// one compile, and the plan, its compiled tier and any compile still running
+// go when the statement ends (the next statement compiles again).
+TEST(Adaptive, NoPlanCacheSharesAPlanWithinTheStatementOnly) {
+  if (!have_llvm()) GTEST_SKIP() << "LLVM not built: no second tier";
+  const size_t before = llvm_modules();
+  {
+    register_all_backends();
+    harness::SessionOptions o;
+    o.backends = harness::parse_backend_list("interp:switch,adaptive:switch-every-page");
+    o.runner.plan_cache = false;
+    o.format = harness::OutFormat::None;
+    std::ostringstream out, err;
+    harness::Session s(o, out, err);
+    s.catalog().add(harness::make_parts(210, false, harness::Structure::Heap));
+    ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", "range of p is parts range of q is parts")));
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", kPaperQueries[5]))) << err.str();
+      EXPECT_EQ(err.str().find("disagree"), std::string::npos) << err.str();
+      const auto& st = s.reports().back().stats;  // adaptive, after interp
+      EXPECT_EQ(st.bg_compiles, 1u) << "one compile serves every substitution of the statement";
+      EXPECT_GT(st.cache_hits, 0u);
+      EXPECT_EQ(adaptive::compiles_in_flight(), 0);
+      EXPECT_EQ(llvm_modules(), before) << "the statement's plans and their code go with it";
+    }
+  }
+  EXPECT_EQ(llvm_modules(), before);
+}
+
 }  // namespace
 }  // namespace quelkit::test
