@@ -79,43 +79,51 @@ class Walk {
   void kernel_function(const std::string& name) {
     if (refines_selection()) return refined_kernel_function(name);
     begin(FnKind::Kernel, name, Kind::EntryKernel);
-    // The loop is bottom-tested, as the JIT's kernels are (jit/codegen.cpp):
-    // entered at its foot (LOOP_TAIL), whose one taken jump a tuple goes back
-    // to the body; the body's last stencil falls into it.
-    int head = label(), body = label();
-    emit(Kind::Jump).target = head;
-    place(body);
     // Selection (harness/selection.h). Branch: the qualification is jumps to
-    // the projection or back to the loop head. Nobranch: its value in `e`,
-    // the row written for every tuple and kept by it (ROW_IF); targets that
-    // can raise are projected only for a qualifying tuple (JUMP_E).
-    if (always_true(plan_.qual_folded.get())) {
-      project();
-      emit(Kind::RowDone).target = head;
-    } else if (!nobranch_) {
-      int yes = label();
-      cond(*plan_.qual_folded, yes, head, yes);
-      place(yes);
-      project();
-      emit(Kind::RowDone).target = head;
-    } else {
-      predicate(*plan_.qual_folded);
-      if (!harness::targets_may_raise(plan_)) {
+    // the projection or to the loop's foot. Nobranch: its value in `e`, the
+    // row written for every tuple and kept by it (ROW_IF); targets that can
+    // raise are projected only for a qualifying tuple (JUMP_E).
+    page_loop([&](int foot) {
+      if (always_true(plan_.qual_folded.get())) {
         project();
-        emit(Kind::RowIf).target = head;
+        emit(Kind::RowDone).target = foot;
+      } else if (!nobranch_) {
+        int yes = label();
+        cond(*plan_.qual_folded, yes, foot, yes);
+        place(yes);
+        project();
+        emit(Kind::RowDone).target = foot;
       } else {
-        emit(Desc{Kind::JumpE, ir::Op::CONST, {}, {}, kNoTk, false}).target = head;
-        project();
-        emit(Kind::RowDone).target = head;
+        predicate(*plan_.qual_folded);
+        if (!harness::targets_may_raise(plan_)) {
+          project();
+          emit(Kind::RowIf).target = foot;
+        } else {
+          emit(Desc{Kind::JumpE, ir::Op::CONST, {}, {}, kNoTk, false}).target = foot;
+          project();
+          emit(Kind::RowDone).target = foot;
+        }
       }
-    }
-    place(head);
-    emit(Kind::LoopTail).target = body;
+    });
     emit(Kind::PageDone);
     end(Kind::PageExit);
   }
 
  private:
+  // The loop over a page's live lines, bottom-tested as the JIT's kernels are
+  // (jit/codegen.cpp): entered at its foot (LOOP_TAIL), whose jump back to
+  // the body is the one taken jump a tuple costs; `body` emits the loop's
+  // body, whose last stencil falls into the foot (the label it is given, for
+  // the tuples it leaves early). After the loop: the page is done.
+  void page_loop(const std::function<void(int foot)>& body) {
+    int foot = label(), top = label();
+    emit(Kind::Jump).target = foot;
+    place(top);
+    body(foot);
+    place(foot);
+    emit(Kind::LoopTail).target = top;
+  }
+
   // Nobranch over a conjunction whose terms cannot raise, with targets that
   // cannot either: one term per pass over the tuples the terms before it
   // kept, in a selection vector of tuple offsets in the frame, as the JIT
@@ -137,16 +145,13 @@ class Walk {
     const uint32_t sel = slots_ * 8;  // the vector: kSelBytes of frame after the count
     slots_ += kSelBytes / 8;
     if (slots_ * 8 > p_.frame) p_.frame = slots_ * 8;
-    // Pass 1: the page's live lines (a loop entered at its foot, as above).
-    int head = label(), body = label();
-    emit(Kind::Jump).target = head;
-    place(body);
-    predicate(*q.kid[0]);
-    Inst& put = emit(Kind::SelPut);
-    put.d_off = sel;
-    put.target = head;
-    place(head);
-    emit(Kind::LoopTail).target = body;
+    // Pass 1: the page's live lines.
+    page_loop([&](int foot) {
+      predicate(*q.kid[0]);
+      Inst& put = emit(Kind::SelPut);
+      put.d_off = sel;
+      put.target = foot;
+    });
     // Passes over the vector: each later term, then the projection.
     auto over_selected = [&](const std::function<void()>& each, Kind after) {
       int tail = label(), body = label();
