@@ -261,23 +261,34 @@ class AdaptivePlan final : public Prepared {
 
   void scan_begins(const harness::ScanOutlook& o) override {
     // The tuples coming for this plan: this scan's, and the later scans'.
-    const double coming = double(std::min<uint64_t>(o.tuples, o.pages * std::max<uint32_t>(o.tuples_per_page, 1))) *
-                          double(1 + o.runs_after);
+    // (Computed only where a choice needs them: (f)-(i) begin thousands of
+    // one-page scans of a plan whose choices are made.)
+    auto coming = [&o] {
+      return double(std::min<uint64_t>(o.tuples, o.pages * std::max<uint32_t>(o.tuples_per_page, 1))) *
+             double(1 + o.runs_after);
+    };
     if (!mid_ && !no_stencil_ && be_.mid_ && (plan_ || kept_)) {
       // The first tier of this scan: stencil when they repay its preparation.
-      if (be_.policy_ != Policy::Tiered || be_.first_.stencil_pays(coming))
+      if (be_.policy_ != Policy::Tiered || be_.first_.stencil_pays(coming()))
         adopt_stencil(plan_ ? *plan_ : *kept_, plan_ ? first_params_ : (params_.empty() ? nullptr : params_.data()));
     }
-    // The plan is copied for a background compile only when they could repay one.
-    if (plan_ && be_.fast_spec_ &&
-        (be_.policy_ != Policy::Tiered || coming >= be_.repay_tuples())) {
-      kept_ = std::make_unique<harness::Plan>(harness::clone_plan(*plan_));
-      if (first_params_) params_.assign(first_params_, first_params_ + plan_->params.tuple_len);
-      size_ = ir_size(*plan_);
+    if (plan_) {
+      // The plan is copied for a background compile only when they could repay one.
+      if (be_.fast_spec_ && (be_.policy_ != Policy::Tiered || coming() >= be_.repay_tuples())) {
+        kept_ = std::make_unique<harness::Plan>(harness::clone_plan(*plan_));
+        if (first_params_) params_.assign(first_params_, first_params_ + plan_->params.tuple_len);
+        size_ = ir_size(*plan_);
+      }
+      plan_ = nullptr;
+      first_params_ = nullptr;
     }
-    plan_ = nullptr;
-    first_params_ = nullptr;
-    outlook_ = o;
+    // Field by field: the harness wrote `o` just now, field by field, and a
+    // copy of the whole struct read it in 16-byte loads that wait for those
+    // stores to retire (half of this function's samples on (f)'s 100,000
+    // one-page scans).
+    outlook_.pages = o.pages;
+    outlook_.tuples_per_page = o.tuples_per_page;
+    outlook_.runs_after = o.runs_after;
     page_ = 0;
     switch_page_ = -1;
     scan_tuples_[0] = scan_tuples_[1] = 0;

@@ -61,7 +61,13 @@ struct ScanOutlook {
 // What a back end that changes tiers mid-scan ran (Prepared::scan_ends,
 // Backend::statement_ends); the harness adds it to --stats (docs/stats.md).
 struct TierReport {
-  std::vector<std::pair<std::string, uint64_t>> tuples;  // tier label, tuples it ran, in order of first use
+  // Tier label, tuples it ran, in order of first use. The labels are views:
+  // the back end's names outlive the report, which the harness adds to the
+  // statement's ExecStats (copying a label the first time it appears) at
+  // once. A substituted statement ends thousands of one-page scans, and a
+  // label copied per scan and looked up by string was most of what
+  // reporting a scan cost.
+  std::vector<std::pair<std::string_view, uint64_t>> tuples;
   int64_t switch_page = -1;  // page of the scan (0-based) on which a faster tier first ran; -1 none
   uint64_t bg_compiles = 0;  // background compiles that ended (installed or abandoned) here
   uint64_t bg_abandoned = 0; // of them, abandoned: no longer needed, joined and their code freed

@@ -19,7 +19,7 @@ void ExecStats::add_scan(const ExecStats& o) {
   opt_ns += o.opt_ns;
   codegen_ns += o.codegen_ns;
   TierReport r;
-  r.tuples = o.tier_tuples;
+  r.tuples.assign(o.tier_tuples.begin(), o.tier_tuples.end());
   r.bg_compiles = o.bg_compiles;
   r.bg_abandoned = o.bg_abandoned;
   r.bg_wall_ns = o.bg_compile_wall_ns;
@@ -31,6 +31,11 @@ void ExecStats::add_scan(const ExecStats& o) {
 
 void ExecStats::add_tiers(const TierReport& r, uint64_t pages_before) {
   for (const auto& [name, n] : r.tuples) {
+    // Most scans report the tier the last one did: look there first.
+    if (!tier_tuples.empty() && tier_tuples.back().first == name) {
+      tier_tuples.back().second += n;
+      continue;
+    }
     auto it = std::find_if(tier_tuples.begin(), tier_tuples.end(), [&](const auto& t) { return t.first == name; });
     if (it == tier_tuples.end()) tier_tuples.emplace_back(name, n);
     else it->second += n;
