@@ -362,21 +362,16 @@ TEST(Adaptive, EvictedPlansFreeTheirCompiledTier) {
   if (!have_llvm()) GTEST_SKIP() << "LLVM not built: no second tier";
   const size_t before = llvm_modules();
   {
-    register_all_backends();
-    harness::SessionOptions o;
-    o.backends = harness::parse_backend_list("adaptive:switch-every-page");
-    o.plan_cache_capacity = 4;
-    o.format = harness::OutFormat::None;
-    std::ostringstream out, err;
-    harness::Session s(o, out, err);
-    s.catalog().add(harness::make_parts(100, false, harness::Structure::Heap));
-    ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", "range of p is parts")));
+    Kit k("adaptive:switch-every-page", harness::OutFormat::None);
+    k.set_options([](harness::SessionOptions& o) { o.plan_cache_capacity = 4; });
+    k.add_parts(100);
+    ASSERT_TRUE(k.run("range of p is parts").ok);
     for (int i = 0; i < 20; ++i) {
-      std::string text = "retrieve (p.pnum) where p.qoh < " + std::to_string(i) + " * p.weight";
-      ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", text))) << err.str();
-      EXPECT_EQ(s.reports().back().stats.bg_compiles, 1u);
+      auto r = k.run("retrieve (p.pnum) where p.qoh < " + std::to_string(i) + " * p.weight");
+      ASSERT_TRUE(r.ok) << r.err;
+      EXPECT_EQ(k.last_report().stats.bg_compiles, 1u);
     }
-    EXPECT_EQ(s.runners()[0]->cache().size(), 4u);
+    EXPECT_EQ(k.session().runners()[0]->cache().size(), 4u);
     EXPECT_LE(llvm_modules(), before + 4 * 2) << "evicted plans must free their modules";
   }
   EXPECT_EQ(llvm_modules(), before);
@@ -404,19 +399,15 @@ TEST(Adaptive, NoPlanCacheSharesAPlanWithinTheStatementOnly) {
   if (!have_llvm()) GTEST_SKIP() << "LLVM not built: no second tier";
   const size_t before = llvm_modules();
   {
-    register_all_backends();
-    harness::SessionOptions o;
-    o.backends = harness::parse_backend_list("interp:switch,adaptive:switch-every-page");
-    o.runner.plan_cache = false;
-    o.format = harness::OutFormat::None;
-    std::ostringstream out, err;
-    harness::Session s(o, out, err);
-    s.catalog().add(harness::make_parts(210, false, harness::Structure::Heap));
-    ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", "range of p is parts range of q is parts")));
+    Kit k("interp:switch,adaptive:switch-every-page", harness::OutFormat::None);
+    k.set_options([](harness::SessionOptions& o) { o.runner.plan_cache = false; });
+    k.add_parts(210);
+    ASSERT_TRUE(k.run("range of p is parts range of q is parts").ok);
     for (int i = 0; i < 3; ++i) {
-      ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", kPaperQueries[5]))) << err.str();
-      EXPECT_EQ(err.str().find("disagree"), std::string::npos) << err.str();
-      const auto& st = s.reports().back().stats;  // adaptive, after interp
+      auto r = k.run(kPaperQueries[5]);
+      ASSERT_TRUE(r.ok) << r.err;
+      EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
+      const auto& st = k.last_report().stats;  // adaptive, after interp
       EXPECT_EQ(st.bg_compiles, 1u) << "one compile serves every substitution of the statement";
       EXPECT_GT(st.cache_hits, 0u);
       EXPECT_EQ(adaptive::compiles_in_flight(), 0);

@@ -64,21 +64,22 @@ class Kit {
     opt_.format = fmt;
     session_ = std::make_unique<harness::Session>(opt_, out_, err_);
   }
-  // --sink count: a fresh session (options are fixed when one starts), so
-  // call it before adding relations.
+  // Options are fixed when a session starts: `change` edits them and a fresh
+  // session starts, so call it before adding relations.
+  template <class F>
+  void set_options(F change) {
+    change(opt_);
+    session_ = std::make_unique<harness::Session>(opt_, out_, err_);
+  }
+  // --sink count, --selection, --jit-opt.
   void set_count_sink() {
-    opt_.runner.count_sink = true;
-    session_ = std::make_unique<harness::Session>(opt_, out_, err_);
+    set_options([](harness::SessionOptions& o) { o.runner.count_sink = true; });
   }
-  // --selection: a fresh session too.
   void set_selection(harness::Selection s) {
-    opt_.prepare.selection = s;
-    session_ = std::make_unique<harness::Session>(opt_, out_, err_);
+    set_options([s](harness::SessionOptions& o) { o.prepare.selection = s; });
   }
-  // --jit-opt: a fresh session too.
   void set_jit_opt(int level) {
-    opt_.prepare.jit_opt = level;
-    session_ = std::make_unique<harness::Session>(opt_, out_, err_);
+    set_options([level](harness::SessionOptions& o) { o.prepare.jit_opt = level; });
   }
   harness::Session& session() { return *session_; }
   void add_parts(uint64_t n, bool wide = false, harness::Structure s = harness::Structure::Heap) {
