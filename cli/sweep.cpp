@@ -82,14 +82,22 @@ constexpr Family kFamilies[] = {
     {"half_first", "s.half = 0 and ", ""},
 };
 
-// One back end under one selection: a runner of the size's one session, so
-// every lane scans the same relation in the same memory. (A session per lane
-// had a copy of the relation each, and two lanes of the same back end and
-// selection differed by up to 20% here: where a copy lay, not what ran.)
+// One back end under one selection. Every lane is a runner of the size's one
+// session, so every lane scans the same relation in the same memory. (A
+// session per lane had a copy of the relation each, and two lanes of the same
+// back end and selection differed by up to 20% here: where a copy lay, not
+// what ran.) A back end's lanes share its one runner, which each sets to its
+// selection before it runs: its plan's kernels are generated once, and auto's
+// branch or nobranch is the very code of the branch or nobranch lane. (A
+// runner per lane compiled a kernel per lane, and two compiles of one kernel
+// need not run alike: llvm:fused, single at 0%, address randomisation off,
+// six processes, the branch lane's compile 0.68-0.70 ns a tuple and auto's,
+// running branch, 0.78-0.83; with the lanes' order reversed auto's was the
+// faster in two of four.)
 struct Lane {
   std::string backend;
   Selection selection;
-  harness::Runner* runner = nullptr;  // owned by the session
+  harness::Runner* runner = nullptr;  // owned by the session, shared by the back end's lanes
   std::string label() const { return backend + "/" + harness::selection_name(selection); }
 };
 
@@ -179,17 +187,22 @@ int run_sweep(const SweepOptions& o) {
       session.catalog().add(harness::make_sweep_relation(n));
       session.run(std::make_shared<Source>("<sweep>", "range of s is sweep"));
       std::vector<std::unique_ptr<Lane>> lanes;
-      for (const auto& b : lanes_of)
+      for (const auto& b : lanes_of) {
+        // Made under auto, so that every back end keeps what it needs to
+        // generate or lower either selection when a lane asks for it (vector
+        // keeps its plan only then); each lane then sets its own.
+        harness::PrepareOptions po = o.prepare;
+        po.selection = Selection::Auto;
+        const auto [name, mode] = harness::parse_backend_list(b).at(0);
+        harness::Runner* runner = &session.add_runner(name, mode, po);
         for (Selection sel : selections) {
           auto l = std::make_unique<Lane>();
           l->backend = b;
           l->selection = sel;
-          harness::PrepareOptions po = o.prepare;
-          po.selection = sel;
-          const auto [name, mode] = harness::parse_backend_list(b).at(0);
-          l->runner = &session.add_runner(name, mode, po);
+          l->runner = runner;
           lanes.push_back(std::move(l));
         }
+      }
       for (const Family& f : kFamilies) {
         std::printf("\n%llu tuples, %s: retrieve (s.v) where %ss.pct < K%s\n", static_cast<unsigned long long>(n),
                     f.name, f.before, f.after);
@@ -211,6 +224,7 @@ int run_sweep(const SweepOptions& o) {
           std::vector<std::function<void()>> runs;
           for (size_t li = 0; li < lanes.size(); ++li)
             runs.push_back([&, li] {
+              lanes[li]->runner->set_selection(lanes[li]->selection);
               harness::Result res = session.evaluate(bq, *lanes[li]->runner, src, false);
               if (!res.ok) throw std::runtime_error(lanes[li]->label() + ": " + res.error.format());
               counted += res.stats.run_ns;

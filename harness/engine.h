@@ -141,6 +141,11 @@ class Runner {
   PlanCache& cache() { return cache_; }
   const RunnerOptions& options() const { return opt_; }
   const PrepareOptions& prepare_options() const { return popt_; }
+  // The selection later scans ask for (--selection). Every scan selects its
+  // plan's kernel anew (select_kernel), so one runner's plans serve any
+  // selection: quelkit sweep runs a back end's selections on one runner, and
+  // so on the same generated kernels.
+  void set_selection(Selection s) { popt_.selection = s; }
   // One prepared plan serves every execution of its key in a statement (and,
   // with the cache on, in later statements): the back end reuses plans.
   bool reuses() const { return backend_->reuses_plans(); }
