@@ -141,7 +141,7 @@ int run_paper(const PaperOptions& p) {
             << "machine:  " << machine_description() << "\n"
             << "build:    " << QUELKIT_BUILD_TYPE << "; each figure the median of " << reps << " repetitions (" << large_reps
             << " at 10M tuples and more) of >= " << min_time
-            << " s after one warm-up run, the cells of a table interleaved (A B C A B C); spread = (max - min) / median\n"
+            << " s after one warm-up run, the cells of a table interleaved (A B C, B C A, ...); spread = (max - min) / median\n"
             << "JIT code: " << (jit_native_cpu ? "this machine's CPU (--jit-cpu native)" : "the generic CPU the kit is built for (--jit-cpu native: this machine's)") << "\n"
             << "per tuple = statement time / tuples in the relation (result rows projected and stored on the clock,\n"
             << "the checksum after it); prepare = cold preparation of the statement's plans, kept apart from\n"

@@ -8,8 +8,8 @@
 // (the two orders of one conjunction: with a branch, the first conjunct runs
 // on every tuple and the second only on its survivors; Ross, PODS 2002).
 // Each point is measured with the timing module (harness/measure.h): every
-// lane warmed up and calibrated, then their repetitions interleaved (A B C A B
-// C), each timed by the statements' own run_ns. Prints ns per tuple per point
+// lane warmed up and calibrated, then their repetitions interleaved in
+// rotated rounds (A B C, B C A, ...), each timed by the statements' own run_ns. Prints ns per tuple per point
 // (the median), then the checks of the selection axis (nobranch against branch
 // at 0, 50 and 100%; auto against the better of the two at every point), each
 // a ratio of repetitions taken side by side (harness::ratio), with its spread;
@@ -101,6 +101,18 @@ struct Lane {
   std::string label() const { return backend + "/" + harness::selection_name(selection); }
 };
 
+// The CSV's `ran`: what a lane's statements ran (--stats' selection), the
+// one value where all agree, else each with its count, the most frequent
+// first: "auto:branch=9;auto:nobranch=5".
+std::string ran_column(const std::map<std::string, int>& ran) {
+  if (ran.size() == 1) return ran.begin()->first;
+  std::vector<std::pair<std::string, int>> v(ran.begin(), ran.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [s, n] : v) out += (out.empty() ? "" : ";") + s + "=" + std::to_string(n);
+  return out;
+}
+
 // The point's statement, parsed and bound once for every lane.
 frontend::BoundQuery bind_point(harness::Session& s, const std::shared_ptr<Source>& src) {
   auto stmts = frontend::parse(src);
@@ -169,7 +181,7 @@ int run_sweep(const SweepOptions& o) {
   std::printf("quelkit sweep: %s\n", harness::machine_description().c_str());
   std::printf(
       "ns per tuple (run_ns / tuples): median of %d repetitions of >= %g s, the lanes' repetitions interleaved\n"
-      "(A B C A B C) at each point; a check's ratio is the median of the ratios of side-by-side repetitions, ±\n"
+      "(A B C, B C A, ...) at each point; a check's ratio is the median of the ratios of side-by-side repetitions, ±\n"
       "half their min-max spread\n",
       timing.reps, timing.min_seconds);
   std::ofstream csv;
@@ -220,7 +232,11 @@ int run_sweep(const SweepOptions& o) {
           // the clock the timing module reads: prepare and verification stay
           // off it, as in the report.
           uint64_t counted = 0;
-          std::vector<std::string> chose(lanes.size());
+          // What each lane's statements ran, counted: auto may choose
+          // differently from one statement to the next where the two
+          // selections are close (llvm:fused at 0%, timed within 5-10% of
+          // each other), and its median is then a mix of both.
+          std::vector<std::map<std::string, int>> chose(lanes.size());
           std::vector<std::function<void()>> runs;
           for (size_t li = 0; li < lanes.size(); ++li)
             runs.push_back([&, li] {
@@ -228,7 +244,7 @@ int run_sweep(const SweepOptions& o) {
               harness::Result res = session.evaluate(bq, *lanes[li]->runner, src, false);
               if (!res.ok) throw std::runtime_error(lanes[li]->label() + ": " + res.error.format());
               counted += res.stats.run_ns;
-              chose[li] = res.stats.selection;
+              ++chose[li][res.stats.selection];
             });
           std::vector<harness::Measurement> ms = harness::measure_interleaved(runs, timing, [&counted] { return counted; });
           std::printf("  %5.4g%%", p);
@@ -237,7 +253,7 @@ int run_sweep(const SweepOptions& o) {
             std::printf(" %16.2f", v);
             if (csv.is_open())
               csv << n << ',' << f.name << ',' << p << ',' << lanes[li]->backend << ','
-                  << harness::selection_name(lanes[li]->selection) << ',' << v << ',' << chose[li] << ','
+                  << harness::selection_name(lanes[li]->selection) << ',' << v << ',' << ran_column(chose[li]) << ','
                   << ms[li].spread() << '\n';
             m[li].push_back(std::move(ms[li]));
           }

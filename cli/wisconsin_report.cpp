@@ -302,7 +302,7 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
             << "machine:  " << machine_description() << "\n"
             << "build:    " << QUELKIT_BUILD_TYPE << "; each figure the median of " << o.reps << " repetitions ("
             << std::min(o.reps, o.large_reps) << " at 1M tuples and more) of >= " << o.min_time
-            << " s (the first run untimed), the cells of a statement interleaved (A B C A B C)"
+            << " s (the first run untimed), the cells of a statement interleaved (A B C, B C A, ...)"
             << (o.quick ? "; --quick: a check, not a measurement" : "") << "\n"
             << "statement = wall time of the statement with a warm plan cache (its result stored, its update applied),\n"
             << "prepare and the checksum's verification off the clock; per tuple = statement / tuples of the relations\n"

@@ -103,8 +103,11 @@ std::vector<Measurement> measure_interleaved(const std::vector<std::function<voi
     iters[j] = calibrate(runs[j], t.min_seconds, clock);
   }
   std::vector<Measurement> out(runs.size());
-  for (int r = 0; r < std::max(1, t.reps); ++r)
-    for (size_t j = 0; j < runs.size(); ++j) out[j].samples.push_back(repetition(runs[j], iters[j], t.min_seconds, clock));
+  for (int r = 0; r < std::max(1, t.reps); ++r)  // rotated rounds (measure.h)
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const size_t j = (size_t(r) + k) % runs.size();
+      out[j].samples.push_back(repetition(runs[j], iters[j], t.min_seconds, clock));
+    }
   for (size_t j = 0; j < runs.size(); ++j) finish(out[j], iters[j]);
   return out;
 }

@@ -47,8 +47,11 @@ Measurement measure(const std::function<void()>& run, const Timing& t = {}, cons
 Measurement measure(const std::function<void()>& run, int reps, double min_seconds);
 
 // Several pieces of work compared with each other: each is warmed up and
-// calibrated apart, then repetitions are interleaved (A B C A B C ...), so a
-// drift of the machine (frequency, a neighbour) falls on all of them alike.
+// calibrated apart, then repetitions are interleaved, so a drift of the
+// machine (frequency, a neighbour) falls on all of them alike. Round r
+// starts at the (r mod n)th piece (A B C, B C A, C A B, ...): in a fixed
+// order each piece follows the same one every round, and what that one
+// leaves behind (caches, predictors) fell on it every time.
 std::vector<Measurement> measure_interleaved(const std::vector<std::function<void()>>& runs, const Timing& t = {},
                                              const Clock& clock = {});
 

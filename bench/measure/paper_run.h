@@ -1,8 +1,8 @@
 // The report's measurement core: one paper query at one relation size on
 // every back end of a session, beside SQLite, the reference loop, the scan
-// reference and the streaming floor, all repetitions interleaved (A B C A B C)
-// by the timing module (harness/measure.h). `quelkit paper` prints what this
-// returns; nothing here prints.
+// reference and the streaming floor, all repetitions interleaved in rotated
+// rounds (A B C, B C A, ...) by the timing module (harness/measure.h).
+// `quelkit paper` prints what this returns; nothing here prints.
 #pragma once
 
 #include <cstdint>
