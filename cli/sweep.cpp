@@ -9,11 +9,11 @@
 // on every tuple and the second only on its survivors; Ross, PODS 2002).
 // Each point is measured with the timing module (harness/measure.h): every
 // lane warmed up and calibrated, then their repetitions interleaved in
-// rotated rounds (A B C, B C A, ...), each timed by the statements' own run_ns. Prints ns per tuple per point
-// (the median), then the checks of the selection axis (nobranch against branch
-// at 0, 50 and 100%; auto against the better of the two at every point), each
-// a ratio of repetitions taken side by side (harness::ratio), with its spread;
-// writes sweep.csv with --out.
+// rotated rounds (A B C, B C A, ...), each timed by the statements' own
+// run_ns. Prints ns per tuple per point (the median), then the checks of the
+// selection axis (nobranch against branch at 0, 50 and 100%; auto against the
+// better of the two at every point), each a ratio of repetitions taken side
+// by side (harness::ratio), with its spread; writes sweep.csv with --out.
 #include "cli/sweep.h"
 
 #include <algorithm>
