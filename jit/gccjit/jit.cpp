@@ -140,6 +140,11 @@ Context::Context(int level, bool native_cpu)
   gcc_jit_context_add_command_line_option(c_, "-fno-fast-math");
   gcc_jit_context_add_command_line_option(c_, "-fno-strict-aliasing");
   gcc_jit_context_add_command_line_option(c_, "-fno-omit-frame-pointer");
+  // GCC's redundant-extension elimination (on from -O2) also at -O1: without
+  // it every kernel re-extended each 16-bit line offset it had just loaded
+  // zero-extended (movzwl %ax,%eax per tuple). Measured, the sweep's single
+  // predicate at 0%, 1M tuples: nobranch 1.00-1.01 -> 0.91-0.93 ns a tuple.
+  if (level_ >= 1) gcc_jit_context_add_command_line_option(c_, "-free");
   if (native_cpu)
     for (const std::string& o : native_cpu_options()) gcc_jit_context_add_command_line_option(c_, o.c_str());
   gcc_jit_context_set_bool_allow_unreachable_blocks(c_, 1);
