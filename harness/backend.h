@@ -97,6 +97,12 @@ class Prepared {
     (void)page, (void)rows, (void)ctx;
     return -1;
   }
+  // run_page as one plain function, where it is no more than a call of one
+  // (generated code): the scan's steady loop calls it straight, without a
+  // virtual call per page. Valid until the next select_kernel; nullptr where
+  // run_page does more (the scan then calls run_page).
+  using PageKernel = int64_t (*)(const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
+  virtual PageKernel page_kernel() { return nullptr; }
   // Optional: a kernel whose batches span pages. batch_tuples() > 0 is how
   // many tuples it evaluates at once; the scan then hands it the pages of
   // about one batch per run_pages call (at most kMaxPagesPerCall), in scan

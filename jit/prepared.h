@@ -30,6 +30,7 @@ class CompiledPlan : public harness::Prepared {
     if (tuple_functions_pending()) compile_tuple_functions();
   }
   int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override { return kernel_(page, rows, ctx); }
+  PageKernel page_kernel() override { return kernel_; }
 
   // The kernel's two selection variants (harness/selection.h): the one the
   // plan was prepared in, and the other generated when the harness first

@@ -57,6 +57,11 @@ class StencilPlan final : public CompiledPlan {
     arena_.ready();
     return kernel_(page, rows, ctx);
   }
+  // Sealed once here: nothing is generated while the scan's steady loop runs.
+  PageKernel page_kernel() override {
+    arena_.ready();
+    return kernel_;
+  }
 
  private:
   Arena& arena_;

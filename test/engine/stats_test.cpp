@@ -70,6 +70,29 @@ TEST_P(Stats, FailedStatementCountsAtTheFailingTuple) {
   }
 }
 
+// The same counts where the failing tuple lies after the auto probe's pages
+// (a heap of 715 pages: the probe runs its first ~300 at most), in the
+// scan's steady loop (harness/scan.cpp), the row buffer handed over several
+// times before it.
+TEST_P(Stats, FailureAfterTheProbeDecidedCountsAtTheFailingTuple) {
+  Kit k(GetParam());
+  k.add_parts(20000);  // 28 tuples on a page
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  for (const Failing& f : {
+           Failing{"retrieve (x = p.pnum / (p.pnum - 19000))", 19000, 18999},
+           Failing{"retrieve (p.pnum) where p.pnum > 35 and 10 / (p.pnum - 19000) < 0", 19000, 10},
+       }) {
+    SCOPED_TRACE(f.text);
+    auto r = k.run(f.text);
+    EXPECT_FALSE(r.ok);
+    const harness::StmtReport& rep = k.last_report();
+    EXPECT_EQ(rep.stats.rows_scanned, f.scanned);
+    EXPECT_EQ(rep.stats.rows_qualified, f.qualified);
+    EXPECT_EQ(rep.stats.rows_out, 0u);
+    EXPECT_GE(rep.stats.pages_walked, (f.scanned + 27) / 28);  // vector's batch may have read past it
+  }
+}
+
 TEST_P(Stats, FailedJoinReportsItsAccessPaths) {
   Kit k(GetParam());
   k.add_parts(210);
