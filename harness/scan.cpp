@@ -260,7 +260,6 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     size_t room_cap = cap, room_held = held;
     uint64_t live = 0, qualified = 0;
     uint32_t pages = 0;
-    const bool deleted = rel->has_deleted();
     auto sync = [&] {  // the locals into the scan's counts, before anything can throw
       st.pages_walked += pages;
       st.rows_scanned += live;
@@ -290,7 +289,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       }
       room_held += size_t(n);
       qualified += uint64_t(n);
-      live += deleted ? live_of(pg) : page_nlines(pg);
+      live += live_of(pg);
     }
     sync();
   };
