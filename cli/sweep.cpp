@@ -8,6 +8,7 @@
 // (the two orders of one conjunction: with a branch, the first conjunct runs
 // on every tuple and the second only on its survivors; Ross, PODS 2002).
 // Each point is measured with the timing module (harness/measure.h): every
+// lane's answer checked against the first lane's (rows and checksum), each
 // lane warmed up and calibrated, then their repetitions interleaved in
 // rotated rounds (A B C, B C A, ...), each timed by the statements' own
 // run_ns. Prints ns per tuple per point (the median), then the checks of the
@@ -30,6 +31,7 @@
 
 #include "cli/command.h"
 #include "frontend/frontend.h"
+#include "harness/checksum.h"
 #include "harness/measure.h"
 #include "harness/selection.h"
 #include "harness/session.h"
@@ -232,6 +234,25 @@ int run_sweep(const SweepOptions& o) {
           // the clock the timing module reads: prepare and verification stay
           // off it, as in the report.
           uint64_t counted = 0;
+          harness::Checksum answer;
+          // Every lane's answer first, checksummed and set beside the first
+          // lane's: a sweep whose lanes returned different rows would compare
+          // nothing. The timed runs then leave the checksum out (run_ns never
+          // held it; between timed runs it is a pass over every result row
+          // that the next run would start after, docs/stats.md).
+          for (size_t li = 0; li < lanes.size(); ++li) {
+            lanes[li]->runner->set_selection(lanes[li]->selection);
+            const harness::Result res = session.evaluate(bq, *lanes[li]->runner, src, false);
+            if (!res.ok) throw std::runtime_error(lanes[li]->label() + ": " + res.error.format());
+            if (li == 0) {
+              answer = res.checksum;
+            } else if (res.checksum != answer) {
+              throw std::runtime_error(lanes[li]->label() + " disagrees with " + lanes[0]->label() + " at " +
+                                       std::to_string(k) + "%: " + std::to_string(res.checksum.rows) + " rows " +
+                                       harness::checksum_hex(res.checksum.sum) + " vs " + std::to_string(answer.rows) +
+                                       " rows " + harness::checksum_hex(answer.sum));
+            }
+          }
           // What each lane's statements ran, counted: auto may choose
           // differently from one statement to the next where the two
           // selections are close (llvm:fused at 0%, timed within 5-10% of
@@ -241,7 +262,7 @@ int run_sweep(const SweepOptions& o) {
           for (size_t li = 0; li < lanes.size(); ++li)
             runs.push_back([&, li] {
               lanes[li]->runner->set_selection(lanes[li]->selection);
-              harness::Result res = session.evaluate(bq, *lanes[li]->runner, src, false);
+              harness::Result res = session.evaluate(bq, *lanes[li]->runner, src, false, false);
               if (!res.ok) throw std::runtime_error(lanes[li]->label() + ": " + res.error.format());
               counted += res.stats.run_ns;
               ++chose[li][res.stats.selection];
