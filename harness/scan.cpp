@@ -96,12 +96,14 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   std::optional<AutoProbe> probe;
   // The probe's seed (where its timed pages begin): the clock's low bits,
   // mixed, so the same statement run again times other pages; read only for
-  // a relation large enough to be timed (substituted lookups scan thousands
-  // of one-page relations).
+  // a scan long enough to be timed (substituted lookups scan thousands of
+  // one-page relations). The scan's pages, not the relation's: a key range
+  // or a hash bucket is a few of them.
   if (kernel && asked == Selection::Auto) {
-    const uint32_t pages = rel->npages();
-    const uint64_t seed = pages >= kAutoTimedPages ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
-    probe.emplace(pages, seed, prep->last_auto_choice);
+    const uint32_t pages = uint32_t(std::min<uint64_t>(outlook.pages, rel->npages()));
+    const uint64_t seed =
+        AutoProbe::timed_scan(pages, tpp) ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
+    probe.emplace(pages, tpp, seed, prep->last_auto_choice);
   }
   if (kernel) runner_.select_kernel(*prep, probe ? probe->next() : asked, st);
   int64_t ordinal = 0;

@@ -26,7 +26,7 @@ TEST(AutoSelection, NamesRoundTrip) {
 }
 
 TEST(AutoSelection, MiddleSelectivityChoosesNobranchAfterTheFirstPages) {
-  AutoProbe p(harness::kAutoTimedPages - 1);  // too small to be timed
+  AutoProbe p(harness::kAutoTimedPages - 1, 1000);  // too small to be timed
   EXPECT_EQ(p.next(), Selection::Branch);  // probing with branch
   p.ran(Selection::Branch, 60, 30, 0, 2);
   EXPECT_TRUE(p.deciding());  // 60 tuples: not enough yet
@@ -38,15 +38,32 @@ TEST(AutoSelection, MiddleSelectivityChoosesNobranchAfterTheFirstPages) {
 }
 
 TEST(AutoSelection, ExtremeSelectivityOnASmallRelationKeepsBranch) {
-  AutoProbe p(harness::kAutoTimedPages - 1);
+  AutoProbe p(harness::kAutoTimedPages - 1, 1000);
   p.ran(Selection::Branch, 200, 0, 0, 7);
   EXPECT_FALSE(p.deciding());
   EXPECT_EQ(p.chosen(), Selection::Branch);
   // Eight pages decide even with few tuples on them.
-  AutoProbe q(100);
+  AutoProbe q(100, 30);
   for (int i = 0; i < 8; ++i) q.ran(Selection::Branch, 5, 5, 0, 1);
   EXPECT_FALSE(q.deciding());
   EXPECT_EQ(q.chosen(), Selection::Branch);
+}
+
+// Pages alone do not make a scan long: a key range of many pages of few
+// tuples each (wide tuples) is too short to pay for timing; the same pages
+// fuller are timed.
+TEST(AutoSelection, ManyPagesOfFewTuplesAreNotTimed) {
+  const uint32_t pages = 4 * harness::kAutoTimedPages;
+  const uint32_t few = uint32_t(harness::kAutoTimedMinTuples / pages) - 1;
+  EXPECT_FALSE(AutoProbe::timed_scan(pages, few));
+  EXPECT_TRUE(AutoProbe::timed_scan(pages, few + 2));
+  AutoProbe p(pages, few);
+  for (int i = 0; i < 8; ++i) p.ran(Selection::Branch, few, 0, 0, 1);  // 0%: outside the band
+  EXPECT_FALSE(p.deciding());  // decided by the band: no timed pages follow
+  EXPECT_EQ(p.chosen(), Selection::Branch);
+  AutoProbe q(pages, few + 2);
+  for (int i = 0; i < 8; ++i) q.ran(Selection::Branch, few + 2, 0, 0, 1);
+  EXPECT_TRUE(q.deciding());  // waiting for, or in, its timed pages
 }
 
 // On a large relation an extreme selectivity is timed: blocks of calls
@@ -59,7 +76,7 @@ TEST(AutoSelection, ExtremeSelectivityOnALargeRelationIsTimed) {
   for (auto [branch_ns, nobranch_ns, want] : {std::tuple{4000, 2000, Selection::NoBranch},
                                               std::tuple{2000, 1980, Selection::Branch},
                                               std::tuple{2000, 3000, Selection::Branch}}) {
-    AutoProbe p(100000);
+    AutoProbe p(100000, 30);
     p.ran(Selection::Branch, 200, 1, 0, 7);
     ASSERT_TRUE(p.timing());
     int calls = 0;
@@ -85,7 +102,7 @@ TEST(AutoSelection, MiddleSelectivityOnALargeRelationIsTimed) {
   for (auto [branch_ns, nobranch_ns, want] : {std::tuple{2000, 3600, Selection::Branch},
                                               std::tuple{1950, 2000, Selection::NoBranch},
                                               std::tuple{5000, 1200, Selection::NoBranch}}) {
-    AutoProbe p(100000);
+    AutoProbe p(100000, 30);
     p.ran(Selection::Branch, 200, 148, 0, 7);  // 74%
     ASSERT_TRUE(p.timing());
     std::set<Selection> ran;
@@ -106,7 +123,7 @@ TEST(AutoSelection, AFarSlowerVariantIsTimedOnlyBriefly) {
   const int per_block = int((harness::kAutoTimedBlock + 99) / 100);
   for (auto [branch_ns, nobranch_ns, want] :
        {std::tuple{350, 3500, Selection::Branch}, std::tuple{3500, 1000, Selection::NoBranch}}) {
-    AutoProbe p(100000);
+    AutoProbe p(100000, 30);
     p.ran(Selection::Branch, 200, 0, 0, 7);
     ASSERT_TRUE(p.timing());
     int calls = 0;
@@ -125,7 +142,7 @@ TEST(AutoSelection, AFarSlowerVariantIsTimedOnlyBriefly) {
 // alternating 60 and 50 (56 on average, 0.93 of branch) have the same median
 // call; summed over a block the difference shows, and nobranch is kept.
 TEST(AutoSelection, DifferencesBelowTheClocksStepShowOverABlock) {
-  AutoProbe p(100000);
+  AutoProbe p(100000, 30);
   p.ran(Selection::Branch, 200, 0, 0, 3);
   ASSERT_TRUE(p.timing());
   int nobranch_calls = 0;
@@ -146,7 +163,7 @@ TEST(AutoSelection, TimedPagesBeginWhereTheSeedSays) {
   std::set<uint32_t> starts;
   for (uint64_t seed : {0ull, 1ull, 17ull, 999ull, 123456789ull}) {
     const Selection wait = seed % 2 ? Selection::NoBranch : Selection::Branch;
-    AutoProbe p(pages, seed, wait);
+    AutoProbe p(pages, 30, seed, wait);
     p.ran(Selection::Branch, 200, 0, 0, 3);
     uint32_t waited = 0;
     while (!p.timing()) {
@@ -161,7 +178,7 @@ TEST(AutoSelection, TimedPagesBeginWhereTheSeedSays) {
   }
   EXPECT_EQ(starts.size(), 5u);
   // A relation too small to be timed neither waits nor times.
-  AutoProbe q(harness::kAutoTimedPages - 1, 12345);
+  AutoProbe q(harness::kAutoTimedPages - 1, 30, 12345);
   q.ran(Selection::Branch, 200, 0, 0, 7);
   EXPECT_FALSE(q.deciding());
 }
@@ -169,7 +186,7 @@ TEST(AutoSelection, TimedPagesBeginWhereTheSeedSays) {
 // A variant's first call enters code just generated (cold, sealed by an
 // mprotect): microseconds once. Nobranch twice as fast wins all the same.
 TEST(AutoSelection, AVariantsColdFirstCallDoesNotDecide) {
-  AutoProbe p(100000);
+  AutoProbe p(100000, 30);
   p.ran(Selection::Branch, 200, 0, 0, 7);
   ASSERT_TRUE(p.timing());
   bool first_nobranch = true;
@@ -190,7 +207,7 @@ TEST(AutoSelection, AVariantsColdFirstCallDoesNotDecide) {
 // the band (nobranch chosen, branch timed against it) and outside it.
 TEST(AutoSelection, AColdFirstCallDoesNotDecideAnEarlyExit) {
   for (uint64_t qualified : {100u, 0u}) {  // of 200: in the band, and not
-    AutoProbe p(100000);
+    AutoProbe p(100000, 30);
     p.ran(Selection::Branch, 200, qualified, 0, 7);
     ASSERT_TRUE(p.timing());
     bool first_nobranch = true;
