@@ -24,8 +24,8 @@
 //             Inside it nobranch is usually right, but not always either:
 //             six range terms on one column, 85% together, each mostly
 //             predicted, cost nobranch (which evaluates all six) 1.13-1.3x
-//             branch (llvm:fused, 1M tuples). So on a
-//             relation of at least kAutoTimedPages pages the scan then times
+//             branch (llvm:fused, 1M tuples). So on a scan
+//             long enough (kAutoTimedPages, kAutoTimedMinTuples) the scan times
 //             the next pages alternately in both selections and keeps the
 //             band's choice unless the other was clearly faster (AutoProbe
 //             below). The
