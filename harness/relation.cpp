@@ -283,32 +283,6 @@ std::pair<uint32_t, uint32_t> Relation::isam_span(const KeyBounds& b) const {
   return {first, uint32_t(beyond - isam_dir_.begin())};
 }
 
-void Relation::scan_pages(const KeyBounds& b, const std::function<bool(uint32_t)>& f) const {
-  auto chain = [&](uint32_t p) {
-    for (uint32_t q = p; q != kNoPage; q = page_next(page(q)))
-      if (!f(q)) return false;
-    return true;
-  };
-
-  if (structure_ == Structure::Heap) {
-    for (uint32_t p = 0; p < npages(); ++p)
-      if (!f(p)) return;
-    return;
-  }
-  if (structure_ == Structure::Hash) {
-    if (b.kind == KeyBounds::Eq) {
-      chain(hash_bucket(b.lo));
-      return;
-    }
-    for (uint32_t p = 0; p < nprimary_; ++p)
-      if (!chain(p)) return;
-    return;
-  }
-  const auto [first, end] = isam_span(b);
-  for (uint32_t p = first; p < end; ++p)
-    if (!chain(p)) return;
-}
-
 void Relation::for_each(const std::function<void(Tid, const uint8_t*)>& f) const {
   scan_pages(KeyBounds{}, [&](uint32_t p) {
     const uint8_t* pg = page(p);

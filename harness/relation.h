@@ -83,10 +83,12 @@ class Relation {
   void modify(Structure s, int key_attr, int fillfactor);
 
   // Pages in scan order for these bounds; stops early if f returns false.
-  void scan_pages(const KeyBounds& b, const std::function<bool(uint32_t page_no)>& f) const;
-  // The same, with f inlined into a heap's page loop (the common full scan:
-  // no call through a std::function per page); other structures go through
-  // scan_pages.
+  // A heap's pages in order; a hash bucket's chain for a key, or every
+  // bucket's; ISAM's primary pages of the key range, each followed by its
+  // overflow chain.
+  void scan_pages(const KeyBounds& b, const std::function<bool(uint32_t page_no)>& f) const { each_page(b, f); }
+  // The same, with f inlined into the page loops (no call through a
+  // std::function per page: the scan's loops, harness/scan.cpp).
   template <class F>
   void each_page(const KeyBounds& b, F&& f) const {
     if (structure_ == Structure::Heap) {
@@ -95,7 +97,24 @@ class Relation {
         if (!f(p)) return;
       return;
     }
-    scan_pages(b, f);
+    // A primary page and its overflow chain; false where f stopped the scan.
+    auto chain = [&](uint32_t p) {
+      for (uint32_t q = p; q != kNoPage; q = page_next(page(q)))
+        if (!f(q)) return false;
+      return true;
+    };
+    if (structure_ == Structure::Hash) {
+      if (b.kind == KeyBounds::Eq) {
+        chain(hash_bucket(b.lo));
+        return;
+      }
+      for (uint32_t p = 0; p < nprimary_; ++p)
+        if (!chain(p)) return;
+      return;
+    }
+    const auto [first, end] = isam_span(b);
+    for (uint32_t p = first; p < end; ++p)
+      if (!chain(p)) return;
   }
   // Primary pages a scan with these bounds visits (overflow pages not
   // counted): every page for a heap or an unbounded scan, one bucket for a

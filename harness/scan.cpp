@@ -245,8 +245,8 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     return true;
   };
 
-  // The steady state of a heap scan through a page kernel a page per call,
-  // once nothing is left to decide (no auto probe deciding): the loop a
+  // The steady state of a scan through a page kernel a page per call, once
+  // nothing is left to decide (no auto probe deciding): the loop a
   // hand-written scan is, with its counts in locals and the kernel called
   // straight (Prepared::page_kernel) where it is one function. The same
   // pages, calls and counts as page_step's; what it leaves out is page_step's
@@ -255,8 +255,11 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   // samples on (b). Measured, (b) on 20,000 PARTS tuples (in cache), median
   // of 2,001 runs, three processes each: llvm:fused 20.2-20.8 -> 16.9-17.1
   // us, gccjit:fused 25.8-26.6 -> 22.6-23.6. At 1M tuples, where memory
-  // bounds the scan, the difference is inside the noise.
-  auto steady = [&](uint32_t page_no, uint32_t end) {
+  // bounds the scan, the difference is inside the noise. A keyed scan's
+  // pages (a key range, a bucket chain) are fewer tuples each on wide PARTS,
+  // so the per-page cost weighs more there.
+  // `skip`: the pages page_step has run already (each_page's order).
+  auto steady = [&](uint32_t skip) {
     Prepared::PageKernel fn = prep->page_kernel();
     uint8_t* room = at;
     size_t room_cap = cap, room_held = held;
@@ -270,7 +273,11 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       at = room, cap = room_cap, held = room_held;
       pages = 0, live = qualified = 0;
     };
-    for (; page_no < end; ++page_no) {
+    rel->each_page(bounds, [&](uint32_t page_no) {
+      if (skip) {
+        --skip;
+        return true;
+      }
       if (cancel_requested()) {  // page boundary (page_walk.h)
         sync();
         cancelled();
@@ -292,17 +299,23 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       room_held += size_t(n);
       qualified += uint64_t(n);
       live += live_of(pg);
-    }
+      return true;
+    });
     sync();
   };
 
-  if (kernel && span == 1 && rel->structure() == Structure::Heap) {
-    // A heap's full scan (each_page's order): page_step while the auto probe
-    // decides, the steady loop after.
-    const uint32_t end = rel->npages();
-    uint32_t page_no = 0;
-    for (; page_no < end && probe && probe->deciding(); ++page_no) page_step(page_no);
-    steady(page_no, end);
+  if (kernel && span == 1) {
+    // page_step while the auto probe decides, the steady loop over the rest
+    // (each_page's order both times: the second walk passes over the pages
+    // the first ran).
+    uint32_t probed = 0;
+    if (probe)
+      rel->each_page(bounds, [&](uint32_t page_no) {
+        if (!probe->deciding()) return false;
+        ++probed;
+        return page_step(page_no);
+      });
+    steady(probed);
   } else {
     rel->each_page(bounds, page_step);
   }

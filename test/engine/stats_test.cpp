@@ -93,6 +93,25 @@ TEST_P(Stats, FailureAfterTheProbeDecidedCountsAtTheFailingTuple) {
   }
 }
 
+// The same through an ISAM key range, whose pages the steady loop walks
+// as well (each_page's order: the range's primary pages and their chains).
+TEST_P(Stats, FailureInAKeyRangeCountsAtTheFailingTuple) {
+  Kit k(GetParam());
+  k.add_parts(20000);
+  ASSERT_TRUE(k.run("range of p is parts\nmodify parts to isam on pnum").ok);
+  auto r = k.run("retrieve (x = p.pnum / (p.pnum - 19000)) where p.pnum < 19500");
+  EXPECT_FALSE(r.ok);
+  const harness::StmtReport& rep = k.last_report();
+  EXPECT_EQ(rep.stats.access_path, "p:isam key range");
+  EXPECT_EQ(rep.stats.rows_scanned, 19000u);
+  EXPECT_EQ(rep.stats.rows_qualified, 18999u);
+  EXPECT_EQ(rep.stats.rows_out, 0u);
+  // And the range's rows when nothing fails: the tuples below the bound.
+  auto ok = k.run("retrieve (x = p.pnum / (p.pnum + 1)) where p.pnum < 19500");
+  EXPECT_TRUE(ok.ok);
+  EXPECT_EQ(k.last_report().stats.rows_out, 19499u);
+}
+
 TEST_P(Stats, FailedJoinReportsItsAccessPaths) {
   Kit k(GetParam());
   k.add_parts(210);
