@@ -27,6 +27,12 @@ struct Plan {
   Schema out;     // projected row layout; target i is written at out.attrs[i].offset
   Schema params;  // parameter block layout; PARAM node offsets point into it
   uint32_t scratch_size = 0;  // bytes of qk_ctx.scratch the expressions need
+  // Every tuple qualifies: no qualification, or one folded to a true
+  // constant. A page kernel then has nothing to select on (its branch and
+  // nobranch variants are one loop).
+  bool always_qualifies() const {
+    return !qual_folded || (qual_folded->op == ir::Op::CONST && qual_folded->val.i != 0);
+  }
   // Plan-cache key: the folded shape (literals included), layouts and widths.
   // Parameter values are not part of it, so one prepared plan serves every
   // tuple substitution.

@@ -99,13 +99,16 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   // a scan long enough to be timed (substituted lookups scan thousands of
   // one-page relations). The scan's pages, not the relation's: a key range
   // or a hash bucket is a few of them.
-  if (kernel && asked == Selection::Auto) {
+  // A plan whose every tuple qualifies has nothing to select on: it runs
+  // branch (the one loop both variants are) without a probe.
+  if (kernel && asked == Selection::Auto && !plan.always_qualifies()) {
     const uint32_t pages = uint32_t(std::min<uint64_t>(outlook.pages, rel->npages()));
     const uint64_t seed =
         AutoProbe::timed_scan(pages, tpp) ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
     probe.emplace(pages, tpp, seed, prep->last_auto_choice);
   }
-  if (kernel) runner_.select_kernel(*prep, probe ? probe->next() : asked, st);
+  if (kernel)
+    runner_.select_kernel(*prep, probe ? probe->next() : asked == Selection::Auto ? Selection::Branch : asked, st);
   int64_t ordinal = 0;
   // Rows go straight into the sink's room: `held` rows written at `at`, room
   // for `cap`; handed over when the next page might not fit (per page when

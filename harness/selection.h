@@ -16,9 +16,10 @@
 //             every tuple and advancing by the value, and project the selected
 //             tuples after: writing the row for every tuple costs them the
 //             projection's dispatches on every tuple.
-//   auto      the scan runs the first pages with branch and measures the
-//             fraction of tuples that qualified: between kAutoLow and
-//             kAutoHigh, nobranch runs the rest. Outside that band branch is
+//   auto      (a plan whose every tuple qualifies runs branch: nothing to
+//             select on) the scan runs the first pages with branch and
+//             measures the fraction of tuples that qualified: between
+//             kAutoLow and kAutoHigh, nobranch runs the rest. Outside that band branch is
 //             usually right (the outcome is predictable), but not always: in
 //             `a and b` with a 50% `a` and a 0% whole, `a` is a coin toss.
 //             Inside it nobranch is usually right, but not always either:

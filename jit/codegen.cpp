@@ -213,15 +213,9 @@ const LibSymbol* lib_symbols(size_t* n) {
 
 // ------------------------------------------------------------- plans
 
-namespace {
-
-bool always_true(const ir::Node* q) { return !q || (q->op == ir::Op::CONST && q->val.i != 0); }
-
-}  // namespace
-
 Functions tuple_functions(const harness::Plan& plan) {
   Functions f;
-  f.qual = !always_true(plan.qual_folded.get());
+  f.qual = !plan.always_qualifies();
   f.project = !plan.targets_folded.empty();
   return f;
 }
@@ -315,7 +309,7 @@ class Walk {
       // written for every tuple and kept by it. Targets that can raise are
       // projected only for a qualifying tuple (guarded), as with a branch.
       Value qualifies;
-      if (always_true(plan_.qual_folded.get())) {
+      if (plan_.always_qualifies()) {
         e_.jump(emit);
       } else if (!opt_.nobranch) {
         cond(*plan_.qual_folded, emit, next);

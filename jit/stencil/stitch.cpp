@@ -48,8 +48,6 @@ uint64_t const_bits(const Node& n) {
   }
 }
 
-bool always_true(const Node* q) { return !q || (q->op == ir::Op::CONST && q->val.i != 0); }
-
 class Walk {
  public:
   Walk(const harness::Plan& plan, Program& p, bool nobranch) : plan_(plan), p_(p), nobranch_(nobranch) {
@@ -84,7 +82,7 @@ class Walk {
     // row written for every tuple and kept by it (ROW_IF); targets that can
     // raise are projected only for a qualifying tuple (JUMP_E).
     page_loop([&](int foot) {
-      if (always_true(plan_.qual_folded.get())) {
+      if (plan_.always_qualifies()) {
         project();
         emit(Kind::RowDone).target = foot;
       } else if (!nobranch_) {
