@@ -235,15 +235,20 @@ int run_sweep(const SweepOptions& o) {
           // off it, as in the report.
           uint64_t counted = 0;
           harness::Checksum answer;
+          // One statement on lane li under its selection; a failure ends the sweep.
+          auto run_lane = [&](size_t li, bool verify) {
+            lanes[li]->runner->set_selection(lanes[li]->selection);
+            harness::Result res = session.evaluate(bq, *lanes[li]->runner, src, false, verify);
+            if (!res.ok) throw std::runtime_error(lanes[li]->label() + ": " + res.error.format());
+            return res;
+          };
           // Every lane's answer first, checksummed and set beside the first
           // lane's: a sweep whose lanes returned different rows would compare
           // nothing. The timed runs then leave the checksum out (run_ns never
           // held it; between timed runs it is a pass over every result row
           // that the next run would start after, docs/stats.md).
           for (size_t li = 0; li < lanes.size(); ++li) {
-            lanes[li]->runner->set_selection(lanes[li]->selection);
-            const harness::Result res = session.evaluate(bq, *lanes[li]->runner, src, false);
-            if (!res.ok) throw std::runtime_error(lanes[li]->label() + ": " + res.error.format());
+            const harness::Result res = run_lane(li, true);
             if (li == 0) {
               answer = res.checksum;
             } else if (res.checksum != answer) {
@@ -261,9 +266,7 @@ int run_sweep(const SweepOptions& o) {
           std::vector<std::function<void()>> runs;
           for (size_t li = 0; li < lanes.size(); ++li)
             runs.push_back([&, li] {
-              lanes[li]->runner->set_selection(lanes[li]->selection);
-              harness::Result res = session.evaluate(bq, *lanes[li]->runner, src, false, false);
-              if (!res.ok) throw std::runtime_error(lanes[li]->label() + ": " + res.error.format());
+              const harness::Result res = run_lane(li, false);
               counted += res.stats.run_ns;
               ++chose[li][res.stats.selection];
             });

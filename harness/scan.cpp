@@ -94,13 +94,13 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   // probe pick the selection of each kernel call until it has decided.
   const Selection asked = runner_.prepare_options().selection;
   std::optional<AutoProbe> probe;
-  // The probe's seed (where its timed pages begin): the clock's low bits,
-  // mixed, so the same statement run again times other pages; read only for
-  // a scan long enough to be timed (substituted lookups scan thousands of
-  // one-page relations). The scan's pages, not the relation's: a key range
-  // or a hash bucket is a few of them.
-  // A plan whose every tuple qualifies has nothing to select on: it runs
-  // branch (the one loop both variants are) without a probe.
+  // A plan whose every tuple qualifies has nothing to select on: under auto
+  // it runs branch (the one loop both variants are) without a probe. The
+  // probe's seed (where its timed pages begin): the clock's low bits, mixed,
+  // so the same statement run again times other pages; read only for a scan
+  // long enough to be timed (substituted lookups scan thousands of one-page
+  // relations). The scan's pages, not the relation's: a key range or a hash
+  // bucket is a few of them.
   if (kernel && asked == Selection::Auto && !plan.always_qualifies()) {
     const uint32_t pages = uint32_t(std::min<uint64_t>(outlook.pages, rel->npages()));
     const uint64_t seed =

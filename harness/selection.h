@@ -19,14 +19,15 @@
 //   auto      (a plan whose every tuple qualifies runs branch: nothing to
 //             select on) the scan runs the first pages with branch and
 //             measures the fraction of tuples that qualified: between
-//             kAutoLow and kAutoHigh, nobranch runs the rest. Outside that band branch is
-//             usually right (the outcome is predictable), but not always: in
+//             kAutoLow and kAutoHigh, nobranch runs the rest. Outside that
+//             band branch is usually right (the outcome is predictable), but
+//             not always: in
 //             `a and b` with a 50% `a` and a 0% whole, `a` is a coin toss.
 //             Inside it nobranch is usually right, but not always either:
 //             six range terms on one column, 85% together, each mostly
 //             predicted, cost nobranch (which evaluates all six) 1.13-1.3x
-//             branch (llvm:fused, 1M tuples). So on a scan
-//             long enough (kAutoTimedPages, kAutoTimedMinTuples) the scan times
+//             branch (llvm:fused, 1M tuples). So on a scan long enough
+//             (kAutoTimedPages, kAutoTimedMinTuples) the scan times
 //             the next pages alternately in both selections and keeps the
 //             band's choice unless the other was clearly faster (AutoProbe
 //             below). The
