@@ -66,12 +66,13 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   res.stats.run_ns = total > res.stats.prepare_ns ? total - res.stats.prepare_ns : 0;
   runner.drop_statement_plans();
 
-  uint64_t v0 = now_ns();
-  if (verify)
+  if (verify) {
+    const uint64_t v0 = now_ns();
     res.rows.for_each_run([&](const uint8_t* run, size_t n) { res.checksum.add_rows(res.layout, run, n); });
-  else
-    res.checksum.rows = res.rows.size();
-  res.stats.verify_ns = now_ns() - v0;
+    res.stats.verify_ns = now_ns() - v0;
+  } else {
+    res.checksum.rows = res.rows.size();  // verify_ns 0: nothing verified
+  }
   if (count && res.ok) res.checksum.rows = counted.count;  // no rows, no sum: checksum 0
   res.keep_rows = keep_rows;
   if (!keep_rows) res.rows.clear();  // the chunks go back to the pool for the next run

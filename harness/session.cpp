@@ -232,7 +232,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       if (r == runners_.front()) dump_ir(*local);
     }
     const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
-    Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep);
+    Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep, verify_);
     if (scope) {  // the aggregates' queries are part of the statement's work
       first.stats.add_scan(scope->stats());
       first.stats.run_ns += scope->stats().run_ns;

@@ -70,6 +70,11 @@ class Session {
   // Evaluates a bound query on runner r (no comparison, nothing applied);
   // verify false: no checksum of the rows (an aggregate's inner query).
   Result evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows, bool verify = true);
+  // Off: a statement's rows are not checksummed (its checksum reads 0).
+  // For timed repetitions of a statement whose answer an earlier run
+  // checked: the Wisconsin report's runs after the first (--repeat does
+  // the same inside one statement, exec_query).
+  void set_verify(bool on) { verify_ = on; }
   // Drops cached plans over a relation on every runner.
   void invalidate(const std::string& relation);
   void print_error(const Error& e);
@@ -98,6 +103,7 @@ class Session {
   std::vector<std::unique_ptr<Runner>> runners_;
   std::vector<StmtReport> reports_;
   int stmt_no_ = 0;
+  bool verify_ = true;
 };
 
 // Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).

@@ -2,7 +2,8 @@
 // chunks, chunks reused from the pool, and a result larger than the memory
 // budget as the statement error "memory budget exceeded" on every back end,
 // with the session intact. Also: the checksum is taken off the clock
-// (verify_ns) and is the same whether the rows are kept or not.
+// (verify_ns), is the same whether the rows are kept or not, and is not taken
+// at all with verification off.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -91,6 +92,26 @@ TEST_P(ResultBudget, TheChecksumIsTheSameWhetherRowsAreKeptOrNot) {
   ASSERT_TRUE(none.run(q).ok);
   EXPECT_EQ(kept.last_report().stats.checksum, none.last_report().stats.checksum);
   EXPECT_EQ(kept.last_report().stats.rows_out, none.last_report().stats.rows_out);
+}
+
+// Session::set_verify(false), the Wisconsin report's timed runs after the
+// first: the rows are stored and counted, no checksum is taken; on again, the
+// same statement has its checksum back.
+TEST_P(ResultBudget, AStatementRunWithoutVerifyingTakesNoChecksum) {
+  Kit k(GetParam(), harness::OutFormat::None);
+  k.add_parts(3360);
+  const char* q = "range of p is parts\nretrieve (p.pname, p.pnum) where p.pnum > 3 or p.color = \"black\"";
+  ASSERT_TRUE(k.run(q).ok);
+  const harness::StmtReport checked = k.last_report();
+  ASSERT_NE(checked.stats.checksum, 0u);
+  k.session().set_verify(false);
+  ASSERT_TRUE(k.run(q).ok);
+  EXPECT_EQ(k.last_report().stats.rows_out, checked.stats.rows_out);
+  EXPECT_EQ(k.last_report().stats.checksum, 0u);
+  EXPECT_EQ(k.last_report().stats.verify_ns, 0u);
+  k.session().set_verify(true);
+  ASSERT_TRUE(k.run(q).ok);
+  EXPECT_EQ(k.last_report().stats.checksum, checked.stats.checksum);
 }
 
 TEST_P(ResultBudget, SortByOrdersAResultOfManyChunks) {
