@@ -198,11 +198,13 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     int64_t n = prep->run_pages(pending.data(), uint32_t(pending.size()), rows, &ctx);
     const uint64_t ns = t0 ? call_ns(t0) : 0;
     if (n < 0) {
-      for (const uint8_t* pg : pending) {
+      for (const uint8_t* pg : pending) {  // counted up to the failing page, as a page kernel counts
+        ++st.pages_walked;
         kernel_page(pg, rows);
         rows = at + held * row_len;
       }
     } else {
+      st.pages_walked += pending.size();
       uint64_t live = 0;
       for (const uint8_t* pg : pending) live += live_of(pg);
       kernel_ran(live, n, uint32_t(pending.size()), ns);
@@ -212,13 +214,13 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
 
   auto page_step = [&](uint32_t page_no) {
     if (cancel_requested()) cancelled();  // page boundary (page_walk.h)
-    ++st.pages_walked;
     const uint8_t* pg = rel->page(page_no);
-    if (span > 1) {
+    if (span > 1) {  // walked when its batch runs (flush)
       pending.push_back(pg);
       if (pending.size() == span) flush();
       return true;
     }
+    ++st.pages_walked;
     if (cap - held < tpp) {
       hand_over();
       at = out.room(tpp, &cap);
