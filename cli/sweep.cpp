@@ -66,8 +66,9 @@ CLI::Validator numbers(double lo, double hi, const char* what) {
 
 struct SweepOptions {
   std::string sizes = "1000000,10000000", points = "0,1,5,10,25,50,75,90,95,99,100";
-  std::string selections = "branch,nobranch,auto", backends, out_dir;
+  std::string selections = "branch,nobranch,auto", backends, out_dir, jit_cpu = "generic";
   int reps = harness::kDefaultReps;
+  int jit_opt = harness::PrepareOptions{}.jit_opt;
   double min_time = 0.02;
 };
 
@@ -147,6 +148,14 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
       ->check(cli::real_between(0, 60))
       ->type_name("S");
   app.add_option("--out", o->out_dir, "also write DIR/sweep.csv (bench/plot_sweep.py plots it)")->type_name("DIR");
+  // The JIT back ends' code, as the report and the monitor take it: the
+  // curves of one kernel compiled at another level, or for this machine.
+  app.add_option("--jit-opt", o->jit_opt, "JIT optimisation level (default 1)")
+      ->check(cli::whole(0, 3))
+      ->type_name("0-3");
+  app.add_option("--jit-cpu", o->jit_cpu, "JIT target: generic (default) or this machine's CPU")
+      ->check(cli::one_of({"generic", "native"}))
+      ->type_name("generic|native");
   return [o] { return run_sweep(*o); };
 }
 
@@ -194,10 +203,12 @@ int run_sweep(const SweepOptions& o) {
   int failed_checks = 0;
   try {
     for (uint64_t n : sizes) {
-      harness::SessionOptions o;
-      o.format = harness::OutFormat::None;
+      harness::SessionOptions so;
+      so.format = harness::OutFormat::None;
+      so.prepare.jit_opt = o.jit_opt;
+      so.prepare.jit_native_cpu = o.jit_cpu == "native";
       std::ostringstream s_out, s_err;
-      harness::Session session(o, s_out, s_err);  // its own runner (the default) is not used
+      harness::Session session(so, s_out, s_err);  // its own runner (the default) is not used
       session.catalog().add(harness::make_sweep_relation(n));
       session.run(std::make_shared<Source>("<sweep>", "range of s is sweep"));
       std::vector<std::unique_ptr<Lane>> lanes;
@@ -205,7 +216,7 @@ int run_sweep(const SweepOptions& o) {
         // Made under auto, so that every back end keeps what it needs to
         // generate or lower either selection when a lane asks for it (vector
         // keeps its plan only then); each lane then sets its own.
-        harness::PrepareOptions po = o.prepare;
+        harness::PrepareOptions po = so.prepare;
         po.selection = Selection::Auto;
         const auto [name, mode] = harness::parse_backend_list(b).at(0);
         harness::Runner* runner = &session.add_runner(name, mode, po);
@@ -216,6 +227,12 @@ int run_sweep(const SweepOptions& o) {
           l->runner = runner;
           lanes.push_back(std::move(l));
         }
+      }
+      if (n == sizes.front() && !lanes.empty()) {  // as the lanes' runners were made
+        const harness::PrepareOptions& made = lanes.front()->runner->prepare_options();
+        std::printf("JIT code: --jit-opt %d, %s\n", made.jit_opt,
+                    made.jit_native_cpu ? "this machine's CPU (--jit-cpu native)"
+                                        : "the generic CPU the kit is built for (--jit-cpu native: this machine's)");
       }
       for (const Family& f : kFamilies) {
         std::printf("\n%llu tuples, %s: retrieve (s.v) where %ss.pct < K%s\n", static_cast<unsigned long long>(n),

@@ -178,6 +178,13 @@ TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
   EXPECT_EQ(sh(kBin + " sweep --selections sometimes").status, 2);
   EXPECT_EQ(sh(kBin + " sweep --reps 0").status, 2);
   EXPECT_EQ(sh(kBin + " sweep -b nosuch").status, 2);
+  // The JIT code the lanes' runners were made for, as --jit-opt and --jit-cpu ask.
+  o = sh(kBin + " sweep --sizes 3000 --reps 1 --min-time 0 --points 50 -b llvm:fused --selections branch "
+                "--jit-opt 0 --jit-cpu native");
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("JIT code: --jit-opt 0, this machine's CPU"), std::string::npos) << o.text;
+  EXPECT_EQ(sh(kBin + " sweep --jit-opt 4").status, 2);
+  EXPECT_EQ(sh(kBin + " sweep --jit-cpu fast").status, 2);
 }
 
 }  // namespace
