@@ -32,11 +32,10 @@ namespace {
 struct PaperOptions {
   std::string sizes = "+", count_sizes = "+", keyed_sizes = "+", keyed_structures = "isam,hash";  // "+": the defaults
   std::string backends = "all", out_dir, only, profile_json, jit_cpu = "generic";
-  // large_reps: at most this many at 10M tuples and more. It was 3 there;
-  // measured at 10M, the spreads of (d) read ±26-38% with 3, and 3 samples
-  // hold a median that one slow repetition moves. 5 costs the default report
-  // about 15 s (its 10M blocks, SQLite's included: 2 min 36 s at 3, 3 min 6 s
-  // at 7).
+  // large_reps: at most this many at 10M tuples and more. It was 3 there:
+  // (d)'s spreads at 10M read ±26-33% in one report, and a median of 3 moves
+  // with one slow repetition. 5 costs the default report about 15 s (its 10M
+  // blocks, SQLite's included: 2 min 36 s at 3, 3 min 6 s at 7).
   int reps = kDefaultReps, large_reps = kDefaultReps, children = 5;
   double min_time = kDefaultMinSeconds;
   bool no_sqlite = false;
