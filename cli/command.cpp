@@ -86,6 +86,17 @@ CLI::Validator real_between(double lo, double hi) {
       "");
 }
 
+void add_jit_cpu_option(CLI::App& app, std::string* value) {
+  app.add_option("--jit-cpu", *value, "JIT target: generic (default) or this machine's CPU")
+      ->check(one_of({"generic", "native"}))
+      ->type_name("generic|native");
+}
+
+const char* jit_cpu_description(bool native) {
+  return native ? "this machine's CPU (--jit-cpu native)"
+                : "the generic CPU the kit is built for (--jit-cpu native: this machine's)";
+}
+
 CLI::Validator one_of(std::vector<std::string> words) {
   return CLI::Validator(
       [words](std::string& s) -> std::string {

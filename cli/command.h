@@ -53,6 +53,11 @@ CLI::Validator list_of(std::vector<std::string> words);  // comma-separated, eac
 CLI::Validator backend_list();                            // harness::parse_backend_list accepts it
 CLI::Validator size_list();  // sizes in tuples as parse_sizes reads them: [+]N,N,... ("" is none)
 
+// The measuring commands' --jit-cpu (paper, sweep, wisconsin): generic (the
+// default) or native, into *value; and how their headers name the choice.
+void add_jit_cpu_option(CLI::App& app, std::string* value);
+const char* jit_cpu_description(bool native);
+
 // "1,210,3360" replaces the default sizes; "+10000000" adds to them; "" is
 // none. Sorted, each once.
 std::vector<uint64_t> parse_sizes(const std::string& spec, std::vector<uint64_t> defaults);

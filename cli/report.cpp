@@ -101,9 +101,7 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--out", p->out_dir, "also write paper.json and paper.csv to DIR (checked before any work)")
       ->type_name("DIR");
   app.add_flag("--no-sqlite", p->no_sqlite, "leave out the SQLite reference");
-  app.add_option("--jit-cpu", p->jit_cpu, "JIT target: generic (default) or this machine's CPU")
-      ->check(cli::one_of({"generic", "native"}))
-      ->type_name("generic|native");
+  cli::add_jit_cpu_option(app, &p->jit_cpu);
   return [p] { return run_paper(*p); };
 }
 
@@ -147,7 +145,7 @@ int run_paper(const PaperOptions& p) {
             << (large_reps < reps ? " (" + std::to_string(large_reps) + " at 10M tuples and more)" : std::string())
             << " of >= " << min_time
             << " s after one warm-up run, the cells of a table interleaved (A B C, B C A, ...); spread = (max - min) / median\n"
-            << "JIT code: " << (jit_native_cpu ? "this machine's CPU (--jit-cpu native)" : "the generic CPU the kit is built for (--jit-cpu native: this machine's)") << "\n"
+            << "JIT code: " << cli::jit_cpu_description(jit_native_cpu) << "\n"
             << "per tuple = statement time / tuples in the relation (result rows projected and stored on the clock,\n"
             << "the checksum after it); prepare = cold preparation of the statement's plans, kept apart from\n"
             << "statement time (warm cache); floor = a sum of the relation's pages as 8-byte words (generic x86-64);\n"

@@ -153,9 +153,7 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--jit-opt", o->jit_opt, "JIT optimisation level (default 1)")
       ->check(cli::whole(0, 3))
       ->type_name("0-3");
-  app.add_option("--jit-cpu", o->jit_cpu, "JIT target: generic (default) or this machine's CPU")
-      ->check(cli::one_of({"generic", "native"}))
-      ->type_name("generic|native");
+  cli::add_jit_cpu_option(app, &o->jit_cpu);
   return [o] { return run_sweep(*o); };
 }
 
@@ -230,9 +228,7 @@ int run_sweep(const SweepOptions& o) {
       }
       if (n == sizes.front() && !lanes.empty()) {  // as the lanes' runners were made
         const harness::PrepareOptions& made = lanes.front()->runner->prepare_options();
-        std::printf("JIT code: --jit-opt %d, %s\n", made.jit_opt,
-                    made.jit_native_cpu ? "this machine's CPU (--jit-cpu native)"
-                                        : "the generic CPU the kit is built for (--jit-cpu native: this machine's)");
+        std::printf("JIT code: --jit-opt %d, %s\n", made.jit_opt, cli::jit_cpu_description(made.jit_native_cpu));
       }
       for (const Family& f : kFamilies) {
         std::printf("\n%llu tuples, %s: retrieve (s.v) where %ss.pct < K%s\n", static_cast<unsigned long long>(n),

@@ -85,9 +85,7 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--out", o->out_dir, "also write wisconsin.json and wisconsin.csv to DIR (checked before any work)")
       ->type_name("DIR");
   app.add_flag("--no-sqlite", o->no_sqlite, "leave out the SQLite reference");
-  app.add_option("--jit-cpu", o->jit_cpu, "JIT target: generic (default) or this machine's CPU")
-      ->check(cli::one_of({"generic", "native"}))
-      ->type_name("generic|native");
+  cli::add_jit_cpu_option(app, &o->jit_cpu);
   return [o, &app] { return run_wisconsin(*o, app); };
 }
 
