@@ -12,10 +12,10 @@
 #include <memory>
 #include <sstream>
 
-#include "bench/measure/reference.h"
-#include "bench/measure/backends.h"
-#include "bench/measure/paper_queries.h"
-#include "bench/measure/sqlite_ref.h"
+#include "measure/reference.h"
+#include "measure/backends.h"
+#include "measure/paper_queries.h"
+#include "measure/sqlite_ref.h"
 #include "frontend/frontend.h"
 #include "harness/measure.h"
 #include "harness/parts.h"

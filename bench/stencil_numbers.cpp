@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure/backends.h"
-#include "bench/measure/paper_queries.h"
+#include "measure/backends.h"
+#include "measure/paper_queries.h"
 #include "frontend/frontend.h"
 #include "harness/measure.h"
 #include "harness/parts.h"

@@ -11,8 +11,8 @@
 #include <memory>
 #include <sstream>
 
-#include "bench/measure/backends.h"
-#include "bench/measure/paper_queries.h"
+#include "measure/backends.h"
+#include "measure/paper_queries.h"
 #include "frontend/frontend.h"
 #include "harness/parts.h"
 #include "harness/session.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 #include "cli/command.h"
 #include "cli/difftest/difftest.h"
 #include "cli/gen.h"

@@ -13,13 +13,13 @@
 #include <filesystem>
 #include <iostream>
 
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 #include "cli/command.h"
 #include "cli/profile/child.h"
 #include "cli/profile/launch.h"
 #include "cli/profile/options.h"
 #include "cli/profile/print.h"
-#include "bench/measure/paper_queries.h"
+#include "measure/paper_queries.h"
 
 namespace quelkit::profile {
 

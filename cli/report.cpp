@@ -1,5 +1,5 @@
 // `quelkit paper` (report.h): its options and the order of the run. The
-// measurement is bench/measure's (paper_run.h, timed by harness/measure.h);
+// measurement is measure/'s (paper_run.h, timed by harness/measure.h);
 // each block of the report is printed by a file of its own (report_parts.h).
 // Statement time is the wall time of the statement with a warm plan cache
 // (what a user pays per execution); prepare cost is measured apart, in this
@@ -11,10 +11,10 @@
 #include <memory>
 #include <sstream>
 
-#include "bench/measure/backends.h"
-#include "bench/measure/paper_queries.h"
-#include "bench/measure/paper_run.h"
-#include "bench/measure/sqlite_ref.h"
+#include "measure/backends.h"
+#include "measure/paper_queries.h"
+#include "measure/paper_run.h"
+#include "measure/sqlite_ref.h"
 #include "cli/command.h"
 #include "cli/report_parts.h"
 #include "harness/measure.h"

@@ -1,5 +1,5 @@
 // The pieces of `quelkit paper` (report.h) after the measurement: what was
-// measured (bench/measure/paper_run.h's rows) and the functions that print
+// measured (measure/paper_run.h's rows) and the functions that print
 // each block of the report and write its files, one file each.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure/paper_run.h"
+#include "measure/paper_run.h"
 #include "harness/session.h"
 
 namespace quelkit::report {

@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/measure/wisconsin_run.h"
+#include "measure/wisconsin_run.h"
 #include "cli/report_parts.h"
 #include "harness/checksum.h"
 #include "harness/measure.h"
@@ -359,7 +359,7 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
   print_series(rows, sets, rows_of);
   if (!o.no_sqlite)
     std::cout << "\nsqlite ran " << statements - without << " of " << statements << " statements"
-              << (without ? " (— for the rest, which have no faithful SQL: see bench/measure/quel_sql.h)" : "")
+              << (without ? " (— for the rest, which have no faithful SQL: see measure/quel_sql.h)" : "")
               << "\n";
   if (!o.out_dir.empty() && !write_files(rows, o, o.quick)) return 1;
   return mismatch ? 1 : 0;

@@ -3,7 +3,7 @@
 // measures with it, `--repeat K` summarises its K runs with it, and the Google
 // Benchmark binaries take their minimum time, repetitions and statistics from
 // it. It lives in the harness, the lowest layer, because --repeat is a session
-// option; bench/measure builds the report's measurement on it. The clock is a
+// option; measure/ builds the report's measurement on it. The clock is a
 // parameter so a test can drive the loop with a fake one.
 #pragma once
 

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 #include "harness/parts.h"
 #include "harness/session.h"
 

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <string>
 
-#include "bench/measure/backends.h"
-#include "bench/measure/quel_sql.h"
+#include "measure/backends.h"
+#include "measure/quel_sql.h"
 #include "frontend/frontend.h"
 #include "harness/session.h"
 #include "test/engine/json_mini.h"

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 #include "frontend/frontend.h"
 #include "harness/parts.h"
 #include "harness/session.h"

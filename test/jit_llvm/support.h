@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 #include "frontend/frontend.h"
 #include "harness/page.h"
 #include "harness/session.h"

@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 #include "cli/difftest/check.h"
 #include "cli/difftest/corpus.h"
 #include "mutant_backend.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 #include "cli/profile/classify.h"
 #include "harness/backend.h"
 

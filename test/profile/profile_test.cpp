@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 #include "cli/profile/callgrind_reader.h"
 #include "cli/profile/classify.h"
 #include "cli/profile/perf_reader.h"

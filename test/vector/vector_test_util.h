@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 #include "harness/parts.h"
 #include "harness/wisconsin.h"
 #include "harness/session.h"

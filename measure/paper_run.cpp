@@ -2,15 +2,15 @@
 // preparations come first (each checks the result); then every cell's warm
 // run is measured in one interleaved measurement, so ratios between cells are
 // taken repetition by repetition.
-#include "bench/measure/paper_run.h"
+#include "measure/paper_run.h"
 
 #include <algorithm>
 #include <functional>
 #include <memory>
 
-#include "bench/measure/floor.h"
-#include "bench/measure/reference.h"
-#include "bench/measure/sqlite_ref.h"
+#include "measure/floor.h"
+#include "measure/reference.h"
+#include "measure/sqlite_ref.h"
 #include "frontend/frontend.h"
 #include "harness/checksum.h"
 #include "harness/session.h"

@@ -7,7 +7,7 @@
 // temporary of `retrieve into` removed; SQLite runs it inside a transaction
 // rolled back off the clock. After the measurement the statement's effect is
 // in place, so the next statement sees the state the script gives it.
-#include "bench/measure/wisconsin_run.h"
+#include "measure/wisconsin_run.h"
 
 #include <algorithm>
 #include <cctype>
@@ -17,8 +17,8 @@
 #include <set>
 #include <sstream>
 
-#include "bench/measure/quel_sql.h"
-#include "bench/measure/sqlite_ref.h"
+#include "measure/quel_sql.h"
+#include "measure/sqlite_ref.h"
 #include "frontend/frontend.h"
 #include "harness/checksum.h"
 

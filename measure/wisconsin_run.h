@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure/paper_run.h"
+#include "measure/paper_run.h"
 #include "harness/session.h"
 #include "harness/wisconsin.h"
 

@@ -1,6 +1,6 @@
 // The one list of built back ends. Optional ones are compiled in when CMake
 // found their dependencies (QUELKIT_HAVE_* definitions on the cli targets).
-#include "bench/measure/backends.h"
+#include "measure/backends.h"
 
 #include "adaptive/adaptive.h"
 #include "interp/interp.h"

@@ -1,5 +1,5 @@
 // QUEL to SQL for the Wisconsin report's SQLite cells (quel_sql.h).
-#include "bench/measure/quel_sql.h"
+#include "measure/quel_sql.h"
 
 #include <cstdio>
 #include <set>

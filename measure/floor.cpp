@@ -2,7 +2,7 @@
 // of the kit, for the generic x86-64 ISA (no -march=native): the floor is what
 // code built the way the kit's back ends are built can read, not what the
 // widest vector unit of this machine could.
-#include "bench/measure/floor.h"
+#include "measure/floor.h"
 
 #include <cstring>
 

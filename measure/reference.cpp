@@ -3,7 +3,7 @@
 // (log(9.5) once), attribute offsets fixed, no dispatch, the run-time checks
 // the language requires (a float result must be finite) kept. pnum is i2 up
 // to 32767 tuples and i4 above, so each loop is a template on its width.
-#include "bench/measure/reference.h"
+#include "measure/reference.h"
 
 #include <cmath>
 #include <cstring>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure/paper_queries.h"
+#include "measure/paper_queries.h"
 #include "harness/measure.h"
 #include "harness/relation.h"
 

@@ -1,5 +1,5 @@
 // The paper's queries and its VAX figures (paper_queries.h).
-#include "bench/measure/paper_queries.h"
+#include "measure/paper_queries.h"
 
 namespace quelkit {
 

@@ -1,5 +1,5 @@
 // SQLite reference engine for the paper report (sqlite_ref.h).
-#include "bench/measure/sqlite_ref.h"
+#include "measure/sqlite_ref.h"
 
 #include <sqlite3.h>
 
