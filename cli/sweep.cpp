@@ -64,15 +64,6 @@ CLI::Validator numbers(double lo, double hi, const char* what) {
       "");
 }
 
-struct SweepOptions {
-  std::string sizes = "1000000,10000000", points = "0,1,5,10,25,50,75,90,95,99,100";
-  std::string selections = "branch,nobranch,auto", backends, out_dir, jit_cpu = "generic";
-  int reps = harness::kDefaultReps;
-  int jit_opt = harness::PrepareOptions{}.jit_opt;
-  double min_time = 0.02;
-};
-
-int run_sweep(const SweepOptions& o);
 
 struct Family {
   const char* name;
@@ -116,6 +107,13 @@ std::string ran_column(const std::map<std::string, int>& ran) {
   return out;
 }
 
+// A sweep point as the table prints it: "50%", "0.5%".
+std::string percent(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g%%", p);
+  return buf;
+}
+
 // The point's statement, parsed and bound once for every lane.
 frontend::BoundQuery bind_point(harness::Session& s, const std::shared_ptr<Source>& src) {
   auto stmts = frontend::parse(src);
@@ -156,8 +154,6 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
   cli::add_jit_cpu_option(app, &o->jit_cpu);
   return [o] { return run_sweep(*o); };
 }
-
-namespace {
 
 int run_sweep(const SweepOptions& o) {
   if (!o.out_dir.empty()) cli::require_output_dir("--out", o.out_dir);
@@ -267,7 +263,7 @@ int run_sweep(const SweepOptions& o) {
               answer = res.checksum;
             } else if (res.checksum != answer) {
               throw std::runtime_error(lanes[li]->label() + " disagrees with " + lanes[0]->label() + " at " +
-                                       std::to_string(k) + "%: " + std::to_string(res.checksum.rows) + " rows " +
+                                       percent(p) + ": " + std::to_string(res.checksum.rows) + " rows " +
                                        harness::checksum_hex(res.checksum.sum) + " vs " + std::to_string(answer.rows) +
                                        " rows " + harness::checksum_hex(answer.sum));
             }
@@ -321,7 +317,7 @@ int run_sweep(const SweepOptions& o) {
           for (double p : {0.0, 100.0})
             if (int j = at(p); j >= 0) {
               const harness::Stats r = harness::ratio(nb[size_t(j)], br[size_t(j)]);
-              const std::string what = "nobranch/branch at " + std::to_string(int(p)) + "% (<= 1.3)";
+              const std::string what = "nobranch/branch at " + percent(p) + " (<= 1.3)";
               check(r, r.median <= 1.3, what.c_str());
             }
           if (int j = at(50); j >= 0) {
@@ -342,7 +338,7 @@ int run_sweep(const SweepOptions& o) {
               const harness::Stats r = harness::ratio(au[j], better);
               if (r.median > worst.median) worst = r, wj = j;
             }
-            const std::string what = "auto/better, worst point (" + std::to_string(int(points[wj])) + "%, ran " +
+            const std::string what = "auto/better, worst point (" + percent(points[wj]) + ", ran " +
                                      ran[ai][wj] + ", better " +
                                      (nb[wj].median_ns < br[wj].median_ns ? "nobranch" : "branch") + ", <= 1.1)";
             check(worst, worst.median <= 1.1, what.c_str());
@@ -362,7 +358,5 @@ int run_sweep(const SweepOptions& o) {
   std::printf("%d of the selection axis's checks missed\n", failed_checks);
   return 0;
 }
-
-}  // namespace
 
 }  // namespace quelkit
