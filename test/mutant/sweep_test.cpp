@@ -1,4 +1,5 @@
-// The sweep's agreement check (cli/sweep.h): every lane's answer at a point is
+// quelkit sweep (cli/sweep.h) over back ends it is not usually given, which
+// only a test binary can register. The agreement check: every lane's answer at a point is
 // checked against the first lane's before anything is timed, so a sweep never
 // sets the curve of a back end that returns other rows beside the rest. The
 // mutant back end (mutant_backend.h) computes `<=` for the sweep's `pct < K`
@@ -23,12 +24,13 @@ namespace {
 const ir::Op kBroken = ir::Op::QUELKIT_MUTANT;
 
 // A sweep small enough for a unit test: 200,000 tuples (about 20 of them with
-// pct = 5000, the point 50%), one point, one repetition.
-SweepOptions small_sweep(const std::string& backends) {
+// pct = 5000, the point 50%), one repetition.
+SweepOptions small_sweep(const std::string& backends, const std::string& points = "50",
+                         const std::string& selections = "branch") {
   SweepOptions o;
   o.sizes = "200000";
-  o.points = "50";
-  o.selections = "branch";
+  o.points = points;
+  o.selections = selections;
   o.backends = backends;
   o.reps = 1;
   o.min_time = 0;
@@ -40,11 +42,11 @@ struct Outcome {
   std::string out, err;
 };
 
-Outcome sweep(const std::string& backends) {
+Outcome sweep(const SweepOptions& o) {
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
   Outcome r;
-  r.rc = run_sweep(small_sweep(backends));
+  r.rc = run_sweep(o);
   r.out = testing::internal::GetCapturedStdout();
   r.err = testing::internal::GetCapturedStderr();
   return r;
@@ -52,7 +54,7 @@ Outcome sweep(const std::string& backends) {
 
 TEST(SweepAgreement, LanesThatAgreeAreMeasured) {
   register_all_backends();
-  const Outcome r = sweep("threaded:goto,interp:switch");
+  const Outcome r = sweep(small_sweep("threaded:goto,interp:switch"));
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("200000 tuples, single: retrieve (s.v) where s.pct < K"), std::string::npos) << r.out;
@@ -63,12 +65,28 @@ TEST(SweepAgreement, ALaneThatAnswersOtherRowsEndsTheSweep) {
   if (kBroken != ir::Op::LT_I4) GTEST_SKIP() << "the sweep's queries use LT_I4, not " << ir::op_name(kBroken);
   register_all_backends();
   const std::string m = register_mutant(kBroken);
-  const Outcome r = sweep("threaded:goto," + m);
+  const Outcome r = sweep(small_sweep("threaded:goto," + m));
   EXPECT_EQ(r.rc, 1) << r.out;
   // The first family, at its one point: the mutant's rows, then the first lane's.
   const std::string said = m + "/branch disagrees with threaded:goto/branch at 50%: ";
   EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("  50%"), std::string::npos) << "a point was timed after the lanes disagreed:\n" << r.out;
+}
+
+// A back end without a page kernel, asked for by name, runs every selection
+// the same way: the sweep measures it and says so, and checks no selection
+// axis for it (the interpreter's lanes at 50% are one loop timed three times,
+// which a nobranch-beats-branch check would fail or pass by chance).
+TEST(SweepChecks, NoneForABackEndThatEvaluatesTupleAtATime) {
+  register_all_backends();
+  const Outcome r = sweep(small_sweep("interp:switch,threaded:goto", "0,50,100", "branch,nobranch,auto"));
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("  interp:switch: evaluates tuple at a time (no page kernel): no selection axis to check"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("  interp:switch:  "), std::string::npos) << "a check was made for interp:\n" << r.out;
+  // threaded:goto's four checks in each of the three families.
+  EXPECT_NE(r.out.find("of the selection axis's 12 checks missed"), std::string::npos) << r.out;
 }
 
 }  // namespace
