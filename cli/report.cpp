@@ -196,6 +196,7 @@ int run_paper(const PaperOptions& p) {
   report::print_prepare(m);
   report::measure_levels(so, &m);
   report::print_conclusions(m, profile_json);
+  report::print_targets(m);
   if (!out_dir.empty() && !report::write_files(m, out_dir)) return 1;
   return mismatch ? 1 : 0;
 }

@@ -73,6 +73,15 @@ bool write_files(const Measured& m, const std::string& out_dir) {
       }
     }
     for (const auto& [label, ns] : m.first_prepare_ns) doc["first_prepare_ns"][label] = ns;
+    doc["targets"] = nlohmann::ordered_json::array();  // the targets block's checks (report_targets.cpp)
+    for (const TargetCheck& t : check_targets(m))
+      doc["targets"].push_back({{"query", std::string(1, t.query)},
+                                {"tuples", t.size},
+                                {"ratio", t.what},
+                                {"limit", t.limit},
+                                {"median", t.ratio},
+                                {"spread", t.spread},
+                                {"met", t.met}});
     for (const LevelCost& l : m.levels)
       doc["compile_levels"].push_back({{"backend", l.runner},
                                        {"level", l.level},

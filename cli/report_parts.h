@@ -55,6 +55,17 @@ std::string break_even_text(const BreakEven& b);
 void measure_levels(const harness::SessionOptions& so, Measured* m);
 void measure_first_prepare(const harness::SessionOptions& so, int children, Measured* m);
 void print_conclusions(const Measured& m, const std::string& profile_json);
+// The kit's targets (docs/DESIGN.md), checked on this run's figures
+// (report_targets.cpp): one check per bound, query and size measured.
+struct TargetCheck {
+  char query = 0;
+  uint64_t size = 0;
+  std::string what;  // "llvm:fused / reference", "best / floor (best: llvm:fused)"
+  double limit = 0, ratio = 0, spread = 0;
+  bool met = false;
+};
+std::vector<TargetCheck> check_targets(const Measured& m);
+void print_targets(const Measured& m);
 bool write_files(const Measured& m, const std::string& out_dir);
 
 }  // namespace quelkit::report
