@@ -68,7 +68,17 @@ class GccjitPlan final : public CompiledPlan {
     CompileTimes ct;
     std::string err;
     Result r = gccjit::compile(ctx, &ct, &err);
-    if (!r) fatal("compiling " + base_name(plan) + ": " + err);
+    if (!r) {
+      // GCC's passes accept whatever record() built (a failure there is
+      // ours, and fatal above); what fails here is the assembler, the linker
+      // or the temporary directory libgccjit works in (seen: that directory
+      // removed while it compiled). The machine's trouble, not the
+      // statement's: an I/O error on the statement, and the session goes on.
+      Error e;
+      e.kind = ErrKind::IO;
+      e.message = "gccjit could not compile the statement (" + base_name(plan) + "): " + err;
+      throw QuelError(std::move(e));
+    }
     times.opt_ns += ct.opt_ns;
     times.codegen_ns += ct.codegen_ns;
     for (size_t i = 0; i < kinds.size(); ++i) {
