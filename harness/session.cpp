@@ -185,7 +185,19 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
 Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows,
                          bool verify) {
   Engine eng(cat_, src, stmt_no_);
-  return eng.evaluate(q, r, keep_rows, verify);
+  try {
+    return eng.evaluate(q, r, keep_rows, verify);
+  } catch (QuelError& e) {
+    // What run_statement reports for a statement; the report, the sweep and
+    // the Wisconsin report read it from the Result. (It escaped them: a
+    // gccjit compile that failed ended `quelkit paper` in std::terminate.)
+    Result res;
+    res.ok = false;
+    res.error = std::move(e.err);
+    if (!res.error.src) res.error.src = src;
+    if (!res.error.pos.line) res.error.pos = q.pos;
+    return res;
+  }
 }
 
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {

@@ -68,7 +68,9 @@ class Session {
   // Reports of the statements run so far (cleared by the caller if wanted).
   std::vector<StmtReport>& reports() { return reports_; }
   // Evaluates a bound query on runner r (no comparison, nothing applied);
-  // verify false: no checksum of the rows (an aggregate's inner query).
+  // verify false: no checksum of the rows (an aggregate's inner query). Every
+  // statement error comes back in the Result (ok false), those raised outside
+  // the scan's checks too (a back end that cannot prepare the statement).
   Result evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows, bool verify = true);
   // Off: a statement's rows are not checksummed (its checksum reads 0).
   // For timed repetitions of a statement whose answer an earlier run

@@ -57,11 +57,17 @@ TEST(Nary, HundredThousandTermsRunOnTheInterpreterAndThreadedCode) {
   }
 }
 
+// 70,000 distinct constants, `or`ed: more than threaded code's registers.
+std::string beyond_threaded_registers() {
+  std::string ors = "p.pnum = 1";
+  for (int i = 2; i <= 70000; ++i) ors += " or p.pnum = " + std::to_string(i);
+  return ors;
+}
+
 // Past 65,535 distinct constants threaded code has no registers left: a
 // clear statement error, and the session goes on.
 TEST(Nary, ThreadedCodeOutOfRegistersIsAStatementError) {
-  std::string ors = "p.pnum = 1";
-  for (int i = 2; i <= 70000; ++i) ors += " or p.pnum = " + std::to_string(i);
+  const std::string ors = beyond_threaded_registers();
   Kit k("threaded");
   k.add_parts(10);
   ASSERT_TRUE(k.run("range of p is parts").ok);
@@ -71,6 +77,25 @@ TEST(Nary, ThreadedCodeOutOfRegistersIsAStatementError) {
   auto ok = k.run("retrieve (p.pnum) where p.pnum = 2 or p.pnum = 3");
   ASSERT_TRUE(ok.ok) << ok.err;
   EXPECT_EQ(ok.out, "pnum\n2\n3\n");
+}
+
+// The same error through Session::evaluate, the path of the report, the
+// sweep and the Wisconsin report: a failed Result, not an exception that
+// ends the command.
+TEST(Nary, ThreadedCodeOutOfRegistersIsAFailedResultOfEvaluate) {
+  const std::string ors = beyond_threaded_registers();
+  Kit k("threaded");
+  k.add_parts(10);
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  harness::Session& s = k.session();
+  auto src = std::make_shared<Source>("t.quel", "retrieve (p.pnum) where " + ors);
+  auto stmts = frontend::parse(src);
+  const frontend::BoundQuery q = frontend::bind(*stmts[0], s.ranges(), s.catalog(), src);
+  harness::Result r = s.evaluate(q, *s.runners().front(), src, false);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.message.find("too large for threaded code"), std::string::npos) << r.error.message.substr(0, 400);
+  EXPECT_EQ(r.error.pos.line, 1u);
+  EXPECT_NE(r.error.format().find("t.quel:1:"), std::string::npos) << r.error.format().substr(0, 400);
 }
 
 class NaryEveryBackEnd : public ::testing::TestWithParam<std::string> {};
