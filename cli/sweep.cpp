@@ -64,7 +64,6 @@ CLI::Validator numbers(double lo, double hi, const char* what) {
       "");
 }
 
-
 struct Family {
   const char* name;
   const char* before;  // the qualification around `s.pct < K`
