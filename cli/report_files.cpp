@@ -27,6 +27,8 @@ bool write_files(const Measured& m, const std::string& out_dir) {
                                   {"build", QUELKIT_BUILD_TYPE},
                                   {"jit_cpu", m.jit_native_cpu ? "native" : "generic"},
                                   {"reps", m.reps},
+                                  {"target_reps", m.target_reps},
+                                  {"target_budget_s", m.target_budget},
                                   {"min_time_s", m.min_time},
                                   {"results", nlohmann::ordered_json::array()},
                                   {"compile_levels", nlohmann::ordered_json::array()},
@@ -58,6 +60,7 @@ bool write_files(const Measured& m, const std::string& out_dir) {
                                     {"cache_hits", c.cache_hits},
                                     {"rows_scanned", c.scanned},
                                     {"sink", r.count ? "count" : "rows"},
+                                    {"reps", c.m.reps},
                                     {"spread", c.m.spread()}};
         if (it != pq->vax.end()) {
           o["vax_ingres_s"] = it->second.first;

@@ -28,8 +28,8 @@ struct Measured {
   std::map<std::string, double> first_prepare_ns;
   int first_prepare_children = 0;
   std::vector<harness::Structure> keyed_structures;
-  int reps = 0;
-  double min_time = 0;
+  int reps = 0, target_reps = 0;  // below kTargetSizes; at them, within target_budget s a cell
+  double min_time = 0, target_budget = 0;
   bool jit_native_cpu = false;
 };
 
@@ -57,6 +57,9 @@ void measure_first_prepare(const harness::SessionOptions& so, int children, Meas
 void print_conclusions(const Measured& m, const std::string& profile_json);
 // The kit's targets (docs/DESIGN.md), checked on this run's figures
 // (report_targets.cpp): one check per bound, query and size measured.
+// kTargetSizes: the smallest size any target is checked at; the report
+// measures these sizes with more repetitions (report.cpp).
+constexpr uint64_t kTargetSizes = 1000000;
 struct TargetCheck {
   char query = 0;
   uint64_t size = 0;

@@ -37,6 +37,14 @@ constexpr Target kTargets[] = {
     {"d", 10000000, "best", "reference", 1.5},
 };
 
+// Every bound is checked where the report takes its --target-reps.
+constexpr bool at_target_sizes() {
+  for (const Target& t : kTargets)
+    if (t.min_size < kTargetSizes) return false;
+  return true;
+}
+static_assert(at_target_sizes(), "a target below kTargetSizes would be checked on --reps figures");
+
 const Cell* cell(const Row& r, const std::string& what) {
   if (what == "best") return r.best();
   if (what == "reference") return r.find(CellKind::Reference);

@@ -47,12 +47,28 @@ Stats summarise(std::vector<double> v) {
 namespace {
 
 // Runs per repetition so that one lasts at least min_seconds: one timed run
-// tells how many fit (at least one).
-uint64_t calibrate(const std::function<void()>& run, double min_seconds, const Clock& clock) {
+// tells how many fit (at least one), and how long the repetitions will take.
+struct Calibration {
+  uint64_t iters = 1;
+  double rep_ns = 0;  // one repetition, foretold
+};
+Calibration calibrate(const std::function<void()>& run, double min_seconds, const Clock& clock) {
   const uint64_t t0 = clock();
   run();
   const uint64_t one = std::max<uint64_t>(clock() - t0, 1);
-  return std::max<uint64_t>(1, uint64_t(min_seconds * 1e9 / double(one)));
+  Calibration c;
+  c.iters = std::max<uint64_t>(1, uint64_t(min_seconds * 1e9 / double(one)));
+  c.rep_ns = std::max(min_seconds * 1e9, double(c.iters) * double(one));
+  return c;
+}
+
+// Repetitions a piece takes: t.reps, or under a budget as many as fit, at
+// least t.min_reps (never more than t.reps).
+int reps_within_budget(const Timing& t, double rep_ns) {
+  const int reps = std::max(1, t.reps);
+  if (t.budget_seconds <= 0 || double(reps) * rep_ns <= t.budget_seconds * 1e9) return reps;
+  const int fit = int(t.budget_seconds * 1e9 / rep_ns);
+  return std::clamp(fit, std::max(1, t.min_reps), reps);
 }
 
 // One repetition: iters runs, ns per run. A repetition that took less than
@@ -98,15 +114,20 @@ std::vector<Measurement> measure_interleaved(const std::vector<std::function<voi
                                              const Clock& c) {
   const Clock clock = c ? c : Clock(now_ns);
   std::vector<uint64_t> iters(runs.size());
+  std::vector<int> reps(runs.size());
+  int rounds = 0;
   for (size_t j = 0; j < runs.size(); ++j) {
     for (int w = 0; w < t.warmup; ++w) runs[j]();
-    iters[j] = calibrate(runs[j], t.min_seconds, clock);
+    const Calibration c = calibrate(runs[j], t.min_seconds, clock);
+    iters[j] = c.iters;
+    reps[j] = reps_within_budget(t, c.rep_ns);
+    rounds = std::max(rounds, reps[j]);
   }
   std::vector<Measurement> out(runs.size());
-  for (int r = 0; r < std::max(1, t.reps); ++r)  // rotated rounds (measure.h)
+  for (int r = 0; r < rounds; ++r)  // rotated rounds (measure.h)
     for (size_t k = 0; k < runs.size(); ++k) {
       const size_t j = (size_t(r) + k) % runs.size();
-      out[j].samples.push_back(repetition(runs[j], iters[j], t.min_seconds, clock));
+      if (r < reps[j]) out[j].samples.push_back(repetition(runs[j], iters[j], t.min_seconds, clock));
     }
   for (size_t j = 0; j < runs.size(); ++j) finish(out[j], iters[j]);
   return out;

@@ -22,6 +22,13 @@ struct Timing {
   int reps = kDefaultReps;                 // repetitions; the figure is their median
   double min_seconds = kDefaultMinSeconds; // each repetition loops the work at least this long
   int warmup = 1;                          // untimed runs first (caches, plan cache, page faults)
+  // A time budget per piece (0: none). A piece whose `reps` repetitions
+  // would last longer than budget_seconds, as its calibrating run foretells,
+  // takes as many as fit, but at least min_reps: so many repetitions steady
+  // the fast pieces' medians and ratios without multiplying the time of a
+  // piece that runs for seconds (an interpreter, SQLite at 10M tuples).
+  double budget_seconds = 0;
+  int min_reps = 1;
 };
 
 // Median, min and max of samples; spread = (max - min) / median.
@@ -51,7 +58,9 @@ Measurement measure(const std::function<void()>& run, int reps, double min_secon
 // machine (frequency, a neighbour) falls on all of them alike. Round r
 // starts at the (r mod n)th piece (A B C, B C A, C A B, ...): in a fixed
 // order each piece follows the same one every round, and what that one
-// leaves behind (caches, predictors) fell on it every time.
+// leaves behind (caches, predictors) fell on it every time. A piece cut
+// short by the budget leaves the rounds after its last repetition, so every
+// piece's i-th sample is from round i and ratio() pairs rounds.
 std::vector<Measurement> measure_interleaved(const std::vector<std::function<void()>>& runs, const Timing& t = {},
                                              const Clock& clock = {});
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "test/engine/shell.h"
 
 namespace quelkit::test {
@@ -137,6 +139,35 @@ TEST(Cli, PaperSizesPlusAddsToTheDefaults) {
       << o.text;
   EXPECT_EQ(sh(kBin + " paper --keyed-structures btree").status, 2);
   EXPECT_EQ(sh(kBin + " paper --sizes 12x").status, 2);
+}
+
+// The targets' sizes (1M tuples and more) take --target-reps repetitions, the
+// smaller ones --reps; a cell whose repetitions outlast --target-budget takes
+// as many as fit, but at least --reps. paper.json says how many each figure had.
+TEST(Cli, PaperTakesMoreRepetitionsWhereTheTargetsAreChecked) {
+  char dir[] = "/tmp/quelkit-paper-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  auto reps_by_size = [&](const std::string& budget) {
+    Out o = sh(kBin + " paper --sizes 210,1000000 --queries b --count-sizes= --keyed-sizes 1 --keyed-structures hash "
+                      "--reps 2 --target-reps 4 --min-time 0.001 --children 0 -b threaded:goto --no-sqlite" + budget +
+               " --out " + dir);
+    EXPECT_EQ(o.status, 0) << o.text;
+    std::ifstream js(std::string(dir) + "/paper.json");
+    const nlohmann::json doc = nlohmann::json::parse(js, nullptr, false);
+    std::map<uint64_t, std::set<int>> by_size;
+    if (!doc.is_object()) return by_size;
+    EXPECT_EQ(doc["reps"], 2);
+    EXPECT_EQ(doc["target_reps"], 4);
+    for (const auto& r : doc["results"]) by_size[r["tuples"].get<uint64_t>()].insert(r["reps"].get<int>());
+    return by_size;
+  };
+  // Every cell (threaded:goto, the reference, scan and floor) alike.
+  const std::map<uint64_t, std::set<int>> plenty = {{210, {2}}, {1000000, {4}}};
+  EXPECT_EQ(reps_by_size(""), plenty);
+  // A budget no repetition fits in: --reps at 1M as well.
+  const std::map<uint64_t, std::set<int>> cut = {{210, {2}}, {1000000, {2}}};
+  EXPECT_EQ(reps_by_size(" --target-budget 0.000001"), cut);
+  std::filesystem::remove_all(dir);
 }
 
 // The selectivity sweep in miniature: every family at 0, 50 and 100% on

@@ -88,5 +88,37 @@ TEST(Timing, InterleavedRepetitionsRotateAndRatiosKeepTheirSpread) {
   EXPECT_GT(r.spread, 0);
 }
 
+TEST(Timing, ABudgetCutsASlowPieceShortAndKeepsTheRoundsPaired) {
+  FakeClock fc;
+  std::string order;
+  Timing t;
+  t.reps = 6;
+  t.min_seconds = 1e-7;  // one run a repetition
+  t.warmup = 0;
+  t.budget_seconds = 300e-6;  // 300 us of fake time a piece
+  t.min_reps = 2;
+  auto fast = [&] { order += 'A'; fc.t += 1000; };    // 6 x 1 us: within the budget
+  auto slow = [&] { order += 'B'; fc.t += 100000; };  // 6 x 100 us would not be: 3 fit
+  auto ms = harness::measure_interleaved({fast, slow}, t, fc.clock());
+  // Calibration A B, three rotated rounds of both, then A alone.
+  EXPECT_EQ(order, "AB" "AB" "BA" "AB" "A" "A" "A");
+  EXPECT_EQ(ms[0].reps, 6);
+  EXPECT_EQ(ms[1].reps, 3);
+  EXPECT_EQ(harness::ratio(ms[1], ms[0]).n, 3);  // the rounds both took part in
+  EXPECT_DOUBLE_EQ(harness::ratio(ms[1], ms[0]).median, 100);
+
+  // Slower than the whole budget: min_reps still.
+  order.clear();
+  auto slowest = [&] { order += 'C'; fc.t += 1000000; };
+  ms = harness::measure_interleaved({fast, slowest}, t, fc.clock());
+  EXPECT_EQ(ms[1].reps, 2);
+  EXPECT_EQ(ms[0].reps, 6);
+
+  // No budget: every piece takes reps.
+  t.budget_seconds = 0;
+  ms = harness::measure_interleaved({fast, slowest}, t, fc.clock());
+  EXPECT_EQ(ms[1].reps, 6);
+}
+
 }  // namespace
 }  // namespace quelkit::test
