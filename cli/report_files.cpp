@@ -83,6 +83,9 @@ bool write_files(const Measured& m, const std::string& out_dir) {
                                 {"ratio", t.what},
                                 {"limit", t.limit},
                                 {"median", t.ratio},
+                                {"q1", t.q1},
+                                {"q3", t.q3},
+                                {"pairs", t.pairs},
                                 {"spread", t.spread},
                                 {"met", t.met}});
     for (const LevelCost& l : m.levels)

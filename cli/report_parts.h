@@ -64,7 +64,8 @@ struct TargetCheck {
   char query = 0;
   uint64_t size = 0;
   std::string what;  // "llvm:fused / reference", "best / floor (best: llvm:fused)"
-  double limit = 0, ratio = 0, spread = 0;
+  double limit = 0, ratio = 0, spread = 0, q1 = 0, q3 = 0;  // the paired ratios' median, spread, quartiles
+  int pairs = 0;
   bool met = false;
 };
 std::vector<TargetCheck> check_targets(const Measured& m);

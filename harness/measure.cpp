@@ -40,6 +40,14 @@ Stats summarise(std::vector<double> v) {
   s.median = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
   s.min = v.front();
   s.max = v.back();
+  auto quantile = [&](double p) {
+    const double at = p * double(v.size() - 1);
+    const size_t lo = size_t(at);
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (at - double(lo)) * (v[hi] - v[lo]);
+  };
+  s.q1 = quantile(0.25);
+  s.q3 = quantile(0.75);
   s.spread = s.median != 0 ? (s.max - s.min) / s.median : 0;
   return s;
 }

@@ -31,9 +31,12 @@ struct Timing {
   int min_reps = 1;
 };
 
-// Median, min and max of samples; spread = (max - min) / median.
+// Median, min and max of samples; spread = (max - min) / median; q1 and q3
+// the quartiles (linear between the sorted samples, as numpy's default), so
+// a median of many repetitions can be read with the middle half of them
+// rather than only their extremes.
 struct Stats {
-  double median = 0, min = 0, max = 0, spread = 0;
+  double median = 0, min = 0, max = 0, spread = 0, q1 = 0, q3 = 0;
   int n = 0;
 };
 Stats summarise(std::vector<double> samples);

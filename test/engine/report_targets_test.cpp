@@ -52,6 +52,12 @@ TEST(ReportTargets, ChecksThePairedRatioAgainstEachBound) {
   EXPECT_NEAR(l->ratio, 1.1, 1e-9);
   EXPECT_NEAR(l->limit, 1.2, 1e-9);
   EXPECT_TRUE(l->met);
+  // The middle half of the five ratios (1.1 1.1 1.1 1.1 2.0) is 1.1-1.1:
+  // the one slow repetition moves the spread only.
+  EXPECT_NEAR(l->q1, 1.1, 1e-9);
+  EXPECT_NEAR(l->q3, 1.1, 1e-9);
+  EXPECT_NEAR(l->spread, 0.9 / 1.1, 1e-9);
+  EXPECT_EQ(l->pairs, 5);
   const TargetCheck* r = find(v, 'd', 1000000, "reference / floor");
   ASSERT_NE(r, nullptr);
   EXPECT_NEAR(r->ratio, 1.6, 1e-9);

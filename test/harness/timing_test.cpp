@@ -31,6 +31,14 @@ TEST(Timing, SummariseMedianMinMaxSpread) {
   EXPECT_DOUBLE_EQ(s.max, 5);
   EXPECT_DOUBLE_EQ(s.spread, 4.0 / 3.0);
   EXPECT_DOUBLE_EQ(harness::summarise({4, 2, 8, 6}).median, 5);  // even count: mean of the middle two
+  // Quartiles between the sorted samples (1 2 3 4 5 6 7 8 9 100): the
+  // extreme moves the spread, not the middle half.
+  Stats q = harness::summarise({100, 9, 8, 7, 6, 5, 4, 3, 2, 1});
+  EXPECT_DOUBLE_EQ(q.q1, 3.25);
+  EXPECT_DOUBLE_EQ(q.q3, 7.75);
+  EXPECT_DOUBLE_EQ(q.median, 5.5);
+  EXPECT_DOUBLE_EQ(s.q1, 2);  // 1 3 5: halfway between 1 and 3
+  EXPECT_DOUBLE_EQ(s.q3, 4);
   EXPECT_EQ(harness::summarise({}).n, 0);
 }
 
