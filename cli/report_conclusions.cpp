@@ -117,6 +117,9 @@ void print_conclusions(const Measured& m, const std::string& profile_json) {
       const double tb = base.m.median_ns + (longc ? 0 : prepare_of(m, base, true));
       const double tn = n->m.median_ns + (longc ? 0 : prepare_of(m, *n, true));
       ours += " (" + std::string(q) + ") " + fmt(100 * (tb - tn) / tn, 0) + "%";
+      // A short command's gain is near -100% when the prepare dwarfs the
+      // run; the two one-off costs say by how much.
+      if (!longc) ours += " (" + base.runner + " " + dur(tb) + ", " + n->runner + " " + dur(tn) + ")";
       const auto& v = paper_query(q[0])->vax;
       if (!v.empty()) {
         const auto& p = longc ? v.rbegin()->second : v.begin()->second;
