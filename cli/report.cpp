@@ -221,6 +221,7 @@ int run_paper(const PaperOptions& p) {
   report::measure_first_prepare(so, children, &m);
   report::print_prepare(m);
   report::measure_levels(so, &m);
+  report::print_ranking(m);
   report::print_conclusions(m, profile_json);
   report::print_targets(m);
   if (!out_dir.empty() && !report::write_files(m, out_dir)) return 1;

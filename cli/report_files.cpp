@@ -76,6 +76,16 @@ bool write_files(const Measured& m, const std::string& out_dir) {
       }
     }
     for (const auto& [label, ns] : m.first_prepare_ns) doc["first_prepare_ns"][label] = ns;
+    doc["ranking"] = nlohmann::ordered_json::array();  // the ranking block (report_ranking.cpp)
+    for (const Ranking& k : rankings(m)) {
+      nlohmann::ordered_json order = nlohmann::ordered_json::array();
+      for (const Ranked& e : k.order)
+        order.push_back({{"backend", e.runner}, {"statement_ns", e.median_ns}, {"ratio", e.ratio}, {"tied", e.tied}});
+      doc["ranking"].push_back({{"query", k.query},
+                                {"tuples", k.size},
+                                {"structure", structure_name(k.structure)},
+                                {"order", std::move(order)}});
+    }
     doc["targets"] = nlohmann::ordered_json::array();  // the targets block's checks (report_targets.cpp)
     for (const TargetCheck& t : check_targets(m))
       doc["targets"].push_back({{"query", std::string(1, t.query)},

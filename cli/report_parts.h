@@ -69,6 +69,26 @@ struct TargetCheck {
   bool met = false;
 };
 std::vector<TargetCheck> check_targets(const Measured& m);
+// The ranking of the back ends on a row (report_ranking.cpp): by median
+// statement time, each with its ratio to the fastest; tied: this run does not
+// tell it from the one ranked before it (the first quartile of their paired
+// ratios at or below 1).
+struct Ranked {
+  std::string runner;
+  double median_ns = 0, ratio = 1;
+  bool tied = false;
+};
+struct Ranking {
+  std::string query;
+  uint64_t size = 0;
+  harness::Structure structure = harness::Structure::Heap;
+  std::vector<Ranked> order;
+};
+Ranking rank_backends(const Row& r);
+// The rows the report ranks: Table 1's heap at kTargetSizes and more, each
+// keyed structure at its largest size.
+std::vector<Ranking> rankings(const Measured& m);
+void print_ranking(const Measured& m);
 void print_targets(const Measured& m);
 bool write_files(const Measured& m, const std::string& out_dir);
 

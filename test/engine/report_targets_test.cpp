@@ -3,34 +3,11 @@
 // what it names, on made-up figures.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "cli/report_parts.h"
+#include "test/engine/made_up_rows.h"
 
 namespace quelkit::report {
 namespace {
-
-// A cell whose repetitions took these ns, in the order taken.
-Cell cell(const std::string& name, CellKind kind, std::vector<double> samples) {
-  Cell c;
-  c.runner = name;
-  c.kind = kind;
-  c.m.samples = samples;
-  std::sort(samples.begin(), samples.end());
-  c.m.median_ns = samples[samples.size() / 2];
-  c.m.min_ns = samples.front();
-  c.m.max_ns = samples.back();
-  c.m.reps = int(samples.size());
-  return c;
-}
-
-Row heap_row(const char* q, uint64_t size, std::vector<Cell> cells) {
-  Row r;
-  r.query = q;
-  r.size = size;
-  r.cells = std::move(cells);
-  return r;
-}
 
 const TargetCheck* find(const std::vector<TargetCheck>& v, char q, uint64_t size, const std::string& what) {
   for (const auto& c : v)
