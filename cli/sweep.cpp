@@ -143,10 +143,15 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--points", o->points, "selectivities in percent (default 0,1,5,10,25,50,75,90,95,99,100)")
       ->check(numbers(0, 100, "percentages from 0 to 100"))
       ->type_name("LIST");
-  app.add_option("--reps", o->reps, "repetitions per point, interleaved across lanes, the median reported (default 5)")
+  app.add_option("--reps", o->reps, "repetitions per point, interleaved across lanes, the median reported (default 15)")
       ->check(cli::whole(1, 1000))
       ->type_name("N");
-  app.add_option("--min-time", o->min_time, "seconds each repetition runs at least (default 0.02)")
+  app.add_option("--budget", o->budget,
+                 "seconds a lane's repetitions at a point may take; a slower lane takes as many as fit, at least 5 "
+                 "(default 0.5)")
+      ->check(cli::real_above(0))
+      ->type_name("S");
+  app.add_option("--min-time", o->min_time, "seconds each repetition runs at least (default 0.01)")
       ->check(cli::real_between(0, 60))
       ->type_name("S");
   app.add_option("--out", o->out_dir, "also write DIR/sweep.csv (bench/plot_sweep.py plots it)")->type_name("DIR");
@@ -172,6 +177,8 @@ int run_sweep(const SweepOptions& o) {
   harness::Timing timing;
   timing.reps = o.reps;
   timing.min_seconds = o.min_time;
+  timing.budget_seconds = o.budget;
+  timing.min_reps = std::min(o.reps, kSweepMinReps);
   if (selections.empty()) cli::usage_error("nothing to sweep");
 
   // Back ends: those asked for, else every built mode with a page kernel (the
@@ -189,10 +196,10 @@ int run_sweep(const SweepOptions& o) {
 
   std::printf("quelkit sweep: %s\n", harness::machine_description().c_str());
   std::printf(
-      "ns per tuple (run_ns / tuples): median of %d repetitions of >= %g s, the lanes' repetitions interleaved\n"
-      "(A B C, B C A, ...) at each point; a check's ratio is the median of the ratios of side-by-side repetitions, ±\n"
-      "half their min-max spread\n",
-      timing.reps, timing.min_seconds);
+      "ns per tuple (run_ns / tuples): median of %d repetitions of >= %g s (a lane as many as fit in %g s at a\n"
+      "point, at least %d), the lanes' repetitions interleaved (A B C, B C A, ...) at each point; a check's ratio is\n"
+      "the median of the ratios of side-by-side repetitions, ± half their min-max spread\n",
+      timing.reps, timing.min_seconds, timing.budget_seconds, timing.min_reps);
   std::ofstream csv;
   if (!out_dir.empty()) {
     csv.open(std::filesystem::path(out_dir) / "sweep.csv");

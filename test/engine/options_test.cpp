@@ -64,6 +64,7 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"difftest --max-mismatches 0", "--max-mismatches"},
       {"difftest --jit-opt 4", "--jit-opt"},
       {"sweep --reps 0", "--reps"},
+      {"sweep --budget 0", "--budget"},
       {"sweep --sizes 10,x", "--sizes"},
       {"profile --seconds 0 --query d", "--seconds"},
       {"profile --reps 0 --query d", "--reps"},
