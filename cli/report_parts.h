@@ -82,6 +82,7 @@ struct Ranking {
   std::string query;
   uint64_t size = 0;
   harness::Structure structure = harness::Structure::Heap;
+  bool scans = false;  // the statement reads the relation ((a) reads none): a per-tuple figure means something
   std::vector<Ranked> order;
 };
 Ranking rank_backends(const Row& r);

@@ -47,6 +47,7 @@ Ranking rank_backends(const Row& r) {
     e.runner = cells[i]->runner;
     e.median_ns = cells[i]->m.median_ns;
     e.ratio = e.median_ns / cells[0]->m.median_ns;
+    k.scans = k.scans || cells[i]->scanned > 0;
     if (i > 0) {
       // Paired with the one before: in at least a quarter of the rounds this
       // one was the faster, so this run does not tell the two apart.
@@ -70,17 +71,20 @@ std::vector<Ranking> rankings(const Measured& m) {
 void print_ranking(const Measured& m) {
   const std::vector<Ranking> all = rankings(m);
   if (all.empty()) return;
-  std::cout << "Ranking of the back ends: Table 1's heap at 1M tuples and more, Table 2 at its largest size;\n"
-               "median statement time, first the fastest, each after it as a ratio to the first; '=' marks one this\n"
-               "run does not tell from the one before it (faster than it in a quarter of the rounds or more)\n";
+  std::cout << "Ranking of the back ends: Table 1's heap at 1M tuples and more, Table 2 at its largest size; by\n"
+               "median statement time, the fastest first with its time (and per tuple where the statement reads the\n"
+               "relation), each after it as a ratio to it; '=' marks one this run does not tell from the one before it\n"
+               "(faster than it in a quarter of the rounds or more)\n";
   for (const Ranking& k : all) {
     const std::string head = "  (" + k.query + ") " + harness::structure_name(k.structure) + " " + std::to_string(k.size) + ": ";
     std::string line = head;
     const std::string indent(head.size(), ' ');
     for (size_t i = 0; i < k.order.size(); ++i) {
       const Ranked& e = k.order[i];
-      std::string item = i == 0 ? e.runner + " " + dur(e.median_ns / double(std::max<uint64_t>(k.size, 1))) + "/tuple"
-                                : (e.tied ? "= " : "") + e.runner + " " + fmt(e.ratio, 2) + "x";
+      std::string item = (e.tied ? "= " : "") + e.runner + " " + fmt(e.ratio, 2) + "x";
+      if (i == 0)
+        item = e.runner + " " + dur(e.median_ns) +
+               (k.scans ? " (" + dur(e.median_ns / double(std::max<uint64_t>(k.size, 1))) + "/tuple)" : "");
       if (i == 0) {
         line += item;
       } else if (line.size() + 2 + item.size() > 118) {

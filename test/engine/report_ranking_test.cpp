@@ -31,6 +31,11 @@ TEST(ReportRanking, OrdersByMedianAndMarksWhatTheRunCannotTellApart) {
   EXPECT_TRUE(k.order[1].tied);
   // c / b by round: at least 1.67 in every round: told apart.
   EXPECT_FALSE(k.order[2].tied);
+  // No cell read a tuple (as (a), which reads no relation): no per-tuple figure.
+  EXPECT_FALSE(k.scans);
+  Row scanned = r;
+  scanned.cells[0].scanned = 1000000;
+  EXPECT_TRUE(rank_backends(scanned).scans);
 }
 
 TEST(ReportRanking, RanksTable1AtTheTargetSizesAndEachKeyedStructureAtItsLargest) {
