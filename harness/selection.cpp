@@ -57,11 +57,12 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
       return;
     case Phase::Timed: {
       const int k = s == Selection::NoBranch;
+      const bool ends = ends_block(live);
       block_ns_ += ns;
       block_live_ += live;
       tuples_[k] += live;
       ++calls_;
-      if (block_live_ >= kAutoTimedBlock || calls_ >= kAutoTimedCalls) {  // the block ends
+      if (ends) {
         if (block_live_) per_tuple_[k].push_back(double(block_ns_) / double(block_live_));
         block_ns_ = block_live_ = 0;
         ++blocks_;

@@ -76,8 +76,11 @@ constexpr double kAutoLow = 0.05, kAutoHigh = 0.95;
 // - Blocks, not single calls: a page kernel call of 70 tuples at 0.8 ns a
 //   tuple is 60 ns, and this machine's clock reads in steps of about 10 ns;
 //   per call, nobranch at 0.72 and branch at 0.85 ns a tuple both read
-//   0.833 (60 ns / 72) at the median, and auto kept branch. A block's calls
-//   are summed, so a difference below the clock's step shows.
+//   0.833 (60 ns / 72) at the median, and auto kept branch. The scan times
+//   a block as one interval, from its first call to the end of its last
+//   (summing its calls timed each still read the clock twice a call, 30 ns a
+//   read on the kit's VM: scan.cpp), so a difference below the clock's step
+//   shows.
 // - The median over blocks, not the sum: a variant's first call enters code
 //   just generated and sealed (cold instruction cache, its page's first TLB
 //   miss, for stencils the mprotect that seals it), microseconds that say
@@ -136,9 +139,15 @@ class AutoProbe {
   // The selection the next kernel call should run.
   Selection next() const;
   // A call ran `live` tuples over `pages` pages in selection s, `qualified`
-  // of them qualified, in `ns` (measured only while timing()).
+  // of them qualified. ns: while timing(), the time the call adds to its
+  // block; a scan may time a block as one interval and hand it all to the
+  // call that ends it (ends_block), 0 to the calls before.
   void ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns, uint32_t pages);
   bool timing() const { return phase_ == Phase::Timed; }
+  // Whether a call of `live` tuples, made now, ends the block running.
+  bool ends_block(uint64_t live) const {
+    return phase_ == Phase::Timed && (block_live_ + live >= kAutoTimedBlock || calls_ + 1 >= kAutoTimedCalls);
+  }
   // After deciding: what runs the rest of the scan.
   Selection chosen() const { return chosen_; }
 

@@ -154,6 +154,39 @@ TEST(AutoSelection, DifferencesBelowTheClocksStepShowOverABlock) {
   EXPECT_EQ(p.chosen(), Selection::NoBranch);
 }
 
+// The scan times a block as one interval (scan.cpp): calls hand 0 until the
+// one that ends_block says closes the block, which hands the whole block's ns.
+// The blocks end where the probe ends them, and the choice is what the same
+// ns split over the calls gives, in both directions.
+TEST(AutoSelection, ABlockTimedAsOneIntervalDecidesAsItsCallsSummed) {
+  for (auto [branch_ns, nobranch_ns, want] :
+       {std::tuple{60, 55, Selection::NoBranch}, std::tuple{60, 59, Selection::Branch}}) {
+    AutoProbe split(100000, 30), whole(100000, 30);
+    split.ran(Selection::Branch, 200, 0, 0, 3);
+    whole.ran(Selection::Branch, 200, 0, 0, 3);
+    ASSERT_TRUE(whole.timing());
+    EXPECT_FALSE(AutoProbe(100000, 30).ends_block(72)) << "nothing is timed before the count";
+    uint64_t block = 0;
+    int ends = 0;
+    while (whole.deciding()) {
+      ASSERT_TRUE(split.deciding());
+      const Selection s = whole.next();
+      ASSERT_EQ(split.next(), s);
+      const uint64_t ns = s == Selection::Branch ? uint64_t(branch_ns) : uint64_t(nobranch_ns);
+      split.ran(s, 72, 0, ns, 1);
+      block += ns;
+      const bool end = whole.ends_block(72);
+      ends += end;
+      whole.ran(s, 72, 0, end ? block : 0, 1);
+      if (end) block = 0;
+    }
+    EXPECT_FALSE(split.deciding());
+    EXPECT_GE(ends, 4) << "blocks of both";
+    EXPECT_EQ(whole.chosen(), want) << branch_ns << " vs " << nobranch_ns;
+    EXPECT_EQ(split.chosen(), want) << branch_ns << " vs " << nobranch_ns;
+  }
+}
+
 // The timed pages begin a seeded number of pages into the scan, within the
 // first 1/kAutoTimedDelayShare of it, so repetitions of a statement time
 // different pages (the same ones each time are learnt by the branch
