@@ -81,13 +81,13 @@ void print_ranking(const Measured& m) {
     const std::string indent(head.size(), ' ');
     for (size_t i = 0; i < k.order.size(); ++i) {
       const Ranked& e = k.order[i];
-      std::string item = (e.tied ? "= " : "") + e.runner + " " + fmt(e.ratio, 2) + "x";
-      if (i == 0)
-        item = e.runner + " " + dur(e.median_ns) +
-               (k.scans ? " (" + dur(e.median_ns / double(std::max<uint64_t>(k.size, 1))) + "/tuple)" : "");
-      if (i == 0) {
-        line += item;
-      } else if (line.size() + 2 + item.size() > 118) {
+      if (i == 0) {  // the fastest: its time; the others: their ratio to it
+        line += e.runner + " " + dur(e.median_ns) +
+                (k.scans ? " (" + dur(e.median_ns / double(std::max<uint64_t>(k.size, 1))) + "/tuple)" : "");
+        continue;
+      }
+      const std::string item = (e.tied ? "= " : "") + e.runner + " " + fmt(e.ratio, 2) + "x";
+      if (line.size() + 2 + item.size() > 118) {
         std::cout << line << ",\n";
         line = indent + item;
       } else {
