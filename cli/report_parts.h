@@ -52,6 +52,9 @@ struct BreakEven {
 };
 BreakEven break_even(const Measured& m, const char* qid, const std::string& x, const std::string& base, bool first);
 std::string break_even_text(const BreakEven& b);
+// Whether a pays back sooner than b: at most the smallest size, then the
+// earlier crossing, then never within the sizes; unknown last.
+bool sooner(const BreakEven& a, const BreakEven& b);
 void measure_levels(const harness::SessionOptions& so, Measured* m);
 void measure_first_prepare(const harness::SessionOptions& so, int children, Measured* m);
 void print_conclusions(const Measured& m, const std::string& profile_json);

@@ -121,6 +121,15 @@ std::string break_even_text(const BreakEven& b) {
   return "?";
 }
 
+bool sooner(const BreakEven& a, const BreakEven& b) {
+  // The kinds in order of payback: AtMost, At, Never, Unknown.
+  auto rank = [](BreakEven::Kind k) {
+    return k == BreakEven::AtMost ? 0 : k == BreakEven::At ? 1 : k == BreakEven::Never ? 2 : 3;
+  };
+  if (rank(a.kind) != rank(b.kind)) return rank(a.kind) < rank(b.kind);
+  return a.kind == BreakEven::At && a.tuples < b.tuples;
+}
+
 void print_prepare(const Measured& m) {
   // Break-even: where a back end's one-off cost (prepare + statement time)
   // crosses below the base's over the heap sizes measured, interpolated

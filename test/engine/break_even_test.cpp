@@ -60,5 +60,17 @@ TEST(BreakEven, NeverWithinTheSizesAndUnknownWithoutFigures) {
   EXPECT_EQ(break_even(m, "c", "slow", "interp", false).kind, BreakEven::Unknown);
 }
 
+// The order in which back ends pay back, for the conclusions' "soonest":
+// cheaper already at the smallest size, then the earlier crossing, then not
+// within the sizes, and an unknown break-even last.
+TEST(BreakEven, SoonerOrdersByPayback) {
+  const BreakEven at_most{BreakEven::AtMost, 1}, at_200{BreakEven::At, 200}, at_5000{BreakEven::At, 5000},
+      never{BreakEven::Never, 10000000}, unknown{};
+  const std::vector<BreakEven> in_order{at_most, at_200, at_5000, never, unknown};
+  for (size_t i = 0; i < in_order.size(); ++i)
+    for (size_t j = 0; j < in_order.size(); ++j)
+      EXPECT_EQ(sooner(in_order[i], in_order[j]), i < j) << i << " vs " << j;
+}
+
 }  // namespace
 }  // namespace quelkit::report
