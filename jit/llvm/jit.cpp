@@ -189,8 +189,8 @@ llvm::Error Jit::init(bool native) {
   // speed, and with 16 that varied from one compile of the same kernel to the
   // next: the sweep's single predicate at 0%, 1M tuples, llvm:fused branch,
   // 0.64-0.79 ns a tuple from process to process (two modes), and nobranch
-  // against branch read 0.97-1.19 by which mode each had drawn. At 64 the
-  // same six processes read 0.72-0.73 for both.
+  // against branch read 0.95-1.17 by which mode each had drawn. At 64, six
+  // processes read 0.72-0.73 for both but one branch at 0.58.
   jtmb->getOptions().LoopAlignment = 64;
   jtmb_ = std::make_unique<llvm::orc::JITTargetMachineBuilder>(*jtmb);
   // Generic code is tuned as GCC's -mtune=generic tunes the compiled-in
