@@ -104,7 +104,7 @@ void print_conclusions(const Measured& m, const std::string& profile_json) {
       const Cell* soon = n;
       BreakEven soonest = fast;
       for (const Cell& c : r->cells) {
-        if (c.external() || !native(c.runner)) continue;
+        if (&c == n || c.external() || !native(c.runner)) continue;  // n's is `fast`
         const BreakEven b = break_even(m, q, c.runner, base->runner, first);
         if (sooner(b, soonest)) soon = &c, soonest = b;
       }
