@@ -324,9 +324,13 @@ QS_INLINE Go body(St& s) {
     return Go::Jump;
   } else if constexpr (D.kind == Kind::RowIf) {
     // The row was written either way; only a qualifying tuple keeps it.
-    // A multiply (e is 0 or 1) by the row length: two instructions, off the
-    // row pointer's loop-carried chain, where the mask (len & -e) took four.
-    s.row += QS_OFF(_JIT_ROWLEN) * uint64_t(s.e);
+    // A row of a type's size: e scaled by it in one lea. Any other length: a
+    // multiply (e is 0 or 1) by the hole, off the row pointer's loop-carried
+    // chain, where the mask (len & -e) took four instructions to its three.
+    if constexpr (D.t != kNoTk)
+      s.row += uint64_t(type_info(D.t).size) * uint64_t(s.e);
+    else
+      s.row += QS_OFF(_JIT_ROWLEN) * uint64_t(s.e);
     s.n += s.e;
     return Go::Jump;
   } else if constexpr (D.kind == Kind::SetE) {

@@ -80,6 +80,8 @@ inline std::string name(const Desc& d) {
     case Kind::JumpE: return std::string("JUMP_E if ") + (d.jump_if ? "1" : "0");
     case Kind::Load: return "LOAD_" + upper(tk_name(d.t)) + "(" + loc_name(d.a) + ")";
     case Kind::Store: return "STORE_" + upper(tk_name(d.t)) + "(" + loc_name(d.a) + ")";
+    case Kind::RowIf:
+      return d.t == kNoTk ? "ROW_IF" : "ROW_IF(" + std::to_string(type_info(d.t).size) + " bytes)";
     default: return kind_name(d.kind);
   }
 }

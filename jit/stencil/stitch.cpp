@@ -95,7 +95,7 @@ class Walk {
         predicate(*plan_.qual_folded);
         if (!harness::targets_may_raise(plan_)) {
           project();
-          emit(Kind::RowIf).target = foot;
+          emit(Desc{Kind::RowIf, ir::Op::CONST, {}, {}, rowif_type(p_.row_len)}).target = foot;
         } else {
           emit(Desc{Kind::JumpE, ir::Op::CONST, {}, {}, kNoTk, false}).target = foot;
           project();

@@ -58,7 +58,9 @@ enum class Kind : uint8_t {
   LoopTail, // fused, at the loop's foot: the next live line of the page, on to TARGET (the loop's
             // body) with it as the tuple, or on to the next stencil when none is left
   RowDone,  // fused: the row is written; count it, on to TARGET (the loop head)
-  RowIf,    // fused, branch-free: the row is written; keep it if `e` (SELECT's value)
+  RowIf,    // fused, branch-free: the row is written; keep it if `e` (SELECT's value). t: kNoTk,
+            // a row of any length (the hole's length times e); I1, I2, I4 or F8, a row exactly that
+            // type's size, so that e is scaled in the address arithmetic (rowif_type says which)
   PageDone, // fused: return the rows written
   PageExit, // fused: error exit: ctx->err_slot = line, return -1
   // Nobranch selection (harness/selection.h): the qualification's value in `e`.
@@ -143,6 +145,17 @@ constexpr bool pair_ok(Tk lt, Loc a, Loc b) {
   return true;
 }
 
+// ROW_IF's sized variants: rows of 1, 2, 4 and 8 bytes (one narrow target, or
+// two i4s) keep a row with one scaled add (lea) where any other length takes
+// a load of the hole, a multiply and an add, a tenth of a single-predicate
+// nobranch kernel's instructions per tuple.
+inline constexpr Tk kRowIfSized[] = {Tk::I1, Tk::I2, Tk::I4, Tk::F8};
+constexpr Tk rowif_type(uint32_t row_len) {
+  for (Tk w : kRowIfSized)
+    if (type_info(w).size == row_len) return w;
+  return kNoTk;
+}
+
 struct Table {
   std::array<Desc, 4096> d{};
   int n = 0;
@@ -156,6 +169,7 @@ constexpr Table make_table() {
                  Kind::PageExit, Kind::SaveE, Kind::AndE, Kind::OrE, Kind::NotE, Kind::SelPut, Kind::SelStart,
                  Kind::SelTail})
     add(Desc{k});
+  for (Tk w : kRowIfSized) add(Desc{Kind::RowIf, ir::Op::CONST, {}, {}, w});
   for (bool v : {false, true}) {
     add(Desc{Kind::SetE, ir::Op::CONST, {}, {}, kNoTk, v});
     add(Desc{Kind::JumpE, ir::Op::CONST, {}, {}, kNoTk, v});

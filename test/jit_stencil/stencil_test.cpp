@@ -100,7 +100,7 @@ TEST(StencilGolden, PaperQueryDFusedLoopsOverThePage) {
   std::string text = dump_stencil("stencil:fused", d, harness::Selection::NoBranch);
   // The loop is entered at its foot: the body's last stencil falls into LOOP_TAIL.
   const std::vector<std::string> want = {"ENTRY_KERNEL", "JUMP",      "MUL_F8(k, t.i2)", "LT_F8(t.i2, s) select",
-                                         "STORE_I2(t.i2)", "ROW_IF",  "LOOP_TAIL",       "PAGE_DONE",
+                                         "STORE_I2(t.i2)", "ROW_IF(2 bytes)", "LOOP_TAIL", "PAGE_DONE",
                                          "RAISE_CODE",   "PAGE_EXIT"};
   EXPECT_EQ(sequence(text), want) << text;
   EXPECT_EQ(count(text, k_hex(std::log(9.5))), 1u) << text;
@@ -136,7 +136,7 @@ TEST(StencilGolden, NobranchSpeculatesOnlyWhatCannotRaise) {
   text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.pnum > 3 or p.color = \"black\"",
                       harness::Selection::NoBranch);
   const std::vector<std::string> disj = {"ENTRY_KERNEL", "JUMP", "GT_I4(t.i2, k) select", "SAVE_E",
-                                         "EQ_C(t.c, k) select", "OR_E", "STORE_I2(t.i2)", "ROW_IF",
+                                         "EQ_C(t.c, k) select", "OR_E", "STORE_I2(t.i2)", "ROW_IF(2 bytes)",
                                          "LOOP_TAIL", "PAGE_DONE", "PAGE_EXIT"};
   EXPECT_EQ(sequence(text), disj) << text;
   // Five terms: three passes of one, the last evaluating the remaining two together.
@@ -158,6 +158,40 @@ TEST(StencilGolden, NobranchSpeculatesOnlyWhatCannotRaise) {
   ASSERT_GE(seq.size(), guarded.size()) << text;
   EXPECT_EQ(std::vector<std::string>(seq.begin(), seq.begin() + long(guarded.size())), guarded) << text;
   EXPECT_EQ(count(text, "ROW_IF"), 0u) << "a target that can raise is not written for every tuple\n" << text;
+}
+
+// The instructions of the first stencil of that name in a dump: the lines
+// after its `  +OFFSET` line, up to the next stencil or label.
+std::string stencil_code(const std::string& dump, const std::string& name) {
+  std::istringstream in(dump);
+  std::string line, code;
+  bool in_it = false;
+  while (std::getline(in, line)) {
+    const bool head = line.rfind("  +", 0) == 0 || line.rfind("  L", 0) == 0;
+    if (in_it && head) break;
+    if (in_it) code += line + "\n";
+    if (head && line.find(" " + name + "  ") != std::string::npos) in_it = true;
+  }
+  return code;
+}
+
+// A nobranch row of one, two, four or eight bytes is kept by ROW_IF's sized
+// variant: e scaled in one address computation, no multiply by the row
+// length's hole; any other length takes the generic one.
+TEST(StencilGolden, NobranchKeepsARowOfATypesSizeWithoutAMultiply) {
+  std::string text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.qoh < 100", harness::Selection::NoBranch);
+  ASSERT_EQ(count(text, "ROW_IF(2 bytes)"), 1u) << text;
+  std::string code = stencil_code(text, "ROW_IF(2 bytes)");
+  EXPECT_NE(code.find("lea"), std::string::npos) << code;
+  EXPECT_EQ(code.find("imul"), std::string::npos) << code;
+  text = dump_stencil("stencil:fused", "retrieve (p.pnum, p.weight) where p.qoh < 100", harness::Selection::NoBranch);
+  EXPECT_EQ(count(text, "ROW_IF(4 bytes)"), 1u) << text;
+  // Three i2s: six bytes, the hole's length times e.
+  text = dump_stencil("stencil:fused", "retrieve (p.pnum, p.weight, p.qoh) where p.qoh < 100",
+                      harness::Selection::NoBranch);
+  const std::vector<std::string> seq = sequence(text);
+  EXPECT_EQ(std::count(seq.begin(), seq.end(), "ROW_IF"), 1) << text;
+  EXPECT_NE(stencil_code(text, "ROW_IF").find("imul"), std::string::npos) << text;
 }
 
 TEST(StencilGolden, ConditionsAreJumps) {
