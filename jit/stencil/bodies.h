@@ -36,11 +36,14 @@
 #define QS_CC __attribute__((preserve_none))
 #define QS_INLINE inline __attribute__((always_inline))
 // The chain's state, in registers: the tuple, the frame, the context, the
-// output row, the page and line (fused), the rows written (fused) and the
-// pending error code. Scalars only (no struct crosses preserve_none).
-#define QS_ARGS \
-  const uint8_t *t, uint8_t *f, qk_ctx *ctx, uint8_t *row, const uint8_t *page, int64_t line, int64_t n, int64_t e
-#define QS_PASS(s) s.t, s.f, s.ctx, s.row, s.page, s.line, s.n, s.e
+// output row, the page and line (fused), the rows written (fused), the
+// pending error code and the page's line count (fused: read once by the
+// entry, not by LOOP_TAIL for every tuple). Scalars only (no struct crosses
+// preserve_none).
+#define QS_ARGS                                                                                                \
+  const uint8_t *t, uint8_t *f, qk_ctx *ctx, uint8_t *row, const uint8_t *page, int64_t line, int64_t n, int64_t e, \
+      int64_t lines
+#define QS_PASS(s) s.t, s.f, s.ctx, s.row, s.page, s.line, s.n, s.e, s.lines
 
 extern "C" {
 QS_CC int64_t _JIT_CONTINUE(QS_ARGS);
@@ -61,6 +64,7 @@ struct St {
   uint8_t* row;
   const uint8_t* page;
   int64_t line, n, e;
+  int64_t lines;
   int64_t ret = 0;
 };
 
@@ -304,8 +308,9 @@ QS_INLINE Go body(St& s) {
     // page (harness/page_walk.h; the entry prefetched the next page). At the
     // loop's foot, so that the body's last stencil falls into it and the
     // jump back to the body is the one taken jump a tuple costs; the page's
-    // end falls through to what follows the loop.
-    const uint64_t nl = harness::page_nlines(s.page);
+    // end falls through to what follows the loop. The line count is the
+    // entry's, in a register: a load less a tuple.
+    const uint64_t nl = uint64_t(s.lines);
     auto line_at = [&](uint64_t k) { return ld<uint16_t>(s.page + harness::kPageHeader + harness::kLineSize * k); };
     uint64_t i = uint64_t(++s.line);
     if (__builtin_expect(i >= nl, 0)) return Go::Next;
@@ -386,7 +391,7 @@ QS_INLINE Go body(St& s) {
 #define QS_STENCIL(I)                                                                  \
   extern "C" QS_CC int64_t qs_##I(QS_ARGS) {                                           \
     using namespace ::quelkit::jit::stencil::body;                                     \
-    St s{t, f, ctx, row, page, line, n, e};                                            \
+    St s{t, f, ctx, row, page, line, n, e, lines};                                     \
     Go g = body<::quelkit::jit::stencil::desc(I)>(s);                                  \
     if (g == Go::Next) [[clang::musttail]] return _JIT_CONTINUE(QS_PASS(s));          \
     if (g == Go::Jump) [[clang::musttail]] return _JIT_TARGET(QS_PASS(s));            \
@@ -400,15 +405,15 @@ QS_INLINE Go body(St& s) {
 #define QS_ENTRIES(QUAL, PROJECT, KERNEL)                                                           \
   extern "C" int32_t qs_##QUAL(const uint8_t* t, qk_ctx* ctx) {                                     \
     uint8_t* f = static_cast<uint8_t*>(__builtin_alloca(QS_OFF(_JIT_FRAME)));                      \
-    return int32_t(_JIT_CONTINUE(t, f, ctx, nullptr, nullptr, 0, 0, 0));                           \
+    return int32_t(_JIT_CONTINUE(t, f, ctx, nullptr, nullptr, 0, 0, 0, 0));                        \
   }                                                                                                 \
   extern "C" int32_t qs_##PROJECT(const uint8_t* t, uint8_t* row, qk_ctx* ctx) {                    \
     uint8_t* f = static_cast<uint8_t*>(__builtin_alloca(QS_OFF(_JIT_FRAME)));                      \
-    return int32_t(_JIT_CONTINUE(t, f, ctx, row, nullptr, 0, 0, 0));                               \
+    return int32_t(_JIT_CONTINUE(t, f, ctx, row, nullptr, 0, 0, 0, 0));                            \
   }                                                                                                 \
   extern "C" int64_t qs_##KERNEL(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {                 \
     uint8_t* f = static_cast<uint8_t*>(__builtin_alloca(QS_OFF(_JIT_FRAME)));                      \
     /* Step 2 of harness/page_walk.h: the next page, whole. */                                     \
     ::quelkit::harness::prefetch_page_ahead(page, ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN)); \
-    return _JIT_CONTINUE(nullptr, f, ctx, rows, page, -1, 0, 0);                                    \
+    return _JIT_CONTINUE(nullptr, f, ctx, rows, page, -1, 0, 0, int64_t(::quelkit::harness::page_nlines(page))); \
   }
