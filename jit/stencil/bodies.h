@@ -36,7 +36,8 @@
 #define QS_CC __attribute__((preserve_none))
 #define QS_INLINE inline __attribute__((always_inline))
 // The chain's state, in registers: the tuple, the frame, the context, the
-// output row, the page and line (fused), the rows written (fused), the
+// output row, the page and line (fused), a refined kernel's selection vector
+// length (fused; the rows written are where the row pointer got to), the
 // pending error code and the page's line count (fused: read once by the
 // entry, not by LOOP_TAIL for every tuple). Scalars only (no struct crosses
 // preserve_none).
@@ -324,8 +325,9 @@ QS_INLINE Go body(St& s) {
     s.t = s.page + off;
     return Go::Jump;
   } else if constexpr (D.kind == Kind::RowDone) {
+    // Rows are not counted here: the kernel's entry derives the count from
+    // how far the row pointer moved (an instruction less a kept tuple).
     s.row += QS_OFF(_JIT_ROWLEN);
-    ++s.n;
     return Go::Jump;
   } else if constexpr (D.kind == Kind::RowIf) {
     // The row was written either way; only a qualifying tuple keeps it.
@@ -336,7 +338,6 @@ QS_INLINE Go body(St& s) {
       s.row += uint64_t(type_info(D.t).size) * uint64_t(s.e);
     else
       s.row += QS_OFF(_JIT_ROWLEN) * uint64_t(s.e);
-    s.n += s.e;
     return Go::Jump;
   } else if constexpr (D.kind == Kind::SetE) {
     s.e = D.jump_if;
@@ -373,7 +374,9 @@ QS_INLINE Go body(St& s) {
     s.t = s.page + ld<uint16_t>(s.f + QS_OFF(_JIT_A_OFF) + 2 * uint64_t(k));
     return Go::Jump;
   } else if constexpr (D.kind == Kind::PageDone) {
-    s.ret = s.n;
+    // Where the rows end; the kernel's entry turns it into their count. A
+    // user-space address, so never the -1 of PAGE_EXIT.
+    s.ret = int64_t(reinterpret_cast<uintptr_t>(s.row));
     return Go::Return;
   } else if constexpr (D.kind == Kind::PageExit) {
     s.ctx->err_slot = s.line;
@@ -415,5 +418,10 @@ QS_INLINE Go body(St& s) {
     uint8_t* f = static_cast<uint8_t*>(__builtin_alloca(QS_OFF(_JIT_FRAME)));                      \
     /* Step 2 of harness/page_walk.h: the next page, whole. */                                     \
     ::quelkit::harness::prefetch_page_ahead(page, ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN)); \
-    return _JIT_CONTINUE(nullptr, f, ctx, rows, page, -1, 0, 0, int64_t(::quelkit::harness::page_nlines(page))); \
+    const int64_t end =                                                                             \
+        _JIT_CONTINUE(nullptr, f, ctx, rows, page, -1, 0, 0, int64_t(::quelkit::harness::page_nlines(page))); \
+    if (end < 0) return end;                                                                        \
+    /* PAGE_DONE returned where the rows end: one division a page, not a count a row. A page's rows \
+       span less than 4 GiB; the stride is never 0 (stitch.cpp). */                              \
+    return uint32_t(uintptr_t(end) - uintptr_t(rows)) / ::quelkit::jit::stencil::body::len_hole(_JIT_ROWLEN); \
   }

@@ -2,6 +2,7 @@
 // step that makes them one piece of code.
 #include "jit/stencil/stitch.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -51,7 +52,10 @@ uint64_t const_bits(const Node& n) {
 class Walk {
  public:
   Walk(const harness::Plan& plan, Program& p, bool nobranch) : plan_(plan), p_(p), nobranch_(nobranch) {
-    p_.row_len = plan.out.tuple_len;
+    // The row pointer's stride. Rows of no columns (an aggregate's count)
+    // still move it, by one byte, writing nothing: the kernel's entry counts
+    // the rows by how far it moved.
+    p_.row_len = std::max<uint32_t>(plan.out.tuple_len, 1);
     p_.in_len = plan.in.tuple_len;
     if (plan.targets_folded.size() != plan.out.attrs.size()) internal_error("targets and output columns differ");
   }

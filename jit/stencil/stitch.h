@@ -51,7 +51,7 @@ struct Program {
   std::vector<std::string> consts;  // character constants' bytes
   std::vector<Function> fns;
   uint32_t frame = 0;               // frame bytes (8 per slot)
-  uint32_t row_len = 0, in_len = 0;
+  uint32_t row_len = 0, in_len = 0;  // the row pointer's stride (>= 1), the tuple length
   bool nobranch = false;            // the kernel's selection (harness/selection.h)
 };
 

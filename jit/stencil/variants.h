@@ -61,7 +61,7 @@ enum class Kind : uint8_t {
   RowIf,    // fused, branch-free: the row is written; keep it if `e` (SELECT's value). t: kNoTk,
             // a row of any length (the hole's length times e); I1, I2, I4 or F8, a row exactly that
             // type's size, so that e is scaled in the address arithmetic (rowif_type says which)
-  PageDone, // fused: return the rows written
+  PageDone, // fused: return where the rows end (the entry makes it a count)
   PageExit, // fused: error exit: ctx->err_slot = line, return -1
   // Nobranch selection (harness/selection.h): the qualification's value in `e`.
   SetE,     // e = jump_if (0 or 1): a guarded part's outcome, or a constant

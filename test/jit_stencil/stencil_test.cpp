@@ -194,6 +194,22 @@ TEST(StencilGolden, NobranchKeepsARowOfATypesSizeWithoutAMultiply) {
   EXPECT_NE(stencil_code(text, "ROW_IF").find("imul"), std::string::npos) << text;
 }
 
+// A kept row costs the row pointer's advance and nothing else: the kernel's
+// entry counts the rows by how far the pointer moved, once a page, so neither
+// ROW_IF nor ROW_DONE keeps a count (one instruction each, where a count was a
+// second for every tuple kept).
+TEST(StencilGolden, KeptRowsAreCountedOnceAPageNotOnceARow) {
+  auto instructions = [](const std::string& code) {
+    return size_t(std::count(code.begin(), code.end(), '\n'));
+  };
+  std::string text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.qoh < 100", harness::Selection::NoBranch);
+  EXPECT_EQ(instructions(stencil_code(text, "ROW_IF(2 bytes)")), 1u) << text;
+  text = dump_stencil("stencil:fused", "retrieve (p.pnum) where p.qoh < 100", harness::Selection::Branch);
+  EXPECT_EQ(instructions(stencil_code(text, "ROW_DONE")), 1u) << text;
+  // The entry divides by the row's stride after the chain returns.
+  EXPECT_NE(text.find("divl"), std::string::npos) << text;
+}
+
 TEST(StencilGolden, ConditionsAreJumps) {
   std::string text = dump_stencil(
       "stencil:qual", "retrieve (p.pnum) where p.pnum > 3 or p.pname = \"processor\" or p.color = \"black\"");
