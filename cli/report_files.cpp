@@ -97,7 +97,9 @@ bool write_files(const Measured& m, const std::string& out_dir) {
                                 {"q3", t.q3},
                                 {"pairs", t.pairs},
                                 {"spread", t.spread},
-                                {"met", t.met}});
+                                {"ci95", {t.lo, t.hi}},
+                                {"met", t.met},
+                                {"told", t.told}});
     for (const LevelCost& l : m.levels)
       doc["compile_levels"].push_back({{"backend", l.runner},
                                        {"level", l.level},

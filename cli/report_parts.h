@@ -68,8 +68,10 @@ struct TargetCheck {
   uint64_t size = 0;
   std::string what;  // "llvm:fused / reference", "best / floor (best: llvm:fused)"
   double limit = 0, ratio = 0, spread = 0, q1 = 0, q3 = 0;  // the paired ratios' median, spread, quartiles
+  double lo = 0, hi = 0;  // the median's 95% interval (harness::summarise)
   int pairs = 0;
   bool met = false;
+  bool told = false;  // the interval lies wholly on met's side of the limit (harness::judge)
 };
 std::vector<TargetCheck> check_targets(const Measured& m);
 // The ranking of the back ends on a row (report_ranking.cpp): by median

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -49,6 +50,23 @@ Stats summarise(std::vector<double> v) {
   s.q1 = quantile(0.25);
   s.q3 = quantile(0.75);
   s.spread = s.median != 0 ? (s.max - s.min) / s.median : 0;
+  // The median's interval (measure.h): v[k] lies above the median with
+  // probability P(Bin(n, 1/2) <= k); grow k while that stays within 2.5%
+  // (under 6 samples it never starts: min..max).
+  const size_t n = v.size();
+  auto binom = [n](size_t j) {  // P(Bin(n, 1/2) = j)
+    return std::exp(std::lgamma(double(n) + 1) - std::lgamma(double(j) + 1) - std::lgamma(double(n - j) + 1) -
+                    double(n) * std::log(2.0));
+  };
+  size_t k = 0;
+  for (double at_most = binom(0); k + 2 < n - 1 - k;) {  // P(Bin <= k)
+    const double next = at_most + binom(k + 1);
+    if (next > 0.025) break;
+    at_most = next;
+    ++k;
+  }
+  s.lo = v[k];
+  s.hi = v[n - 1 - k];
   return s;
 }
 
@@ -146,6 +164,14 @@ Stats ratio(const Measurement& a, const Measurement& b) {
   for (size_t i = 0; i < a.samples.size() && i < b.samples.size(); ++i)
     if (b.samples[i] > 0) v.push_back(a.samples[i] / b.samples[i]);
   return summarise(v);
+}
+
+Verdict judge(const Stats& r, double bound, bool strict) {
+  auto meets = [&](double x) { return strict ? x < bound : x <= bound; };
+  Verdict v;
+  v.met = meets(r.median);
+  v.told = v.met ? meets(r.hi) : !meets(r.lo);
+  return v;
 }
 
 static std::string read_first(const std::string& path) {

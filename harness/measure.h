@@ -34,9 +34,15 @@ struct Timing {
 // Median, min and max of samples; spread = (max - min) / median; q1 and q3
 // the quartiles (linear between the sorted samples, as numpy's default), so
 // a median of many repetitions can be read with the middle half of them
-// rather than only their extremes.
+// rather than only their extremes. lo..hi: a distribution-free interval of
+// at least 95% for the median, two order statistics chosen by the binomial
+// law (the k-th smallest and largest, k the largest with P(Bin(n, 1/2) < k)
+// <= 2.5%; 15 samples: the 4th and 12th); it assumes only that repetitions
+// are independent draws. Under 6 samples no two order statistics reach 95%:
+// then lo..hi is min..max.
 struct Stats {
   double median = 0, min = 0, max = 0, spread = 0, q1 = 0, q3 = 0;
+  double lo = 0, hi = 0;
   int n = 0;
 };
 Stats summarise(std::vector<double> samples);
@@ -70,6 +76,15 @@ std::vector<Measurement> measure_interleaved(const std::vector<std::function<voi
 // The ratio a / b repetition by repetition (both from one interleaved
 // measurement): its median and spread, which is what a ratio of medians hides.
 Stats ratio(const Measurement& a, const Measurement& b);
+
+// A bound checked on a ratio's median (below it when strict, else at most
+// it): met or not, and told, where the median's 95% interval lies wholly on
+// the verdict's side; not told, it holds the bound and the repetitions
+// cannot tell a pass from a miss.
+struct Verdict {
+  bool met = false, told = false;
+};
+Verdict judge(const Stats& r, double bound, bool strict);
 
 uint64_t now_ns();
 // What one now_ns() adds to an interval it ends: the median difference of

@@ -35,10 +35,15 @@ TEST(ReportTargets, ChecksThePairedRatioAgainstEachBound) {
   EXPECT_NEAR(l->q3, 1.1, 1e-9);
   EXPECT_NEAR(l->spread, 0.9 / 1.1, 1e-9);
   EXPECT_EQ(l->pairs, 5);
+  // Five pairs: the median's 95% interval is min..max (1.1-2.0), which holds
+  // the bound: met, but not told apart from noise.
+  EXPECT_NEAR(l->hi, 2.0, 1e-9);
+  EXPECT_FALSE(l->told);
   const TargetCheck* r = find(v, 'd', 1000000, "reference / floor");
   ASSERT_NE(r, nullptr);
   EXPECT_NEAR(r->ratio, 1.6, 1e-9);
   EXPECT_FALSE(r->met);
+  EXPECT_TRUE(r->told);  // 1.6 in every pair: missed beyond noise
   // The best back end is named: llvm:fused, 1.76x the floor, within 2x.
   const TargetCheck* b = find(v, 'd', 1000000, "best / floor (best: llvm:fused)");
   ASSERT_NE(b, nullptr);

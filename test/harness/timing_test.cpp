@@ -42,6 +42,59 @@ TEST(Timing, SummariseMedianMinMaxSpread) {
   EXPECT_EQ(harness::summarise({}).n, 0);
 }
 
+// The median's 95% interval: order statistics by the binomial law. 15
+// samples: the 4th and 12th smallest (P(Bin(15, 1/2) <= 3) = 1.8%, <= 4 is
+// 5.9%); 6 samples: min and max (1/64 = 1.6% a side); 5: no pair reaches 95%,
+// so min..max; 100: the 40th and 61st (the normal approximation's 50 -+ 9.8).
+TEST(Timing, SummariseBoundsTheMedianByOrderStatistics) {
+  auto upto = [](int n) {
+    std::vector<double> v;
+    for (int i = n; i >= 1; --i) v.push_back(i);  // 1..n, given unsorted
+    return v;
+  };
+  Stats s = harness::summarise(upto(15));
+  EXPECT_DOUBLE_EQ(s.lo, 4);
+  EXPECT_DOUBLE_EQ(s.hi, 12);
+  s = harness::summarise(upto(6));
+  EXPECT_DOUBLE_EQ(s.lo, 1);
+  EXPECT_DOUBLE_EQ(s.hi, 6);
+  s = harness::summarise(upto(5));
+  EXPECT_DOUBLE_EQ(s.lo, 1);
+  EXPECT_DOUBLE_EQ(s.hi, 5);
+  s = harness::summarise(upto(100));
+  EXPECT_DOUBLE_EQ(s.lo, 40);
+  EXPECT_DOUBLE_EQ(s.hi, 61);
+  s = harness::summarise({2.5});
+  EXPECT_DOUBLE_EQ(s.lo, 2.5);
+  EXPECT_DOUBLE_EQ(s.hi, 2.5);
+}
+
+// A check's verdict is the median's; it is told only where the interval
+// lies wholly on the verdict's side of the bound.
+TEST(Timing, AVerdictIsToldOnlyWhereTheIntervalClearsTheBound) {
+  Stats r;
+  r.median = 1.25, r.lo = 1.2, r.hi = 1.28;
+  harness::Verdict v = harness::judge(r, 1.3, false);
+  EXPECT_TRUE(v.met && v.told);
+  r.hi = 1.31;  // met, but the interval reaches past the bound
+  v = harness::judge(r, 1.3, false);
+  EXPECT_TRUE(v.met && !v.told);
+  r.median = 1.34, r.lo = 1.29, r.hi = 1.4;  // missed, the interval holds the bound
+  v = harness::judge(r, 1.3, false);
+  EXPECT_TRUE(!v.met && !v.told);
+  r.lo = 1.31;  // missed beyond noise
+  v = harness::judge(r, 1.3, false);
+  EXPECT_TRUE(!v.met && v.told);
+  // Strict: a median at the bound misses; one below it, with the interval's
+  // top at the bound, is met but not told.
+  r.median = 1, r.lo = 0.9, r.hi = 1.1;
+  EXPECT_FALSE(harness::judge(r, 1, true).met);
+  r.median = 0.95, r.hi = 1;
+  v = harness::judge(r, 1, true);
+  EXPECT_TRUE(v.met && !v.told);
+  EXPECT_TRUE(harness::judge(r, 1, false).told);
+}
+
 TEST(Timing, RepetitionsLastAtLeastTheMinimumTime) {
   FakeClock fc;
   int runs = 0;
