@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/report_parts.h"
+#include "harness/measure.h"
 
 namespace quelkit::report {
 
@@ -102,13 +103,12 @@ void print_targets(const Measured& m) {
               << (c.what + " <= " + fmt(c.limit, 1)) << std::right << std::setw(7) << (fmt(c.ratio, 2) + "x")
               << std::setw(13) << (fmt(c.q1, 2) + "-" + fmt(c.q3, 2)) << std::setw(6)
               << ("±" + fmt(50 * c.spread, 0)) << "%  " << (c.met ? "ok" : "MISSED")
-              << (c.told ? "" : " (within noise: 95% CI " + fmt(c.lo, 2) + "-" + fmt(c.hi, 2) + ")") << "\n";
+              << harness::noise_mark(c.told, c.lo, c.hi) << "\n";
     missed += !c.met;
     noise += !c.met && !c.told;
   }
-  std::cout << missed << " of " << checks.size() << " targets missed in this run";
-  if (noise) std::cout << " (" << noise << " of them within noise: the bound inside their median's 95% interval)";
-  std::cout << "\n";
+  std::cout << missed << " of " << checks.size() << " targets missed in this run" << harness::noise_misses_note(noise)
+            << "\n";
 }
 
 }  // namespace quelkit::report

@@ -336,11 +336,7 @@ int run_sweep(const SweepOptions& o) {
             const bool ok = v.met, told = v.told;
             char buf[320];
             std::snprintf(buf, sizeof buf, "%s = %.2f ±%.0f%%", what, r.median, 50 * r.spread);
-            line += std::string(ok ? "  ok " : "  MISSED ") + buf;
-            if (!told) {
-              std::snprintf(buf, sizeof buf, " (within noise: 95%% CI %.2f-%.2f)", r.lo, r.hi);
-              line += buf;
-            }
+            line += std::string(ok ? "  ok " : "  MISSED ") + buf + harness::noise_mark(told, r.lo, r.hi);
             failed_checks += !ok;
             noise_misses += !ok && !told;
             ++checks, ++made;
@@ -386,10 +382,8 @@ int run_sweep(const SweepOptions& o) {
     return 1;
   }
   if (!out_dir.empty()) std::printf("\nwrote %s/sweep.csv (python3 bench/plot_sweep.py %s)\n", out_dir.c_str(), out_dir.c_str());
-  std::printf("%d of the selection axis's %d checks missed", failed_checks, checks);
-  if (noise_misses)
-    std::printf(" (%d of them within noise: the bound inside their median's 95%% interval)", noise_misses);
-  std::printf("\n");
+  std::printf("%d of the selection axis's %d checks missed%s\n", failed_checks, checks,
+              harness::noise_misses_note(noise_misses).c_str());
   return 0;
 }
 

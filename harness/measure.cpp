@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -172,6 +173,18 @@ Verdict judge(const Stats& r, double bound, bool strict) {
   v.met = meets(r.median);
   v.told = v.met ? meets(r.hi) : !meets(r.lo);
   return v;
+}
+
+std::string noise_mark(bool told, double lo, double hi) {
+  if (told) return "";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, " (within noise: 95%% CI %.2f-%.2f)", lo, hi);
+  return buf;
+}
+
+std::string noise_misses_note(int n) {
+  if (n <= 0) return "";
+  return " (" + std::to_string(n) + " of them within noise: the bound inside their median's 95% interval)";
 }
 
 static std::string read_first(const std::string& path) {

@@ -85,6 +85,12 @@ struct Verdict {
   bool met = false, told = false;
 };
 Verdict judge(const Stats& r, double bound, bool strict);
+// How the reports (quelkit sweep's checks, the paper's targets) print what
+// noise cannot decide: after a verdict not told, " (within noise: 95% CI
+// lo-hi)"; after the count of misses, " (N of them within noise: ...)";
+// "" where there is nothing to mark.
+std::string noise_mark(bool told, double lo, double hi);
+std::string noise_misses_note(int misses_within_noise);
 
 uint64_t now_ns();
 // What one now_ns() adds to an interval it ends: the median difference of

@@ -95,6 +95,15 @@ TEST(Timing, AVerdictIsToldOnlyWhereTheIntervalClearsTheBound) {
   EXPECT_TRUE(harness::judge(r, 1, false).told);
 }
 
+// The reports (the sweep's checks, the paper's targets) mark only a verdict
+// not told, with its interval, and count such misses only where there are.
+TEST(Timing, OnlyAVerdictNotToldIsMarkedWithinNoise) {
+  EXPECT_EQ(harness::noise_mark(true, 0.9, 1.2), "");
+  EXPECT_EQ(harness::noise_mark(false, 1.041, 1.408), " (within noise: 95% CI 1.04-1.41)");
+  EXPECT_EQ(harness::noise_misses_note(0), "");
+  EXPECT_EQ(harness::noise_misses_note(2), " (2 of them within noise: the bound inside their median's 95% interval)");
+}
+
 TEST(Timing, RepetitionsLastAtLeastTheMinimumTime) {
   FakeClock fc;
   int runs = 0;
