@@ -1,11 +1,14 @@
-// The query corpus (test/queries/*.quel): each file on every back end and
-// mode at once, where the session compares every statement's rows, values and
-// errors across them and the expectations are checked, under --selection
-// auto, branch and nobranch (every page kernel both ways). A file is not also
-// run on each back end alone: such a session evaluates the same statements in
-// the same order on one runner, so it checked nothing the `all` run does not
-// (and cost a third of the corpus's time, mostly gccjit compiles). One back
-// end alone: quelkit difftest --corpus test/queries -b stencil:fused.
+// The query corpus (test/queries/*.quel), each file in sessions over many
+// back ends at once, where every statement's rows, values and errors are
+// compared across them and the expectations are checked: every back end and
+// mode under --selection auto (<file>_all), then interp:switch and every page
+// kernel under branch and nobranch (<file>_kernels_branch, _nobranch), so
+// every kernel runs each case both ways. The tuple-at-a-time modes are not run
+// again under those: --selection does not reach them (support.h, has_kernel),
+// and gccjit:qual's compiles were a quarter of the corpus's time. Nor does a
+// file run on each back end alone: such a session evaluates the same
+// statements in the same order on one runner, which the `all` session does
+// too. One back end alone: quelkit difftest --corpus test/queries -b stencil:fused.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,7 +21,7 @@ namespace quelkit::test {
 namespace {
 
 struct Param {
-  std::string file, backends;
+  std::string file, label, backends;  // label: "all" or "kernels", for the test's name
   harness::Selection selection = harness::Selection::Auto;
 };
 
@@ -27,18 +30,19 @@ void PrintTo(const Param& p, std::ostream* os) {
 }
 
 std::vector<Param> params() {
-  register_all_backends();  // `all` is every back end registered by now
+  const std::string kernels = kernel_backend_list();
   std::vector<Param> v;
-  for (const auto& f : difftest::corpus_files(QUELKIT_SOURCE_DIR "/test/queries"))
-    for (auto sel : {harness::Selection::Auto, harness::Selection::Branch, harness::Selection::NoBranch})
-      v.push_back({f, "all", sel});
+  for (const auto& f : difftest::corpus_files(QUELKIT_SOURCE_DIR "/test/queries")) {
+    v.push_back({f, "all", "all", harness::Selection::Auto});
+    for (auto sel : {harness::Selection::Branch, harness::Selection::NoBranch}) v.push_back({f, "kernels", kernels, sel});
+  }
   return v;
 }
 
 class Corpus : public ::testing::TestWithParam<Param> {};
 
 TEST_P(Corpus, MatchesExpectations) {
-  const auto& [file, backends, selection] = GetParam();
+  const auto& [file, label, backends, selection] = GetParam();
   difftest::CorpusFile f = difftest::load_corpus(file);
   difftest::CorpusReport r = difftest::run_corpus(f, backends, selection);
   for (const auto& fail : r.failures) ADD_FAILURE() << fail;
@@ -47,7 +51,7 @@ TEST_P(Corpus, MatchesExpectations) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Queries, Corpus, ::testing::ValuesIn(params()), [](const ::testing::TestParamInfo<Param>& i) {
-  std::string s = std::filesystem::path(i.param.file).stem().string() + "_" + i.param.backends;
+  std::string s = std::filesystem::path(i.param.file).stem().string() + "_" + i.param.label;
   if (i.param.selection != harness::Selection::Auto) s += std::string("_") + harness::selection_name(i.param.selection);
   for (auto& c : s)
     if (!isalnum(static_cast<unsigned char>(c))) c = '_';

@@ -13,12 +13,6 @@ namespace {
 
 using harness::Selection;
 
-// Tuple-at-a-time back ends and modes (the interpreters, the JITs' qual mode)
-// have no page kernel and report no selection.
-bool has_kernel(const std::string& backend) {
-  return backend.rfind("interp", 0) != 0 && !backend.ends_with(":qual");
-}
-
 class Selections : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Selections, WhatRanIsWhatWasAsked) {

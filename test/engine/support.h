@@ -46,6 +46,23 @@ inline const char* const kPaperQueries[] = {
     "and q.qoh < log(9.5) * p.weight",
 };
 
+// Tuple-at-a-time back ends and modes (the interpreters, the JITs' qual mode)
+// have no page kernel, so --selection does not reach them and they report
+// none (Selections.WhatRanIsWhatWasAsked checks both ways on every back end).
+inline bool has_kernel(const std::string& backend_mode) {
+  return backend_mode.rfind("interp", 0) != 0 && !backend_mode.ends_with(":qual");
+}
+
+// interp:switch, the reference, then every back end and mode with a page
+// kernel: a run under --selection branch or nobranch beside one on `all`
+// (whatever the selection) leaves out only what would repeat it exactly.
+inline std::string kernel_backend_list() {
+  std::string list = "interp:switch";
+  for (const auto& m : all_backend_modes())
+    if (has_kernel(m)) list += "," + m;
+  return list;
+}
+
 // A parameterised test's name for a back end and mode ("llvm:fused" -> "llvm_fused",
 // "adaptive:switch-every-page" -> "adaptive_switch_every_page").
 inline std::string backend_test_name(const ::testing::TestParamInfo<std::string>& i) {
