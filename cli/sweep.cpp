@@ -32,6 +32,7 @@
 
 #include "cli/command.h"
 #include "frontend/frontend.h"
+#include "harness/backend.h"
 #include "harness/checksum.h"
 #include "harness/measure.h"
 #include "harness/selection.h"
@@ -183,12 +184,13 @@ int run_sweep(const SweepOptions& o) {
   if (selections.empty()) cli::usage_error("nothing to sweep");
 
   // Back ends: those asked for, else every built mode with a page kernel (the
-  // interpreters and the JITs' qual mode evaluate tuple at a time).
+  // interpreters and the JITs' qual mode evaluate tuple at a time: their
+  // registrations' tuple_modes).
   std::vector<std::string> lanes_of;
   try {
     for (const auto& [b, m] : harness::parse_backend_list(backends.empty() ? "all" : backends, /*measured=*/true)) {
       const std::string name = b + ":" + m;
-      if (backends.empty() && (b == "interp" || m == "qual")) continue;
+      if (backends.empty() && !harness::has_page_kernel(b, m)) continue;
       lanes_of.push_back(name);
     }
   } catch (QuelError& e) {

@@ -2,6 +2,8 @@
 // register function); the harness only ever looks them up by the name a user gave.
 #include "harness/backend.h"
 
+#include <algorithm>
+
 namespace quelkit::harness {
 
 static std::vector<BackendSpec>& registry() {
@@ -24,6 +26,13 @@ const BackendSpec* find_backend(std::string_view name) {
   for (const auto& s : registry())
     if (s.name == name) return &s;
   return nullptr;
+}
+
+bool has_page_kernel(std::string_view backend, std::string_view mode) {
+  const BackendSpec* b = find_backend(backend);
+  if (!b || b->modes.empty()) return false;
+  const std::string_view m = mode.empty() ? std::string_view(b->modes.front()) : mode;
+  return std::find(b->tuple_modes.begin(), b->tuple_modes.end(), m) == b->tuple_modes.end();
 }
 
 }  // namespace quelkit::harness

@@ -166,6 +166,13 @@ struct BackendSpec {
   std::vector<std::string> modes;       // first is the default: {"switch", "goto"}
   std::vector<std::string> dump_forms;  // forms dump() understands
   std::function<std::unique_ptr<Backend>(const std::string& mode, const PrepareOptions&)> make;
+  // Modes that evaluate tuple at a time (interp's, the JITs' qual): they build
+  // no page kernel, so --selection does not reach them, --stats reports no
+  // selection for them and the sweep has no axis to draw. The corpus and
+  // difftest run every other mode again under branch and nobranch (test/engine/
+  // support.h); Selections.WhatRanIsWhatWasAsked checks this list against
+  // what every mode reports.
+  std::vector<std::string> tuple_modes = {};
   // Modes that exist for tests (adaptive:switch-every-page): `all`, the corpus
   // and difftest run them; the paper report and the benchmarks leave them out.
   std::vector<std::string> test_modes = {};
@@ -174,5 +181,8 @@ struct BackendSpec {
 void register_backend(BackendSpec spec);
 const std::vector<BackendSpec>& registered_backends();
 const BackendSpec* find_backend(std::string_view name);
+// Whether `mode` of that back end runs a page kernel (not one of its
+// tuple_modes; "" is its default mode). False for an unknown back end.
+bool has_page_kernel(std::string_view backend, std::string_view mode);
 
 }  // namespace quelkit::harness

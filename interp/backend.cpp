@@ -67,7 +67,9 @@ void register_backend() {
       [](const std::string& mode, const harness::PrepareOptions&) -> std::unique_ptr<harness::Backend> {
         if (mode != "switch" && mode != "goto" && !mode.empty()) return nullptr;
         return make_backend(mode == "goto");
-      }});
+      },
+      // both modes evaluate tuple at a time: the interpreter has no page kernel
+      {"switch", "goto"}});
 }
 
 }  // namespace quelkit::interp

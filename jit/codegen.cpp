@@ -1066,7 +1066,8 @@ harness::BackendSpec backend_spec(
         Mode m;
         if (!parse_mode(mode, &m)) return nullptr;
         return make(m, opt);
-      }};
+      },
+      {mode_name(Mode::Qual)}};
 }
 
 }  // namespace quelkit::jit

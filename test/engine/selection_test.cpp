@@ -6,6 +6,8 @@
 // difftest's business: test/difftest.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support.h"
 
 namespace quelkit::test {
@@ -91,6 +93,19 @@ range of t is t)");
   r = k.run("retrieve (x = 10 / t.a) where t.b >= 0");
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.err.find("division by zero (relation t, tuple 1)"), std::string::npos) << r.err;
+}
+
+// A tuple mode is one of its back end's modes (a misspelt one would make its
+// mode look like a page kernel's); a bare name means the default mode.
+TEST(SelectionReach, TupleModesAreModesOfTheirBackEnd) {
+  register_all_backends();
+  for (const auto& b : harness::registered_backends())
+    for (const auto& m : b.tuple_modes)
+      EXPECT_NE(std::find(b.modes.begin(), b.modes.end(), m), b.modes.end()) << b.name << ":" << m;
+  EXPECT_FALSE(harness::has_page_kernel("interp", ""));
+  EXPECT_TRUE(harness::has_page_kernel("llvm", ""));
+  EXPECT_FALSE(harness::has_page_kernel("llvm", "qual"));
+  EXPECT_FALSE(harness::has_page_kernel("nosuch", "fused"));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, Selections, ::testing::ValuesIn(all_backend_modes()), backend_test_name);

@@ -46,11 +46,15 @@ inline const char* const kPaperQueries[] = {
     "and q.qoh < log(9.5) * p.weight",
 };
 
-// Tuple-at-a-time back ends and modes (the interpreters, the JITs' qual mode)
-// have no page kernel, so --selection does not reach them and they report
-// none (Selections.WhatRanIsWhatWasAsked checks both ways on every back end).
+// Tuple-at-a-time back ends and modes (the interpreters, the JITs' qual mode:
+// each registration's tuple_modes) have no page kernel, so --selection does
+// not reach them and they report none (Selections.WhatRanIsWhatWasAsked checks
+// both ways on every back end).
 inline bool has_kernel(const std::string& backend_mode) {
-  return backend_mode.rfind("interp", 0) != 0 && !backend_mode.ends_with(":qual");
+  register_all_backends();
+  const size_t colon = backend_mode.find(':');
+  return harness::has_page_kernel(backend_mode.substr(0, colon),
+                                  colon == std::string::npos ? "" : backend_mode.substr(colon + 1));
 }
 
 // interp:switch, the reference, then every back end and mode with a page

@@ -73,7 +73,8 @@ std::string register_mutant(Op broken, const std::string& inner) {
         "mutant", {mode}, {},
         [make, in_mode, broken](const std::string&, const harness::PrepareOptions& po) {
           return std::unique_ptr<harness::Backend>(std::make_unique<MutantBackend>(make(in_mode, po), broken));
-        }});
+        },
+        harness::has_page_kernel(inner, in_mode) ? std::vector<std::string>{} : std::vector<std::string>{mode}});
   }
   return "mutant:" + mode;
 }
