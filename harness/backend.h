@@ -135,9 +135,10 @@ class Prepared {
   virtual void scan_begins(const ScanOutlook& o) { (void)o; }
   virtual void scan_ends(bool last, TierReport* r) { (void)last, (void)r; }
   PrepareTimes times;
-  // What --selection auto chose in this plan's last scan: the next scan's
-  // probe waits in it before timing the two (selection.h, AutoProbe).
-  Selection last_auto_choice = Selection::Branch;
+  // What --selection auto remembers of this plan's scans: its last choice,
+  // which the next scan's probe waits in before timing the two, and the
+  // verdict of its last timed short scan (selection.h, AutoMemory).
+  AutoMemory auto_memory;
 };
 
 class Backend {

@@ -94,6 +94,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   // probe pick the selection of each kernel call until it has decided.
   const Selection asked = runner_.prepare_options().selection;
   std::optional<AutoProbe> probe;
+  const uint64_t scanned_before = st.rows_scanned;
   // A plan whose every tuple qualifies has nothing to select on: under auto
   // it runs branch (the one loop both variants are) without a probe. The
   // probe's seed (where its timed pages begin): the clock's low bits, mixed,
@@ -104,8 +105,8 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   if (kernel && asked == Selection::Auto && !plan.always_qualifies()) {
     const uint32_t pages = uint32_t(std::min<uint64_t>(outlook.pages, rel->npages()));
     const uint64_t seed =
-        AutoProbe::timed_scan(pages, tpp) ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
-    probe.emplace(pages, tpp, seed, prep->last_auto_choice);
+        AutoProbe::times(pages, tpp, prep->auto_memory) ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
+    probe.emplace(pages, tpp, seed, prep->auto_memory);
   }
   if (kernel)
     runner_.select_kernel(*prep, probe ? probe->next() : asked == Selection::Auto ? Selection::Branch : asked, st);
@@ -164,7 +165,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       probe->ran(prep->kernel_selection(), live, uint64_t(n), ns, pages);
       if (!probe->deciding()) {
         runner_.select_kernel(*prep, probe->chosen(), st);
-        prep->last_auto_choice = probe->chosen();
+        probe->remember(&prep->auto_memory);
       }
     }
   };
@@ -333,6 +334,8 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   }
   flush();
   hand_over();
+  // The plan's tuples under auto, which decide when a short scan is timed.
+  if (probe) prep->auto_memory.tuples += st.rows_scanned - scanned_before;
   if (kernel)
     note_selection(std::string(asked == Selection::Auto ? "auto:" : "") + selection_name(prep->kernel_selection()));
 }

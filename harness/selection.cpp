@@ -32,7 +32,7 @@ Selection auto_choice(uint64_t qualified, uint64_t scanned) {
 Selection AutoProbe::next() const {
   switch (phase_) {
     case Phase::Count: return Selection::Branch;
-    case Phase::Wait: return wait_;
+    case Phase::Wait: return memory_.last;
     case Phase::Timed: return blocks_ % 2 ? Selection::NoBranch : Selection::Branch;
     case Phase::Done: break;
   }
@@ -47,6 +47,9 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
       qualified_ += qualified;
       if (scanned_ < kAutoProbeTuples && pages_ < kAutoProbePages) return;
       banded_ = chosen_ = auto_choice(qualified_, scanned_);
+      // A short scan not timed runs the plan's verdict where the band agrees
+      // with the band it was made under.
+      if (!timed_ok_ && memory_.verdict_at && memory_.verdict_band == banded_) chosen_ = memory_.verdict;
       // On a large relation: time both, from a page `delay_` pages on.
       phase_ = !timed_ok_ ? Phase::Done : delay_ ? Phase::Wait : Phase::Timed;
       pages_ = 0;
@@ -93,6 +96,14 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
     case Phase::Done:
       return;
   }
+}
+
+void AutoProbe::remember(AutoMemory* m) const {
+  m->last = chosen_;
+  if (!short_ || phase_ != Phase::Done) return;
+  m->verdict_at = m->tuples ? m->tuples : 1;
+  m->verdict_band = banded_;
+  m->verdict = chosen_;
 }
 
 bool AutoProbe::clear_winner() const {

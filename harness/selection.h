@@ -45,6 +45,13 @@
 //             (c), whose `or` is decided by its first operand for almost every
 //             tuple, nobranch evaluates the string comparisons too, 38 ns a
 //             tuple against branch's 3.5.
+//             A scan too short to pay for timing on its own is timed once
+//             its plan has run enough tuples in earlier scans to pay for it
+//             (a statement repeated, a plan kept in the cache), and the
+//             verdict is kept in the plan (AutoMemory) for its later scans,
+//             timed again each time the plan's tuples have doubled: the band
+//             alone ran branch on the sweep's half_first at 0% at 100,000
+//             tuples, 2.4-3.3x nobranch, scan after scan.
 // Back ends without a page kernel evaluate tuple at a time and have no
 // selection ("" in --stats).
 #pragma once
@@ -116,8 +123,33 @@ constexpr double kAutoClearRatio = 2.0;
 // predictor was seen to learn), run in the plan's last choice.
 constexpr uint32_t kAutoTimedDelayShare = 16;
 
+// A scan shorter than the timed bounds above, but of at least
+// kAutoShortTimedPages pages and kAutoShortTimedTuples tuples (room for the
+// count, the delay and both variants' timed tuples), is timed when its plan's
+// earlier auto scans ran kAutoTimedMinTuples tuples or more: what one long
+// scan must hold to pay for timing, the plan has then shown over several.
+// Its verdict is kept (AutoMemory) and the plan's next short scans run it
+// without timing, until the plan's tuples have doubled since (then one is
+// timed again: at most log2 of the plan's work timed scans, each a few
+// thousand tuples). Timing every such scan afresh was tried: on (c), where
+// the band is right and nobranch 10x branch, the probe's two blocks of
+// nobranch cost stencil:fused 9% of a 100,000-tuple statement.
+constexpr uint32_t kAutoShortTimedPages = 32;
+constexpr uint64_t kAutoShortTimedTuples = 65536;
+
 // The choice auto makes for a measured fraction of qualifying tuples.
 Selection auto_choice(uint64_t qualified, uint64_t scanned);
+
+// What auto remembers of a plan across its scans (Prepared::auto_memory).
+struct AutoMemory {
+  Selection last = Selection::Branch;  // what auto chose in the plan's last scan
+  uint64_t tuples = 0;                 // tuples the plan's scans under auto ran
+  // The last timed short scan: `tuples` then (0: none yet), what the band
+  // chose and what timing kept. A later short scan runs `verdict` where the
+  // band chooses as it did then; a band that changed (other data) decides.
+  uint64_t verdict_at = 0;
+  Selection verdict_band = Selection::Branch, verdict = Selection::Branch;
+};
 
 // Auto's decision over a scan, fed by the scan after each kernel call. Pure
 // (no clock of its own), so its rule is tested with made-up figures.
@@ -125,15 +157,25 @@ class AutoProbe {
  public:
   // scan_pages: how many pages the scan may visit (a bound), of at most
   // tuples_per_page tuples each; seed: a number that differs from scan to
-  // scan, which places the timed pages; wait: what runs until then (the
-  // plan's last choice).
-  AutoProbe(uint32_t scan_pages, uint32_t tuples_per_page, uint64_t seed = 0, Selection wait = Selection::Branch)
-      : wait_(wait),
-        timed_ok_(timed_scan(scan_pages, tuples_per_page)),
+  // scan, which places the timed pages; memory: the plan's, whose last
+  // choice runs until then and whose verdict a short scan may run.
+  AutoProbe(uint32_t scan_pages, uint32_t tuples_per_page, uint64_t seed = 0, const AutoMemory& memory = {})
+      : memory_(memory),
+        timed_ok_(times(scan_pages, tuples_per_page, memory)),
+        short_(timed_ok_ && !timed_scan(scan_pages, tuples_per_page)),
         delay_(timed_ok_ ? uint32_t(seed % (scan_pages / kAutoTimedDelayShare + 1)) : 0) {}
   // Whether a scan of that many pages is long enough to be timed.
   static bool timed_scan(uint32_t scan_pages, uint32_t tuples_per_page) {
     return scan_pages >= kAutoTimedPages && uint64_t(scan_pages) * tuples_per_page >= kAutoTimedMinTuples;
+  }
+  // Whether this scan of a plan with that memory is timed: a long scan
+  // always; a short one (kAutoShortTimedPages) once the plan's earlier scans
+  // paid for it and its verdict, if any, is a doubling old.
+  static bool times(uint32_t scan_pages, uint32_t tuples_per_page, const AutoMemory& m) {
+    if (timed_scan(scan_pages, tuples_per_page)) return true;
+    return scan_pages >= kAutoShortTimedPages &&
+           uint64_t(scan_pages) * tuples_per_page >= kAutoShortTimedTuples && m.tuples >= kAutoTimedMinTuples &&
+           (m.verdict_at == 0 || m.tuples >= 2 * m.verdict_at);
   }
   bool deciding() const { return phase_ != Phase::Done; }
   // The selection the next kernel call should run.
@@ -150,14 +192,18 @@ class AutoProbe {
   }
   // After deciding: what runs the rest of the scan.
   Selection chosen() const { return chosen_; }
+  // After deciding: the plan's memory updated with this scan's choice (and,
+  // for a short scan it timed, the verdict), `tuples` as it stands.
+  void remember(AutoMemory* m) const;
 
  private:
   bool clear_winner() const;  // timed: one variant far the faster already
 
   enum class Phase : uint8_t { Count, Wait, Timed, Done };
   Phase phase_ = Phase::Count;
-  Selection wait_;
+  AutoMemory memory_;  // the plan's, as the scan began
   bool timed_ok_;
+  bool short_;  // timed, though shorter than timed_scan: its verdict is remembered
   uint32_t delay_;  // pages run in wait_ between Count and Timed
   uint32_t pages_ = 0, calls_ = 0;
   uint64_t scanned_ = 0, qualified_ = 0;

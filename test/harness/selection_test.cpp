@@ -196,7 +196,7 @@ TEST(AutoSelection, TimedPagesBeginWhereTheSeedSays) {
   std::set<uint32_t> starts;
   for (uint64_t seed : {0ull, 1ull, 17ull, 999ull, 123456789ull}) {
     const Selection wait = seed % 2 ? Selection::NoBranch : Selection::Branch;
-    AutoProbe p(pages, 30, seed, wait);
+    AutoProbe p(pages, 30, seed, {.last = wait});
     p.ran(Selection::Branch, 200, 0, 0, 3);
     uint32_t waited = 0;
     while (!p.timing()) {
@@ -259,6 +259,90 @@ TEST(AutoSelection, AColdFirstCallDoesNotDecideAnEarlyExit) {
     EXPECT_EQ(calls, 2 * int(harness::kAutoClearBlocks) * per_block) << "an early exit";
     EXPECT_EQ(p.chosen(), Selection::NoBranch) << qualified;
   }
+}
+
+// A scan too short to pay for timing on its own (88 pages of 1,200 tuples: the
+// sweep's relation at 100,000) is timed once its plan's earlier scans ran
+// kAutoTimedMinTuples; the verdict is kept for its next scans, which run it
+// untimed, until the plan's tuples have doubled.
+TEST(AutoSelection, AShortScanIsTimedOnceItsPlanHasPaidAndTheVerdictKept) {
+  const uint32_t pages = 88, tpp = 1200;
+  ASSERT_FALSE(AutoProbe::timed_scan(pages, tpp));
+  harness::AutoMemory m;
+  // The plan's first scans: the band decides (0%: branch), nothing timed.
+  m.tuples = harness::kAutoTimedMinTuples - 1;
+  EXPECT_FALSE(AutoProbe::times(pages, tpp, m));
+  AutoProbe first(pages, tpp, 0, m);
+  first.ran(Selection::Branch, tpp, 0, 0, 1);
+  EXPECT_FALSE(first.deciding());
+  EXPECT_EQ(first.chosen(), Selection::Branch);
+  // Once they have run enough tuples, the next is timed: nobranch 2.5x faster.
+  m.tuples = harness::kAutoTimedMinTuples;
+  ASSERT_TRUE(AutoProbe::times(pages, tpp, m));
+  AutoProbe timed(pages, tpp, 0, m);
+  timed.ran(Selection::Branch, tpp, 0, 0, 1);
+  ASSERT_TRUE(timed.timing());
+  while (timed.deciding()) {
+    const Selection s = timed.next();
+    timed.ran(s, 100, 0, s == Selection::Branch ? 500 : 200, 1);
+  }
+  EXPECT_EQ(timed.chosen(), Selection::NoBranch);
+  timed.remember(&m);
+  EXPECT_EQ(m.last, Selection::NoBranch);
+  EXPECT_EQ(m.verdict_at, harness::kAutoTimedMinTuples);
+  EXPECT_EQ(m.verdict, Selection::NoBranch);
+  EXPECT_EQ(m.verdict_band, Selection::Branch);
+  // The next scans run the verdict where the band agrees, untimed.
+  m.tuples += uint64_t(pages) * tpp;
+  EXPECT_FALSE(AutoProbe::times(pages, tpp, m));
+  AutoProbe kept(pages, tpp, 0, m);
+  kept.ran(Selection::Branch, tpp, 0, 0, 1);
+  EXPECT_FALSE(kept.deciding());
+  EXPECT_EQ(kept.chosen(), Selection::NoBranch);
+  // A doubling later one is timed again.
+  m.tuples = 2 * m.verdict_at;
+  EXPECT_TRUE(AutoProbe::times(pages, tpp, m));
+  // A scan below the short bounds is never timed, whatever the plan ran.
+  EXPECT_FALSE(AutoProbe::times(harness::kAutoShortTimedPages - 1, tpp, m));
+  EXPECT_FALSE(AutoProbe::times(pages, uint32_t(harness::kAutoShortTimedTuples / pages) - 1, m));
+}
+
+// A verdict holds for the band it was made under: where timing confirmed
+// branch at 0% and the data now select half (another band), the band decides.
+TEST(AutoSelection, AVerdictGivesWayToAChangedBand) {
+  harness::AutoMemory m;
+  m.tuples = 10 * harness::kAutoTimedMinTuples;
+  m.verdict_at = 6 * harness::kAutoTimedMinTuples;
+  m.verdict_band = m.verdict = Selection::Branch;
+  ASSERT_FALSE(AutoProbe::times(88, 1200, m));
+  AutoProbe p(88, 1200, 0, m);
+  p.ran(Selection::Branch, 1200, 600, 0, 1);
+  EXPECT_FALSE(p.deciding());
+  EXPECT_EQ(p.chosen(), Selection::NoBranch);
+  // A short scan not timed leaves the verdict as it was.
+  p.remember(&m);
+  EXPECT_EQ(m.last, Selection::NoBranch);
+  EXPECT_EQ(m.verdict, Selection::Branch);
+  EXPECT_EQ(m.verdict_at, 6 * harness::kAutoTimedMinTuples);
+}
+
+// A long scan is timed whatever the plan remembers, and leaves no verdict:
+// the next long scan times afresh.
+TEST(AutoSelection, ALongScanIsAlwaysTimedAndKeepsNoVerdict) {
+  harness::AutoMemory m;
+  m.tuples = 10 * harness::kAutoTimedMinTuples;
+  m.verdict_at = 9 * harness::kAutoTimedMinTuples;
+  ASSERT_TRUE(AutoProbe::times(100000, 30, m));
+  AutoProbe p(100000, 30, 0, m);
+  p.ran(Selection::Branch, 200, 0, 0, 7);
+  ASSERT_TRUE(p.timing());
+  while (p.deciding()) {
+    const Selection s = p.next();
+    p.ran(s, 100, 0, s == Selection::Branch ? 500 : 200, 4);
+  }
+  p.remember(&m);
+  EXPECT_EQ(m.last, Selection::NoBranch);
+  EXPECT_EQ(m.verdict_at, 9 * harness::kAutoTimedMinTuples) << "no verdict from a long scan";
 }
 
 }  // namespace
