@@ -147,6 +147,13 @@ Context::Context(int level, bool native_cpu)
   if (level_ >= 1) gcc_jit_context_add_command_line_option(c_, "-free");
   if (native_cpu)
     for (const std::string& o : native_cpu_options()) gcc_jit_context_add_command_line_option(c_, o.c_str());
+  // Link the shared object with no start files and no libc, libgcc_s or
+  // libm: it defines only the plan's functions, and what they call (qk_
+  // runtime helpers, memcpy, log) is resolved in the process at dlopen, as
+  // it already was (the driver never linked the runtime). libgcc stays, for
+  // any helper GCC emits a call to. Measured: ld 11 -> 6 ms a link here.
+  gcc_jit_context_add_driver_option(c_, "-nostdlib");
+  gcc_jit_context_add_driver_option(c_, "-lgcc");
   gcc_jit_context_set_bool_allow_unreachable_blocks(c_, 1);
   gcc_jit_context_set_bool_print_errors_to_stderr(c_, 0);  // compile() reports the first error
   if (debug_info()) {  // gdb steps through the .quel text; the .s and .so stay in /tmp/libgccjit-*
