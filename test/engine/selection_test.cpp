@@ -95,6 +95,27 @@ range of t is t)");
   EXPECT_NE(r.err.find("division by zero (relation t, tuple 1)"), std::string::npos) << r.err;
 }
 
+// A scan too short to be timed alone (70,000 tuples) is timed once its plan's
+// earlier scans ran enough tuples (selection.h, AutoMemory), and not again
+// until they have doubled. Seen without reading a clock: timing generates
+// the variant the band did not choose, which llvm:fused compiles, counted as
+// the statement's prepare time.
+TEST(AutoMemory, AShortScanIsTimedOnceItsPlanHasRunEnough) {
+  Kit k("llvm:fused");
+  k.add_parts(70000);  // 2,500 pages: short (harness::kAutoTimedMinTuples), not too short to time
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  std::vector<uint64_t> irgen;
+  for (int i = 0; i < 6; ++i) {
+    auto r = k.run("retrieve (p.pnum) where p.qoh < 0");
+    ASSERT_TRUE(r.ok) << r.err;
+    irgen.push_back(k.last_report().stats.irgen_ns);
+  }
+  EXPECT_GT(irgen[0], 0u) << "the plan's first prepare";
+  EXPECT_EQ(irgen[1], 0u) << "140,000 tuples run by its end, none timed: branch only";
+  EXPECT_GT(irgen[2], 0u) << "the third scan is timed: nobranch generated";
+  for (size_t i = 3; i < irgen.size(); ++i) EXPECT_EQ(irgen[i], 0u) << "scan " << i + 1;
+}
+
 // A tuple mode is one of its back end's modes (a misspelt one would make its
 // mode look like a page kernel's); a bare name means the default mode.
 TEST(SelectionReach, TupleModesAreModesOfTheirBackEnd) {
