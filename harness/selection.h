@@ -204,7 +204,7 @@ class AutoProbe {
   AutoMemory memory_;  // the plan's, as the scan began
   bool timed_ok_;
   bool short_;  // timed, though shorter than timed_scan: its verdict is remembered
-  uint32_t delay_;  // pages run in wait_ between Count and Timed
+  uint32_t delay_;  // pages run in memory_.last between Count and Timed
   uint32_t pages_ = 0, calls_ = 0;
   uint64_t scanned_ = 0, qualified_ = 0;
   uint32_t blocks_ = 0;                           // timed blocks ended: even, branch's turn

@@ -52,9 +52,8 @@ inline const char* const kPaperQueries[] = {
 // both ways on every back end).
 inline bool has_kernel(const std::string& backend_mode) {
   register_all_backends();
-  const size_t colon = backend_mode.find(':');
-  return harness::has_page_kernel(backend_mode.substr(0, colon),
-                                  colon == std::string::npos ? "" : backend_mode.substr(colon + 1));
+  const auto [backend, mode] = harness::parse_backend_list(backend_mode).front();
+  return harness::has_page_kernel(backend, mode);
 }
 
 // interp:switch, the reference, then every back end and mode with a page
