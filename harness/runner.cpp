@@ -30,7 +30,9 @@ void ExecStats::add_scan(const ExecStats& o) {
 }
 
 void ExecStats::add_tiers(const TierReport& r, uint64_t pages_before) {
-  for (const auto& [name, n] : r.tuples) {
+  for (const auto& tier : r.tuples) {
+    const auto& name = tier.first;  // not a structured binding: clang 14 (./kit fuzz) cannot capture one
+    const uint64_t n = tier.second;
     // Most scans report the tier the last one did: look there first.
     if (!tier_tuples.empty() && tier_tuples.back().first == name) {
       tier_tuples.back().second += n;

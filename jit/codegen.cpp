@@ -299,7 +299,9 @@ class Walk {
   // tuple qualified and, if it qualifies, projected into the next row.
   void kernel_function(const std::string& name) {
     if (refines_selection()) return refined_kernel_function(name);
-    auto [page, rows] = begin_kernel(name);
+    // Named values, not a structured binding: clang 14 (./kit fuzz) cannot capture one in a lambda.
+    const KernelParams params = begin_kernel(name);
+    const Value page = params.page, rows = params.rows;
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value nlines = page_prelude(page);
@@ -356,7 +358,10 @@ class Walk {
 
   // A kernel's entry: its parameters (page, rows; ctx into ctx_), the line
   // counter set before any check can fail (err_slot reads it), ctx read.
-  std::pair<Value, Value> begin_kernel(const std::string& name) {
+  struct KernelParams {
+    Value page, rows;
+  };
+  KernelParams begin_kernel(const std::string& name) {
     begin(FnKind::Kernel, name);
     Value page = e_.param(0), rows = e_.param(1);
     ctx_ = e_.param(2);
@@ -459,7 +464,9 @@ class Walk {
   // compacting it in place by its term, then the selected tuples projected
   // into consecutive rows.
   void refined_kernel_function(const std::string& name) {
-    auto [page, rows] = begin_kernel(name);
+    // Named values, not a structured binding: clang 14 (./kit fuzz) cannot capture one in a lambda.
+    const KernelParams params = begin_kernel(name);
+    const Value page = params.page, rows = params.rows;
     const Node& q = *plan_.qual_folded;
     e_.note(q);
     Value nlines = page_prelude(page);
