@@ -528,7 +528,11 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
        << "Pages:               " << r->npages() << " (" << r->nprimary() << " primary, " << r->noverflow()
        << " overflow)\n"
        << "Attributes:\n";
-  for (const auto& a : r->schema().attrs) out << "  " << a.name << "  " << type_name(a.type) << "\n";
+  // Names in one column, types beside them.
+  size_t width = 0;
+  for (const auto& a : r->schema().attrs) width = std::max(width, a.name.size());
+  for (const auto& a : r->schema().attrs)
+    out << "  " << a.name << std::string(width - a.name.size() + 2, ' ') << type_name(a.type) << "\n";
 }
 
 void Session::exec_copy(const Stmt& s, const SourceRef& src) {
