@@ -70,7 +70,7 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
   auto p = std::make_shared<PaperOptions>();
   app.description(
       "The paper's benchmark on every built back end (Stonebraker et al. 1981, Tables 1 and 2, re-run).\n"
-      "A size list replaces the default one; +N adds to it (--sizes +10000000: the paper's sizes and ten\n"
+      "A size list replaces the default one; +N adds to it (--sizes +30000000: the default sizes and thirty\n"
       "million tuples).");
   app.add_option("--sizes", p->sizes, "heap sizes for (a)-(e) (default 1,210,3360,100000,1000000,10000000)")
       ->check(cli::size_list())

@@ -1,7 +1,7 @@
 // `quelkit wisconsin` (wisconsin_report.h): the options, the order of the run,
 // the tables and the files. Data sets: the study's relations (onek, onek1,
 // onek2 of 1,000 tuples, tenk1 and tenk2 of 10,000) on each --structure, then
-// tenk1 alone at each --sizes for the selections and simple aggregates. One
+// tenk1 alone at each --sizes for the selections and the aggregates. One
 // table per figure, data set and figure kind (statement time, per tuple,
 // prepare), back ends across; the selectivity series of Figure 2.4 as its own
 // table; wisconsin.json and wisconsin.csv with --out (bench/plot_wisconsin.py
@@ -309,7 +309,8 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
             << "A statement that changes the database runs every repetition on the state the script gives it, put back\n"
             << "off the clock (the changed relation copied back, the temporary of `retrieve into` removed); destroy runs\n"
             << "once, untimed. sqlite: the same tuples, an index on unique2 where quelkit has a key (isam or hash),\n"
-            << "its changes rolled back off the clock; a statement without SQL (an aggregate with `by`) has no sqlite cell.\n";
+            << "its changes rolled back off the clock; a statement without faithful SQL (an operator SQL lacks, sort by,\n"
+            << "an update over several variables) has no sqlite cell.\n";
 
   std::vector<WisconsinStmtRow> rows;
   std::vector<std::vector<size_t>> rows_of(sets.size());
