@@ -14,7 +14,8 @@
 
 namespace quelkit::harness {
 
-// Defaults of every measured figure (the report's --reps and --min-time).
+// Defaults of a measured figure: quelkit_bench's repetitions and minimum time
+// (the report sets its own, cli/report.cpp).
 constexpr int kDefaultReps = 5;
 constexpr double kDefaultMinSeconds = 0.1;
 

@@ -267,6 +267,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     rep.stats.run_ns = uint64_t(ts.median);
     rep.run_ns_min = uint64_t(ts.min);
     rep.run_ns_max = uint64_t(ts.max);
+    rep.runs = int(times.size());
     if (!first.ok) rep.error = first.error.format();
     reports_.push_back(rep);
     results.push_back(std::move(first));
@@ -417,7 +418,7 @@ void Session::emit_stats(const StmtReport& r) {
         {"run_ns", s.run_ns},
         {"run_ns_min", r.run_ns_min},
         {"run_ns_max", r.run_ns_max},
-        {"repeat", opt_.repeat},
+        {"repeat", r.runs},
         {"verify_ns", s.verify_ns},
         {"checksum", checksum_hex(s.checksum)},
         {"tiers", s.tiers()},
@@ -436,7 +437,7 @@ void Session::emit_stats(const StmtReport& r) {
        << (s.selection.empty() ? "" : " (" + s.selection + ")") << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << s.prepare_ns / 1000.0
        << " us, run " << s.run_ns / 1000.0 << " us (min " << r.run_ns_min / 1000.0 << ", max "
-       << r.run_ns_max / 1000.0 << ", " << opt_.repeat << " runs); verify " << s.verify_ns / 1000.0 << " us; checksum " << checksum_hex(s.checksum)
+       << r.run_ns_max / 1000.0 << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << s.verify_ns / 1000.0 << " us; checksum " << checksum_hex(s.checksum)
        << tier_text(s) << (r.error.empty() ? "" : "; error") << "\n";
 }
 

@@ -38,6 +38,7 @@ struct StmtReport {
   std::string backend, mode;
   ExecStats stats;
   uint64_t run_ns_min = 0, run_ns_max = 0;
+  int runs = 1;  // runs made: --repeat's K for a retrieve that succeeded, else 1
   std::string error;
 };
 

@@ -59,8 +59,29 @@ TEST(Cli, StatsJsonHasEveryField) {
                         "\"access_path\":", "\"rows_scanned\":210", "\"rows_qualified\":44", "\"rows_out\":44",
                         "\"prepares\":1", "\"cache_hits\":0", "\"prepare_ns\":", "\"irgen_ns\":", "\"opt_ns\":",
                         "\"codegen_ns\":", "\"run_ns\":", "\"run_ns_min\":", "\"run_ns_max\":",
-                        "\"checksum\":\"629a105994fe2a1e\"", "\"error\":null"})
+                        "\"repeat\":3", "\"checksum\":\"629a105994fe2a1e\"", "\"error\":null"})
     EXPECT_NE(o.text.find(f), std::string::npos) << f << "\n" << o.text;
+}
+
+// --repeat repeats a retrieve only (an update applied K times would change
+// the data K times); `repeat` and the text's run count say how many runs the
+// figures are over, 1 for an append and for a statement that failed.
+TEST(Cli, StatsRepeatCountsTheRunsMade) {
+  Out o = sh(kBin + " --parts 210 --format none --stats=json --repeat 3 -e 'range of p is parts "
+                    "append to parts (pnum = 9999) retrieve (p.pnum) retrieve (x = 1 / (p.pnum - p.pnum))'");
+  ASSERT_EQ(o.status, 1) << o.text;
+  std::vector<std::string> lines;
+  for (size_t at = 0, nl; (nl = o.text.find('\n', at)) != std::string::npos; at = nl + 1)
+    if (o.text.compare(at, 8, "{\"stmt\":") == 0) lines.push_back(o.text.substr(at, nl - at));
+  ASSERT_EQ(lines.size(), 3u) << o.text;
+  EXPECT_NE(lines[0].find("\"repeat\":1,"), std::string::npos) << lines[0];  // append
+  EXPECT_NE(lines[1].find("\"repeat\":3,"), std::string::npos) << lines[1];  // retrieve
+  EXPECT_NE(lines[2].find("\"repeat\":1,"), std::string::npos) << lines[2];  // failed at its first tuple
+  Out t = sh(kBin + " --parts 210 --format none --stats --repeat 3 -e 'range of p is parts "
+                    "append to parts (pnum = 9999) retrieve (p.pnum)'");
+  ASSERT_EQ(t.status, 0) << t.text;
+  EXPECT_NE(t.text.find(", 1 run); verify"), std::string::npos) << t.text;
+  EXPECT_NE(t.text.find(", 3 runs); verify"), std::string::npos) << t.text;
 }
 
 TEST(Cli, GenCsvIsByteIdenticalToTheOracle) {
