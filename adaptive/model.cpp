@@ -1,10 +1,12 @@
 // The cost model (model.h). Priors are where a fresh process starts: compile
 // times of the paper's plans on the machine this was written on (quelkit
 // --stats, llvm:fused at --jit-opt 0/1/2, CPU time, with the IR size of
-// model's ir_size), and per-tuple ratios of llvm:fused to stencil:fused on
-// (c) and (d) at 1M tuples. Each compile and each compiled scan then moves them.
-// FirstTier's priors: stencil:fused's cold prepare of the paper's plans
-// (about 5 us) plus the first entry into newly sealed code, and per-tuple
+// backend.cpp's ir_size), and per-tuple ratios of llvm:fused to the first
+// tier, one set against threaded code and one against stencils (the
+// constructor says where each came from). Each compile and each compiled scan
+// then moves them. FirstTier's priors: stencil:fused's cold prepare of the
+// paper's plans (about 5 us) plus the first entry into newly sealed code (8 us
+// together), and per-tuple
 // costs of threaded:goto and stencil:fused on (b)-(d) at 100k tuples.
 #include "adaptive/model.h"
 

@@ -3,7 +3,9 @@
 // back end measured (no clock of its own), so its rule is tested with made-up
 // numbers. Two small running models per level, both starting from priors and
 // moved by every measurement: compile time as a line over IR size, and the
-// compiled tier's per-tuple cost as a fraction of the first tier's.
+// compiled tier's per-tuple cost as a fraction of the first tier's (kept
+// apart for each first tier, threaded code or stencils). FirstTier decides
+// that first tier: whether a scan's tuples repay stencil's prepare.
 #pragma once
 
 #include <cstdint>

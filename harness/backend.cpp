@@ -1,5 +1,5 @@
-// The back-end registry. Back ends add themselves (cli/ calls each one's
-// register function); the harness only ever looks them up by the name a user gave.
+// The back-end registry. Back ends add themselves (measure/backends.cpp's
+// register_all_backends calls each one's register function); the harness only ever looks them up by the name a user gave.
 #include "harness/backend.h"
 
 #include <algorithm>

@@ -7,7 +7,8 @@
 // Cancellation is a flag: the CLI's SIGINT handler sets it (a lock-free
 // atomic store is async-signal-safe), the scan loop checks it between pages
 // and tuple substitution between substituted tuples; back ends' page kernels
-// run one page per call, so no generated code needs to look at it.
+// run one page per call (or one batch's pages, each checked as it is queued),
+// so no generated code needs to look at it.
 #pragma once
 
 #include <algorithm>

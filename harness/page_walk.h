@@ -6,7 +6,9 @@
 //
 // The policy, per page (generated code emits exactly these steps):
 //   1. Page boundary. The caller checks cancel_requested() (budget.h) before
-//      each page; a kernel runs one page per call, so no kernel checks it.
+//      each page; a kernel runs one page per call (vector's, whose batches
+//      span pages, the pages of one batch: scan.cpp queues them, checking
+//      each), so no kernel checks it.
 //      (Tried: the LLVM, gccjit and stencil kernels handed 36 pages a call
 //      through Prepared::run_pages, which saves the scan's per-call work, a
 //      quarter of llvm's kernel time on a scan that selects nothing. (b) at

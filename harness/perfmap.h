@@ -1,7 +1,8 @@
 // perf's symbol map for code generated at run time: one "START SIZE name" line
 // per function in /tmp/perf-PID.map, which `perf report` reads by itself and
 // `quelkit profile --instructions` uses to name JIT addresses in callgrind's
-// output. Both JIT back ends register every function they materialise; the
+// output. The LLVM, gccjit and stencil back ends register every function they
+// materialise; the
 // writer does nothing until profiling asks for it (perfmap_enable), so normal
 // runs leave no files behind.
 #pragma once

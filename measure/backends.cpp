@@ -1,5 +1,6 @@
 // The one list of built back ends. Optional ones are compiled in when CMake
-// found their dependencies (QUELKIT_HAVE_* definitions on the cli targets).
+// found their dependencies (QUELKIT_HAVE_* definitions on quelkit_measure,
+// public, so its users see them too).
 #include "measure/backends.h"
 
 #include "adaptive/adaptive.h"

@@ -1,4 +1,4 @@
-// SQLite reference engine for the paper report (sqlite_ref.h).
+// SQLite reference engine for the paper and Wisconsin reports (sqlite_ref.h).
 #include "measure/sqlite_ref.h"
 
 #include <sqlite3.h>

@@ -1,5 +1,7 @@
-// SQLite as the report's external reference engine: the same PARTS data loaded
-// into an in-memory database, the paper's queries as SQL, rows checksummed
+// SQLite as the reports' external reference engine: the same PARTS or
+// Wisconsin data loaded into an in-memory database, the paper's queries and
+// the Wisconsin statements as SQL (updates through exec, which the caller
+// rolls back), rows checksummed
 // the way quelkit checksums them (DESIGN.md), so the report can show both that
 // SQLite agrees and what its bytecode VM — today's descendant of the INGRES
 // interpreter — costs per tuple on the same machine in the same run.

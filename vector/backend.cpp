@@ -1,6 +1,7 @@
 // The "vector" back end: prepare = lower the folded plan into a program of
 // primitives (no parameter values are read: one Prepared serves every
-// parameter block), run = the program over batches of a page's tuples, or
+// parameter block), run = the program over batches of tuples that span
+// pages, or
 // over a batch of one for the harness's tuple-at-a-time entry points.
 #include <ostream>
 

@@ -1,5 +1,6 @@
 // Running a vectorized program: the batch's storage, the fused page kernel
-// (batches of a page's live tuples, qualification then projection), the
+// (batches of live tuples spanning the pages of a call, qualification then
+// projection), the
 // tuple-at-a-time entry points (a batch of one), and the re-run of a batch in
 // which some tuple flagged an error.
 #include <algorithm>

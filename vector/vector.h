@@ -2,8 +2,8 @@
 // plan's folded typed IR readied into a program of typed primitives over
 // batches of tuples (vector/program.h), with selection vectors for
 // conditions, prepared once per plan shape and reused for every parameter
-// block, run through a page kernel (batches of a page's live tuples) or a
-// tuple at a time.
+// block, run through a page kernel (batches of live tuples that span pages,
+// Prepared::run_pages) or a tuple at a time.
 #pragma once
 
 #include <memory>
