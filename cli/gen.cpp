@@ -51,7 +51,7 @@ Run define_gen(CLI::App& app, const std::vector<std::string>&) {
   auto o = std::make_shared<GenOptions>();
   CLI::App* parts = app.add_subcommand("parts", "the PARTS data as CSV (pnum,pname,color,weight,qoh)");
   parts->add_option("--rows", o->rows, "tuples")->required()->check(whole(0))->type_name("N");
-  parts->add_flag("--wide", o->wide, "the wide variant (filler c166, 200-byte tuples)");
+  parts->add_flag("--wide", o->wide, "the wide variant: a sixth column, filler (c166, all blanks: empty in the file; 200-byte tuples)");
   parts->add_option("--csv", o->csv, "write to FILE (default: standard output)")->type_name("FILE");
   CLI::App* wisc = app.add_subcommand("wisconsin", "the Wisconsin data as CSV (unique1,...,string4)");
   wisc->add_option("--rows", o->rows, "tuples")

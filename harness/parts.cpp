@@ -27,7 +27,7 @@ Schema parts_schema(uint64_t rows, bool wide) {
       {"color", Type::c(8)},
       {"weight", Type::i2()},
       {"qoh", Type::i2()}};
-  if (wide) cols.push_back({"filler", Type::c(166)});
+  if (wide) cols.push_back({"filler", Type::c(kWideFillerLen)});
   return Schema::packed(cols);
 }
 
@@ -121,8 +121,11 @@ std::unique_ptr<Relation> make_parts(uint64_t n, bool wide, Structure s, uint32_
 }
 
 void write_parts_csv(std::ostream& os, uint64_t n, bool wide) {
-  (void)wide;  // the filler is blank and not a column: both variants are the same text
-  os << "pnum,pname,color,weight,qoh\n";
+  // The wide variant's filler is a sixth column, empty: its value is all
+  // blanks, and values are written without trailing blanks, as `copy into`
+  // writes them (the file round-trips through copy).
+  const std::string filler = wide ? "," : "";
+  os << (wide ? "pnum,pname,color,weight,qoh,filler\n" : "pnum,pname,color,weight,qoh\n");
   PartsGenerator g(n);
   PartsRow r;
   std::string line;
@@ -137,6 +140,7 @@ void write_parts_csv(std::ostream& os, uint64_t n, bool wide) {
     line += std::to_string(r.weight);
     line += ',';
     line += std::to_string(r.qoh);
+    line += filler;
     line += '\n';
     os << line;
   }

@@ -18,6 +18,7 @@ namespace quelkit::harness {
 
 // PARTS(pnum, pname = c20, color = c8, weight = i2, qoh = i2 [, filler = c166]);
 // pnum is i2 up to 32767 rows (the paper's 34-byte tuple), else i4.
+constexpr uint32_t kWideFillerLen = 166;
 Schema parts_schema(uint64_t rows, bool wide);
 
 struct PartsRow {
@@ -72,8 +73,9 @@ bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err)
 uint64_t parts_memory_needed(const PartsSpec& spec, uint32_t page_size);
 
 // The CSV `quelkit gen` writes and `copy` reads: header pnum,pname,color,weight,qoh,
-// values without trailing blanks, '\n' line ends. The wide filler is blank and
-// has no column, so both variants write the same text.
+// values without trailing blanks, '\n' line ends. The wide variant adds the
+// column filler (c166, all blanks, so empty in the file), as `copy into`
+// writes the wide relation.
 void write_parts_csv(std::ostream& os, uint64_t n, bool wide);
 
 }  // namespace quelkit::harness

@@ -36,7 +36,7 @@ std::unique_ptr<SqliteRef> SqliteRef::open(uint64_t n, bool wide, bool keyed) {
   sqlite3_stmt* ins = nullptr;
   sqlite3_prepare_v2(db, wide ? "INSERT INTO parts VALUES (?,?,?,?,?,?)" : "INSERT INTO parts VALUES (?,?,?,?,?)", -1,
                      &ins, nullptr);
-  const std::string filler(166, ' ');
+  const std::string filler(harness::kWideFillerLen, ' ');
   harness::PartsGenerator gen(n);
   harness::PartsRow row;
   while (gen.next(row)) {

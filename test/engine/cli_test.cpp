@@ -97,6 +97,34 @@ TEST(Cli, GenCsvIsByteIdenticalToTheOracle) {
   }
 }
 
+// `gen parts` writes the file `copy into` writes of the same relation, the
+// wide one with its filler column (which `--wide` once left out), and `copy
+// from` reads it back to the same tuples.
+TEST(Cli, GenCsvIsWhatCopyIntoWrites) {
+  char dir[] = "/tmp/quelkit-gen-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string d = dir;
+  const std::string cols = "pnum=i2, pname=c20, color=c8, weight=i2, qoh=i2";
+  for (bool wide : {false, true}) {
+    SCOPED_TRACE(wide ? "wide" : "narrow");
+    const std::string fmt = cols + (wide ? ", filler=c166" : "");
+    const std::string spec = wide ? ":wide" : "";
+    ASSERT_EQ(sh(kBin + " gen parts --rows 300" + (wide ? " --wide" : "") + " --csv " + d + "/gen.csv").status, 0);
+    Out into = sh(kBin + " --parts 300" + spec + " -e 'copy parts (" + fmt + ") into \"" + d + "/copy.csv\"'");
+    ASSERT_EQ(into.status, 0) << into.text;
+    EXPECT_EQ(sh("cmp " + d + "/gen.csv " + d + "/copy.csv").status, 0);
+    EXPECT_EQ(sh("head -1 " + d + "/gen.csv").text,
+              wide ? "pnum,pname,color,weight,qoh,filler\n" : "pnum,pname,color,weight,qoh\n");
+    const std::string sum = "range of p is parts retrieve (n = count(p.pnum), s = sum(p.qoh), w = sum(p.weight))";
+    Out back = sh(kBin + " --parts 0" + spec + " --format csv -e 'copy parts (" + fmt + ") from \"" + d +
+                  "/gen.csv\" " + sum + "'");
+    Out orig = sh(kBin + " --parts 300" + spec + " --format csv -e '" + sum + "'");
+    ASSERT_EQ(back.status, 0) << back.text;
+    EXPECT_NE(back.text.find(orig.text), std::string::npos) << back.text << "\n" << orig.text;
+  }
+  std::filesystem::remove_all(d);
+}
+
 TEST(Cli, SeveralBackEndsAgree) {
   Out o = sh(kBin + " --parts 3360:isam:wide -b all --format none -e 'range of p is parts range of q is parts "
                     "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\"'");

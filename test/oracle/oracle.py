@@ -349,14 +349,14 @@ def aggregate_queries():
 # ---- CSV ---------------------------------------------------------------------
 
 def csv_text(n, wide):
-    # The wide variant's filler is all blanks and is not a CSV column, so both
-    # variants write the same five columns.
-    del wide
+    # The wide variant adds its filler as a sixth column (c166), all blanks:
+    # written, like every value, without trailing blanks, so empty.
     ps, _ = parts(n)
-    lines = ["pnum,pname,color,weight,qoh"]
+    filler = "," if wide else ""
+    lines = ["pnum,pname,color,weight,qoh" + (",filler" if wide else "")]
     for p in ps:
-        lines.append("%d,%s,%s,%d,%d" % (p["pnum"], p["pname"], p["color"],
-                                         p["weight"], p["qoh"]))
+        lines.append("%d,%s,%s,%d,%d%s" % (p["pnum"], p["pname"], p["color"],
+                                           p["weight"], p["qoh"], filler))
     return "\n".join(lines) + "\n"
 
 
