@@ -345,6 +345,10 @@ int monitor_terminal(harness::Session& session) {
       if (!hpath.empty()) history(hist, &ev, H_SAVE, hpath.c_str());
     }
     if (m.line(line) == Monitor::Next::Quit) break;
+    // A Ctrl-C that cancelled a statement of this line has been answered;
+    // left set, read_char would take it for a Ctrl-C at the next prompt and
+    // print a second prompt after "^C".
+    harness::clear_cancel();
   }
   std::cout << std::flush;
   el_end(el);

@@ -177,6 +177,9 @@ class MonitorTest(unittest.TestCase):
         at = len(t.out)
         t.type("help parts\n\\g\n")
         t.read_until(b"Tuples:              3000", start=at)
+        # One prompt after the error: the Ctrl-C was the statement's, not also
+        # the next prompt's (it once printed "^C" and a second prompt).
+        self.assertNotIn(b"^C", t.out[end:], t.text())
         at = len(t.out)
         t.type("range of p is parts\nretrieve (p.pnum) where p.pnum > 2995 \\g\n")
         t.read_until(b"(5 rows)", start=at)
