@@ -228,7 +228,8 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
       ->check(cli::one_of({"rows", "count"}))
       ->type_name("rows|count");
   app.add_option("--dump", m->dumps,
-                 "show a form of each statement: ast ir folded postfix (and each back end's own forms)")
+                 "show a form of each statement: ast ir folded, and each selected back end's own (postfix: interp; "
+                 "threaded, vector, llvm, gimple, stencil)")
       ->type_name("FORM[,FORM...]")
       ->delimiter(',')
       ->allow_extra_args(false)
@@ -243,7 +244,7 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-plan-cache", m->no_plan_cache,
                "keep no plan from one statement to the next (each statement prepares its own, once)");
   app.add_option("--plan-cache-size", m->opt.plan_cache_capacity,
-                 "plans kept per back end before eviction (default 1024)")
+                 "plans kept per back end before eviction (default 1024; 0: no limit)")
       ->check(cli::whole(0))
       ->type_name("N");
   app.add_option("--jit-opt", m->opt.prepare.jit_opt, "JIT optimisation level (default 1)")

@@ -66,7 +66,7 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--reps", o->reps, "repetitions per figure, the median reported (default 3)")
       ->check(cli::whole(1, 1000))
       ->type_name("N");
-  app.add_option("--large-reps", o->large_reps, "repetitions on a tenk1 of 1,000,000 tuples and more (default 1)")
+  app.add_option("--large-reps", o->large_reps, "repetitions on a tenk1 of 1,000,000 tuples and more (default 1; at most --reps)")
       ->check(cli::whole(1, 1000))
       ->type_name("N");
   app.add_option("--min-time", o->min_time, "seconds each repetition runs at least (default 0.02)")
@@ -77,8 +77,8 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
       ->type_name("N");
   app.add_flag("--quick", o->quick,
                "a check, not a measurement: the study's relations at a tenth (100 and 1,000 tuples, constants "
-               "scaled alike), no larger sizes, heap only, one repetition, one cold run (options given beside it "
-               "still apply)");
+               "scaled alike), no larger sizes, heap only, one repetition of at least 0.001 s, one cold run (options given beside "
+               "it still apply)");
   app.add_option("--scripts", o->scripts, "where the figures' scripts are (default the source tree's bench/wisconsin)")
       ->check(CLI::ExistingDirectory.description(""))
       ->type_name("DIR");

@@ -53,7 +53,7 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   app.description(
       "Random qualifications and target lists over PARTS and EDGE, run on every back end and mode of -b,\n"
       "on ISAM/hash copies of the relations, and through SQLite; a mismatch is shrunk and printed as a\n"
-      ".quel reproducer (corpus format). Without --count or --minutes: 1000 queries.\n"
+      ".quel reproducer (corpus format). Without --count, --minutes or --seconds: 1000 queries.\n"
       "--corpus runs .quel files with expectations (test/queries/ explains the format); --rewrite replaces\n"
       "every expectation of the files by what the first back end answers (fills /*= ? */ placeholders).");
   app.add_option("--seed", d->run.seed, "generator seed (default 1); the same seed gives the same queries")
