@@ -6,8 +6,8 @@
 // constructor says where each came from). Each compile and each compiled scan
 // then moves them. FirstTier's priors: stencil:fused's cold prepare of the
 // paper's plans (about 5 us) plus the first entry into newly sealed code (8 us
-// together), and per-tuple
-// costs of threaded:goto and stencil:fused on (b)-(d) at 100k tuples.
+// together), and per-tuple costs of threaded:goto and stencil:fused on (b)-(d)
+// at 100k tuples.
 #include "adaptive/model.h"
 
 #include <algorithm>

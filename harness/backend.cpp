@@ -1,5 +1,6 @@
 // The back-end registry. Back ends add themselves (measure/backends.cpp's
-// register_all_backends calls each one's register function); the harness only ever looks them up by the name a user gave.
+// register_all_backends calls each one's register function); the harness only
+// ever looks them up by the name a user gave.
 #include "harness/backend.h"
 
 #include <algorithm>

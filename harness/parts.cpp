@@ -125,7 +125,7 @@ void write_parts_csv(std::ostream& os, uint64_t n, bool wide) {
   // blanks, and values are written without trailing blanks, as `copy into`
   // writes them (the file round-trips through copy).
   const std::string filler = wide ? "," : "";
-  os << (wide ? "pnum,pname,color,weight,qoh,filler\n" : "pnum,pname,color,weight,qoh\n");
+  os << "pnum,pname,color,weight,qoh" << (wide ? ",filler" : "") << '\n';
   PartsGenerator g(n);
   PartsRow r;
   std::string line;

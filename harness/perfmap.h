@@ -2,9 +2,8 @@
 // per function in /tmp/perf-PID.map, which `perf report` reads by itself and
 // `quelkit profile --instructions` uses to name JIT addresses in callgrind's
 // output. The LLVM, gccjit and stencil back ends register every function they
-// materialise; the
-// writer does nothing until profiling asks for it (perfmap_enable), so normal
-// runs leave no files behind.
+// materialise; the writer does nothing until profiling asks for it
+// (perfmap_enable), so normal runs leave no files behind.
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,8 @@
 // The scan of one one-variable plan (exec.h): its pages by access path, the
 // page walk of page_walk.h (a back end's fused kernel a page per call, or a
 // batch's pages per call where its batches span pages, or the tuple-at-a-time
-// loop), the cancellation check at each page boundary, rows
-// projected straight into the sink, and a failing tuple's counts and error.
+// loop), the cancellation check at each page boundary, rows projected straight
+// into the sink, and a failing tuple's counts and error.
 #include <algorithm>
 #include <exception>
 #include <optional>
