@@ -529,11 +529,25 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
        << "Pages:               " << r->npages() << " (" << r->nprimary() << " primary, " << r->noverflow()
        << " overflow)\n"
        << "Attributes:\n";
-  // Names in one column, types beside them.
-  size_t width = 0;
-  for (const auto& a : r->schema().attrs) width = std::max(width, a.name.size());
-  for (const auto& a : r->schema().attrs)
-    out << "  " << a.name << std::string(width - a.name.size() + 2, ' ') << type_name(a.type) << "\n";
+  // As INGRES's help listed them: name, type, bytes, and (what `--dump` shows
+  // the back ends loading) the byte offset in the tuple; key 1 marks the
+  // ISAM/hash key. Text left-aligned, numbers right-aligned.
+  const auto& attrs = r->schema().attrs;
+  size_t name_w = std::string_view("attribute").size(), type_w = std::string_view("type").size();
+  for (const auto& a : attrs) {
+    name_w = std::max(name_w, a.name.size());
+    type_w = std::max(type_w, type_name(a.type).size());
+  }
+  auto left = [](const std::string& v, size_t w) { return v + std::string(w - v.size(), ' '); };
+  auto right = [](const std::string& v, size_t w) { return std::string(w > v.size() ? w - v.size() : 0, ' ') + v; };
+  out << "  " << left("attribute", name_w) << "  " << left("type", type_w) << "  length  offset  key\n";
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    const auto& a = attrs[i];
+    out << "  " << left(a.name, name_w) << "  " << left(type_name(a.type), type_w) << "  "
+        << right(std::to_string(a.type.len), 6) << "  " << right(std::to_string(a.offset), 6);
+    if (r->key_attr() == int(i)) out << "    1";
+    out << "\n";
+  }
 }
 
 void Session::exec_copy(const Stmt& s, const SourceRef& src) {

@@ -87,7 +87,7 @@ TEST(Cli, StatsRepeatCountsTheRunsMade) {
 TEST(Cli, GenCsvIsByteIdenticalToTheOracle) {
   if (sh("python3 --version").status != 0) GTEST_SKIP() << "python3 not installed";
   const std::string oracle = std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/oracle.py";
-  for (const char* args : {"--rows 1", "--rows 210", "--rows 3360", "--rows 3360 --wide", "--rows 40000"}) {
+  for (const char* args : {"--rows 0", "--rows 0 --wide", "--rows 1", "--rows 210", "--rows 3360", "--rows 3360 --wide", "--rows 40000"}) {
     SCOPED_TRACE(args);
     Out ours = sh(kBin + " gen parts " + args);
     Out theirs = sh("python3 " + oracle + " csv " + args);

@@ -367,8 +367,9 @@ def main():
     ap.add_argument("--wide", action="store_true")
     ap.add_argument("--seed", type=int, default=1983)
     args = ap.parse_args()
-    if args.command != "expected" and args.rows < 1:
-        ap.error("--rows must be at least 1")
+    # 0 rows is a header-only CSV, as `quelkit gen parts --rows 0` writes
+    if args.command != "expected" and args.rows < 0:
+        ap.error("--rows must be at least 0")
     if args.command == "csv":
         sys.stdout.write(csv_text(args.rows, args.wide))
     elif args.command == "queries":
