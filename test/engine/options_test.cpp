@@ -4,6 +4,7 @@
 // before the first measurement; an empty corpus fails instead of passing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -109,7 +110,10 @@ TEST(Options, ValuesAndScriptsReadAsBefore) {
   EXPECT_EQ(o.text, "f\n1\ne\n2\nf\n1\ng\n3\n");
   o = sh("echo 'retrieve (s = 4)' | " + kBin + " --format csv -e 'retrieve (e = 2)' -");
   EXPECT_EQ(o.text, "e\n2\ns\n4\n");
-  EXPECT_EQ(sh(kBin + " gen parts --rows=2").text, sh(kBin + " gen parts --rows 2").text);
+  Out eq = sh(kBin + " gen parts --rows=2");
+  EXPECT_EQ(eq.status, 0) << eq.text;
+  EXPECT_EQ(std::count(eq.text.begin(), eq.text.end(), '\n'), 3) << eq.text;  // header and 2 rows
+  EXPECT_EQ(eq.text, sh(kBin + " gen parts --rows 2").text);
 }
 
 // `paper --out DIR` used to run the whole benchmark before failing to write

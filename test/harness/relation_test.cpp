@@ -299,8 +299,18 @@ TEST(Isam, PagesWithinCountsThePagesAScanVisits) {
         b.hi.i = hi;
         b.hi_incl = incl;
         EXPECT_EQ(r.pages_within(b), std::max<uint64_t>(walked(b), 1)) << lo << ".." << hi << " " << incl;
+        // And the walk is the range's pages, not more: keys 0..999 sorted 50
+        // to a page, [lo, hi] lies on pages lo/50 .. hi/50; the walk may start
+        // one page early (a key equal to lo could end the page before).
+        const int first = std::clamp(lo, 0, 999) / 50, last = std::clamp(hi, 0, 999) / 50;
+        if (lo <= hi && hi >= 0 && lo <= 999) {
+          EXPECT_LE(walked(b), uint64_t(last - first + 2)) << lo << ".." << hi << " " << incl;
+        }
         b.has_lo = false;
         EXPECT_EQ(r.pages_within(b), std::max<uint64_t>(walked(b), 1)) << ".." << hi;
+        if (hi >= 0) {
+          EXPECT_LE(walked(b), uint64_t(std::min(hi, 999) / 50 + 1)) << ".." << hi;
+        }
       }
     }
     KeyBounds b;
@@ -308,6 +318,7 @@ TEST(Isam, PagesWithinCountsThePagesAScanVisits) {
     b.has_lo = true;
     b.lo.i = lo;
     EXPECT_EQ(r.pages_within(b), walked(b)) << lo << "..";
+    EXPECT_LE(walked(b), uint64_t(20 - std::max(lo, 0) / 50 + 1)) << lo << "..";
   }
   KeyBounds eq;
   eq.kind = KeyBounds::Eq;
