@@ -96,6 +96,12 @@ TEST(Fold, F4RoundsInSinglePrecision) {
   EXPECT_EQ(s->type, Type::f4());
   EXPECT_EQ(s->val.f4, big + one);
   EXPECT_EQ(s->val.f4, 16777216.0f);
+  // A tie, though: f8 rounded to f4 at the end gives 2^24 too. Twice is no
+  // tie: each f4 addition rounds 2^24 + 1 back to 2^24, while f8 carried to
+  // the end gives 2^24 + 2, an f4.
+  auto s2 = folded_target("float4(16777216) + float4(1) + float4(1)");
+  ASSERT_EQ(s2->op, ir::Op::CONST);
+  EXPECT_EQ(s2->val.f4, 16777216.0f);
   volatile float a = 0.1f, b = 0.2f, c = 3.0f;
   auto t = folded_target("(float4(0.1) + float4(0.2)) * float4(3)");
   EXPECT_EQ(t->val.f4, (a + b) * c);
