@@ -46,10 +46,12 @@ TEST(AdaptiveModel, CompilesOnlyWhenTheSavingExceedsTheCompile) {
   EXPECT_TRUE(d.compile);
   EXPECT_GT(d.saving_ns, d.compile_ns);
   // A faster level is worth its longer compile only for more work.
-  auto small = m.decide(5.0, 2e6, 20), big = m.decide(5.0, 1e10, 20);
-  if (small.compile) {
-    EXPECT_LE(small.level, big.level);
-  }
+  // (With the priors: 5M tuples repay -O0's compile and no other; ten
+  // billion repay a higher level.)
+  auto small = m.decide(5.0, 5e6, 20), big = m.decide(5.0, 1e10, 20);
+  ASSERT_TRUE(small.compile);
+  ASSERT_TRUE(big.compile);
+  EXPECT_LT(small.level, big.level);
 }
 
 // Below tuples_to_repay_any_compile() no plan's compile can pay, so scans
@@ -126,11 +128,16 @@ TEST(AdaptiveModel, RatiosAreKeptPerFirstTier) {
   EXPECT_EQ(over_threaded.level, 0);  // the cheapest compile, at half the cost
   // Over stencils, -O0 was measured slower: that level is never chosen, and
   // a prior of no gain at -O0 needs no measurement to say so.
+  // The levels above, unmeasured, are assumed no better than 0.95 of it:
+  // no compile pays.
   for (int i = 0; i < 4; ++i) m.ran(0, 1.6, Base::Stencil);
+  EXPECT_FALSE(m.decide(3.0, 1e8, 10, Base::Stencil).compile);
+  // Level 1 measured at half the stencils' cost pays; level 0 stays out,
+  // whatever the threaded ratios (0.5 at level 0) say.
+  for (int i = 0; i < 4; ++i) m.ran(1, 0.5, Base::Stencil);
   const auto over_stencil = m.decide(3.0, 1e8, 10, Base::Stencil);
-  if (over_stencil.compile) {
-    EXPECT_NE(over_stencil.level, 0);
-  }
+  ASSERT_TRUE(over_stencil.compile);
+  EXPECT_EQ(over_stencil.level, 1);
   CostModel fresh;
   const auto prior = fresh.decide(3.0, 1e8, 10, Base::Stencil);
   if (prior.compile) {
@@ -224,11 +231,20 @@ TEST(Adaptive, ForcedSwitchUnderEachSelection) {
     k.set_selection(sel);
     k.add_parts(3360);
     ASSERT_TRUE(k.run("range of p is parts").ok);
-    auto r = k.run(kPaperQueries[2]);
-    EXPECT_TRUE(r.ok) << r.err;
-    EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
-    r = k.run(kPaperQueries[3]);
-    EXPECT_TRUE(r.ok) << r.err;
+    for (const char* q : {kPaperQueries[2], kPaperQueries[3]}) {
+      SCOPED_TRACE(q);
+      auto r = k.run(q);
+      EXPECT_TRUE(r.ok) << r.err;
+      EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
+      // What the adaptive scan's page kernels ran is what was asked (auto:
+      // either, marked as auto's).
+      const std::string ran = k.last_report().stats.selection;
+      if (sel == harness::Selection::Auto) {
+        EXPECT_EQ(ran.rfind("auto:", 0), 0u) << ran;
+      } else {
+        EXPECT_EQ(ran, harness::selection_name(sel));
+      }
+    }
   }
 }
 

@@ -3,6 +3,8 @@
 // the operator that raised it, parameters are inlined when the plan is
 // prepared, characters compare and match as the runtime says, ascii/concat
 // write into scratch, and projection writes every type at its column width.
+#include <algorithm>
+
 #include "test/interp/tuples.h"
 
 namespace quelkit::test {
@@ -173,8 +175,12 @@ TEST_P(Semantics, ParametersAreInlinedWhenPrepared) {
   // does not change what this prepared plan computes (no plan reuse).
   auto p6 = block(6, "red");
   EXPECT_EQ(run_qualify(*prep, plan, t5.data(), p6.data()).rc, 1);
-  p5 = block(6, "black");
+  // The very block prepare was given, changed in place (a plan that kept a
+  // pointer to it would now see pnum 6).
+  const auto six = block(6, "black");
+  std::copy(six.begin(), six.end(), p5.begin());
   EXPECT_EQ(run_qualify(*prep, plan, t5.data(), p5.data()).rc, 1);
+  EXPECT_EQ(run_qualify(*prep, plan, t6.data(), p5.data()).rc, 0);
 
   // Prepared afresh, the next substitution's values apply.
   auto p6b = block(6, "black");
