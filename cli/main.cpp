@@ -10,7 +10,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,14 +60,6 @@ const cli::Subcommand kSubcommands[] = {
 
 extern "C" void on_sigint(int) { request_cancel(); }
 
-std::string mib(uint64_t bytes) {
-  std::ostringstream o;
-  o.setf(std::ios::fixed);
-  o.precision(1);
-  if (bytes >= (uint64_t(1) << 30)) o << double(bytes) / double(uint64_t(1) << 30) << " GiB";
-  else o << double(bytes) / double(1 << 20) << " MiB";
-  return o.str();
-}
 
 // The session command's options, as parsed.
 struct MainOptions {
@@ -129,21 +125,27 @@ int run_session(const CLI::App& app, MainOptions& m) {
                        " bytes");
     const uint64_t need = parts_memory_needed(p, opt.page_size);
     if (need > memory_budget().limit())
-      cli::usage_error("--parts " + std::to_string(p.rows) + " needs about " + mib(need) +
-                       ", more than the memory budget of " + mib(memory_budget().limit()) + " (--memory-budget)");
+      cli::usage_error("--parts " + std::to_string(p.rows) + " needs about " + memory_size_text(need) +
+                       ", more than the memory budget of " + memory_size_text(memory_budget().limit()) + " (--memory-budget)");
   }
 
+  // Each relation made by one option: a second one of a name (two --parts,
+  // or --wisconsin parts=N beside --parts) is a mistake, not a replacement.
+  {
+    std::map<std::string, std::string> made;  // relation -> the option that makes it
+    auto claim = [&](const std::string& rel, const std::string& option) {
+      auto [it, fresh] = made.emplace(rel, option);
+      if (!fresh) cli::usage_error("relation '" + rel + "' is made twice: by " + it->second + " and by " + option);
+    };
+    for (const auto& s : m.parts_specs) claim("parts", "--parts " + s);
+    for (size_t i = 0; i < wisconsin.size(); ++i)
+      for (const auto& r : wisconsin[i].relations) claim(r.name, "--wisconsin " + m.wisconsin_specs[i]);
+  }
   Session session(opt, std::cout, std::cerr);
   try {
-    for (const auto& p : parts) {
-      if (session.catalog().find("parts")) session.catalog().remove("parts");
-      session.catalog().add(make_parts(p.rows, p.wide, p.s, opt.page_size));
-    }
+    for (const auto& p : parts) session.catalog().add(make_parts(p.rows, p.wide, p.s, opt.page_size));
     for (const auto& w : wisconsin)
-      for (auto& rel : make_wisconsin(w, opt.page_size)) {
-        if (session.catalog().find(rel->name())) session.catalog().remove(rel->name());
-        session.catalog().add(std::move(rel));
-      }
+      for (auto& rel : make_wisconsin(w, opt.page_size)) session.catalog().add(std::move(rel));
   } catch (QuelError& e) {
     cli::usage_error(e.err.message);
   }
@@ -273,5 +275,15 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
 int main(int argc, char** argv) {
   register_all_backends();  // before parsing: -b is checked against them
   const cli::Subcommand session{"", "", define_session};
-  return cli::run_command(argc, argv, session, kSubcommands);
+  const int rc = cli::run_command(argc, argv, session, kSubcommands);
+  // Output lost to a full disk or a closed standard output is a failure
+  // (gen's CSV, a script's rows, --stats=json), not exit 0. A closed pipe
+  // ends the program at its first write (SIGPIPE) before this.
+  std::cout.flush();
+  const bool lost = !std::cout.good() | (std::fflush(stdout) != 0) | (std::ferror(stdout) != 0);
+  if (lost && rc == 0) {
+    std::cerr << "quelkit: error: writing standard output: " << std::strerror(errno ? errno : EIO) << "\n";
+    return 1;
+  }
+  return rc;
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include "harness/runtime/runtime.h"
@@ -33,12 +34,6 @@ uint64_t read_number(const char* path) {
   std::string s;
   if (!(f >> s) || s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return 0;
   return std::stoull(s);
-}
-
-std::string mib(uint64_t bytes) {
-  std::ostringstream o;
-  o << (bytes + (1u << 19)) / (1u << 20) << " MiB";
-  return o.str();
 }
 
 }  // namespace
@@ -109,6 +104,18 @@ bool parse_memory_size(const std::string& text, uint64_t* bytes, std::string* er
   return true;
 }
 
+std::string memory_size_text(uint64_t bytes) {
+  constexpr uint64_t K = 1024, M = K * K, G = M * K;
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  if (bytes < K) o << bytes << " bytes";
+  else if (bytes < M) o << std::setprecision(0) << double(bytes) / double(K) << " KiB";
+  else if (bytes < 10 * M) o << std::setprecision(1) << double(bytes) / double(M) << " MiB";
+  else if (bytes < G) o << std::setprecision(0) << double(bytes) / double(M) << " MiB";
+  else o << std::setprecision(1) << double(bytes) / double(G) << " GiB";
+  return o.str();
+}
+
 MemoryBudget::MemoryBudget() : limit_(available_memory() / 2) {}
 
 MemoryBudget& memory_budget() {
@@ -121,7 +128,7 @@ void MemoryBudget::check(uint64_t more, const std::string& what) const {
   // The message names no amounts in use: they differ between back ends run
   // side by side, and their errors must compare equal.
   throw_runtime(QK_ERR_MEMORY, std::string(qk_err_message(QK_ERR_MEMORY)) + ": " + what + " would need more than the " +
-                                   mib(limit_) + " budget (--memory-budget)");
+                                   memory_size_text(limit_) + " budget (--memory-budget)");
 }
 
 }  // namespace quelkit::harness

@@ -41,6 +41,9 @@ uint64_t available_memory();
 // "BYTES", "N[KMGT]" (binary units, optional B or iB) or "N%" (of
 // available_memory()); false with *err set when malformed or zero.
 bool parse_memory_size(const std::string& text, uint64_t* bytes, std::string* err);
+// An amount of memory for a message, in the unit that shows it: "512 bytes",
+// "700 KiB", "7.5 MiB", "64 MiB", "1.5 GiB" (a budget of 700K is not "1 MiB").
+std::string memory_size_text(uint64_t bytes);
 
 // One process-wide account. The default limit is half of available_memory()
 // when first used; `--memory-budget` sets it.

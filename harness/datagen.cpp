@@ -38,6 +38,20 @@ bool split_data_spec(const std::string& spec, const std::string& option, uint64_
   *rows = std::stoull(part);
   qualifiers->clear();
   while (std::getline(ss, part, ':')) qualifiers->push_back(part);
+  // getline drops a trailing empty field: "10:" would read as "10".
+  if (!spec.empty() && spec.back() == ':') qualifiers->push_back("");
+  int structures = 0;
+  for (const std::string& q : *qualifiers) {
+    Structure s = Structure::Heap;
+    if (q.empty()) {
+      *err = option + " '" + spec + "': an empty qualifier (nothing between or after ':')";
+      return false;
+    }
+    if (parse_structure(q, &s) && ++structures > 1) {
+      *err = option + " '" + spec + "': more than one structure (heap, isam, hash)";
+      return false;
+    }
+  }
   return true;
 }
 

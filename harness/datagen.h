@@ -31,7 +31,8 @@ void put_chars(uint8_t* dst, uint32_t width, std::string_view s);
 bool parse_structure(std::string_view word, Structure* out);
 
 // Splits a data spec "N[:qualifier...]" of `option` (for messages): N is a
-// decimal number of tuples (at most 12 digits). False with *err set if it is not.
+// decimal number of tuples (at most 12 digits). False with *err set if it is
+// not, or if a qualifier is empty ("10:") or a second structure ("isam:hash").
 bool split_data_spec(const std::string& spec, const std::string& option, uint64_t* rows,
                      std::vector<std::string>* qualifiers, std::string* err);
 

@@ -100,6 +100,7 @@ std::unique_ptr<Relation> make_parts(uint64_t n, bool wide, Structure s, uint32_
   for (size_t i = 0; i < held.size(); ++i) held_slot.emplace(held[i], i);
   std::vector<uint8_t> held_tuples(held.size() * schema.tuple_len);
 
+  rel->reserve_tuples(n);  // exactly: no growth slack held in the memory budget
   PartsGenerator g(n);
   PartsRow r;
   while (g.next(r)) {

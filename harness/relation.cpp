@@ -98,6 +98,45 @@ Tid Relation::insert(const uint8_t* tuple) {
   return put(n, tuple);
 }
 
+void Relation::reserve_tuples(uint64_t n) {
+  if (structure_ != Structure::Heap || n == 0) return;
+  const uint64_t room = npages() ? tpp_ - page_nlines(page(npages() - 1)) : 0;
+  if (n <= room) return;
+  reserve_pages(size_t(npages()) + size_t((n - room + tpp_ - 1) / tpp_));
+}
+
+void Relation::insert_all(size_t n, const std::function<const uint8_t*(size_t)>& tuple) {
+  // What an insert changes: a page's line count (lines are only ever added
+  // at the end), new pages at the end of the array, and a chain tail's next
+  // link (isam/hash). Undone in reverse from what is kept here.
+  const uint32_t pages_before = npages(), primary_before = nprimary_;
+  const uint64_t tuples_before = ntuples_;
+  const std::vector<uint32_t> tails_before = chain_tail_;
+  std::vector<Tid> done;
+  try {
+    reserve_tuples(n);
+    done.reserve(n);
+    for (size_t i = 0; i < n; ++i) done.push_back(insert(tuple(i)));
+  } catch (...) {
+    // A line added to an old page: its slot and tuple bytes zeroed again (as
+    // a page's unused room always is) and the count put back.
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      if (it->page >= pages_before) continue;
+      uint8_t* pg = pages_.data() + size_t(it->page) * page_size_;
+      std::memset(pg + page_line(pg, it->line), 0, schema_.tuple_len);
+      set_line(pg, it->line, 0);
+      set_nlines(pg, it->line);
+    }
+    pages_.resize(size_t(pages_before) * page_size_);
+    for (size_t p = 0; p < chain_tail_.size(); ++p)
+      if (chain_tail_[p] != tails_before[p]) set_next(pages_.data() + size_t(tails_before[p]) * page_size_, kNoPage);
+    chain_tail_ = tails_before;
+    nprimary_ = primary_before;
+    ntuples_ = tuples_before;
+    throw;
+  }
+}
+
 void Relation::erase(Tid t) {
   uint8_t* pg = pages_.data() + size_t(t.page) * page_size_;
   if (page_line(pg, t.line) == 0) return;  // already deleted: count it once

@@ -76,6 +76,16 @@ class Relation {
 
   // Inserts a tuple (tuple_len bytes) where the structure puts it.
   Tid insert(const uint8_t* tuple);
+  // Inserts tuple(0) .. tuple(n-1) as one change (append, copy from, a
+  // replace's moved tuples): if an insert fails (the memory budget refuses a
+  // page) the tuples inserted are taken out again and the pages added
+  // dropped, so the relation is as it was, and the error is rethrown. A heap
+  // reserves its pages first, exactly when it had none.
+  void insert_all(size_t n, const std::function<const uint8_t*(size_t)>& tuple);
+  // Room for n more tuples on a heap (pages reserved, and charged, at once;
+  // a generator that knows its count leaves no growth slack in the budget).
+  // Nothing for isam/hash, whose overflow pages depend on the keys.
+  void reserve_tuples(uint64_t n);
   void erase(Tid t);                          // marks the line deleted
   void overwrite(Tid t, const uint8_t* tuple);  // same key position; caller re-inserts if the key moved
   // Rebuilds into another structure. fillfactor 0 = the structure's default

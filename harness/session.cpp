@@ -222,6 +222,8 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   // Rows are needed unless a plain retrieve prints nothing (--format none).
   const bool keep = !(s.kind == Stmt::Retrieve && s.relation.empty() && opt_.format == OutFormat::None);
   std::vector<Result> results;
+  std::string diff;    // the first difference from runner 0's result
+  size_t differs = 0;  // the runner it was found in
   // Stats follow the statement's output (and its error, if any).
   struct StatsAtEnd {
     Session* self;
@@ -271,23 +273,35 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     if (!first.ok) rep.error = first.error.format();
     reports_.push_back(rep);
     results.push_back(std::move(first));
-  }
-  bool agree = true;
-  for (size_t i = 1; i < results.size(); ++i) {
-    std::string d = result_difference(results[0], results[i]);
-    if (!d.empty()) {
-      err_ << (src ? src->name() + ":" : "") << s.pos.line << ":" << s.pos.col << ": error: back ends disagree: "
-           << runners_[0]->label() << " vs " << runners_[i]->label() << ": " << d << '\n';
-      agree = false;
-      break;
+    // Compared with the first runner's result as soon as it is made, and its
+    // rows let go: only the first's are used after the loop, and holding
+    // every runner's at once made the memory budget fail the later ones.
+    if (results.size() > 1 && diff.empty()) {
+      diff = result_difference(results[0], results.back());
+      differs = results.size() - 1;
     }
+    if (results.size() > 1) results.back().rows.clear();
   }
   Result& res = results[0];
+  if (!diff.empty()) {
+    // A runner the budget refused, where the first succeeded, failed for
+    // the first's rows held to compare with: that is the statement's
+    // error, not the back ends'.
+    const Result& other = results[differs];
+    if (res.ok && !other.ok && other.error.code == QK_ERR_MEMORY) {
+      print_error(other.error);
+      err_ << "(" << runners_[differs]->label() << " ran while " << runners_[0]->label()
+           << "'s result was held to compare with it)\n";
+      return false;
+    }
+    err_ << (src ? src->name() + ":" : "") << s.pos.line << ":" << s.pos.col << ": error: back ends disagree: "
+         << runners_[0]->label() << " vs " << runners_[differs]->label() << ": " << diff << '\n';
+  }
   if (!res.ok) {
     print_error(res.error);
     return false;
   }
-  if (!agree) return false;
+  if (!diff.empty()) return false;
   const frontend::BoundQuery& q = *bound;
 
   const uint32_t len = res.layout.tuple_len;
@@ -302,6 +316,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
         if (cat_.find(q.into))
           throw_error(ErrKind::Name, s.relation_pos, src, "relation " + q.into + " already exists");
         auto rel = new_relation(q.into, res.layout, opt_.page_size, s.relation_pos, src);
+        rel->reserve_tuples(n);
         res.rows.for_each_run([&](const uint8_t* run, size_t k) {
           for (size_t i = 0; i < k; ++i) rel->insert(run + i * len);
         });
@@ -324,13 +339,14 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
         if (a.type.kind == Tk::C) std::memset(base.data() + a.offset, ' ', a.type.len);
       std::vector<uint8_t> tuple(sch.tuple_len);
       size_t n = res.nrows();
-      for (size_t i = 0; i < n; ++i) {
+      // One change: an insert the memory budget refuses takes the others out.
+      rel->insert_all(n, [&](size_t i) {
         tuple = base;
         for (size_t t = 0; t < q.targets.size(); ++t)
           copy_value(res.layout.attrs[t].type, res.rows.row(i) + res.layout.attrs[t].offset,
                      sch.attrs[size_t(q.targets[t].column)], tuple.data());
-        rel->insert(tuple.data());
-      }
+        return tuple.data();
+      });
       *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " appended to " << rel->name() << ")\n";
       return true;
     }
@@ -365,15 +381,21 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       std::vector<size_t> moved;
       for (size_t i = 0; i < todo.size(); ++i) {
         const uint8_t* old = rel->tuple(todo[i].first);
-        bool key_changed = key >= 0 && compare_value(sch.attrs[size_t(key)], old, fresh[i].data()) != 0;
-        if (key_changed) {
+        if (key >= 0 && compare_value(sch.attrs[size_t(key)], old, fresh[i].data()) != 0) moved.push_back(i);
+      }
+      // A tuple whose key changed moves: its new version is inserted first,
+      // as one change, since only an insert can fail (the memory budget);
+      // then the old versions are erased and the others overwritten in place
+      // (Tids stay valid: inserts never reuse a line).
+      rel->insert_all(moved.size(), [&](size_t j) { return fresh[moved[j]].data(); });
+      for (size_t j = 0, i = 0; i < todo.size(); ++i) {
+        if (j < moved.size() && moved[j] == i) {
           rel->erase(todo[i].first);
-          moved.push_back(i);
+          ++j;
         } else {
           rel->overwrite(todo[i].first, fresh[i].data());
         }
       }
-      for (size_t i : moved) rel->insert(fresh[i].data());
       *msg_ << "(" << todo.size() << (todo.size() == 1 ? " row" : " rows") << " replaced in " << rel->name()
             << ")\n";
       return true;
@@ -567,7 +589,7 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   } else {
     std::vector<uint8_t> tuples = read_csv_file(s.file, rel->schema(), cols, s.file_pos, src);
     size_t n = rel->tuple_len() ? tuples.size() / rel->tuple_len() : 0;
-    for (size_t i = 0; i < n; ++i) rel->insert(tuples.data() + i * rel->tuple_len());
+    rel->insert_all(n, [&](size_t i) { return tuples.data() + i * rel->tuple_len(); });
     *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " copied from \"" << s.file << "\")\n";
   }
 }

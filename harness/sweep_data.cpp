@@ -12,6 +12,7 @@ std::unique_ptr<Relation> make_sweep_relation(uint64_t n, uint32_t page_size, st
   Schema schema = Schema::packed({{"pct", Type::i4()}, {"half", Type::i4()}, {"v", Type::i4()}});
   auto rel = std::make_unique<Relation>(std::move(name), schema, page_size);
   std::vector<uint8_t> t(schema.tuple_len);
+  rel->reserve_tuples(n);  // exactly: no growth slack held in the memory budget
   SplitMix64 rng(kSweepSeed);
   for (uint64_t i = 0; i < n; ++i) {
     const uint64_t a = rng.next(), b = rng.next();

@@ -81,6 +81,7 @@ std::unique_ptr<Relation> make_wisconsin(uint64_t n, Structure s, uint32_t page_
   Schema schema = wisconsin_schema();
   auto rel = std::make_unique<Relation>(std::move(name), schema, page_size);
   std::vector<uint8_t> tuple(schema.tuple_len);
+  rel->reserve_tuples(n);  // exactly: no growth slack held in the memory budget
   WisconsinGenerator g(n, seed);
   WisconsinRow r;
   while (g.next(r)) {
@@ -104,8 +105,9 @@ bool parse_wisconsin_spec(const std::string& spec, WisconsinSpec* out, std::stri
     rest = "0" + rest.substr(5);  // a stand-in count, so the qualifiers parse as for N
   } else {
     WisconsinRelationSpec r{"wisc"};
-    auto eq = rest.find('=');
-    if (eq != std::string::npos) {
+    // NAME=N: an '=' before the first ':' (the one in seed=S is a qualifier's).
+    const auto eq = rest.find('='), colon = rest.find(':');
+    if (eq != std::string::npos && eq < colon) {
       r.name = rest.substr(0, eq);
       rest = rest.substr(eq + 1);
       bool ok = !r.name.empty() && std::isalpha(static_cast<unsigned char>(r.name[0]));
@@ -133,8 +135,14 @@ bool parse_wisconsin_spec(const std::string& spec, WisconsinSpec* out, std::stri
     }
     w.relations[0].rows = rows;
   }
+  bool seeded = false;
   for (const std::string& q : quals) {
     if (parse_structure(q, &w.s)) continue;
+    if (q.starts_with("seed=") && seeded) {
+      *err = "--wisconsin " + spec + ": more than one seed";
+      return false;
+    }
+    seeded = seeded || q.starts_with("seed=");
     std::string digits = q.starts_with("seed=") ? q.substr(5) : std::string();
     if (study || digits.empty() || digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string::npos) {
       *err = "--wisconsin: unknown qualifier '" + q + "' (heap, isam, hash" + (study ? ")" : ", seed=S)");

@@ -125,6 +125,44 @@ TEST(Cli, GenCsvIsWhatCopyIntoWrites) {
   std::filesystem::remove_all(d);
 }
 
+// A statement the memory budget stops part way through its inserts loses
+// nothing and adds nothing (the append once kept the 456 tuples whose pages
+// fitted; a replace that moves keys erased before it inserted). Budgets found
+// by trying: each fits the relation and the statement's result, not its pages.
+TEST(Cli, AnUpdateTheBudgetRefusesChangesNothing) {
+  struct Case {
+    const char *parts, *budget, *stmt;
+  };
+  const Case cases[] = {
+      {"1000", "110K", "append to parts (p.all)"},
+      {"1000:isam", "130K", "append to parts (p.all)"},
+      {"1000:isam", "110K", "replace p (pnum = p.pnum + 3000) where p.pnum > 100"},
+  };
+  const std::string sum = " -e 'retrieve (n = count(p.pnum), s = sum(p.pnum), q = sum(p.qoh))'";
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.parts) + " " + c.budget + " " + c.stmt);
+    const std::string parts = std::string(" --format csv --parts ") + c.parts + " -e 'range of p is parts'";
+    Out before = sh(kBin + parts + sum);
+    ASSERT_EQ(before.status, 0) << before.text;
+    Out o = sh(kBin + " --memory-budget " + c.budget + parts + " -e '" + c.stmt + "'" + sum);
+    EXPECT_EQ(o.status, 1) << o.text;
+    EXPECT_NE(o.text.find("relation parts would need more than"), std::string::npos) << o.text;
+    EXPECT_EQ(o.text.substr(o.text.size() - std::min(o.text.size(), before.text.size())), before.text) << o.text;
+  }
+}
+
+// Several back ends: the later ones run while the first's result is held to
+// compare; the budget refusing one of them is the statement's error, said as
+// such, not a disagreement of the back ends.
+TEST(Cli, BudgetOfSeveralBackEndsIsNoDisagreement) {
+  Out o = sh(kBin + " -b interp:switch,interp:goto --memory-budget 2M --parts 20000 -e 'range of p is parts' "
+                    "-e 'append to parts (p.all)'");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_EQ(o.text.find("disagree"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("memory budget exceeded"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("interp:goto ran while interp:switch's result was held"), std::string::npos) << o.text;
+}
+
 TEST(Cli, SeveralBackEndsAgree) {
   Out o = sh(kBin + " --parts 3360:isam:wide -b all --format none -e 'range of p is parts range of q is parts "
                     "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\"'");

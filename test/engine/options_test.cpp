@@ -170,12 +170,48 @@ TEST(Options, RelationsThatCannotBeMadeAreUsageErrors) {
       {"--memory-budget 1M --parts 1000000 -e 'retrieve (a = 1)'", 2, "more than the memory budget"},
       {"--memory-budget lots -e 'retrieve (a = 1)'", 2, "--memory-budget"},
       {"/tmp", 1, "/tmp: error: is a directory"},
+      {"--parts 10:isam:hash -e 'retrieve (a = 1)'", 2, "more than one structure"},
+      {"--parts 10: -e 'retrieve (a = 1)'", 2, "an empty qualifier"},
+      {"--parts 10::wide -e 'retrieve (a = 1)'", 2, "an empty qualifier"},
+      {"--wisconsin 10:hash:isam -e 'retrieve (a = 1)'", 2, "more than one structure"},
+      {"--wisconsin 10:seed=1:seed=2 -e 'retrieve (a = 1)'", 2, "more than one seed"},
+      {"--parts 5 --parts 6 -e 'retrieve (a = 1)'", 2, "relation 'parts' is made twice"},
+      {"--parts 5 --wisconsin parts=10 -e 'retrieve (a = 1)'", 2, "by --parts 5 and by --wisconsin parts=10"},
+      {"--wisconsin study --wisconsin onek=5 -e 'retrieve (a = 1)'", 2, "relation 'onek' is made twice"},
+      // Budgets below a MiB are said in KiB, not rounded to "0 MiB" or "1 MiB".
+      {"--memory-budget 700K --parts 20000 -e 'retrieve (a = 1)'", 2, "needs about 715 KiB, more than the memory budget of 700 KiB"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
     Out o = sh(kBin + " " + c.args);
     EXPECT_EQ(o.status, c.status) << o.text;
     EXPECT_NE(o.text.find(c.says), std::string::npos) << o.text;
+  }
+}
+
+// The NAME-less form with a seed, as --help writes it: the '=' of seed=S is
+// not a NAME= prefix.
+TEST(Options, WisconsinSeedWithoutAName) {
+  Out o = sh(kBin + " --wisconsin 10:isam:seed=5 --format csv -e 'range of w is wisc retrieve (n = count(w.unique1))'");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("n\n10\n"), std::string::npos) << o.text;
+  // The seed is the one given: another seed orders unique1 differently.
+  const std::string first = " --format csv -e 'range of w is wisc retrieve (w.unique1) where w.unique2 = 0'";
+  Out a = sh(kBin + " --wisconsin 1000:seed=5" + first), b = sh(kBin + " --wisconsin 1000:seed=6" + first),
+      c = sh(kBin + " --wisconsin wisc=1000:seed=5" + first);
+  EXPECT_EQ(a.status, 0) << a.text;
+  EXPECT_NE(a.text, b.text);
+  EXPECT_EQ(a.text, c.text);
+}
+
+// Results that cannot be written (a full disk) fail the run, exit 1 and a
+// message, where they were lost silently with exit 0.
+TEST(Options, LostStandardOutputIsAnError) {
+  for (const char* args : {" gen parts --rows 20000", " --parts 20000 --format csv -e 'range of p is parts retrieve (p.all)'"}) {
+    SCOPED_TRACE(args);
+    Out o = sh("{ " + kBin + args + " >/dev/full; }");  // stderr still to the test
+    EXPECT_EQ(o.status, 1) << o.text;
+    EXPECT_NE(o.text.find("error: writing standard output"), std::string::npos) << o.text;
   }
 }
 

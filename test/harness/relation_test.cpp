@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/budget.h"
 #include "harness/page.h"
 #include "harness/relation.h"
 #include "harness/runtime/runtime_inline.h"
@@ -488,6 +489,63 @@ TEST(Relation, StructureNames) {
   EXPECT_STREQ(structure_name(Structure::Heap), "heap");
   EXPECT_STREQ(structure_name(Structure::Isam), "isam");
   EXPECT_STREQ(structure_name(Structure::Hash), "hash");
+}
+
+}  // namespace
+}  // namespace quelkit::test
+
+namespace quelkit::test {
+namespace {
+using namespace harness;
+
+// Every page's bytes, in page order: the whole state a scan can see.
+std::vector<uint8_t> all_pages(const Relation& r) {
+  std::vector<uint8_t> out;
+  for (uint32_t p = 0; p < r.npages(); ++p) out.insert(out.end(), r.page(p), r.page(p) + r.page_size());
+  return out;
+}
+
+// insert_all is one change: when the memory budget refuses a page part way
+// through (append, copy from, a replace's moved keys), the relation is
+// exactly as it was, byte for byte, and takes inserts again afterwards.
+TEST(Relation, InsertAllThatFailsLeavesTheRelationAsItWas) {
+  for (Structure st : {Structure::Heap, Structure::Isam, Structure::Hash}) {
+    SCOPED_TRACE(structure_name(st));
+    Schema s = kv_schema(Type::i4());  // tpp 50 on 1024-byte pages
+    Relation r("r", s);
+    for (int i = 0; i < 300; ++i) r.insert(kv_tuple(s, "", i * 7 % 300, 0, i).data());
+    if (st != Structure::Heap) r.modify(st, 0, 0);
+    const auto pages = all_pages(r);
+    const uint64_t tuples = r.ntuples();
+    const uint32_t primary = r.nprimary();
+    // Room for a few more pages, not for the 2000 tuples' 40 or more.
+    MemoryBudget& b = memory_budget();
+    const uint64_t limit = b.limit();
+    b.set_limit(b.used() + 4 * r.page_size());
+    std::vector<std::vector<uint8_t>> more;
+    for (int i = 0; i < 2000; ++i) more.push_back(kv_tuple(s, "", i % 400, 0, 1000 + i));
+    bool refused = false;
+    try {
+      r.insert_all(more.size(), [&](size_t i) { return more[i].data(); });
+    } catch (QuelError& e) {
+      refused = e.err.code == QK_ERR_MEMORY;
+    }
+    b.set_limit(limit);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(r.ntuples(), tuples);
+    EXPECT_EQ(r.nprimary(), primary);
+    EXPECT_TRUE(all_pages(r) == pages);  // lines, next links and tuples
+    // And the relation works on: the same inserts, with room, all land.
+    r.insert_all(more.size(), [&](size_t i) { return more[i].data(); });
+    EXPECT_EQ(r.ntuples(), tuples + more.size());
+    EXPECT_EQ(full(r).size(), tuples + more.size());
+    KeyBounds eq;
+    eq.kind = KeyBounds::Eq;
+    eq.lo.i = 399;  // only among the inserts: 5 of them, found through the key
+    if (st != Structure::Heap) {
+      EXPECT_EQ(only(r, fetched(r, eq), [](const KeyVal& k) { return k.i == 399; }).size(), 5u);
+    }
+  }
 }
 
 }  // namespace
