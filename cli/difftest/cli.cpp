@@ -68,12 +68,13 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
       ->check(cli::whole(1))
       ->type_name("N");
   app.add_option("-b,--backend", d->backends, "back ends and modes (default all)")->check(cli::backend_list())->type_name("LIST");
-  app.add_option("--corpus", d->corpus, "run the .quel files of FILE or DIR (may be repeated)")
+  auto* corpus = app.add_option("--corpus", d->corpus, "run the .quel files of FILE or DIR (may be repeated)")
       ->type_name("FILE|DIR")
       ->check(CLI::ExistingPath.description(""))
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_flag("--rewrite", d->rewrite, "with --corpus: replace every expectation by what the first back end answers");
+  app.add_flag("--rewrite", d->rewrite, "with --corpus: replace every expectation by what the first back end answers")
+      ->needs(corpus);  // alone it would run the random queries and rewrite nothing
   app.add_option("--jit-opt", d->jit_opt, "optimisation level of the JIT back ends")
       ->check(cli::whole(0, 3))
       ->type_name("0-3");
@@ -150,6 +151,12 @@ int run_difftest(const DifftestOptions& d) {
     Checker ch(backends, std::cerr, jit_opt, selection);
     Summary s = ch.run(o);
     print_summary(std::cout, s, ch.runner_labels(), o.seed);
+    // A run that compared nothing (a time limit shorter than one query) is
+    // no pass.
+    if (s.queries == 0) {
+      std::cerr << "quelkit difftest: error: no query ran in the time given\n";
+      return 1;
+    }
     size_t agg_mismatches = 0;
     if (aggregates) {
       AggregateSummary as = run_aggregates(ch, o.seed, aggregates, std::cerr);

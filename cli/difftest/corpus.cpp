@@ -57,22 +57,6 @@ std::string format_block(const CorpusCase& c, const Actual& a) {
   return "/*= " + kind + "\n" + out + "\n*/";
 }
 
-harness::Structure parse_structure(const std::string& s, uint64_t* rows, bool* wide) {
-  std::stringstream ss(s);
-  std::string part;
-  std::getline(ss, part, ':');
-  *rows = std::stoull(part);
-  harness::Structure st = harness::Structure::Heap;
-  while (std::getline(ss, part, ':')) {
-    if (part == "heap") st = harness::Structure::Heap;
-    else if (part == "isam") st = harness::Structure::Isam;
-    else if (part == "hash") st = harness::Structure::Hash;
-    else if (part == "wide") *wide = true;
-    else throw std::runtime_error("parts directive: unknown qualifier '" + part + "'");
-  }
-  return st;
-}
-
 }  // namespace
 
 CorpusFile parse_corpus(const std::string& name, const std::string& text) {
@@ -100,10 +84,26 @@ CorpusFile parse_corpus(const std::string& name, const std::string& text) {
     if (i + 2 < text.size() && text[i + 2] == '!') {
       std::string d = trim(body);
       std::string key = d.substr(0, d.find(' ')), val = trim(d.substr(key.size()));
-      if (key == "parts") f.parts = val;
-      else if (key == "page-size") f.page_size = uint32_t(std::stoul(val));
-      else if (key == "wisconsin") f.wisconsin = val;
-      else throw std::runtime_error(name + ":" + std::to_string(line_of(text, i)) + ": unknown directive '" + key + "'");
+      // Checked as the command line checks --parts, --page-size and
+      // --wisconsin, and said with the directive's line.
+      const std::string at = name + ":" + std::to_string(line_of(text, i)) + ": ";
+      std::string why;
+      if (key == "parts") {
+        harness::PartsSpec ps;
+        if (!harness::parse_parts_spec(val, &ps, &why)) throw std::runtime_error(at + "parts directive: " + why);
+        f.parts = val;
+      } else if (key == "page-size") {
+        if (val.empty() || val.size() > 5 || val.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoul(val) < 64 || std::stoul(val) > 65536)
+          throw std::runtime_error(at + "page-size directive: a whole number of bytes from 64 to 65536, not '" + val + "'");
+        f.page_size = uint32_t(std::stoul(val));
+      } else if (key == "wisconsin") {
+        harness::WisconsinSpec w;
+        if (!harness::parse_wisconsin_spec(val, &w, &why)) throw std::runtime_error(at + "wisconsin directive: " + why);
+        f.wisconsin = val;
+      } else {
+        throw std::runtime_error(at + "unknown directive '" + key + "'");
+      }
     } else if (i + 2 < text.size() && text[i + 2] == '=') {
       CorpusCase cc;
       cc.begin = case_begin;
@@ -173,10 +173,10 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harnes
   session.set_messages(out);  // an `out` expectation is the statement's message
   const size_t nrunners = session.runners().size();
   if (!f.parts.empty()) {
-    uint64_t rows = 0;
-    bool wide = false;
-    harness::Structure st = parse_structure(f.parts, &rows, &wide);
-    session.catalog().add(harness::make_parts(rows, wide, st, o.page_size));
+    harness::PartsSpec ps;
+    std::string why;
+    if (!harness::parse_parts_spec(f.parts, &ps, &why)) throw std::runtime_error("parts directive: " + why);
+    session.catalog().add(harness::make_parts(ps.rows, ps.wide, ps.s, o.page_size));
   }
   if (!f.wisconsin.empty()) {
     harness::WisconsinSpec w;

@@ -79,6 +79,33 @@ TEST(CorpusFormat, ParsesEveryKindOfExpectation) {
   EXPECT_THROW(difftest::parse_corpus("t.quel", "retrieve (x = 1)\n/*= bogus */\n"), std::runtime_error);
 }
 
+// Directives are checked as their command-line options are, with the line:
+// `parts -1` once wrapped to 2^64 - 1 tuples and ran away, `page-size abc`
+// said only "stoul".
+TEST(CorpusFormat, BadDirectivesAreErrorsWithTheirLine) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"parts -1", "parts directive: --parts needs a number of tuples, not '-1'"},
+      {"parts 99999999999999999999", "parts directive: --parts needs a number"},
+      {"parts 10:isam:hash", "more than one structure"},
+      {"page-size abc", "page-size directive: a whole number of bytes from 64 to 65536, not 'abc'"},
+      {"page-size 1", "not '1'"},
+      {"wisconsin 10:seed=x", "wisconsin directive: --wisconsin: unknown qualifier 'seed=x'"},
+  };
+  for (const auto& [directive, says] : cases) {
+    SCOPED_TRACE(directive);
+    try {
+      difftest::parse_corpus("t.quel", std::string("/* a file */\n/*! ") + directive + " */\nretrieve (x = 1)\n");
+      ADD_FAILURE() << "accepted";
+    } catch (std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("t.quel:2: ") ), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  }
+  auto ok = difftest::parse_corpus("t.quel", "/*! parts 10:isam:wide */\n/*! page-size 2048 */\nretrieve (x = 1)\n");
+  EXPECT_EQ(ok.parts, "10:isam:wide");
+  EXPECT_EQ(ok.page_size, 2048u);
+}
+
 TEST(CorpusFormat, ReportsWrongAnswersAndRewrites) {
   auto f = difftest::parse_corpus("t.quel", "retrieve (x = 2 + 2)\n/*= rows\nx\n5\n*/\nretrieve (y = 1)\n/*= ? */\n");
   auto r = difftest::run_corpus(f, "interp");

@@ -64,6 +64,7 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"difftest --minutes abc", "--minutes"},
       {"difftest --max-mismatches 0", "--max-mismatches"},
       {"difftest --jit-opt 4", "--jit-opt"},
+      {"difftest --rewrite", "--rewrite requires --corpus"},
       {"sweep --reps 0", "--reps"},
       {"sweep --budget 0", "--budget"},
       {"sweep --sizes 10,x", "--sizes"},
@@ -202,6 +203,13 @@ TEST(Options, WisconsinSeedWithoutAName) {
   EXPECT_EQ(a.status, 0) << a.text;
   EXPECT_NE(a.text, b.text);
   EXPECT_EQ(a.text, c.text);
+}
+
+// A difftest run that compared nothing is no pass.
+TEST(Options, ADifftestOfNoQueryFails) {
+  Out o = sh(kBin + " difftest -b interp --no-sqlite --seconds 1e-300");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("no query ran in the time given"), std::string::npos) << o.text;
 }
 
 // Results that cannot be written (a full disk) fail the run, exit 1 and a
