@@ -152,6 +152,8 @@ int run_paper(const PaperOptions& p) {
   };
   if (!(wanted("abcde") && !sizes.empty()) && !(wanted("efghi") && !keyed.empty() && !keyed_structures.empty()))
     cli::usage_error("nothing to run: no size is left for the queries asked for");
+  if (std::string why; !profile_json.empty() && !report::check_profile_json(profile_json, &why))
+    cli::usage_error("--profile-json " + profile_json + ": " + why);
   SessionOptions so;
   so.backends = parse_backend_list(backends, /*measured=*/true);  // validated while parsing; test modes left out
   so.format = OutFormat::None;

@@ -39,21 +39,45 @@ double prepare_of(const Measured& m, const Cell& c, bool first) {
   return f >= 0 ? f : c.prepare_ns;
 }
 
-void table3(const std::string& path) {
+// The list of back ends of `quelkit profile --json`'s output (a bare list, or
+// an object whose "backends" is one), each with a "table3" list; null with
+// *why set otherwise.
+nlohmann::json profile_backends(const std::string& path, std::string* why) {
   std::ifstream f(path);
   if (!f) {
+    *why = "cannot be read";
+    return nullptr;
+  }
+  auto doc = nlohmann::json::parse(f, nullptr, false);
+  if (doc.is_discarded()) {
+    *why = "is not JSON";
+    return nullptr;
+  }
+  auto list = doc.is_object() && doc.contains("backends") ? doc["backends"] : doc;
+  bool any = false;
+  if (list.is_array())
+    for (const auto& b : list) any = any || (b.is_object() && b.contains("table3") && b["table3"].is_array());
+  if (!any) {
+    *why = "is not `quelkit profile --json` output (no back end with a table3 list)";
+    return nullptr;
+  }
+  return list;
+}
+
+void table3(const std::string& path) {
+  if (path.empty()) {
     std::cout << "  Table 3 (hot routines): no profile (run `./kit profile --json > FILE`, then --profile-json FILE)\n";
     return;
   }
-  auto doc = nlohmann::json::parse(f, nullptr, false);
-  const auto& list = doc.is_object() && doc.contains("backends") ? doc["backends"] : doc;
-  if (!list.is_array()) {
-    std::cout << "  Table 3: " << path << " is not `quelkit profile --json` output\n";
+  std::string why;
+  const auto list = profile_backends(path, &why);
+  if (list.is_null()) {  // checked before the run (check_profile_json); changed since
+    std::cout << "  Table 3: " << path << " " << why << "\n";
     return;
   }
   std::cout << "  Table 3 (hot routines, paper % vs this profile's share of its counterpart, from " << path << "):\n";
   for (const auto& b : list) {
-    if (!b.contains("table3") || !b["table3"].is_array()) continue;
+    if (!b.is_object() || !b.contains("table3") || !b["table3"].is_array()) continue;
     std::cout << "    " << b.value("label", std::string("?")) << ":";
     for (const auto& r : b["table3"])
       std::cout << "  " << r.value("routine", std::string("?")) << " " << fmt(r.value("paper_percent", 0.0), 0)
@@ -63,6 +87,8 @@ void table3(const std::string& path) {
 }
 
 }  // namespace
+
+bool check_profile_json(const std::string& path, std::string* why) { return !profile_backends(path, why).is_null(); }
 
 void print_conclusions(const Measured& m, const std::string& profile_json) {
   std::cout << "The paper's conclusions, checked by this run\n";

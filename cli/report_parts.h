@@ -58,6 +58,9 @@ bool sooner(const BreakEven& a, const BreakEven& b);
 void measure_levels(const harness::SessionOptions& so, Measured* m);
 void measure_first_prepare(const harness::SessionOptions& so, int children, Measured* m);
 void print_conclusions(const Measured& m, const std::string& profile_json);
+// Whether --profile-json's file is `quelkit profile --json` output with a
+// Table 3 to print: checked before the run, as a usage error.
+bool check_profile_json(const std::string& path, std::string* why);
 // The kit's targets (docs/DESIGN.md), checked on this run's figures
 // (report_targets.cpp): one check per bound, query and size measured.
 // kTargetSizes: the smallest size any target is checked at; the report

@@ -3,9 +3,11 @@
 // naming the option) found before any work; output directories are checked
 // before the first measurement; an empty corpus fails instead of passing.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -203,6 +205,22 @@ TEST(Options, WisconsinSeedWithoutAName) {
   EXPECT_EQ(a.status, 0) << a.text;
   EXPECT_NE(a.text, b.text);
   EXPECT_EQ(a.text, c.text);
+}
+
+// paper --profile-json's content is checked before the benchmark, not found
+// wanting in Table 3 after it (exit 0).
+TEST(Options, PaperProfileJsonIsCheckedBeforeAnyWork) {
+  const std::string f = ::testing::TempDir() + "/quelkit_profile_" + std::to_string(::getpid()) + ".json";
+  for (const char* text : {"{bad", "{\"backends\": 5}", "[]", "[{\"label\": \"x\"}]"}) {
+    SCOPED_TRACE(text);
+    std::ofstream(f) << text;
+    const auto t0 = std::chrono::steady_clock::now();
+    Out o = sh(kBin + " paper --profile-json " + f);
+    EXPECT_EQ(o.status, 2) << o.text;
+    EXPECT_NE(o.text.find("--profile-json " + f + ": is not"), std::string::npos) << o.text;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  }
+  std::remove(f.c_str());
 }
 
 // A difftest run that compared nothing is no pass.
