@@ -49,10 +49,11 @@ std::vector<CopyColumn> resolve(const Schema& schema, const std::vector<CopyColu
     for (const Attribute& a : schema.attrs) out.push_back({a.name, a.type});
   attr.clear();
   for (const CopyColumn& c : out) {
+    const SrcPos name_at = c.name_pos.line ? c.name_pos : pos, fmt_at = c.fmt_pos.line ? c.fmt_pos : pos;
     int a = schema.find(c.name);
-    if (a < 0) throw_error(ErrKind::Name, pos, src, "copy: no attribute " + c.name);
+    if (a < 0) throw_error(ErrKind::Name, name_at, src, "copy: no attribute " + c.name);
     for (int prev : attr)
-      if (prev == a) throw_error(ErrKind::Name, pos, src, "copy: attribute " + c.name + " listed twice");
+      if (prev == a) throw_error(ErrKind::Name, name_at, src, "copy: attribute " + c.name + " listed twice");
     Type at = schema.attrs[size_t(a)].type;
     Type from = reading ? c.fmt : at, to = reading ? at : c.fmt;
     bool ok = from.is_char() ? to.is_char()
@@ -60,7 +61,7 @@ std::vector<CopyColumn> resolve(const Schema& schema, const std::vector<CopyColu
               : from.is_float() ? to.is_float()
                                 : false;
     if (!ok)
-      throw_error(ErrKind::Type, pos, src,
+      throw_error(ErrKind::Type, fmt_at, src,
                   "copy: cannot convert " + type_name(from) + " to " + type_name(to) + " for " + c.name);
     attr.push_back(a);
   }
@@ -338,6 +339,10 @@ std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, c
 
 std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema,
                                    const std::vector<CopyColumn>& cols, SrcPos pos, const SourceRef& src) {
+  // The column list is the statement's to get right before the file is
+  // looked at: its errors first, at their own carets.
+  std::vector<int> attr;
+  resolve(schema, cols, attr, true, pos, src);
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw_error(ErrKind::IO, pos, src, "cannot open " + path + ": " + std::strerror(errno));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> owner(f, std::fclose);

@@ -25,6 +25,10 @@ namespace quelkit::harness {
 struct CopyColumn {
   std::string name;
   Type fmt;
+  // Where the statement names the attribute and its format: the caret of a
+  // column's error (no such attribute, listed twice, no conversion). Line 0:
+  // not from a statement, the copy's file position is used.
+  SrcPos name_pos{}, fmt_pos{};
 };
 
 // The longest record `copy` reads (a record is a line, or several when a

@@ -580,7 +580,7 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   for (const auto& c : s.columns) {
     auto t = parse_format(c.format);
     if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
-    cols.push_back({c.name, *t});
+    cols.push_back({c.name, *t, c.pos, c.format_pos});
   }
   if (s.copy_into) {
     write_csv_file(s.file, *rel, cols, s.file_pos, src);

@@ -173,6 +173,10 @@ TEST(Errors, EveryClassHasPositionAndCaret) {
       {"range of p is parts\nretrieve (x = p.pnum) where p.pname = \"[ab\"", "unclosed", "2:40"},        // pattern
       {"copy parts (pnum = i2) from \"/nonexistent/x.csv\"", "cannot open", "1:29"},             // I/O
       {"create parts (a = i2)", "already exists", "1:8"},                                       // name
+      // copy's column list: at the attribute, or its format; before the file is opened
+      {"copy parts (nope = i2) from \"/nonexistent/x.csv\"", "no attribute nope", "1:13"},            // name
+      {"copy parts (pnum = i2, pnum = i4) from \"/nonexistent/x.csv\"", "listed twice", "1:24"},     // name
+      {"copy parts (pname = i4) into \"/nonexistent/x.csv\"", "cannot convert c20 to i4", "1:21"},  // type
       {"create z (a = i9)", "format", "1:15"},                                                  // type
   };
   for (const auto& c : cases) {
