@@ -153,9 +153,15 @@ int run_profile(const std::vector<std::string>& args, const Options& o) {
 
   TempDir dir;
   if (dir.path.empty()) {
-    std::cerr << "quelkit profile: error: cannot make a temporary directory in /tmp\n";
+    std::cerr << "quelkit profile: error: cannot make a temporary directory in $TMPDIR (or /tmp)\n";
     return 1;
   }
+  catch_stop_signals();
+  // Returned through here, dir's destructor removes the directory.
+  auto stopped = [] {
+    std::cerr << "quelkit profile: cancelled\n";
+    return 128 + stop_signal();
+  };
 
   std::vector<BackendProfile> profiles;
   std::string note, method = o.instructions ? "callgrind" : "perf";
@@ -168,6 +174,7 @@ int run_profile(const std::vector<std::string>& args, const Options& o) {
       BackendProfile p;
       std::string err;
       int r = run_perf(args, i, dir.path, name + ":" + mode, o, p, &err);
+      if (stop_signal()) return stopped();
       if (r < 0) {
         std::cerr << err << "quelkit profile: the script failed under " << name << ":" << mode << "\n";
         return 1;
@@ -191,7 +198,9 @@ int run_profile(const std::vector<std::string>& args, const Options& o) {
     std::string err;
     std::vector<std::string> names;
     for (const auto& [name, mode] : labels) names.push_back(name + ":" + mode);
-    if (!run_callgrind(args, i, dir.path, names, profiles, &err)) {
+    const bool counted = run_callgrind(args, i, dir.path, names, profiles, &err);
+    if (stop_signal()) return stopped();
+    if (!counted) {
       std::cerr << err << (err.empty() || err.back() == '\n' ? "" : "\n")
                 << "quelkit profile: counting instructions failed\n";
       return 1;

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,8 +30,9 @@ extern char** environ;
 namespace quelkit::profile {
 
 TempDir::TempDir() {
-  char t[] = "/tmp/quelkit-profile-XXXXXX";
-  if (mkdtemp(t)) path = t;
+  const char* tmp = std::getenv("TMPDIR");
+  std::string t = std::string(tmp && *tmp ? tmp : "/tmp") + "/quelkit-profile-XXXXXX";
+  if (mkdtemp(t.data())) path = t;
 }
 
 TempDir::~TempDir() {
@@ -45,6 +47,22 @@ TempDir::~TempDir() {
   }
   rmdir(path.c_str());
 }
+
+namespace {
+volatile sig_atomic_t g_stop = 0;
+extern "C" void on_stop_signal(int sig) { g_stop = sig; }
+}  // namespace
+
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: the wait for a child sees EINTR
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+int stop_signal() { return g_stop; }
 
 bool on_path(const std::string& prog) {
   if (prog.find('/') != std::string::npos) return access(prog.c_str(), X_OK) == 0;
@@ -77,11 +95,15 @@ int run(const std::vector<std::string>& argv, const std::string& out, const std:
   for (const auto& a : argv) av.push_back(const_cast<char*>(a.c_str()));
   av.push_back(nullptr);
   pid_t pid;
-  int rc = posix_spawnp(&pid, av[0], &fa, nullptr, av.data(), environ);
+  int rc = stop_signal() ? -1 : posix_spawnp(&pid, av[0], &fa, nullptr, av.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) return -1;
   int st = 0;
+  bool told = false;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    // A signal meant for the profile: the tool stops too (a Ctrl-C at the
+    // terminal reached it already; a kill of the parent alone did not).
+    if (stop_signal() && !told) kill(pid, SIGTERM), told = true;
   }
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }

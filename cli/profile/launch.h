@@ -12,8 +12,8 @@
 
 namespace quelkit::profile {
 
-// A fresh /tmp/quelkit-profile-XXXXXX (path empty if it could not be made),
-// removed with everything in it.
+// A fresh $TMPDIR/quelkit-profile-XXXXXX ($TMPDIR unset: /tmp; path empty if
+// it could not be made), removed with everything in it.
 struct TempDir {
   std::string path;
   TempDir();
@@ -21,6 +21,14 @@ struct TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 };
+
+// Ctrl-C, SIGTERM or SIGHUP while profiling: recorded (stop_signal), the
+// running tool is asked to stop, and the profile returns 128 + the signal
+// through its destructors, so the temporary directory (megabytes of samples,
+// FIFOs) goes too. SIGPIPE is ignored: a closed standard output is a write
+// error (exit 1), not a death that leaves the directory behind.
+void catch_stop_signals();
+int stop_signal();  // 0 while none came
 
 // Whether prog (a path, or a name looked up on PATH) can be run.
 bool on_path(const std::string& prog);

@@ -222,6 +222,23 @@ TEST(Profile, FallsBackToCallgrindWhenPerfCannotSample) {
   EXPECT_NE(routine(j["backends"].arr.at(0), "interp::getsymbol"), nullptr);
 }
 
+// Ctrl-C (SIGINT to the profile alone, as `kill -INT` sends it) while a
+// child runs: exit 130 and the temporary directory gone, where it once stayed
+// with megabytes of samples. Under callgrind, so that it works without perf.
+TEST(Profile, CancelledProfileLeavesNoTemporaryDirectory) {
+  NEED_VALGRIND();
+  char tmp[] = "/tmp/quelkit-profile-test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmp), nullptr);
+  const std::string dir = tmp;
+  Out o = sh("{ TMPDIR=" + dir + " " + kBin + " profile --instructions --reps 200 --parts 3360 --query d -b interp & "
+             "sleep 1.5; ls " + dir + " | grep -c quelkit-profile-; kill -INT $!; wait $!; echo rc=$?; ls " + dir + "; }");
+  EXPECT_NE(o.out.find("1\nrc=130\n"), std::string::npos) << "the directory existed while it ran, then rc 130\n"
+                                                              << o.out << o.err;
+  EXPECT_EQ(o.out.substr(o.out.find("rc=130\n") + 7), "") << "left in " << dir << ": " << o.out;
+  EXPECT_NE(o.err.find("quelkit profile: cancelled"), std::string::npos) << o.err;
+  rmdir(dir.c_str());
+}
+
 TEST(Profile, UsageErrors) {
   EXPECT_EQ(sh(kBin + " profile").status, 2);
   EXPECT_EQ(sh(kBin + " profile --query z").status, 2);
