@@ -303,7 +303,7 @@ TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
   EXPECT_EQ(sh(kBin + " sweep --reps 0").status, 2);
   EXPECT_EQ(sh(kBin + " sweep -b nosuch").status, 2);
   // The JIT code the lanes' runners were made for, as --jit-opt and --jit-cpu ask.
-  o = sh(kBin + " sweep --sizes 3000 --reps 1 --min-time 0 --points 50 -b llvm:fused --selections branch "
+  o = sh(kBin + " sweep --sizes 3000 --reps 1 --min-time 0 --points 50 -b " + compiled + " --selections branch "
                 "--jit-opt 0 --jit-cpu native");
   ASSERT_EQ(o.status, 0) << o.text;
   EXPECT_NE(o.text.find("JIT code: --jit-opt 0, this machine's CPU"), std::string::npos) << o.text;
