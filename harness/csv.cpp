@@ -279,10 +279,11 @@ std::string parse_field(Type fmt, const std::string& text, Value& v) {
 
 namespace {
 
+// cols and attr: the column list as resolve() made it, checked before any
+// input is opened.
 std::vector<uint8_t> parse_records(Input& input, const std::string& file, const Schema& schema,
-                                   const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
-  std::vector<int> attr;
-  std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
+                                   const std::vector<CopyColumn>& cols, const std::vector<int>& attr, SrcPos pos,
+                                   const SourceRef& src) {
   Parser in(input, file, pos, src);
 
   std::vector<std::string> header, fields;
@@ -332,22 +333,24 @@ std::vector<uint8_t> parse_records(Input& input, const std::string& file, const 
 }  // namespace
 
 std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, const Schema& schema,
-                               const std::vector<CopyColumn>& cols, SrcPos pos, const SourceRef& src) {
+                               const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
+  std::vector<int> attr;
+  const std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
   Input in(text);
-  return parse_records(in, file, schema, cols, pos, src);
+  return parse_records(in, file, schema, cols, attr, pos, src);
 }
 
 std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema,
-                                   const std::vector<CopyColumn>& cols, SrcPos pos, const SourceRef& src) {
+                                   const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
   // The column list is the statement's to get right before the file is
   // looked at: its errors first, at their own carets.
   std::vector<int> attr;
-  resolve(schema, cols, attr, true, pos, src);
+  const std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw_error(ErrKind::IO, pos, src, "cannot open " + path + ": " + std::strerror(errno));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> owner(f, std::fclose);
   Input in(f);
-  return parse_records(in, path, schema, cols, pos, src);
+  return parse_records(in, path, schema, cols, attr, pos, src);
 }
 
 CsvWriter::CsvWriter(const Schema& schema, std::vector<CopyColumn> cols, std::string file, SrcPos pos,

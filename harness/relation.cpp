@@ -106,31 +106,35 @@ void Relation::reserve_tuples(uint64_t n) {
 }
 
 void Relation::insert_all(size_t n, const std::function<const uint8_t*(size_t)>& tuple) {
-  // What an insert changes: a page's line count (lines are only ever added
-  // at the end), new pages at the end of the array, and a chain tail's next
-  // link (isam/hash). Undone in reverse from what is kept here.
+  // What an insert changes: a line added at the end of an old page (kept
+  // here), or of a page added at the end of the array (dropped whole), and
+  // for isam/hash the next link of a chain's old tail to an added page.
   const uint32_t pages_before = npages(), primary_before = nprimary_;
   const uint64_t tuples_before = ntuples_;
-  const std::vector<uint32_t> tails_before = chain_tail_;
-  std::vector<Tid> done;
+  std::vector<Tid> on_old_pages;
   try {
     reserve_tuples(n);
-    done.reserve(n);
-    for (size_t i = 0; i < n; ++i) done.push_back(insert(tuple(i)));
+    for (size_t i = 0; i < n; ++i)
+      if (const Tid t = insert(tuple(i)); t.page < pages_before) on_old_pages.push_back(t);
   } catch (...) {
-    // A line added to an old page: its slot and tuple bytes zeroed again (as
-    // a page's unused room always is) and the count put back.
-    for (auto it = done.rbegin(); it != done.rend(); ++it) {
-      if (it->page >= pages_before) continue;
+    // Each such line's slot and tuple bytes zeroed again (as a page's unused
+    // room always is) and its page's count put back, latest first.
+    for (auto it = on_old_pages.rbegin(); it != on_old_pages.rend(); ++it) {
       uint8_t* pg = pages_.data() + size_t(it->page) * page_size_;
       std::memset(pg + page_line(pg, it->line), 0, schema_.tuple_len);
       set_line(pg, it->line, 0);
       set_nlines(pg, it->line);
     }
+    // A chain whose tail is an added page: its old tail is the last of its
+    // pages before the first added one (walked only here, on failure).
+    for (uint32_t& tail : chain_tail_) {
+      if (tail < pages_before) continue;
+      uint32_t p = uint32_t(&tail - chain_tail_.data());
+      for (uint32_t next = page_next(page(p)); next < pages_before; next = page_next(page(p))) p = next;
+      set_next(pages_.data() + size_t(p) * page_size_, kNoPage);
+      tail = p;
+    }
     pages_.resize(size_t(pages_before) * page_size_);
-    for (size_t p = 0; p < chain_tail_.size(); ++p)
-      if (chain_tail_[p] != tails_before[p]) set_next(pages_.data() + size_t(tails_before[p]) * page_size_, kNoPage);
-    chain_tail_ = tails_before;
     nprimary_ = primary_before;
     ntuples_ = tuples_before;
     throw;

@@ -89,8 +89,8 @@ CorpusFile parse_corpus(const std::string& name, const std::string& text) {
       const std::string at = name + ":" + std::to_string(line_of(text, i)) + ": ";
       std::string why;
       if (key == "parts") {
-        harness::PartsSpec ps;
-        if (!harness::parse_parts_spec(val, &ps, &why)) throw std::runtime_error(at + "parts directive: " + why);
+        if (!harness::parse_parts_spec(val, &f.parts_spec.emplace(), &why))
+          throw std::runtime_error(at + "parts directive: " + why);
         f.parts = val;
       } else if (key == "page-size") {
         if (val.empty() || val.size() > 5 || val.find_first_not_of("0123456789") != std::string::npos ||
@@ -98,8 +98,8 @@ CorpusFile parse_corpus(const std::string& name, const std::string& text) {
           throw std::runtime_error(at + "page-size directive: a whole number of bytes from 64 to 65536, not '" + val + "'");
         f.page_size = uint32_t(std::stoul(val));
       } else if (key == "wisconsin") {
-        harness::WisconsinSpec w;
-        if (!harness::parse_wisconsin_spec(val, &w, &why)) throw std::runtime_error(at + "wisconsin directive: " + why);
+        if (!harness::parse_wisconsin_spec(val, &f.wisconsin_spec.emplace(), &why))
+          throw std::runtime_error(at + "wisconsin directive: " + why);
         f.wisconsin = val;
       } else {
         throw std::runtime_error(at + "unknown directive '" + key + "'");
@@ -172,18 +172,9 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harnes
   harness::Session session(o, out, err);
   session.set_messages(out);  // an `out` expectation is the statement's message
   const size_t nrunners = session.runners().size();
-  if (!f.parts.empty()) {
-    harness::PartsSpec ps;
-    std::string why;
-    if (!harness::parse_parts_spec(f.parts, &ps, &why)) throw std::runtime_error("parts directive: " + why);
-    session.catalog().add(harness::make_parts(ps.rows, ps.wide, ps.s, o.page_size));
-  }
-  if (!f.wisconsin.empty()) {
-    harness::WisconsinSpec w;
-    std::string why;
-    if (!harness::parse_wisconsin_spec(f.wisconsin, &w, &why)) throw std::runtime_error("wisconsin directive: " + why);
-    for (auto& rel : harness::make_wisconsin(w, o.page_size)) session.catalog().add(std::move(rel));
-  }
+  if (const auto& ps = f.parts_spec) session.catalog().add(harness::make_parts(ps->rows, ps->wide, ps->s, o.page_size));
+  if (f.wisconsin_spec)
+    for (auto& rel : harness::make_wisconsin(*f.wisconsin_spec, o.page_size)) session.catalog().add(std::move(rel));
   auto fail = [&](uint32_t line, const std::string& what) {
     rep.failures.push_back(f.name + ":" + std::to_string(line) + ": " + what);
   };

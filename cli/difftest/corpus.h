@@ -25,9 +25,12 @@
 // cases too). Cases run in order in one session per file.
 #pragma once
 
+#include "harness/parts.h"
 #include "harness/selection.h"
+#include "harness/wisconsin.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,9 @@ struct CorpusFile {
   std::string name, text;
   std::string parts;      // --parts spec, "" = none
   std::string wisconsin;  // --wisconsin spec, "" = none
+  // The two specs as parse_corpus checked them, for run_corpus to build.
+  std::optional<harness::PartsSpec> parts_spec;
+  std::optional<harness::WisconsinSpec> wisconsin_spec;
   uint32_t page_size = 0;  // 0 = default
   std::vector<CorpusCase> cases;
 };
