@@ -519,8 +519,16 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
     ResultRows rows(rel->tuple_len());
     rel->for_each([&](Tid, const uint8_t* t) { rows.append(t, 1); });
     out << rel->name() << " relation\n";
-    if (opt_.format == OutFormat::Csv) print_csv(out, rel->schema(), rows);
-    else print_table(out, rel->schema(), rows);
+    if (opt_.format == OutFormat::Csv) {
+      print_csv(out, rel->schema(), rows);
+    } else if (opt_.format == OutFormat::Table) {
+      print_table(out, rel->schema(), rows);
+    } else {  // none: as a retrieve prints under it, the checksum of the rows
+      Checksum sum;
+      rows.for_each_run([&](const uint8_t* run, size_t k) { sum.add_rows(rel->schema(), run, k); });
+      const size_t n = rows.size();
+      out << "checksum " << checksum_hex(sum.sum) << " (" << n << (n == 1 ? " row" : " rows") << ")\n";
+    }
   }
 }
 

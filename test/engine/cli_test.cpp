@@ -404,5 +404,18 @@ TEST(Cli, StdoutHoldsResultsAndJsonLinesOnly) {
   EXPECT_EQ(none.text.find('\n'), none.text.size() - 1) << none.text;  // one line
 }
 
+TEST(Cli, PrintUnderFormatNoneGivesTheChecksumOfTheRelation) {
+  // `print` follows --format as a retrieve does: under none, the checksum
+  // and row count of the whole relation, the same as `retrieve (p.all)`'s.
+  Out o = stdout_of(kBin + " --parts 50 --format none -e 'range of p is parts retrieve (p.all) print parts'");
+  ASSERT_EQ(o.status, 0) << o.text;
+  const size_t first = o.text.find('\n');
+  ASSERT_NE(first, std::string::npos) << o.text;
+  const std::string retrieved = o.text.substr(0, first + 1);
+  EXPECT_EQ(retrieved.rfind("checksum ", 0), 0u) << o.text;
+  EXPECT_NE(retrieved.find(" (50 rows)"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text, retrieved + "parts relation\n" + retrieved);
+}
+
 }  // namespace
 }  // namespace quelkit::test
