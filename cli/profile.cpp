@@ -146,9 +146,13 @@ int run_profile(const std::vector<std::string>& args, const Options& o) {
   if (o.child == "callgrind") return child_callgrind(o);
 
   std::vector<std::pair<std::string, std::string>> labels = backend_list(o);  // validated while parsing
+  // A script that cannot be read is an I/O error (exit 1), worded as the
+  // session words it; found here, before any child or tool starts.
   for (const auto& [name, what] : o.scripts)
-    if (name.empty() && access(what.c_str(), R_OK) != 0)
-      cli::usage_error("cannot open " + what + ": " + std::strerror(errno));
+    if (name.empty() && access(what.c_str(), R_OK) != 0) {
+      std::cerr << what << ": error: cannot open: " << std::strerror(errno) << "\n";
+      return 1;
+    }
   if (!o.keep.empty()) cli::require_output_dir("--keep", o.keep);
 
   TempDir dir;

@@ -247,6 +247,17 @@ TEST(Profile, UsageErrors) {
   EXPECT_EQ(sh(kBin + " profile --help").status, 0);
 }
 
+TEST(Profile, UnreadableScriptIsAnErrorAsInTheSession) {
+  // Not a usage error: exit 1 and the session's wording, before any tool runs.
+  const std::string missing = ::testing::TempDir() + "quelkit-no-such-script.quel";
+  Out session = sh(kBin + " " + missing);
+  Out profile = sh(kBin + " profile -b interp " + missing);
+  EXPECT_EQ(session.status, 1) << session.err;
+  EXPECT_EQ(profile.status, 1) << profile.err;
+  EXPECT_EQ(profile.err, missing + ": error: cannot open: No such file or directory\n");
+  EXPECT_EQ(session.err, profile.err);
+}
+
 // ---- the pieces, without tools ----
 
 TEST(ProfileNames, ShortSymbols) {
