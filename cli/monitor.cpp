@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <clocale>
@@ -22,6 +23,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "harness/budget.h"
 
@@ -124,14 +126,25 @@ class Monitor {
   // beside a command, or before anything was typed, adds no line.
   void add(const std::string& text, bool beside_command) {
     if (text.find_first_not_of(" \t\r") == std::string::npos && (beside_command || buf_.empty())) return;
+    note_origin("", 0);
     buf_ += text;
     buf_ += '\n';
+  }
+
+  // The buffer's next line comes from `name` (its line `line`), or from the
+  // monitor itself where name is empty; a change of origin is recorded so
+  // that errors name the file and line an \i'd statement came from.
+  void note_origin(const std::string& name, uint32_t line) {
+    const bool typed = name.empty();
+    if (origins_.empty() ? typed : (origins_.back().name.empty() && typed)) return;
+    const uint32_t next = uint32_t(std::count(buf_.begin(), buf_.end(), '\n')) + 1;
+    origins_.push_back({next, name, typed ? next : line});
   }
 
   void go() {
     if (buf_.find_first_not_of(" \t\r\n") != std::string::npos) {
       harness::clear_cancel();
-      auto src = std::make_shared<Source>("<monitor:" + std::to_string(++runs_) + ">", buf_);
+      auto src = std::make_shared<Source>("<monitor:" + std::to_string(++runs_) + ">", buf_, origins_);
       ok_ = session_.run(src) && ok_;
       cancelled_ = cancelled_ || harness::cancel_requested();
       std::cout << std::flush;
@@ -141,6 +154,7 @@ class Monitor {
 
   void reset() {
     buf_.clear();
+    origins_.clear();
     in_comment_ = false;
   }
 
@@ -161,6 +175,7 @@ class Monitor {
       return;
     }
     if (!text.empty() && text.back() != '\n') text += '\n';
+    note_origin(path, 1);
     buf_ += text;
   }
 
@@ -202,6 +217,7 @@ class Monitor {
       ok_ = false;
     } else {
       buf_ = text;
+      origins_.clear();  // the editor's text is the monitor's own
       if (!buf_.empty() && buf_.back() != '\n') buf_ += '\n';
     }
     unlink(path.c_str());
@@ -209,6 +225,7 @@ class Monitor {
 
   harness::Session& session_;
   std::string buf_;
+  std::vector<Source::Origin> origins_;  // where the buffer's lines came from (\i)
   bool in_comment_ = false;
   bool ok_ = true;
   bool cancelled_ = false;

@@ -24,14 +24,29 @@ struct SrcPos {
 // that must quote a line in an error message.
 class Source {
  public:
-  Source(std::string name, std::string text);
+  // Where a run of lines came from, for a text put together from several (the
+  // monitor's buffer with a file read in by \i): from `first_line` of this
+  // text on, lines are lines of `name` counted from `origin_line`, until the
+  // next Origin. Lines before the first Origin, and from an Origin without
+  // a name, are this text's own.
+  struct Origin {
+    uint32_t first_line;
+    std::string name;
+    uint32_t origin_line;
+  };
+
+  Source(std::string name, std::string text, std::vector<Origin> origins = {});
   const std::string& name() const { return name_; }
   const std::string& text() const { return text_; }
   std::string_view line(uint32_t n) const;  // without newline; empty if out of range
   SrcPos pos_of(size_t offset) const;       // byte offset -> line:col
+  // `name:line` of this text's line n as a reader finds it: in the file it
+  // came from where an Origin says so.
+  std::string where(uint32_t n) const;
  private:
   std::string name_, text_;
   std::vector<size_t> line_starts_;
+  std::vector<Origin> origins_;  // ordered by first_line
 };
 using SourceRef = std::shared_ptr<const Source>;
 

@@ -294,7 +294,8 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
            << "'s result was held to compare with it)\n";
       return false;
     }
-    err_ << (src ? src->name() + ":" : "") << s.pos.line << ":" << s.pos.col << ": error: back ends disagree: "
+    err_ << (src ? src->where(s.pos.line) : std::to_string(s.pos.line)) << ":"
+         << (src ? char_column(src->line(s.pos.line), s.pos.col) : s.pos.col) << ": error: back ends disagree: "
          << runners_[0]->label() << " vs " << runners_[differs]->label() << ": " << diff << '\n';
   }
   if (!res.ok) {

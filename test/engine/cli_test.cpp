@@ -51,6 +51,23 @@ TEST(Cli, MonitorRunsBufferOnGoAndResets) {
   EXPECT_NE(o.text.find("c\n3\n"), std::string::npos) << o.text;
 }
 
+TEST(Cli, MonitorErrorsNameTheFileAnIncludedStatementCameFrom) {
+  // \i reads a file into the buffer: an error in it gives the file and its
+  // line, and an error in a line typed after it the buffer's own.
+  char dir[] = "/tmp/quelkit-include-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/inc.quel";
+  std::ofstream(f) << "range of p is parts\nretrieve (p.pnum)\n  where p.pnum = \"x\"\n";
+  Out o = sh("printf 'retrieve (x = 1)\\n\\\\i " + f + "\\nretrieve (y = 1 +)\\n\\\\g\\nretrieve (z = 2 +)\\n\\\\g\\n' | " +
+             kBin + " --parts 5 --format csv");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find(f + ":3:16: error: cannot compare"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("<monitor:1>:5:18: error: expected an expression"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("<monitor:2>:1:18: error: expected an expression"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("x\n1\n"), std::string::npos) << o.text;  // the line before the file ran
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, StatsJsonHasEveryField) {
   Out o = sh(kBin + " --parts 210 --format none --stats=json --repeat 3 -e 'range of p is parts "
                     "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight'");
@@ -337,7 +354,8 @@ TEST(Cli, ScriptsMayBeginWithAByteOrderMark) {
   o = sh(kBin + " " + f);
   EXPECT_EQ(o.status, 1) << o.text;
   EXPECT_NE(o.text.find("bom.quel:1:29: error:"), std::string::npos) << o.text;
-  EXPECT_NE(o.text.find("\n  retrieve (s = \"日本語\", x = 1 +)\n" + std::string(2 + 28, ' ') + "^"), std::string::npos)
+  // The caret under the ')': 28 characters before it, 31 terminal columns (日本語 are wide).
+  EXPECT_NE(o.text.find("\n  retrieve (s = \"日本語\", x = 1 +)\n" + std::string(2 + 31, ' ') + "^"), std::string::npos)
       << o.text;
   std::filesystem::remove_all(dir);
 }

@@ -4,7 +4,12 @@
 // caret stands under the character the error is at.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <clocale>
+#include <cwchar>
+#include <locale.h>
 #include <memory>
+#include <wchar.h>
 #include <string>
 #include <vector>
 
@@ -33,10 +38,26 @@ Echo echo(const std::string& text, uint32_t col) {
   return out;
 }
 
-// Columns a terminal gives `s[0, bytes)`: one per UTF-8 character.
+// Columns a terminal gives `s[0, bytes)`, as the C library's wcwidth under
+// C.UTF-8 counts them (an independent judge: é one, 日 and 🎉 two).
 size_t columns(const std::string& s, size_t bytes) {
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t(0));
+  EXPECT_NE(utf8, locale_t(0)) << "the C.UTF-8 locale";
+  const locale_t old = uselocale(utf8);
   size_t n = 0;
-  for (size_t i = 0; i < bytes && i < s.size(); ++i) n += (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80;
+  std::mbstate_t st{};
+  for (size_t i = 0; i < bytes && i < s.size();) {
+    wchar_t wc = 0;
+    const size_t len = std::mbrtowc(&wc, s.data() + i, s.size() - i, &st);
+    if (len == 0 || len > 4) {  // not expected in an echo: count a byte
+      st = {};
+      ++n, ++i;
+      continue;
+    }
+    n += size_t(std::max(wcwidth(wc), 0));
+    i += len;
+  }
+  uselocale(old);
   return n;
 }
 
@@ -88,11 +109,13 @@ TEST(Echo, ControlBytesAreEscaped) {
 }
 
 TEST(Echo, ColumnsCountCharactersNotBytes) {
-  // é is two bytes, 日本 three each, 🎉 four: the caret must not drift.
+  // é is two bytes, 日本 three each, 🎉 four; 日, 本 and 🎉 take two columns
+  // on a terminal: the caret must not drift.
   const std::string line = "retrieve (s = \"été 日本 🎉\") @";
   Echo e = echo(line, uint32_t(line.find('@') + 1));
-  EXPECT_EQ(e.head, "t.quel:1:" + std::to_string(columns(line, line.find('@')) + 1) + ": error: bad");
+  // The column in the head counts characters, as an editor does (26 before @).
   EXPECT_EQ(e.head, "t.quel:1:27: error: bad");
+  EXPECT_EQ(columns(line, line.find('@')), 29u);  // and the terminal gives them 29 columns
   expect_caret_under(e, "@");
   // A long multibyte line: the window is counted in characters too.
   std::string wide;

@@ -1,7 +1,7 @@
 // The terminal table (harness/rows.h print_table): borders line up by the
 // columns a value takes on a terminal, not by its bytes, and control
-// characters and bytes that are not UTF-8 are escaped rather than sent to the
-// terminal. CSV keeps the bytes as they are.
+// characters and bytes that are not UTF-8 are escaped (\xNN, as the error
+// echo shows them) rather than sent to the terminal. CSV keeps the bytes.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -57,8 +57,8 @@ TEST(Rows, TableEscapesControlCharactersAndBytesThatAreNotUtf8) {
             "+------------+-+\n"
             "|name        |n|\n"
             "+------------+-+\n"
-            "|a\\tb        |1|\n"
-            "|two\\nl      |2|\n"
+            "|a\\x09b      |1|\n"
+            "|two\\x0al    |2|\n"
             "|x\\x01y      |3|\n"
             "|\\xc2\\x85    |4|\n"
             "|\\xff\\xfe    |5|\n"

@@ -1,0 +1,76 @@
+// Text as a terminal shows it (shown_text.h).
+#include "frontend/shown_text.h"
+
+namespace quelkit {
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence at p (n bytes left) and its
+// code point, or 0 where the bytes are not one: overlong forms, surrogates
+// and sequences cut short are not characters.
+size_t utf8_sequence(const unsigned char* p, size_t n, char32_t& cp) {
+  const unsigned char b0 = p[0];
+  const size_t len = b0 >= 0xc2 && b0 <= 0xdf ? 2 : b0 >= 0xe0 && b0 <= 0xef ? 3 : b0 >= 0xf0 && b0 <= 0xf4 ? 4 : 0;
+  if (len == 0 || len > n) return 0;
+  cp = b0 & (0x7f >> len);
+  for (size_t k = 1; k < len; ++k) {
+    if ((p[k] & 0xc0) != 0x80) return 0;
+    cp = cp << 6 | (p[k] & 0x3f);
+  }
+  constexpr char32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return len;
+}
+
+// Columns a code point takes: 0 for combining marks and zero-width
+// characters, 2 for East Asian wide and fullwidth forms and emoji, else 1.
+// A short table in the spirit of Markus Kuhn's wcwidth, so that what the kit
+// prints does not depend on the process's locale.
+size_t columns_of(char32_t c) {
+  if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f) || (c >= 0xfe00 && c <= 0xfe0f) || c == 0xfeff)
+    return 0;
+  if ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf && c != 0x303f) || (c >= 0xac00 && c <= 0xd7a3) ||
+      (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
+      (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1f64f) || (c >= 0x1f900 && c <= 0x1f9ff) ||
+      (c >= 0x20000 && c <= 0x3fffd))
+    return 2;
+  return 1;
+}
+
+}  // namespace
+
+std::vector<ShownChar> shown_chars(std::string_view text, bool keep_tabs) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::vector<ShownChar> out;
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = p[i];
+    if ((c >= 0x20 && c < 0x7f) || (c == '\t' && keep_tabs)) {
+      out.push_back({i, std::string(1, char(c)), 1});
+      ++i;
+      continue;
+    }
+    char32_t cp = 0;
+    // C1 controls (U+0080..U+009F) are well-formed UTF-8 but still controls.
+    if (size_t len = c >= 0x80 ? utf8_sequence(p + i, text.size() - i, cp) : 0; len && cp >= 0xa0) {
+      out.push_back({i, std::string(text.substr(i, len)), columns_of(cp)});
+      i += len;
+      continue;
+    }
+    out.push_back({i, {'\\', 'x', hex[c >> 4], hex[c & 15]}, 4});
+    ++i;
+  }
+  return out;
+}
+
+ShownText shown_text(std::string_view text) {
+  ShownText s;
+  s.text.reserve(text.size());
+  for (const ShownChar& c : shown_chars(text, false)) {
+    s.text += c.text;
+    s.width += c.width;
+  }
+  return s;
+}
+
+}  // namespace quelkit

@@ -1,0 +1,36 @@
+// Text as a terminal shows it: the one place that decides how the kit prints
+// bytes it did not write itself (a quoted source line under an error, a value
+// in the terminal table). UTF-8 characters are kept and take the columns a
+// terminal gives them; control bytes and bytes that are not UTF-8 are
+// escaped as \xNN, so printed data can neither move the cursor nor break a
+// table's borders.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quelkit {
+
+// One character of a text: where its bytes start, how it is shown, and the
+// columns that takes (0 for combining marks, 2 for wide characters, 4 for
+// an escape).
+struct ShownChar {
+  size_t byte;
+  std::string text;
+  size_t width;
+};
+
+// keep_tabs: a tab stays a tab of width 1 (the error echo, whose caret line
+// copies it so the caret lines up); otherwise it is escaped as \x09.
+std::vector<ShownChar> shown_chars(std::string_view text, bool keep_tabs);
+
+// The text as shown, and the sum of its widths.
+struct ShownText {
+  std::string text;
+  size_t width = 0;
+};
+ShownText shown_text(std::string_view text);
+
+}  // namespace quelkit
