@@ -76,15 +76,26 @@ class Parser {
   // and every statement that parsed is returned.
   std::vector<StmtPtr> parse_all(std::vector<Error>* errors = nullptr) {
     std::vector<StmtPtr> out;
+    SrcPos last_error;  // where the previous statement's error was reported
     for (;;) {
-      size_t begin = kNoBegin;
+      size_t begin = kNoBegin, second = std::string::npos;
       try {
         if (peek().kind == Tok::End) break;
         begin = peek().begin;
+        // Where the statement's second token starts, if only blanks come
+        // between (the source's text, so nothing more is lexed here).
+        second = src_->text().find_first_not_of(" \t\r\n", peek().end);
         out.push_back(statement());
       } catch (QuelError& e) {
         if (!errors) throw;
-        errors->push_back(std::move(e.err));
+        // A keyword used as a name (`range of retrieve is parts`) is where
+        // the error is and where recovery restarts; the "statement" it
+        // starts fails at once, at its second token. That is the same
+        // mistake, not a second one: it is not reported again.
+        const bool cascade = begin != kNoBegin && second != std::string::npos && last_error == src_->pos_of(begin) &&
+                             e.err.pos == src_->pos_of(second);
+        last_error = e.err.pos;
+        if (!cascade) errors->push_back(std::move(e.err));
         recover(begin);
       }
     }

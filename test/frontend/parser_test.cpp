@@ -192,6 +192,35 @@ TEST(Parser, Errors) {
   EXPECT_EQ(syntax("retrieve x ;"), "syntax 1:10 expected '(' but found 'x'");
 }
 
+// parse_recovering reports each statement's first error and goes on at the
+// next statement keyword. A keyword used as a name is one mistake, not two:
+// the "statement" recovery restarts at there fails at its second token and
+// is not reported. A statement cut short by the next one is two errors where
+// the next one has its own.
+TEST(Parser, RecoveryReportsAKeywordUsedAsANameOnce) {
+  auto errors_of = [](const std::string& text, size_t* parsed) {
+    std::vector<Error> errors;
+    *parsed = parse_recovering(source(text), &errors).size();
+    std::string out;
+    for (const auto& e : errors) out += (out.empty() ? "" : "; ") + err_text(e);
+    return out;
+  };
+  size_t parsed = 0;
+  EXPECT_EQ(errors_of("range of retrieve is parts retrieve (x = 1)", &parsed),
+            "syntax 1:10 expected a range variable name but found 'retrieve'");
+  EXPECT_EQ(parsed, 1u);
+  EXPECT_EQ(errors_of("retrieve (x = 1 +\nretrieve (y = 2)", &parsed),
+            "syntax 2:1 expected an expression but found 'retrieve'");
+  EXPECT_EQ(parsed, 1u);  // the cut-short statement's error; the next one runs
+  EXPECT_EQ(errors_of("retrieve (x = 1 +\nretrieve (y = 2 +)\nretrieve (z = 3)", &parsed),
+            "syntax 2:1 expected an expression but found 'retrieve'; "
+            "syntax 2:18 expected an expression but found ')'");
+  EXPECT_EQ(parsed, 1u);
+  EXPECT_EQ(errors_of("range of r is\nretrieve (y = 2)", &parsed),
+            "syntax 2:1 expected a relation name but found 'retrieve'");
+  EXPECT_EQ(parsed, 1u);
+}
+
 }  // namespace
 }  // namespace quelkit::frontend
 
