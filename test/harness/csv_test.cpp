@@ -66,10 +66,20 @@ void expect_io(const Error& e, const std::string& message) {
   EXPECT_EQ(e.src, kSrc);
 }
 
+// A file in this process's own temporary directory, which is removed, with
+// whatever is left in it, when the process ends.
 std::string temp_path(const std::string& leaf) {
-  auto dir = std::filesystem::temp_directory_path() / ("quelkit_csv_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / leaf).string();
+  struct Dir {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("quelkit_csv_test_" + std::to_string(::getpid()));
+    ~Dir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Dir dir;
+  std::filesystem::create_directories(dir.path);
+  return (dir.path / leaf).string();
 }
 
 TEST(Csv, RoundTripsEveryType) {
