@@ -120,12 +120,30 @@ class Terminal:
             pid, st = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 self.status = os.waitstatus_to_exitcode(st)
+                self.drain()
                 return self.status
         if not kill:
             raise TimeoutError
         os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
         raise AssertionError("quelkit did not exit:\n" + self.text())
+
+    def drain(self):
+        """Reads what the exited process wrote after the last read: it can
+        write its last bytes and exit between a read and the waitpid that
+        sees it gone. Once the slave side is closed and empty, a read fails
+        (EIO) or returns nothing."""
+        while True:
+            try:
+                r, _, _ = select.select([self.fd], [], [], 0.2)
+                if not r:
+                    return
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.out += chunk
 
     def text(self):
         return self.out.decode("utf-8", "replace")
