@@ -74,7 +74,8 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
     res.checksum.rows = res.rows.size();  // verify_ns 0: nothing verified
   }
   if (count && res.ok) res.checksum.rows = counted.count;  // no rows, no sum: checksum 0
-  res.keep_rows = keep_rows;
+  // A count holds no rows to compare or print, whatever the caller asked.
+  res.keep_rows = keep_rows && !count;
   if (!keep_rows) res.rows.clear();  // the chunks go back to the pool for the next run
   res.stats.access_path = ex.access_path();
   res.stats.selection = ex.selections();

@@ -437,3 +437,20 @@ TEST(Cli, PrintUnderFormatNoneGivesTheChecksumOfTheRelation) {
 
 }  // namespace
 }  // namespace quelkit::test
+
+namespace quelkit::test {
+namespace {
+
+// --sink count with several back ends: their counts are compared, and there
+// are no rows to compare (the comparison read rows a count never stores, and
+// crashed whenever a row qualified). A count that differs would be reported.
+TEST(Cli, CountSinkOfSeveralBackEndsComparesTheirCounts) {
+  Out o = sh(kBin + " --parts 30 -b interp:switch,interp:goto,threaded --sink count -e 'range of p is parts "
+                    "retrieve (p.pnum) retrieve (p.pnum) where p.pnum < 11'");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("(30 rows counted)\n(10 rows counted)\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("disagree"), std::string::npos) << o.text;
+}
+
+}  // namespace
+}  // namespace quelkit::test
