@@ -435,12 +435,6 @@ TEST(Cli, PrintUnderFormatNoneGivesTheChecksumOfTheRelation) {
   EXPECT_EQ(o.text, retrieved + "parts relation\n" + retrieved);
 }
 
-}  // namespace
-}  // namespace quelkit::test
-
-namespace quelkit::test {
-namespace {
-
 // --sink count with several back ends: their counts are compared, and there
 // are no rows to compare (the comparison read rows a count never stores, and
 // crashed whenever a row qualified). A count that differs would be reported.
