@@ -65,16 +65,18 @@ uint32_t char_column(std::string_view line, uint32_t byte_col) {
   return col;
 }
 
+std::string position_text(const SourceRef& src, SrcPos pos) {
+  // Columns count characters: what an editor shows, however many bytes.
+  if (!src) return std::to_string(pos.line) + ":" + std::to_string(pos.col);
+  return src->where(pos.line) + ":" + std::to_string(char_column(src->line(pos.line), pos.col));
+}
+
 std::string Error::format() const {
   std::string out;
   std::string_view l;
   if (src && pos.line) l = src->line(pos.line);
   if (src && !pos.line) out += src->name();
-  if (pos.line) {
-    // Columns count characters: what an editor shows, however many bytes.
-    uint32_t col = src ? char_column(l, pos.col) : pos.col;
-    out += (src ? src->where(pos.line) : std::to_string(pos.line)) + ":" + std::to_string(col);
-  }
+  if (pos.line) out += position_text(src, pos);
   if (!out.empty()) out += ": ";
   out += "error: " + message;
   if (kind == ErrKind::Runtime && !relation.empty())

@@ -87,6 +87,10 @@ struct QuelError : std::exception {
 // of `line` (a malformed byte counts as one character).
 uint32_t char_column(std::string_view line, uint32_t byte_col);
 
+// `file:line:col` of a position as a reader finds it: the file and line an
+// Origin gives, the column in characters; `line:col` without a source.
+std::string position_text(const SourceRef& src, SrcPos pos);
+
 // `text` without a leading UTF-8 byte-order mark (scripts and CSV files may
 // start with one; it is not part of the text).
 std::string_view strip_bom(std::string_view text);

@@ -148,7 +148,13 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
   }
 }
 
+// What --format none prints for a retrieve's rows or a print's relation.
+static std::string checksum_line(uint64_t sum, size_t rows) {
+  return "checksum " + checksum_hex(sum) + " (" + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ")\n";
+}
+
 // A relation must store at least one byte per tuple and fit a tuple on a page.
+
 static std::unique_ptr<Relation> new_relation(const std::string& name, Schema schema, uint32_t page_size, SrcPos pos,
                                               const SourceRef& src) {
   if (schema.tuple_len == 0)
@@ -294,8 +300,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
            << "'s result was held to compare with it)\n";
       return false;
     }
-    err_ << (src ? src->where(s.pos.line) : std::to_string(s.pos.line)) << ":"
-         << (src ? char_column(src->line(s.pos.line), s.pos.col) : s.pos.col) << ": error: back ends disagree: "
+    err_ << position_text(src, s.pos) << ": error: back ends disagree: "
          << runners_[0]->label() << " vs " << runners_[differs]->label() << ": " << diff << '\n';
   }
   if (!res.ok) {
@@ -328,7 +333,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       } else if (opt_.format == OutFormat::Csv) {
         print_csv(out_, res.layout, res.rows);
       } else if (!json_only()) {  // the JSON object carries the checksum
-        out_ << "checksum " << checksum_hex(res.checksum.sum) << " (" << n << (n == 1 ? " row" : " rows") << ")\n";
+        out_ << checksum_line(res.checksum.sum, n);
       }
       return true;
     }
@@ -527,8 +532,7 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
     } else {  // none: as a retrieve prints under it, the checksum of the rows
       Checksum sum;
       rows.for_each_run([&](const uint8_t* run, size_t k) { sum.add_rows(rel->schema(), run, k); });
-      const size_t n = rows.size();
-      out << "checksum " << checksum_hex(sum.sum) << " (" << n << (n == 1 ? " row" : " rows") << ")\n";
+      out << checksum_line(sum.sum, rows.size());
     }
   }
 }
