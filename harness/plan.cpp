@@ -17,7 +17,10 @@ void compute_key(Plan& plan) {
   layout_text(k, "par:", plan.params);
   k += "scratch:" + std::to_string(plan.scratch_size) + ";q:";
   k += plan.qual_folded ? ir::shape(*plan.qual_folded) : "true";
-  for (const auto& t : plan.targets_folded) k += ";t:" + ir::shape(*t);
+  for (const auto& t : plan.targets_folded) {
+    k += ";t:";
+    k += ir::shape(*t);
+  }
   plan.key = std::move(k);
 }
 
