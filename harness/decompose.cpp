@@ -143,8 +143,16 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     std::set<int> need;
     for (const Node* c : rest) attr_refs(*c, v, need);
     for (const Node* t : targets) attr_refs(*t, v, need);
-    if (need.empty()) need.insert(0);  // v only counts: keep one column (a relation has at least one)
     VarState& vs = *lv.vars[size_t(v)];
+    // v only counts: keep one column (a relation has at least one), one that
+    // v's relation still has: detached already at an outer level, it holds
+    // only what that level needed, which need not be the first attribute.
+    if (need.empty())
+      for (size_t a = 0; a < vs.attr_map.size(); ++a)
+        if (vs.attr_map[a] >= 0) {
+          need.insert(int(a));
+          break;
+        }
     std::vector<const Node*> cols;
     std::vector<NodePtr> col_nodes;
     std::vector<std::string> col_names;
