@@ -33,6 +33,7 @@ enum class Tok : uint8_t {
   Int,     // ival (0..2147483647)
   Float,   // fval
   String,  // text = value, escapes resolved
+  Command, // a terminal-monitor command, `\g`: text = its word, lower-cased
 #define QK_TOK_ENUM(ID, SPELL) ID,
   QK_KEYWORDS(QK_TOK_ENUM) QK_PUNCT(QK_TOK_ENUM)
 #undef QK_TOK_ENUM

@@ -18,6 +18,7 @@ std::string tok_kind_name(Tok k) {
     case Tok::Int: return "integer";
     case Tok::Float: return "number";
     case Tok::String: return "string";
+    case Tok::Command: return "monitor command";
 #define QK_TOK_NAME(ID, SPELL) \
   case Tok::ID:                \
     return std::string("'") + SPELL + "'";
@@ -187,6 +188,15 @@ Token Lexer::next() {
       "\"" {
         cur_ = tok;
         return string_literal(tok);
+      }
+
+      // The monitor's commands: a script written for the monitor, or read
+      // into it with \i, holds them (INGRES scripts end statements with \g).
+      // The parser decides what each means in a script.
+      "\\" letter+ {
+        Token t = emit(Tok::Command);
+        t.text = t.text.substr(1);
+        return t;
       }
 
       "**" { return emit(Tok::Power); }

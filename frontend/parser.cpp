@@ -82,6 +82,10 @@ class Parser {
       try {
         if (peek().kind == Tok::End) break;
         begin = peek().begin;
+        if (peek().kind == Tok::Command) {
+          if (script_command()) continue;
+          break;  // \q: the script ends here
+        }
         // Where the statement's second token starts, if only blanks come
         // between (the source's text, so nothing more is lexed here).
         second = src_->text().find_first_not_of(" \t\r\n", peek().end);
@@ -119,6 +123,21 @@ class Parser {
         lex_.skip_error();
       }
     }
+  }
+
+  // A monitor command between statements. In a script, as in the monitor,
+  // \g (go) ends the statements before it, which need no terminator here,
+  // so it is skipped; \q (quit) ends the script (false). The others act on
+  // the monitor's buffer or the terminal and mean nothing in a script: an
+  // error of their own, which costs no statement around them.
+  bool script_command() {
+    const Token& t = peek();
+    if (t.text == "g" || t.text == "go") {
+      take();
+      return true;
+    }
+    if (t.text == "q" || t.text == "quit") return false;
+    fail_at(t, "monitor command " + describe(t, *src_) + " works only in the terminal monitor (a script may use \\g and \\q)");
   }
 
   // ---- tokens ----
@@ -182,7 +201,7 @@ class Parser {
     }
     s->end = last_end_;
     // Statements need no terminator, so whatever follows must start the next one.
-    if (peek().kind != Tok::End && !starts_statement(peek().kind))
+    if (peek().kind != Tok::End && peek().kind != Tok::Command && !starts_statement(peek().kind))
       expected(std::string("the end of the ") + stmt_word(s->kind) + " statement or a new statement");
     return s;
   }

@@ -68,6 +68,26 @@ TEST(Cli, MonitorErrorsNameTheFileAnIncludedStatementCameFrom) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Cli, ScriptsWrittenForTheMonitorRunAsScriptsAndThroughBackslashI) {
+  // INGRES scripts end statements with \g and may end with \q: a script
+  // file runs them the same way the monitor does, and so does \i.
+  char dir[] = "/tmp/quelkit-go-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/go.quel";
+  std::ofstream(f) << "retrieve (a = 1)\n\\g\nretrieve (b = 2) \\g\n\\p\nretrieve (c = 3)\n\\q\nretrieve (d = 4)\n";
+  for (const std::string& how : {kBin + " --format csv " + f, "printf '\\\\i " + f + "\\n\\\\g\\n' | " + kBin + " --format csv"}) {
+    Out o = sh(how);
+    EXPECT_EQ(o.status, 1) << how << "\n" << o.text;  // \p is not for scripts
+    EXPECT_NE(o.text.find("a\n1\n"), std::string::npos) << how << "\n" << o.text;
+    EXPECT_NE(o.text.find("b\n2\n"), std::string::npos) << how << "\n" << o.text;
+    EXPECT_NE(o.text.find("c\n3\n"), std::string::npos) << how << "\n" << o.text;
+    EXPECT_EQ(o.text.find("d\n4\n"), std::string::npos) << how << "\n" << o.text;  // after \q
+    EXPECT_NE(o.text.find(f + ":4:1: error: monitor command '\\p' works only in the terminal monitor"), std::string::npos)
+        << how << "\n" << o.text;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, StatsJsonHasEveryField) {
   Out o = sh(kBin + " --parts 210 --format none --stats=json --repeat 3 -e 'range of p is parts "
                     "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight'");

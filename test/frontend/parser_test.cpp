@@ -221,6 +221,32 @@ TEST(Parser, RecoveryReportsAKeywordUsedAsANameOnce) {
   EXPECT_EQ(parsed, 1u);
 }
 
+// A script written for the terminal monitor ends its statements with \g, as
+// INGRES scripts do, and may end with \q. Other commands are errors of their
+// own: the complete statements around them are kept.
+TEST(Parser, MonitorCommandsInAScript) {
+  auto parse_of = [](const std::string& text, size_t* parsed) {
+    std::vector<Error> errors;
+    *parsed = parse_recovering(source(text), &errors).size();
+    std::string out;
+    for (const auto& e : errors) out += (out.empty() ? "" : "; ") + err_text(e);
+    return out;
+  };
+  size_t parsed = 0;
+  EXPECT_EQ(parse_of("retrieve (a = 1)\n\\g\nretrieve (b = 2) \\GO retrieve (c = 3)\\g", &parsed), "");
+  EXPECT_EQ(parsed, 3u);
+  EXPECT_EQ(parse_of("retrieve (a = 1) \\g\n\\q\nretrieve (b = 2)", &parsed), "");
+  EXPECT_EQ(parsed, 1u);  // \q: the script ends
+  EXPECT_EQ(parse_of("retrieve (a = 1)\n\\p\\g\nretrieve (b = 2)", &parsed),
+            "syntax 2:1 monitor command '\\p' works only in the terminal monitor (a script may use \\g and \\q)");
+  EXPECT_EQ(parsed, 2u);
+  EXPECT_EQ(parse_of("retrieve (x = 1 + \\g 2)", &parsed), "syntax 1:19 expected an expression but found '\\g'");
+  EXPECT_EQ(parsed, 0u);
+  // A backslash in a string is the string's.
+  EXPECT_EQ(parse_of("retrieve (s = \"a\\g\")", &parsed), "");
+  EXPECT_EQ(parsed, 1u);
+}
+
 }  // namespace
 }  // namespace quelkit::frontend
 
