@@ -192,19 +192,22 @@ TEST(Parser, Errors) {
   EXPECT_EQ(syntax("retrieve x ;"), "syntax 1:10 expected '(' but found 'x'");
 }
 
+// The errors parse_recovering reports for `text`, "; "-separated; *parsed:
+// how many statements it returned.
+std::string errors_of(const std::string& text, size_t* parsed) {
+  std::vector<Error> errors;
+  *parsed = parse_recovering(source(text), &errors).size();
+  std::string out;
+  for (const auto& e : errors) out += (out.empty() ? "" : "; ") + err_text(e);
+  return out;
+}
+
 // parse_recovering reports each statement's first error and goes on at the
 // next statement keyword. A keyword used as a name is one mistake, not two:
 // the "statement" recovery restarts at there fails at its second token and
 // is not reported. A statement cut short by the next one is two errors where
 // the next one has its own.
 TEST(Parser, RecoveryReportsAKeywordUsedAsANameOnce) {
-  auto errors_of = [](const std::string& text, size_t* parsed) {
-    std::vector<Error> errors;
-    *parsed = parse_recovering(source(text), &errors).size();
-    std::string out;
-    for (const auto& e : errors) out += (out.empty() ? "" : "; ") + err_text(e);
-    return out;
-  };
   size_t parsed = 0;
   EXPECT_EQ(errors_of("range of retrieve is parts retrieve (x = 1)", &parsed),
             "syntax 1:10 expected a range variable name but found 'retrieve'");
@@ -225,25 +228,18 @@ TEST(Parser, RecoveryReportsAKeywordUsedAsANameOnce) {
 // INGRES scripts do, and may end with \q. Other commands are errors of their
 // own: the complete statements around them are kept.
 TEST(Parser, MonitorCommandsInAScript) {
-  auto parse_of = [](const std::string& text, size_t* parsed) {
-    std::vector<Error> errors;
-    *parsed = parse_recovering(source(text), &errors).size();
-    std::string out;
-    for (const auto& e : errors) out += (out.empty() ? "" : "; ") + err_text(e);
-    return out;
-  };
   size_t parsed = 0;
-  EXPECT_EQ(parse_of("retrieve (a = 1)\n\\g\nretrieve (b = 2) \\GO retrieve (c = 3)\\g", &parsed), "");
+  EXPECT_EQ(errors_of("retrieve (a = 1)\n\\g\nretrieve (b = 2) \\GO retrieve (c = 3)\\g", &parsed), "");
   EXPECT_EQ(parsed, 3u);
-  EXPECT_EQ(parse_of("retrieve (a = 1) \\g\n\\q\nretrieve (b = 2)", &parsed), "");
+  EXPECT_EQ(errors_of("retrieve (a = 1) \\g\n\\q\nretrieve (b = 2)", &parsed), "");
   EXPECT_EQ(parsed, 1u);  // \q: the script ends
-  EXPECT_EQ(parse_of("retrieve (a = 1)\n\\p\\g\nretrieve (b = 2)", &parsed),
+  EXPECT_EQ(errors_of("retrieve (a = 1)\n\\p\\g\nretrieve (b = 2)", &parsed),
             "syntax 2:1 monitor command '\\p' works only in the terminal monitor (a script may use \\g and \\q)");
   EXPECT_EQ(parsed, 2u);
-  EXPECT_EQ(parse_of("retrieve (x = 1 + \\g 2)", &parsed), "syntax 1:19 expected an expression but found '\\g'");
+  EXPECT_EQ(errors_of("retrieve (x = 1 + \\g 2)", &parsed), "syntax 1:19 expected an expression but found '\\g'");
   EXPECT_EQ(parsed, 0u);
   // A backslash in a string is the string's.
-  EXPECT_EQ(parse_of("retrieve (s = \"a\\g\")", &parsed), "");
+  EXPECT_EQ(errors_of("retrieve (s = \"a\\g\")", &parsed), "");
   EXPECT_EQ(parsed, 1u);
 }
 
