@@ -1,6 +1,7 @@
 // The cancel flag and the memory budget (budget.h).
 #include "harness/budget.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -43,6 +44,24 @@ bool cancel_requested() noexcept { return g_cancel.load(std::memory_order_relaxe
 void clear_cancel() noexcept { g_cancel.store(false, std::memory_order_relaxed); }
 
 void throw_cancelled() { throw_runtime(QK_ERR_CANCELLED, qk_err_message(QK_ERR_CANCELLED)); }
+
+InterruptibleIo::InterruptibleIo() {
+  struct sigaction sa {};
+  if (sigaction(SIGINT, nullptr, &sa) != 0 || !(sa.sa_flags & SA_RESTART)) return;
+  if (sa.sa_flags & SA_SIGINFO ? sa.sa_sigaction == nullptr
+                               : sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
+    return;
+  sa.sa_flags &= ~SA_RESTART;
+  changed_ = sigaction(SIGINT, &sa, nullptr) == 0;
+}
+
+InterruptibleIo::~InterruptibleIo() {
+  if (!changed_) return;
+  struct sigaction sa {};
+  if (sigaction(SIGINT, nullptr, &sa) != 0) return;
+  sa.sa_flags |= SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+}
 
 uint64_t available_memory() {
   uint64_t avail = 0;

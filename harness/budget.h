@@ -32,6 +32,24 @@ inline void check_cancel() {
   if (cancel_requested()) throw_cancelled();
 }
 
+// While one lives, Ctrl-C interrupts a read, write or open that waits (on a
+// pipe, a FIFO, a terminal): the call fails with EINTR, the caller checks
+// the flag. Elsewhere SIGINT's handler restarts such calls (SA_RESTART), so
+// a statement's I/O is not cut short by a Ctrl-C meant for it, and would
+// wait for a writer that never comes: `copy from` a FIFO ignored Ctrl-C
+// until its writer closed, then kept the rows. Nothing changes where no
+// handler is installed (tests, the library used alone).
+class InterruptibleIo {
+ public:
+  InterruptibleIo();
+  ~InterruptibleIo();
+  InterruptibleIo(const InterruptibleIo&) = delete;
+  InterruptibleIo& operator=(const InterruptibleIo&) = delete;
+
+ private:
+  bool changed_ = false;
+};
+
 // ---- memory
 
 // Bytes of memory available to this process now: MemAvailable of

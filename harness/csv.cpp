@@ -4,6 +4,10 @@
 // tests and other engines must load exactly the same tuples.
 #include "harness/csv.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -138,7 +142,13 @@ class Input {
  private:
   bool refill() {
     if (!f_) return false;
-    size_t k = std::fread(chunk_.data(), 1, chunk_.size(), f_);
+    size_t k = 0;
+    for (;;) {
+      check_cancel();  // a large file is cancelled between chunks
+      k = std::fread(chunk_.data(), 1, chunk_.size(), f_);
+      if (k > 0 || !std::ferror(f_) || errno != EINTR) break;
+      std::clearerr(f_);  // Ctrl-C (InterruptibleIo): cancelled above, or a signal meant for no one
+    }
     if (k == 0) {
       if (std::ferror(f_)) error_ = errno ? errno : EIO;
       return false;
@@ -340,14 +350,24 @@ std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, c
   return parse_records(in, file, schema, cols, attr, pos, src);
 }
 
+// fopen, where Ctrl-C ends a wait in it (a FIFO with no one at the other
+// end) as "cancelled"; any other failure is the statement's I/O error.
+static std::FILE* open_file(const std::string& path, const char* mode, SrcPos pos, const SourceRef& src) {
+  for (;;) {
+    check_cancel();
+    if (std::FILE* f = std::fopen(path.c_str(), mode)) return f;
+    if (errno != EINTR) throw_error(ErrKind::IO, pos, src, "cannot open " + path + ": " + std::strerror(errno));
+  }
+}
+
 std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema,
                                    const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
   // The column list is the statement's to get right before the file is
   // looked at: its errors first, at their own carets.
   std::vector<int> attr;
   const std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw_error(ErrKind::IO, pos, src, "cannot open " + path + ": " + std::strerror(errno));
+  InterruptibleIo io;  // a FIFO waits for its writer: Ctrl-C ends the wait
+  std::FILE* f = open_file(path, "rb", pos, src);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> owner(f, std::fclose);
   Input in(f);
   return parse_records(in, path, schema, cols, attr, pos, src);
@@ -408,11 +428,54 @@ void CsvWriter::add(const uint8_t* tuple) {
   line_ += 1 + breaks;
 }
 
+namespace {
+// While one lives, a write to a pipe or FIFO whose reader has gone fails with
+// EPIPE, a statement's I/O error, instead of SIGPIPE ending the process (and
+// the monitor's session with it). The signal the failed write raised is
+// taken before it is unblocked.
+class NoSigpipe {
+ public:
+  NoSigpipe() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~NoSigpipe() {
+    if (sigismember(&old_, SIGPIPE)) return;  // blocked before: left as it was
+    const timespec none{0, 0};
+    while (sigtimedwait(&pipe_, nullptr, &none) == SIGPIPE) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
+ private:
+  sigset_t pipe_, old_;
+};
+}  // namespace
+
 void CsvWriter::save() const {
-  std::FILE* f = std::fopen(file_.c_str(), "wb");
-  if (!f) throw_error(ErrKind::IO, pos_, src_, "cannot open " + file_ + ": " + std::strerror(errno));
-  bool ok = std::fwrite(out_.data(), 1, out_.size(), f) == out_.size();
-  int err = errno;
+  InterruptibleIo io;  // a FIFO waits for its reader: Ctrl-C ends the wait
+  NoSigpipe quiet;
+  std::FILE* f = open_file(file_, "wb", pos_, src_);
+  // write(2) itself, not fwrite: a write to a pipe that Ctrl-C interrupts
+  // after some bytes returns their count, and stdio would write the rest,
+  // waiting again, and the cancel be lost.
+  const int fd = fileno(f);
+  size_t done = 0;
+  int err = 0;
+  while (done < out_.size()) {
+    const ssize_t k = ::write(fd, out_.data() + done, out_.size() - done);
+    if ((k < 0 && errno != EINTR) || k == 0) {
+      err = k == 0 ? EIO : errno;
+      break;
+    }
+    if (k > 0) done += size_t(k);
+    if (cancel_requested()) {
+      std::fclose(f);
+      throw_cancelled();
+    }
+  }
+  bool ok = done == out_.size();
   if (std::fclose(f) != 0 && ok) {
     ok = false;
     err = errno;

@@ -6,7 +6,8 @@ prompt, Ctrl-D quits on a fresh line; the INGRES commands (\\g anywhere on a
 line, \\p, \\r, \\e, \\i, \\q); history in $HOME/.quelkit_history; an
 interactive session exits 0 after \\q whatever failed before; a cancelled
 gccjit compile leaves no /tmp/libgccjit-* directory. Without a terminal,
-Ctrl-C (SIGINT) cancels a script, which exits 130.
+Ctrl-C (SIGINT) cancels a script, which exits 130, a copy waiting on a FIFO
+included; a copy into a FIFO whose reader leaves is an I/O error, not SIGPIPE.
 
 Run by ctest, one test per case:  pty_test.py QUELKIT_BINARY [unittest names]
 """
@@ -355,6 +356,62 @@ class MonitorTest(unittest.TestCase):
         self.assertEqual(p.returncode, 130, err)
         self.assertIn(b"long.quel:4:1: error: cancelled", err)
         self.assertNotIn(b"never", out)
+
+    def run_until_sigint(self, args, after):
+        """quelkit ARGS without a terminal, SIGINT `after` seconds into its
+        statements; its (status, stdout, stderr)."""
+        p = subprocess.Popen([BIN] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=inherit_blocked_sigint)
+        try:
+            wait_for_sigint_handler(p.pid)
+            time.sleep(after)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=20)
+        finally:
+            if p.poll() is None:  # Ctrl-C did not end the wait: fail, not hang
+                p.kill()
+                p.wait()
+        return p.returncode, out, err
+
+    def test_sigint_cancels_a_copy_waiting_on_a_fifo(self):
+        # A FIFO with no one at the other end: open and read wait (a writer
+        # that has written a record and stays is the same read). Ctrl-C ends
+        # the wait as "cancelled"; the copy adds nothing.
+        fifo = os.path.join(self.home, "fifo")
+        os.mkfifo(fifo)
+        status, out, err = self.run_until_sigint(
+            ["-e", 'create t (s = c10, a = i4) copy t (s = c10, a = i4) from "%s"' % fifo], 0.5)
+        self.assertEqual(status, 130, err)
+        self.assertIn(b"1:28: error: cancelled", err)
+        w = os.open(fifo, os.O_RDWR)  # a writer that writes one record and stays
+        try:
+            os.write(w, b"s,a\nx,1\n")
+            status, out, err = self.run_until_sigint(
+                ["--format", "csv", "-e", 'create t (s = c10, a = i4) copy t (s = c10, a = i4) from "%s"\n'
+                 'retrieve (n = count(t.a))' % fifo], 0.5)
+        finally:
+            os.close(w)
+        self.assertEqual(status, 130, err)
+        self.assertIn(b"1:28: error: cancelled", err)
+        self.assertNotIn(b"copied", err)
+        self.assertEqual(out, b"")  # a script stops at a cancelled statement
+        status, out, err = self.run_until_sigint(["--parts", "5", "-e", 'copy parts (pnum = i4) into "%s"' % fifo], 0.5)
+        self.assertEqual(status, 130, err)
+        self.assertIn(b"1:1: error: cancelled", err)
+
+    def test_copy_into_a_fifo_whose_reader_leaves_is_an_io_error(self):
+        # No SIGPIPE: the statement fails, the script goes on.
+        fifo = os.path.join(self.home, "fifo")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([BIN, "--parts", "100000", "--format", "csv", "-e",
+                              'copy parts (pnum = i4, pname = c20) into "%s"\nretrieve (after = 1)' % fifo],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        with open(fifo, "rb") as r:
+            r.read(100)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn(b"cannot write %s: Broken pipe" % fifo.encode(), err)
+        self.assertIn(b"after\n1\n", out)
 
 
 if __name__ == "__main__":
