@@ -88,7 +88,8 @@ Token Lexer::string_literal(const char* start) {
   }
   const char* end = reinterpret_cast<const char*>(YYCURSOR);
   if (value.size() > 255)
-    fail(start, "string literal of " + std::to_string(value.size()) + " characters is too long (at most 255)",
+    // Bytes: a value is stored in a cN of N bytes, whatever characters they encode.
+    fail(start, "string literal of " + std::to_string(value.size()) + " bytes is too long (at most 255)",
          reinterpret_cast<const char*>(YYCURSOR));
   cur_ = end;
   last_end_ = size_t(end - base_);

@@ -314,7 +314,9 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   switch (q.kind) {
     case frontend::BoundKind::Retrieve: {
       if (opt_.runner.count_sink && q.into.empty()) {  // a measurement: the count, no rows
-        if (opt_.format != OutFormat::None) *msg_ << "(" << res.nrows() << " rows counted)\n";
+        // A message, as "(N rows appended)" is, under every format: a count
+        // has no rows to print or checksum (--stats=json carries it as rows_out).
+        if (!json_only()) *msg_ << "(" << res.nrows() << (res.nrows() == 1 ? " row" : " rows") << " counted)\n";
         return true;
       }
       size_t n = res.keep_rows ? res.rows.size() : res.nrows();
@@ -524,7 +526,8 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
     Relation* rel = cat_.find(n);
     ResultRows rows(rel->tuple_len());
     rel->for_each([&](Tid, const uint8_t* t) { rows.append(t, 1); });
-    out << rel->name() << " relation\n";
+    // Under csv the title is a message: what goes to the output is CSV alone.
+    (opt_.format == OutFormat::Csv ? *msg_ : out) << rel->name() << " relation\n";
     if (opt_.format == OutFormat::Csv) {
       print_csv(out, rel->schema(), rows);
     } else if (opt_.format == OutFormat::Table) {

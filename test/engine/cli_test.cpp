@@ -455,6 +455,19 @@ TEST(Cli, PrintUnderFormatNoneGivesTheChecksumOfTheRelation) {
   EXPECT_EQ(o.text, retrieved + "parts relation\n" + retrieved);
 }
 
+TEST(Cli, PrintUnderCsvWritesCsvAloneAndACountOfOneIsOneRow) {
+  // Standard output under csv is CSV a program can read: print's title is a
+  // message. A count is a message under every format, in the singular for 1.
+  Out o = stdout_of(kBin + " --format csv -e 'create t (s = c4) append to t (s = \"x,y\") print t'");
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(o.text, "s\n\"x,y\"\n");
+  for (const char* f : {"table", "csv", "none"}) {
+    Out c = sh(kBin + " --parts 5 --sink count --format " + f + " -e 'range of p is parts retrieve (p.pnum) where p.pnum = 1'");
+    ASSERT_EQ(c.status, 0) << c.text;
+    EXPECT_EQ(c.text, "(1 row counted)\n") << f;
+  }
+}
+
 // --sink count with several back ends: their counts are compared, and there
 // are no rows to compare (the comparison read rows a count never stores, and
 // crashed whenever a row qualified). A count that differs would be reported.

@@ -154,7 +154,7 @@ TEST(Lexer, Errors) {
   EXPECT_EQ(lex_error("\n \"ab\ncd\""),
             "lexical 2:2 newline in string literal (strings end on the line they start)");
   EXPECT_EQ(lex_error("\"" + std::string(256, 'x') + "\""),
-            "lexical 1:1 string literal of 256 characters is too long (at most 255)");
+            "lexical 1:1 string literal of 256 bytes is too long (at most 255)");
   EXPECT_EQ(lex_error("a /* never\nclosed"), "lexical 1:3 unterminated comment");
   EXPECT_EQ(lex_error("a ; b"), "lexical 1:3 unexpected character ';'");
   EXPECT_EQ(lex_error("a\n  #"), "lexical 2:3 unexpected character '#'");
