@@ -119,6 +119,8 @@ class Monitor {
 
   bool ok() const { return ok_; }
   bool cancelled() const { return cancelled_; }
+  // Text waiting for \g (not blanks alone).
+  bool pending() const { return buf_.find_first_not_of(" \t\r\n") != std::string::npos; }
   void forget_failures() { ok_ = true; }
 
  private:
@@ -341,6 +343,7 @@ int monitor_terminal(harness::Session& session) {
 
   std::cerr << "quelkit terminal monitor: " << kCommands << "\n";
   Monitor m(session);
+  bool warned = false;  // of a buffer that has not run, at the last Ctrl-D
   for (;;) {
     int count = 0;
     std::cout << std::flush;
@@ -352,9 +355,17 @@ int monitor_terminal(harness::Session& session) {
       continue;
     }
     if (!got || count <= 0) {  // Ctrl-D: the shell's prompt starts on a fresh line
+      // Not a statement typed but not run, unsaid: a Ctrl-D quits, it does
+      // not run the buffer (it may be half a `delete`), but the first says so.
+      if (m.pending() && !warned) {
+        std::cerr << "\nquelkit: the buffer has not run (\\g runs it, \\p shows it, \\r clears it); Ctrl-D again quits\n";
+        warned = true;
+        continue;
+      }
       std::cerr << "\n";
       break;
     }
+    warned = false;
     std::string line(got, size_t(count));
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     if (line.find_first_not_of(" \t") != std::string::npos) {

@@ -2,7 +2,8 @@
 """The terminal monitor as a user at a terminal meets it, driven through a
 pseudo-terminal (the standard library's pty): Ctrl-C cancels a running
 statement and leaves every relation intact, clears the line at an idle
-prompt, Ctrl-D quits on a fresh line; the INGRES commands (\\g anywhere on a
+prompt, Ctrl-D quits on a fresh line (the first with a buffer not run
+says so); the INGRES commands (\\g anywhere on a
 line, \\p, \\r, \\e, \\i, \\q); history in $HOME/.quelkit_history; an
 interactive session exits 0 after \\q whatever failed before; a cancelled
 gccjit compile leaves no /tmp/libgccjit-* directory. Without a terminal,
@@ -233,6 +234,36 @@ class MonitorTest(unittest.TestCase):
             status = t.wait()
         self.assertEqual(status, 0)
         self.assertTrue(t.out[at:].endswith(b"\n"), t.text())
+
+    def test_ctrl_d_with_a_buffer_not_run_says_so_first(self):
+        # A Ctrl-D quits without running the buffer (it may be half a
+        # delete), but the first one with text waiting says so and stays.
+        # Each key waits a moment after its prompt: libedit switches the
+        # terminal's modes around a prompt, and a key in that instant can be
+        # dropped (see start).
+        t = self.start()
+        at = len(t.out)
+        t.type("retrieve (y = 2)\n")
+        at = t.prompt(start=at)
+        time.sleep(0.3)
+        t.type(b"\x04")
+        at = t.read_until(b"Ctrl-D again quits", start=at)
+        at = t.prompt(start=at)
+        time.sleep(0.3)
+        t.type("\\g\n")
+        at = t.read_until(b"(1 row)", start=at)
+        at = t.prompt(start=at)
+        time.sleep(0.3)
+        t.type("retrieve (z = 3)\n")
+        at = t.prompt(start=at)
+        time.sleep(0.3)
+        t.type(b"\x04")
+        at = t.read_until(b"Ctrl-D again quits", start=at)
+        t.prompt(start=at)
+        time.sleep(0.3)
+        t.type(b"\x04")
+        self.assertEqual(t.wait(), 0)
+        self.assertNotIn(b"|z|", t.out)
 
     def test_go_anywhere_on_a_line_print_and_reset(self):
         t = self.start()
