@@ -144,7 +144,7 @@ class Monitor {
   }
 
   void go() {
-    if (buf_.find_first_not_of(" \t\r\n") != std::string::npos) {
+    if (pending()) {
       harness::clear_cancel();
       auto src = std::make_shared<Source>("<monitor:" + std::to_string(++runs_) + ">", buf_, origins_);
       ok_ = session_.run(src) && ok_;

@@ -148,13 +148,15 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
   }
 }
 
+// "1 row", "N rows": how every message and listing counts rows.
+static std::string rows_text(size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
+
 // What --format none prints for a retrieve's rows or a print's relation.
 static std::string checksum_line(uint64_t sum, size_t rows) {
-  return "checksum " + checksum_hex(sum) + " (" + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ")\n";
+  return "checksum " + checksum_hex(sum) + " (" + rows_text(rows) + ")\n";
 }
 
 // A relation must store at least one byte per tuple and fit a tuple on a page.
-
 static std::unique_ptr<Relation> new_relation(const std::string& name, Schema schema, uint32_t page_size, SrcPos pos,
                                               const SourceRef& src) {
   if (schema.tuple_len == 0)
@@ -316,7 +318,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       if (opt_.runner.count_sink && q.into.empty()) {  // a measurement: the count, no rows
         // A message, as "(N rows appended)" is, under every format: a count
         // has no rows to print or checksum (--stats=json carries it as rows_out).
-        if (!json_only()) *msg_ << "(" << res.nrows() << (res.nrows() == 1 ? " row" : " rows") << " counted)\n";
+        if (!json_only()) *msg_ << "(" << rows_text(res.nrows()) << " counted)\n";
         return true;
       }
       size_t n = res.keep_rows ? res.rows.size() : res.nrows();
@@ -329,7 +331,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
           for (size_t i = 0; i < k; ++i) rel->insert(run + i * len);
         });
         cat_.add(std::move(rel));
-        *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " into " << q.into << ")\n";
+        *msg_ << "(" << rows_text(n) << " into " << q.into << ")\n";
       } else if (opt_.format == OutFormat::Table) {
         print_table(out_, res.layout, res.rows);
       } else if (opt_.format == OutFormat::Csv) {
@@ -355,7 +357,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
                      sch.attrs[size_t(q.targets[t].column)], tuple.data());
         return tuple.data();
       });
-      *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " appended to " << rel->name() << ")\n";
+      *msg_ << "(" << rows_text(n) << " appended to " << rel->name() << ")\n";
       return true;
     }
     case frontend::BoundKind::Delete:
@@ -371,7 +373,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       }
       if (q.kind == frontend::BoundKind::Delete) {
         for (const auto& [t, k] : todo) rel->erase(t);
-        *msg_ << "(" << todo.size() << (todo.size() == 1 ? " row" : " rows") << " deleted from " << rel->name()
+        *msg_ << "(" << rows_text(todo.size()) << " deleted from " << rel->name()
               << ")\n";
         return true;
       }
@@ -404,7 +406,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
           rel->overwrite(todo[i].first, fresh[i].data());
         }
       }
-      *msg_ << "(" << todo.size() << (todo.size() == 1 ? " row" : " rows") << " replaced in " << rel->name()
+      *msg_ << "(" << rows_text(todo.size()) << " replaced in " << rel->name()
             << ")\n";
       return true;
     }
@@ -601,12 +603,12 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   if (s.copy_into) {
     write_csv_file(s.file, *rel, cols, s.file_pos, src);
     uint64_t n = rel->ntuples();
-    *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " copied into \"" << s.file << "\")\n";
+    *msg_ << "(" << rows_text(n) << " copied into \"" << s.file << "\")\n";
   } else {
     std::vector<uint8_t> tuples = read_csv_file(s.file, rel->schema(), cols, s.file_pos, src);
     size_t n = rel->tuple_len() ? tuples.size() / rel->tuple_len() : 0;
     rel->insert_all(n, [&](size_t i) { return tuples.data() + i * rel->tuple_len(); });
-    *msg_ << "(" << n << (n == 1 ? " row" : " rows") << " copied from \"" << s.file << "\")\n";
+    *msg_ << "(" << rows_text(n) << " copied from \"" << s.file << "\")\n";
   }
 }
 
