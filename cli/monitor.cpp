@@ -99,8 +99,7 @@ class Monitor {
       } else if (word == "e" || word == "edit" || word == "editor") {
         edit();
       } else if (word == "i" || word == "include" || word == "read") {
-        include(l.substr(j));
-        return Next::More;  // the rest of the line was the file name
+        return include(l.substr(j));  // the rest of the line was the file name
       } else {
         std::cerr << "quelkit: unknown monitor command \\" << word << " (" << kCommands << ")\n";
         ok_ = false;
@@ -128,19 +127,24 @@ class Monitor {
   // beside a command, or before anything was typed, adds no line.
   void add(const std::string& text, bool beside_command) {
     if (text.find_first_not_of(" \t\r") == std::string::npos && (beside_command || buf_.empty())) return;
-    note_origin("", 0);
+    note_origin();
     buf_ += text;
     buf_ += '\n';
   }
 
-  // The buffer's next line comes from `name` (its line `line`), or from the
-  // monitor itself where name is empty; a change of origin is recorded so
-  // that errors name the file and line an \i'd statement came from.
-  void note_origin(const std::string& name, uint32_t line) {
-    const bool typed = name.empty();
-    if (origins_.empty() ? typed : (origins_.back().name.empty() && typed)) return;
+  // The buffer's next line comes from the line being read: a file's (\i)
+  // or the monitor's own. Where it does not follow from the last recorded
+  // origin (another file, a line skipped), a new one is recorded, so that
+  // errors name the file and line a statement came from.
+  void note_origin() {
     const uint32_t next = uint32_t(std::count(buf_.begin(), buf_.end(), '\n')) + 1;
-    origins_.push_back({next, name, typed ? next : line});
+    const std::string& name = reading_.empty() ? kTyped : reading_.back().name;
+    const uint32_t want = reading_.empty() ? next : reading_.back().line;
+    if (origins_.empty() ? name.empty()
+                         : (origins_.back().name == name &&
+                            (name.empty() || origins_.back().origin_line + (next - origins_.back().first_line) == want)))
+      return;
+    origins_.push_back({next, name, want});
   }
 
   void go() {
@@ -160,7 +164,10 @@ class Monitor {
     in_comment_ = false;
   }
 
-  void include(std::string path) {
+  // \i: the file's lines are read as if typed, as INGRES switched its input
+  // to the file: text goes to the buffer, a \g in the file runs it there and
+  // then, a \q quits. What is left without a \g stays in the buffer.
+  Next include(std::string path) {
     const size_t b = path.find_first_not_of(" \t");
     const size_t e = path.find_last_not_of(" \t\r");
     path = b == std::string::npos ? "" : path.substr(b, e - b + 1);
@@ -168,17 +175,36 @@ class Monitor {
     if (path.empty()) {
       std::cerr << "quelkit: \\i needs a file name\n";
       ok_ = false;
-      return;
+      return Next::More;
+    }
+    if (reading_.size() >= kMaxIncludeDepth) {
+      std::cerr << "quelkit: \\i " << path << ": error: files included " << kMaxIncludeDepth
+                << " deep (does a file include itself?)\n";
+      ok_ = false;
+      return Next::More;
     }
     std::string text, err;
     if (!read_script(path, &text, &err)) {
       std::cerr << "quelkit: \\i " << path << ": error: " << err << "\n";
       ok_ = false;
-      return;
+      return Next::More;
     }
-    if (!text.empty() && text.back() != '\n') text += '\n';
-    note_origin(path, 1);
-    buf_ += text;
+    reading_.push_back({path, 0});
+    Next next = Next::More;
+    std::istringstream in(text);
+    for (std::string l; next == Next::More && std::getline(in, l);) {
+      ++reading_.back().line;
+      next = line(l);
+      // Ctrl-C cancelled a statement this file ran: the rest is not read
+      // (nor the rest of the files that include it, each of which says so).
+      if (next == Next::More && harness::cancel_requested()) {
+        if (in.peek() != std::char_traits<char>::eof())
+          std::cerr << "quelkit: \\i " << path << ": cancelled; not read after line " << reading_.back().line << "\n";
+        break;
+      }
+    }
+    reading_.pop_back();
+    return next;
   }
 
   // \e: the buffer in the user's editor, read back when it exits.
@@ -225,9 +251,17 @@ class Monitor {
     unlink(path.c_str());
   }
 
+  struct Reading {  // a file \i is reading, and its line being read
+    std::string name;
+    uint32_t line;
+  };
+  static inline const std::string kTyped;  // the name of the monitor's own lines
+  static constexpr size_t kMaxIncludeDepth = 16;
+
   harness::Session& session_;
   std::string buf_;
   std::vector<Source::Origin> origins_;  // where the buffer's lines came from (\i)
+  std::vector<Reading> reading_;         // the \i files being read, innermost last
   bool in_comment_ = false;
   bool ok_ = true;
   bool cancelled_ = false;

@@ -68,23 +68,53 @@ TEST(Cli, MonitorErrorsNameTheFileAnIncludedStatementCameFrom) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(Cli, ScriptsWrittenForTheMonitorRunAsScriptsAndThroughBackslashI) {
+TEST(Cli, ScriptsWrittenForTheMonitorRunAsScripts) {
   // INGRES scripts end statements with \g and may end with \q: a script
-  // file runs them the same way the monitor does, and so does \i.
+  // file runs them the same way the monitor does.
   char dir[] = "/tmp/quelkit-go-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   const std::string f = std::string(dir) + "/go.quel";
   std::ofstream(f) << "retrieve (a = 1)\n\\g\nretrieve (b = 2) \\g\n\\p\nretrieve (c = 3)\n\\q\nretrieve (d = 4)\n";
-  for (const std::string& how : {kBin + " --format csv " + f, "printf '\\\\i " + f + "\\n\\\\g\\n' | " + kBin + " --format csv"}) {
-    Out o = sh(how);
-    EXPECT_EQ(o.status, 1) << how << "\n" << o.text;  // \p is not for scripts
-    EXPECT_NE(o.text.find("a\n1\n"), std::string::npos) << how << "\n" << o.text;
-    EXPECT_NE(o.text.find("b\n2\n"), std::string::npos) << how << "\n" << o.text;
-    EXPECT_NE(o.text.find("c\n3\n"), std::string::npos) << how << "\n" << o.text;
-    EXPECT_EQ(o.text.find("d\n4\n"), std::string::npos) << how << "\n" << o.text;  // after \q
-    EXPECT_NE(o.text.find(f + ":4:1: error: monitor command '\\p' works only in the terminal monitor"), std::string::npos)
-        << how << "\n" << o.text;
-  }
+  Out o = sh(kBin + " --format csv " + f);
+  EXPECT_EQ(o.status, 1) << o.text;  // \p is not for scripts
+  EXPECT_NE(o.text.find("a\n1\n"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("b\n2\n"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("c\n3\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("d\n4\n"), std::string::npos) << o.text;  // after \q
+  EXPECT_NE(o.text.find(f + ":4:1: error: monitor command '\\p' works only in the terminal monitor"), std::string::npos)
+      << o.text;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, BackslashIReadsAFileAsIfTyped) {
+  // As INGRES switched its input to the file: a \g in the file runs the
+  // buffer then and there (the typed line before \i with it), \p prints it,
+  // what follows the file's last \g waits in the buffer, and \q quits.
+  char dir[] = "/tmp/quelkit-include-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/go.quel", q = std::string(dir) + "/quit.quel",
+                    self = std::string(dir) + "/self.quel";
+  std::ofstream(f) << "retrieve (a = 1)\n\\g\nretrieve (b = 2 +)\n\\g\nretrieve (c = 3)\n\\p\n";
+  std::ofstream(q) << "retrieve (q = 1)\n\\g\n\\q\nretrieve (never = 1)\n\\g\n";
+  std::ofstream(self) << "\\i " << self << "\n";
+  Out o = sh("printf 'retrieve (t = 0)\\n\\\\i " + f + "\\n\\\\r\\nretrieve (z = 9)\\n\\\\g\\n' | " + kBin +
+             " --format csv");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("t\n0\na\n1\n"), std::string::npos) << o.text;  // ran at the file's \g, before \r
+  EXPECT_NE(o.text.find(f + ":3:18: error: expected an expression"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("retrieve (c = 3)\n"), std::string::npos) << o.text;  // the file's \p
+  EXPECT_EQ(o.text.find("c\n3\n"), std::string::npos) << o.text;             // the typed \r dropped it
+  EXPECT_NE(o.text.find("z\n9\n"), std::string::npos) << o.text;
+  o = sh("printf '\\\\i " + q + "\\nretrieve (after = 1)\\n\\\\g\\n' | " + kBin + " --format csv");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("q\n1\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("never"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("after"), std::string::npos) << o.text;
+  o = sh("printf '\\\\i " + self + "\\nretrieve (after = 1)\\n\\\\g\\n' | " + kBin + " --format csv");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("self.quel: error: files included 16 deep (does a file include itself?)"), std::string::npos)
+      << o.text;
+  EXPECT_NE(o.text.find("after\n1\n"), std::string::npos) << o.text;
   std::filesystem::remove_all(dir);
 }
 

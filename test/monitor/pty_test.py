@@ -339,6 +339,35 @@ class MonitorTest(unittest.TestCase):
         t.type("\\q\n")
         self.assertEqual(t.wait(), 0)
 
+    def test_ctrl_c_in_an_included_file_stops_reading_it(self):
+        # \i reads the file as if typed: its \g runs at once; Ctrl-C cancels
+        # that statement and the rest of the file (and the file including it) is not read.
+        inner = os.path.join(self.home, "inner.quel")
+        outer = os.path.join(self.home, "outer.quel")
+        with open(inner, "w") as f:
+            f.write("range of a is parts\nrange of b is parts\nrange of c is parts\n"
+                    "retrieve (a.pnum, b.pnum, c.pnum) where a.qoh + b.qoh + c.qoh < 0\n\\g\n"
+                    "retrieve (inner_after = 1)\n\\g\n")
+        with open(outer, "w") as f:
+            f.write("\\i %s\nretrieve (outer_after = 1)\n\\g\n" % inner)
+        t = self.start("--parts", "3000")
+        at = len(t.out)
+        t.type("\\i %s\n" % outer)
+        t.read_until(b"outer.quel\r\n", start=at)  # the monitor has read the line and runs the file
+        time.sleep(1.0)  # 2.7e10 combinations: it is running, nowhere near done
+        t.type(b"\x03")
+        end = t.read_until(re.compile(rb"inner.quel:4:1: error: cancelled\r?\n"), start=at)
+        end = t.read_until(b"inner.quel: cancelled; not read after line 5", start=end)
+        end = t.read_until(b"outer.quel: cancelled; not read after line 1", start=end)
+        t.prompt(start=end)
+        time.sleep(0.3)  # libedit's mode switch at the prompt (see start)
+        self.assertNotIn(b"_after", t.out[at:])  # neither file ran on
+        at = len(t.out)
+        t.type("retrieve (typed = 2) \\g\n")
+        t.read_until(b"(1 row)", start=at)
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+
     def test_cancelled_gccjit_compile_leaves_no_temporary_files(self):
         # (Without the gccjit back end, __main__ skips this case with 77.)
         tmp = os.path.join(self.home, "tmp")
