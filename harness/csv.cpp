@@ -189,6 +189,7 @@ class Parser {
                            " MiB (is this a CSV file?)");
       return in_.get();
     };
+    blank_ = false;
     for (;;) {
       std::string f;
       if (in_.peek() == '"') {
@@ -228,6 +229,7 @@ class Parser {
           continue;
         }
         if (!f.empty() && f.back() == '\r') f.pop_back();  // CRLF line end
+        blank_ = fields.empty() && f.empty();
         fields.push_back(std::move(f));
       }
       if (in_.peek() != EOF) {  // at the '\n' ending the record
@@ -237,6 +239,9 @@ class Parser {
       return true;
     }
   }
+
+  // The record just read was an empty line (not `""`, a quoted empty field).
+  bool blank() const { return blank_; }
 
  private:
   bool end() const {
@@ -249,6 +254,7 @@ class Parser {
   SrcPos pos_;
   const SourceRef& src_;
   uint32_t line_ = 1;
+  bool blank_ = false;
 };
 
 // Parses a field as written in format fmt; an error message or empty.
@@ -322,6 +328,9 @@ std::vector<uint8_t> parse_records(Input& input, const std::string& file, const 
     // huge file ends in "memory budget exceeded", not in the OOM killer.
     static const std::string kWhat = "copy";
     memory_budget().check(out.size() + blank.size(), kWhat);
+    // An empty line, as an editor leaves at a file's end, is no record where
+    // the header names several columns; under one it is an empty field.
+    if (in.blank() && header.size() > 1) continue;
     if (fields.size() != header.size())
       in.fail(line, "expected " + std::to_string(header.size()) + " fields, found " +
                         std::to_string(fields.size()));

@@ -304,5 +304,25 @@ TEST(Csv, AByteOrderMarkIsSkipped) {
   EXPECT_NE(e.message.find("is not an integer"), std::string::npos) << e.message;
 }
 
+TEST(Csv, AnEmptyLineIsNoRecordUnderSeveralColumnsAndAnEmptyFieldUnderOne) {
+  // An editor's newline at the end, or a blank line between records: under a
+  // header of several columns nothing else could be meant.
+  Schema sc = Schema::packed({{"a", Type::i4()}, {"b", Type::i4()}});
+  std::vector<uint8_t> want(16);
+  store<int32_t>(want.data(), 1);
+  store<int32_t>(want.data() + 4, 2);
+  store<int32_t>(want.data() + 8, 3);
+  store<int32_t>(want.data() + 12, 4);
+  EXPECT_EQ(parse("a,b\n1,2\n\n3,4\n\n", sc), want);
+  EXPECT_EQ(parse("a,b\r\n1,2\r\n\r\n3,4\r\n\r\n", sc), want);
+  // A line holding "" is a field, not an empty line; the line numbers still count the empty ones.
+  expect_io(parse_error("a,b\n1,2\n\n\"\"\n", sc), "data.csv:4: expected 2 fields, found 1");
+  expect_io(parse_error("a,b\n\n1,x\n", sc), "data.csv:3: column b: \"x\" is not an integer");
+  // Under one column an empty line is an empty field: blank characters, or not a number.
+  Schema one = Schema::packed({{"s", Type::c(2)}});
+  EXPECT_EQ(parse("s\nab\n\n", one), (std::vector<uint8_t>{'a', 'b', ' ', ' '}));
+  expect_io(parse_error("b\n1\n\n", all_types(), {{"b", Type::i2()}}), "data.csv:3: column b: \"\" is not an integer");
+}
+
 }  // namespace
 }  // namespace quelkit::test
