@@ -46,6 +46,11 @@ bool parse_double(const std::string& s, double* d) {
 
 }  // namespace
 
+std::string empty_element(const std::string& list) {
+  if (list.empty() || (list.front() != ',' && list.back() != ',' && list.find(",,") == std::string::npos)) return {};
+  return "has an empty element in '" + list + "' (nothing before, between or after a ',')";
+}
+
 void usage_error(const std::string& msg) { throw UsageError(msg); }
 
 CLI::Validator whole(uint64_t lo, uint64_t hi) {
@@ -110,6 +115,7 @@ CLI::Validator one_of(std::vector<std::string> words) {
 CLI::Validator list_of(std::vector<std::string> words) {
   return CLI::Validator(
       [words](std::string& s) -> std::string {
+        if (std::string e = empty_element(s); !e.empty()) return e;
         for (const auto& x : split(s))
           if (std::find(words.begin(), words.end(), x) == words.end())
             return "takes a comma-separated list of " + joined(words) + ", not '" + x + "'";
@@ -121,6 +127,7 @@ CLI::Validator list_of(std::vector<std::string> words) {
 CLI::Validator size_list() {
   return CLI::Validator(
       [](std::string& spec) -> std::string {
+        if (std::string e = empty_element(spec.starts_with("+") ? spec.substr(1) : spec); !e.empty()) return e;
         std::stringstream ss(spec.starts_with("+") ? spec.substr(1) : spec);
         for (std::string x; std::getline(ss, x, ',');)
           if (x.empty() || x.size() > 12 || x.find_first_not_of("0123456789") != std::string::npos || std::stoull(x) == 0)
@@ -141,9 +148,23 @@ std::vector<uint64_t> parse_sizes(const std::string& spec, std::vector<uint64_t>
   return v;
 }
 
+CLI::Validator query_letters() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s.empty()) return "needs letters of the paper's queries, a to i (ab or a,b)";
+        if (std::string e = empty_element(s); !e.empty()) return e;
+        for (char c : s)
+          if (c != ',' && (c < 'a' || c > 'i'))
+            return std::string("no paper query '") + c + "' in '" + s + "': takes letters a to i (ab or a,b)";
+        return {};
+      },
+      "");
+}
+
 CLI::Validator backend_list() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
+        if (std::string e = empty_element(s); !e.empty()) return e;
         try {
           harness::parse_backend_list(s);
         } catch (QuelError& e) {

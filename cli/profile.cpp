@@ -55,6 +55,7 @@ void finish_options(const CLI::App& app, Options& o, const std::vector<std::stri
     std::string text = "range of p is parts range of q is parts\n";
     int keyed = -1;
     for (char c : o.queries) {
+      if (c == ',') continue;
       const PaperQuerySpec* q = nullptr;
       for (const auto& pq : paper_queries())
         if (pq.id[0] == c) q = &pq;
@@ -91,8 +92,9 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--query,--queries", o->queries,
-                 "profile the paper's queries (a-i) instead of a script (default relation: 3360 tuples, heap or "
-                 "the keyed setup)")
+                 "profile the paper's queries (a-i, as ab or a,b) instead of a script (default relation: 3360 tuples, "
+                 "heap or the keyed setup)")
+      ->check(cli::query_letters())
       ->type_name("LETTERS");
   app.add_option("--seconds", o->seconds, "sampling time per back end (default 2)")
       ->check(cli::real_above(0))

@@ -139,8 +139,12 @@ void print_prepare(const Measured& m) {
   // first-in-process prepare.
   std::cout << "Prepare cost and break-even tuple counts\n"
             << "  warm = cold prepare in a warm process (plan cache cleared, median of 5, of 3 at 10M tuples\n"
-            << "  and more); first = the first prepare of (d) in a fresh process (median of "
-            << m.first_prepare_children << " child processes, `quelkit --stats=json`)\n"
+            << "  and more); first = the first prepare of (d) in a fresh process ";
+  if (m.first_prepare_children)
+    std::cout << "(median of " << m.first_prepare_children << " child processes, `quelkit --stats=json`)\n";
+  else
+    std::cout << "(not measured: --children 0)\n";
+  std::cout
             << "  break-even = where prepare + statement time crosses below the base's, linearly interpolated between\n"
             << "  the two heap sizes measured around the crossing (<= N: cheaper already at the smallest; > N: not by\n"
             << "  the largest)\n";

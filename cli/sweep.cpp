@@ -57,6 +57,7 @@ std::vector<std::string> split(const std::string& s) {
 CLI::Validator numbers(double lo, double hi, const char* what) {
   return CLI::Validator(
       [=](std::string& s) -> std::string {
+        if (std::string e = cli::empty_element(s); !e.empty()) return e;
         std::vector<std::string> items = split(s);
         if (items.empty()) return std::string("needs a list of ") + what;
         for (auto& x : items)

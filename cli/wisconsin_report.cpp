@@ -238,7 +238,6 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
 }
 
 int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
-  if (!opt.out_dir.empty()) cli::require_output_dir("--out", opt.out_dir);
   // --quick sets what was not given beside it.
   WisconsinOptions o = opt;
   auto given = [&](const char* name) { return app.count(name) > 0; };
@@ -249,6 +248,11 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
     if (!given("--min-time")) o.min_time = 0.001;
     if (!given("--cold-runs")) o.cold_runs = 1;
   }
+  if (o.large_reps > o.reps)
+    cli::usage_error("--large-reps " + std::to_string(o.large_reps) + " is more than --reps " + std::to_string(o.reps) +
+                     (given("--reps") ? "" : o.quick ? " (--quick's)" : " (the default)") +
+                     ": the large sizes take at most --reps repetitions");
+  if (!o.out_dir.empty()) cli::require_output_dir("--out", o.out_dir);
   const std::vector<uint64_t> sizes = cli::parse_sizes(o.sizes, {100000, 1000000});
   std::vector<Structure> structures;
   {

@@ -138,14 +138,28 @@ bool parse_wisconsin_spec(const std::string& spec, WisconsinSpec* out, std::stri
   bool seeded = false;
   for (const std::string& q : quals) {
     if (parse_structure(q, &w.s)) continue;
-    if (q.starts_with("seed=") && seeded) {
+    const std::string word = q.substr(0, q.find('='));
+    Structure ignored = Structure::Heap;
+    if (word != q && parse_structure(word, &ignored)) {
+      *err = "--wisconsin: " + word + " takes no value, not '" + q + "'";
+      return false;
+    }
+    if (word != "seed" || study) {
+      *err = "--wisconsin: unknown qualifier '" + q + "' (heap, isam, hash" + (!study ? ", seed=S)" : word == "seed" ? "; study takes no seed)" : ")");
+      return false;
+    }
+    if (seeded) {
       *err = "--wisconsin " + spec + ": more than one seed";
       return false;
     }
-    seeded = seeded || q.starts_with("seed=");
-    std::string digits = q.starts_with("seed=") ? q.substr(5) : std::string();
-    if (study || digits.empty() || digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string::npos) {
-      *err = "--wisconsin: unknown qualifier '" + q + "' (heap, isam, hash" + (study ? ")" : ", seed=S)");
+    seeded = true;
+    const std::string digits = q.size() > 5 ? q.substr(5) : std::string();
+    if (digits.empty()) {
+      *err = "--wisconsin: seed= needs a number";
+      return false;
+    }
+    if (digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string::npos) {
+      *err = "--wisconsin: unknown qualifier '" + q + "' (heap, isam, hash, seed=S)";
       return false;
     }
     w.relations[0].seed = std::stoull(digits);

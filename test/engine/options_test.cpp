@@ -84,6 +84,28 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"--vector-batch 0 -e 'retrieve (a = 1)'", "--vector-batch"},
       {"--format json -e 'retrieve (a = 1)'", "--format"},
       {"--stats=xml -e 'retrieve (a = 1)'", "--stats"},
+      // Each below ends in an option that, read loosely, stops the run before
+      // any work, so a value let through fails on the wrong message, quickly.
+      {"paper -b interp, --queries a --sizes=", "--backend: has an empty element in 'interp,'"},
+      {"paper -b ,interp --queries a --sizes=", "has an empty element in ',interp'"},
+      {"paper -b interp,,threaded --queries a --sizes=", "has an empty element in 'interp,,threaded'"},
+      {"paper --keyed-structures isam, --queries a --sizes=", "--keyed-structures: has an empty element"},
+      {"paper --sizes 1, --profile-json /nonexistent/profile.json", "--sizes: has an empty element"},
+      {"paper --queries a, --sizes=", "--queries: has an empty element in 'a,'"},
+      {"paper --queries a,z --sizes=", "no paper query 'z' in 'a,z': takes letters a to i (ab or a,b)"},
+      {"-b interp, -e 'retrieve (a = 1)'", "has an empty element in 'interp,'"},
+      {"sweep --sizes 1000, --selections=", "--sizes: has an empty element"},
+      {"sweep --points ,50 --selections=", "--points: has an empty element in ',50'"},
+      {"sweep -b threaded, --selections=", "has an empty element in 'threaded,'"},
+      {"sweep --selections branch, --points=", "--selections: has an empty element"},
+      {"wisconsin --figures 2.1, --structure=", "--figures: has an empty element"},
+      {"wisconsin --structure heap, --scripts /nonexistent", "--structure: has an empty element"},
+      {"wisconsin --large-reps 5 --reps 2 --structure=", "--large-reps 5 is more than --reps 2"},
+      {"wisconsin --large-reps 5 --structure=", "--large-reps 5 is more than --reps 3 (the default)"},
+      {"profile --query a,,b", "has an empty element in 'a,,b'"},
+      // Commas are read: a,e is (a) and (e), which profile refuses together.
+      {"profile --query a,e", "profile them separately"},
+      {"paper --queries a,b --sizes=", "nothing to run"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
@@ -117,6 +139,24 @@ TEST(Options, ValuesAndScriptsReadAsBefore) {
   EXPECT_EQ(eq.status, 0) << eq.text;
   EXPECT_EQ(std::count(eq.text.begin(), eq.text.end(), '\n'), 3) << eq.text;  // header and 2 rows
   EXPECT_EQ(eq.text, sh(kBin + " gen parts --rows 2").text);
+}
+
+// `paper --queries` takes the letters run together or comma-separated, as
+// every other list option takes its list: a,c runs (a) and (c), as ac does.
+TEST(Options, PaperQueriesTakeCommas) {
+  for (const char* queries : {"a,c", "ac", "c,a"}) {
+    SCOPED_TRACE(queries);
+    TempDir d;
+    Out o = sh(kBin + " paper --sizes 1 --keyed-sizes= --count-sizes= --queries " + queries +
+               " --reps 1 --min-time 0.001 --children 1 -b interp --no-sqlite --out " + d.path);
+    ASSERT_EQ(o.status, 0) << o.text;
+    std::ifstream csv(d.path + "/paper.csv");
+    std::string line, ran;
+    std::getline(csv, line);  // the header
+    while (std::getline(csv, line))
+      if (ran.find(line.substr(0, 1)) == std::string::npos) ran += line.substr(0, 1);
+    EXPECT_EQ(ran, "ac");
+  }
 }
 
 // `paper --out DIR` used to run the whole benchmark before failing to write
@@ -178,6 +218,12 @@ TEST(Options, RelationsThatCannotBeMadeAreUsageErrors) {
       {"--parts 10::wide -e 'retrieve (a = 1)'", 2, "an empty qualifier"},
       {"--wisconsin 10:hash:isam -e 'retrieve (a = 1)'", 2, "more than one structure"},
       {"--wisconsin 10:seed=1:seed=2 -e 'retrieve (a = 1)'", 2, "more than one seed"},
+      {"--wisconsin 10:seed= -e 'retrieve (a = 1)'", 2, "--wisconsin: seed= needs a number\n"},
+      {"--wisconsin 10:seed -e 'retrieve (a = 1)'", 2, "--wisconsin: seed= needs a number\n"},
+      {"--wisconsin 10:isam= -e 'retrieve (a = 1)'", 2, "--wisconsin: isam takes no value, not 'isam='"},
+      {"--wisconsin study:seed=5 -e 'retrieve (a = 1)'", 2, "study takes no seed"},
+      {"--parts 10:wide=1 -e 'retrieve (a = 1)'", 2, "--parts: wide takes no value, not 'wide=1'"},
+      {"--parts 10:hash= -e 'retrieve (a = 1)'", 2, "--parts: hash takes no value, not 'hash='"},
       {"--parts 5 --parts 6 -e 'retrieve (a = 1)'", 2, "relation 'parts' is made twice"},
       {"--parts 5 --wisconsin parts=10 -e 'retrieve (a = 1)'", 2, "by --parts 5 and by --wisconsin parts=10"},
       {"--wisconsin study --wisconsin onek=5 -e 'retrieve (a = 1)'", 2, "relation 'onek' is made twice"},
