@@ -355,6 +355,10 @@ class AdaptivePlan final : public Prepared {
     ++page_;
     return cur_->run_page(page, rows, ctx);
   }
+  // The failed page's tuples were counted, whole, when it ran.
+  int64_t recount_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
+    return cur_->recount_page(page, rows, ctx);
+  }
 
  private:
   void use(int tier) {

@@ -40,6 +40,7 @@ struct Target {     // `name = expr` or a bare `v.attr` (name = attr)
   ExprPtr expr;
   SrcPos pos;
   bool all = false;  // a bare `v.all`: every attribute of v, in order, under its own name
+  std::string what;  // what errors call it where the user wrote no target ("the argument of count")
 };
 
 struct ColumnDef {  // create/copy: `attr = fmt`

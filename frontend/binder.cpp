@@ -61,7 +61,8 @@ class Binder {
     auto take = [&](const std::string& name, NodePtr e, const ast::Target& t) {
       if (e->type.kind == Tk::B)
         fail(ErrKind::Type, t.expr->pos,
-             "target '" + name + "' is a condition; a target must be a number or characters");
+             t.what.empty() ? "target '" + name + "' is a condition; a target must be a number or characters"
+                            : t.what + " is a condition; it must be a number or characters");
       q_.targets.push_back({name, std::move(e), -1, t.pos});
     };
     target_list(s, check, take);
@@ -267,7 +268,8 @@ class Binder {
       case Expr::Call: return call(e);
       case Expr::Value: {
         ir::Value v;
-        std::optional<Type> t = parse_format(e.attr);
+        // An aggregate of "" is c0, which no relation's attribute may be.
+        std::optional<Type> t = e.attr == "c0" ? std::optional<Type>(Type::c(0)) : parse_format(e.attr);
         if (!t) fail(ErrKind::Type, e.pos, "a computed value of unknown format " + e.attr);
         if (t->is_int()) v.i = e.ival;
         else if (t->kind == Tk::F4) v.f4 = float(e.fval);

@@ -13,6 +13,7 @@
 #include "frontend/frontend.h"
 #include "harness/budget.h"
 #include "harness/measure.h"
+#include "harness/page.h"
 #include "harness/rows.h"
 #include "harness/runtime/runtime.h"
 #include "harness/session.h"
@@ -281,6 +282,7 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
   for (size_t i = 0; i < agg.by.size(); ++i) {
     frontend::ast::Target t;
     t.name = "b" + std::to_string(i + 1);
+    t.what = "by value " + std::to_string(i + 1) + " of " + agg.text;
     t.expr = frontend::clone(*agg.by[i]);
     t.pos = agg.by[i]->pos;
     q.targets.push_back(std::move(t));
@@ -288,6 +290,7 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
   if (with_arg) {
     frontend::ast::Target t;
     t.name = "value";
+    t.what = "the argument of " + agg.text;
     t.expr = frontend::clone(*agg.args[0]);
     t.pos = agg.args[0]->pos;
     q.targets.push_back(std::move(t));
@@ -303,8 +306,10 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
   Result r = session_.evaluate(bq, runner_, src_, true, false);
   stats_.add_scan(r.stats);
   stats_.run_ns += r.stats.run_ns;
+  stats_.access_path = join_access_paths(stats_.access_path, r.stats.access_path);
   if (!r.ok) {
     failed_ = std::move(r);
+    failed_.stats = ExecStats{};  // counted in stats_, which the statement's report adds
     throw Stop{};
   }
   return r;
@@ -405,9 +410,12 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
     name = "aggregate#" + std::to_string(n);
     if (!session_.catalog().find(name)) break;
   }
-  auto rel = std::make_unique<Relation>(name, schema, session_.options().page_size);
-  if (rel->tuples_per_page() == 0)
-    throw_error(ErrKind::Type, agg.pos, src_, "the by list's values do not fit a page");
+  const uint32_t page_size = page_size_holding(session_.options().page_size, schema.tuple_len);
+  if (page_size == 0)
+    throw_error(ErrKind::Type, agg.pos, src_,
+                "the by list's values and the aggregate's value take " + std::to_string(schema.tuple_len) +
+                    " bytes, more than a page of " + std::to_string(kMaxPageSize) + " bytes holds");
+  auto rel = std::make_unique<Relation>(name, schema, page_size);
   std::vector<uint8_t> tuple(schema.tuple_len);
   for (const Group& g : order) {
     // The by values are packed as in the groups' rows: same types, same order.

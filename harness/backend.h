@@ -101,6 +101,10 @@ class Prepared {
   // (generated code): the scan's steady loop calls it straight, without a
   // virtual call per page. Valid until the next select_kernel; nullptr where
   // run_page does more (the scan then calls run_page).
+  // run_page again on a page that failed, cut short before its failing line,
+  // only to count what qualified before it: not a page of the scan, so a
+  // back end that counts the tuples each tier ran (adaptive) leaves it out.
+  virtual int64_t recount_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) { return run_page(page, rows, ctx); }
   using PageKernel = int64_t (*)(const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
   virtual PageKernel page_kernel() { return nullptr; }
   // Optional: a kernel whose batches span pages. batch_tuples() > 0 is how

@@ -28,6 +28,21 @@ inline uint32_t tuples_per_page(uint32_t page_size, uint32_t tuple_len) {
   return (page_size - kPageHeader) / (tuple_len + kLineSize);
 }
 
+// Line entries are u16 byte offsets, so a page can be at most 64 KiB.
+constexpr uint32_t kMaxPageSize = 65536;
+
+// The page size of a temporary relation the user never sized: the session's,
+// doubled until a tuple of tuple_len fits (a by list of wide values may not
+// fit the session's page); 0 where not even kMaxPageSize holds one.
+inline uint32_t page_size_holding(uint32_t page_size, uint32_t tuple_len) {
+  uint32_t p = page_size;
+  while (tuples_per_page(p, tuple_len) == 0) {
+    if (p >= kMaxPageSize) return 0;
+    p = p * 2 > kMaxPageSize ? kMaxPageSize : p * 2;
+  }
+  return p;
+}
+
 // Unaligned little-endian field access (tuples and pages are packed).
 template <class T>
 inline T load(const uint8_t* p) {

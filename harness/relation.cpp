@@ -38,8 +38,7 @@ const char* structure_name(Structure s) {
 
 Relation::Relation(std::string name, Schema schema, uint32_t page_size)
     : name_(std::move(name)), schema_(std::move(schema)), page_size_(page_size) {
-  // Line entries are u16 byte offsets, so a page can be at most 64 KiB.
-  if (page_size_ < kPageHeader + kLineSize + 1 || page_size_ > 65536)
+  if (page_size_ < kPageHeader + kLineSize + 1 || page_size_ > kMaxPageSize)
     throw std::invalid_argument("page size " + std::to_string(page_size_) + " out of range");
   if (schema_.tuple_len == 0) throw std::invalid_argument("relation " + name_ + " has no attributes");
   tpp_ = harness::tuples_per_page(page_size_, schema_.tuple_len);

@@ -10,7 +10,14 @@ namespace quelkit::harness {
 
 void order_rows(ResultRows& rows, const Schema& s, const std::vector<frontend::SortKey>& keys, bool unique) {
   const uint32_t len = s.tuple_len;
-  if (len == 0) return;
+  if (len == 0) {  // every row is the empty row ("" targets): one is left of it
+    if (unique && rows.size() > 1) {
+      ResultRows one(0);
+      one.append(nullptr, 1);
+      rows = std::move(one);
+    }
+    return;
+  }
   std::vector<const uint8_t*> at;
   at.reserve(rows.size());
   rows.for_each_run([&](const uint8_t* run, size_t n) {

@@ -29,6 +29,12 @@ void ExecStats::add_scan(const ExecStats& o) {
   pages_walked += o.pages_walked;
 }
 
+std::string join_access_paths(const std::string& first, const std::string& then) {
+  if (first.empty()) return then;
+  if (then.empty()) return first;
+  return first + "; " + then;
+}
+
 void ExecStats::add_tiers(const TierReport& r, uint64_t pages_before) {
   for (const auto& tier : r.tuples) {
     const auto& name = tier.first;  // not a structured binding: clang 14 (./kit fuzz) cannot capture one

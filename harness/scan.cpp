@@ -362,7 +362,7 @@ uint64_t Exec::qualified_before(Prepared& prep, const uint8_t* pg, uint32_t page
   c.err_code = 0;
   c.err_pos = 0;
   c.err_slot = 0;
-  int64_t n = prep.run_page(cut.data(), rows, &c);
+  int64_t n = prep.recount_page(cut.data(), rows, &c);
   return n > 0 ? uint64_t(n) : 0;
 }
 

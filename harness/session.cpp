@@ -255,9 +255,10 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     }
     const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
     Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep, verify_);
-    if (scope) {  // the aggregates' queries are part of the statement's work
+    if (scope) {  // the aggregates' queries ran first and are part of the statement's work
       first.stats.add_scan(scope->stats());
       first.stats.run_ns += scope->stats().run_ns;
+      first.stats.access_path = join_access_paths(scope->stats().access_path, first.stats.access_path);
     }
     times.push_back(double(first.stats.run_ns));
     // The repetitions after the first are timed only: the first run's rows

@@ -112,6 +112,30 @@ range of k is kv)");
             "cf,cg,ci,s,lo,hi,t\n2,2,3,2.0,-1,1.5,2\n");
 }
 
+TEST_P(Aggregates, ByValuesWiderThanAPageGetATemporaryOfLargerPages) {
+  // Three c255 by values and the count: 1,024 bytes, more than a 1,024-byte
+  // page holds. The user made no such relation; its temporary takes pages that hold it.
+  EXPECT_EQ(csv("create w (a = c255, b = c255, c = c255, d = i2)\n"
+                "append to w (a = \"x\", b = \"y\", c = \"z\", d = 1)\n"
+                "append to w (a = \"x\", b = \"y\", c = \"z\", d = 2)\n"
+                "range of w is w\n"
+                "retrieve (w.d, n = count(w.d by w.a, w.b, w.c, w.a))"),
+            "d,n\n1,2\n2,2\n");
+  // A by list no page holds: the statement's error, at the aggregate.
+  std::string many = "retrieve (n = count(w.d by w.a";
+  for (int i = 0; i < 260; ++i) many += ", w.b";
+  EXPECT_NE(csv(many + "))").find("t.quel:1:15: error: the by list's values and the aggregate's value take 66559 "
+                                  "bytes, more than a page of 65536 bytes holds"),
+            std::string::npos);
+}
+
+TEST_P(Aggregates, EmptyCharacterValues) {
+  // "" is c0: unique leaves one of its rows, and an aggregate of it is "".
+  EXPECT_EQ(csv("retrieve unique (s = \"\") where e.age > 0"), "s\n\n");
+  EXPECT_EQ(csv("retrieve unique (s = \"\", t = \"\")"), "s,t\n,\n");
+  EXPECT_EQ(csv("retrieve (x = max(\"\"), y = min(concat(\"\", \"\") where e.age > 40))"), "x,y\n,\n");
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, Aggregates, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
 
 TEST(AggregateErrors, NestedAndNonNumericAreBindErrors) {
@@ -124,6 +148,15 @@ TEST(AggregateErrors, NestedAndNonNumericAreBindErrors) {
       << r.err;
   r = k.run("retrieve (n = avg(p.pname))");
   EXPECT_NE(r.err.find("avg needs a numeric argument, not c20"), std::string::npos) << r.err;
+  // A condition as an aggregate's argument or by value: named as the user wrote it.
+  r = k.run("retrieve (n = count(p.pnum < 3))");
+  EXPECT_NE(r.err.find("t.quel:1:28: error: the argument of count is a condition; it must be a number or characters"),
+            std::string::npos)
+      << r.err;
+  r = k.run("retrieve (n = sum(p.qoh by p.color, p.pnum < 3))");
+  EXPECT_NE(r.err.find("t.quel:1:44: error: by value 2 of sum is a condition; it must be a number or characters"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(AggregateCountSink, TheAggregatesRowsAreStillProjected) {

@@ -123,6 +123,33 @@ TEST_P(Stats, FailedJoinReportsItsAccessPaths) {
   EXPECT_EQ(k.last_report().stats.access_path, "p:heap full scan -> temp; p:substituted; q:heap full scan");
 }
 
+// An aggregate's queries are the statement's work: each counted once, its
+// failing one included, and listed in access_path before the statement's own.
+TEST_P(Stats, AggregatesCountTheirScansOnceAndListThem) {
+  Kit k(GetParam());
+  k.add_parts(210);
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  for (const Failing& f : {
+           Failing{"retrieve (x = sum(p.qoh / (p.pnum - 30)))", 30, 29},                  // in the scan
+           Failing{"retrieve (x = count(p.qoh / (p.pnum - 30) by p.color))", 240, 239},  // groups, then values
+           Failing{"retrieve (x = count(p.pnum where p.qoh / (p.pnum - 30) > 0))", 30, 0},
+       }) {
+    SCOPED_TRACE(f.text);
+    EXPECT_FALSE(k.run(f.text).ok);
+    const harness::StmtReport& rep = k.last_report();
+    EXPECT_EQ(rep.stats.rows_scanned, f.scanned);
+    EXPECT_EQ(rep.stats.rows_qualified, f.qualified);
+  }
+  EXPECT_EQ(k.last_report().stats.access_path, "p:heap full scan");
+  // The accumulation's own failure (the i4 sum overflows) still lists the scan that fed it.
+  EXPECT_FALSE(k.run("retrieve (x = sum(p.qoh * 100000))").ok);
+  EXPECT_EQ(k.last_report().stats.rows_scanned, 210u);
+  EXPECT_EQ(k.last_report().stats.access_path, "p:heap full scan");
+  ASSERT_TRUE(k.run("retrieve (x = sum(p.qoh))").ok);
+  EXPECT_EQ(k.last_report().stats.rows_scanned, 210u);
+  EXPECT_EQ(k.last_report().stats.access_path, "p:heap full scan; no relation");
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, Stats, ::testing::ValuesIn(all_backend_modes()),
                          backend_test_name);
 
