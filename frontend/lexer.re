@@ -11,6 +11,30 @@
 
 namespace quelkit::frontend {
 
+namespace {
+
+// The bytes of the well-formed UTF-8 character of 2-4 bytes at p, or 0. The
+// text ends in a NUL, which no continuation byte is, so no read runs past it.
+size_t utf8_length(const char* p) {
+  const auto b = [&](size_t i) { return static_cast<unsigned char>(p[i]); };
+  const size_t n = b(0) >= 0xc2 && b(0) <= 0xdf ? 2 : b(0) >= 0xe0 && b(0) <= 0xef ? 3 : b(0) >= 0xf0 && b(0) <= 0xf4 ? 4 : 0;
+  for (size_t i = 1; i < n; ++i)
+    if ((b(i) & 0xc0) != 0x80) return 0;
+  // Overlong forms, surrogates and code points past U+10FFFF are not characters.
+  if ((n == 3 && b(0) == 0xe0 && b(1) < 0xa0) || (n == 3 && b(0) == 0xed && b(1) >= 0xa0) ||
+      (n == 4 && b(0) == 0xf0 && b(1) < 0x90) || (n == 4 && b(0) == 0xf4 && b(1) >= 0x90))
+    return 0;
+  return n;
+}
+
+uint32_t utf8_code_point(const char* p, size_t n) {
+  uint32_t cp = static_cast<unsigned char>(p[0]) & (0x7f >> n);
+  for (size_t i = 1; i < n; ++i) cp = (cp << 6) | (static_cast<unsigned char>(p[i]) & 0x3f);
+  return cp;
+}
+
+}  // namespace
+
 std::string tok_kind_name(Tok k) {
   switch (k) {
     case Tok::End: return "end of input";
@@ -219,9 +243,12 @@ Token Lexer::next() {
 
       * {
         unsigned char c = static_cast<unsigned char>(*tok);
-        char buf[48];
+        char buf[64];
+        const size_t n = utf8_length(tok);
         if (c >= 0x21 && c < 0x7f)
           snprintf(buf, sizeof buf, "unexpected character '%c'", c);
+        else if (n)  // a character of UTF-8 text outside a string: shown, and named by its code point
+          snprintf(buf, sizeof buf, "unexpected character '%.*s' (U+%04X)", int(n), tok, unsigned(utf8_code_point(tok, n)));
         else
           snprintf(buf, sizeof buf, "unexpected character (byte 0x%02x)", c);
         fail(tok, buf);

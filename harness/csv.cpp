@@ -362,6 +362,7 @@ std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, c
 // fopen, where Ctrl-C ends a wait in it (a FIFO with no one at the other
 // end) as "cancelled"; any other failure is the statement's I/O error.
 static std::FILE* open_file(const std::string& path, const char* mode, SrcPos pos, const SourceRef& src) {
+  if (path.empty()) throw_error(ErrKind::IO, pos, src, "copy needs a file name (\"\" names none)");
   for (;;) {
     check_cancel();
     if (std::FILE* f = std::fopen(path.c_str(), mode)) return f;

@@ -172,7 +172,7 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
   switch (s.kind) {
     case Stmt::Range: {
       if (!cat_.find(s.relation))
-        throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
+        throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
       ranges_.set(s.var, lowercase(s.relation));
       return true;
     }
@@ -325,7 +325,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       size_t n = res.keep_rows ? res.rows.size() : res.nrows();
       if (!q.into.empty()) {
         if (cat_.find(q.into))
-          throw_error(ErrKind::Name, s.relation_pos, src, "relation " + q.into + " already exists");
+          throw_error(ErrKind::Name, s.relation_pos, src, "relation '" + q.into + "' already exists");
         auto rel = new_relation(q.into, res.layout, opt_.page_size, s.relation_pos, src);
         rel->reserve_tuples(n);
         res.rows.for_each_run([&](const uint8_t* run, size_t k) {
@@ -476,7 +476,7 @@ void Session::emit_stats(const StmtReport& r) {
 
 void Session::exec_create(const Stmt& s, const SourceRef& src) {
   if (cat_.find(s.relation))
-    throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " already exists");
+    throw_error(ErrKind::Name, s.relation_pos, src, "relation '" + s.relation + "' already exists");
   std::vector<std::pair<std::string, Type>> cols;
   for (const auto& c : s.columns) {
     for (const auto& p : cols)
@@ -490,12 +490,12 @@ void Session::exec_create(const Stmt& s, const SourceRef& src) {
 
 void Session::exec_modify(const Stmt& s, const SourceRef& src) {
   Relation* rel = cat_.find(s.relation);
-  if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
+  if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
   Structure st = s.structure == "isam" ? Structure::Isam : s.structure == "hash" ? Structure::Hash : Structure::Heap;
   int key = -1;
   if (st != Structure::Heap) {
     key = rel->schema().find(s.key);
-    if (key < 0) throw_error(ErrKind::Name, s.key_pos, src, "relation " + rel->name() + " has no attribute " + s.key);
+    if (key < 0) throw_error(ErrKind::Name, s.key_pos, src, "relation '" + rel->name() + "' has no attribute '" + s.key + "'");
   }
   if (s.fillfactor < 0 || s.fillfactor > 100)
     throw_error(ErrKind::Syntax, s.pos, src, "fillfactor must be between 1 and 100");
@@ -512,7 +512,7 @@ void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
   std::vector<std::string> names = s.relations;
   if (names.empty()) names.push_back(s.relation);
   for (size_t i = 0; i < names.size(); ++i)  // check all first: the statement is atomic
-    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "relation " + names[i] + " does not exist");
+    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "there is no relation '" + names[i] + "'");
   for (const auto& n : names) {
     invalidate(lowercase(n));
     cat_.remove(n);
@@ -524,7 +524,7 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
   std::vector<std::string> names = s.relations;
   if (names.empty()) names.push_back(s.relation);
   for (size_t i = 0; i < names.size(); ++i)
-    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "relation " + names[i] + " does not exist");
+    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "there is no relation '" + names[i] + "'");
   for (const auto& n : names) {
     Relation* rel = cat_.find(n);
     ResultRows rows(rel->tuple_len());
@@ -558,7 +558,7 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
     return;
   }
   Relation* r = cat_.find(s.relation);
-  if (!r) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
+  if (!r) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
   out << "Relation:            " << r->name() << "\n"
        << "Storage structure:   " << structure_name(r->structure());
   if (r->key_attr() >= 0) out << " on " << r->schema().attrs[size_t(r->key_attr())].name;
@@ -566,7 +566,8 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
   if (r->structure() != Structure::Heap) out << "Fillfactor:          " << r->fillfactor() << "\n";
   out << "Tuples:              " << r->ntuples() << "\n"
        << "Tuple width:         " << r->tuple_len() << " bytes\n"
-       << "Page size:           " << r->page_size() << " bytes (" << r->tuples_per_page() << " tuples per page)\n"
+       << "Page size:           " << r->page_size() << " bytes (" << r->tuples_per_page()
+       << (r->tuples_per_page() == 1 ? " tuple" : " tuples") << " per page)\n"
        << "Pages:               " << r->npages() << " (" << r->nprimary() << " primary, " << r->noverflow()
        << " overflow)\n"
        << "Attributes:\n";
@@ -593,7 +594,7 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
 
 void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   Relation* rel = cat_.find(s.relation);
-  if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "relation " + s.relation + " does not exist");
+  if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
   // Column names and conversions are checked by the CSV layer (harness/csv.h).
   std::vector<CopyColumn> cols;
   for (const auto& c : s.columns) {

@@ -107,6 +107,9 @@ TEST_P(Statements, ModifyKeepsTuplesAndHelpReportsPages) {
   r = k.run("modify parts to heap  help parts");
   ASSERT_TRUE(r.ok) << r.err;
   EXPECT_NE(r.out.find("672 (672 primary, 0 overflow)"), std::string::npos) << r.out;
+  r = k.run("create wide (a = c255, b = c255, c = c255, d = c200)  help wide");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_NE(r.out.find("1024 bytes (1 tuple per page)"), std::string::npos) << r.out;
 }
 
 TEST_P(Statements, CopyIntoAndFromRoundTrips) {
@@ -172,7 +175,10 @@ TEST(Errors, EveryClassHasPositionAndCaret) {
       {"range of p is parts\nretrieve (x = p.pnum / (p.pnum - 5))", "division by zero", "2:22"},  // runtime
       {"range of p is parts\nretrieve (x = p.pnum) where p.pname = \"[ab\"", "unclosed", "2:40"},        // pattern
       {"copy parts (pnum = i2) from \"/nonexistent/x.csv\"", "cannot open", "1:29"},             // I/O
-      {"create parts (a = i2)", "already exists", "1:8"},                                       // name
+      {"create parts (a = i2)", "relation 'parts' already exists", "1:8"},                      // name
+      {"destroy nope", "there is no relation 'nope'", "1:9"},                                   // name
+      {"modify parts to isam on nope", "relation 'parts' has no attribute 'nope'", "1:25"},     // name
+      {"copy parts (pnum = i2) into \"\"", "copy needs a file name", "1:29"},                    // I/O
       // copy's column list: at the attribute, or its format; before the file is opened
       {"copy parts (nope = i2) from \"/nonexistent/x.csv\"", "no attribute nope", "1:13"},            // name
       {"copy parts (pnum = i2, pnum = i4) from \"/nonexistent/x.csv\"", "listed twice", "1:24"},     // name

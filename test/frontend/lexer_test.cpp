@@ -160,6 +160,15 @@ TEST(Lexer, Errors) {
   EXPECT_EQ(lex_error("a\n  #"), "lexical 2:3 unexpected character '#'");
   EXPECT_EQ(lex_error("a !b"), "lexical 1:3 unexpected character '!'");
   EXPECT_EQ(lex_error(std::string("a \x80")), "lexical 1:3 unexpected character (byte 0x80)");
+  // A UTF-8 character outside a string is shown and named by its code point;
+  // a byte that starts none (cut short, overlong, a surrogate) by its value.
+  EXPECT_EQ(lex_error("a \xc3\xa6 b"), "lexical 1:3 unexpected character '\xc3\xa6' (U+00E6)");
+  EXPECT_EQ(lex_error("a \xe2\x82\xac"), "lexical 1:3 unexpected character '\xe2\x82\xac' (U+20AC)");
+  EXPECT_EQ(lex_error("a \xf0\x9f\x98\x80"), "lexical 1:3 unexpected character '\xf0\x9f\x98\x80' (U+1F600)");
+  EXPECT_EQ(lex_error("a \xe6 b"), "lexical 1:3 unexpected character (byte 0xe6)");
+  EXPECT_EQ(lex_error("a \xc0\xaf"), "lexical 1:3 unexpected character (byte 0xc0)");
+  EXPECT_EQ(lex_error("a \xe0\x80\xaf"), "lexical 1:3 unexpected character (byte 0xe0)");
+  EXPECT_EQ(lex_error("a \xed\xa0\x80"), "lexical 1:3 unexpected character (byte 0xed)");
   // A NUL byte inside the text is a stray character, not the end.
   EXPECT_EQ(lex_error(std::string("a \0 b", 5)), "lexical 1:3 unexpected character (byte 0x00)");
 }
