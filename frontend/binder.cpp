@@ -91,6 +91,7 @@ class Binder {
   void replace(const ast::Stmt& s) {
     q_.kind = BoundKind::Replace;
     q_.update_var = var(s.var, s.var_pos);
+    q_.update_pos = s.var_pos;
     // A copy: vars_ may grow (and reallocate) while the assignments bind.
     Schema schema = q_.vars[size_t(q_.update_var)].schema;
     q_.relation = q_.vars[size_t(q_.update_var)].relation;

@@ -47,6 +47,7 @@ struct BoundQuery {
   // append: target relation; replace/delete: the updated variable
   std::string relation;
   int update_var = -1;
+  SrcPos update_pos;                 // of the updated variable (`replace p`): where an ambiguous replace is
   uint32_t scratch_size = 0;         // bytes of qk_ctx.scratch the expressions need
   SrcPos pos;                        // statement start
 };

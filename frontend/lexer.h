@@ -39,6 +39,17 @@ enum class Tok : uint8_t {
 #undef QK_TOK_ENUM
 };
 
+// One of QK_KEYWORDS (reserved: never a name).
+constexpr bool is_keyword(Tok k) {
+  switch (k) {
+#define QK_TOK_CASE(ID, SPELL) case Tok::ID:
+    QK_KEYWORDS(QK_TOK_CASE)
+#undef QK_TOK_CASE
+    return true;
+    default: return false;
+  }
+}
+
 // "end of input", "name", "'where'", "'('": how messages name a token kind.
 std::string tok_kind_name(Tok k);
 

@@ -377,6 +377,10 @@ class Parser {
     expect(Tok::LParen);
     do {
       ast::Target t;
+      // `sort = 1`: meant as a name, but keywords are reserved.
+      if (is_keyword(peek().kind) && peek(1).kind == Tok::Eq)
+        throw_error(ErrKind::Syntax, peek().pos, src_,
+                    tok_kind_name(peek().kind) + " is a keyword; it cannot name a target");
       if (peek().kind == Tok::Name && peek(1).kind == Tok::Eq) {
         Token n = take();
         take();

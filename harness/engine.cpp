@@ -23,7 +23,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   const bool count = runner.options().count_sink && retrieve && q.into.empty();
   const Relation* replaced =
       q.kind == frontend::BoundKind::Replace ? cat_.find(q.vars[size_t(q.update_var)].relation) : nullptr;
-  ResultSink rows(res, replaced, q.pos, src_);
+  ResultSink rows(res, replaced, q.update_pos, src_);  // (only a replace raises there)
   CountSink counted;
   Sink& sink = count ? static_cast<Sink&>(counted) : rows;
   Exec ex(cat_, runner, q, src_, stmt_no_, res, count);

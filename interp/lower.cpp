@@ -285,10 +285,9 @@ void dump_list(const char* title, const std::vector<Symbol>& list, std::ostream&
     char line[160];
     std::snprintf(line, sizeof line, "%4zu  %-8s %-6s %-20s", i, code_name(s.code), type.c_str(), what.c_str());
     std::string l = line;
-    if (positioned) {
-      SrcPos p = SrcPos::unpack(s.v.pos);
+    // A store into a detachment's temporary comes from no text of the statement (line 0).
+    if (SrcPos p = SrcPos::unpack(s.v.pos); positioned && p.line)
       l += " @" + std::to_string(p.line) + ":" + std::to_string(p.col);
-    }
     l.resize(rt::strip(l).size());
     os << l << '\n';
   }

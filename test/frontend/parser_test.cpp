@@ -157,6 +157,8 @@ TEST(Parser, Errors) {
   EXPECT_EQ(syntax("retrieve (p.a) where\n"), "syntax 1:21 unexpected end of input (expected an expression)");
   EXPECT_EQ(syntax("retrieve (1 + p.a)"), "syntax 1:11 a target list entry needs a name (name = expression)");
   EXPECT_EQ(syntax("retrieve (p.a = 1)"), "syntax 1:11 a target list entry needs a name (name = expression)");
+  EXPECT_EQ(syntax("retrieve (x = 1, sort = 2)"), "syntax 1:18 'sort' is a keyword; it cannot name a target");
+  EXPECT_EQ(syntax("append to r (from = 2)"), "syntax 1:14 'from' is a keyword; it cannot name a target");
   EXPECT_EQ(syntax("retrieve (x = y)"),
             "syntax 1:15 expected v.attr but found the bare name 'y' (attributes are written variable.attribute)");
   EXPECT_EQ(syntax("retrieve (x = p.)"), "syntax 1:17 expected an attribute name after '.' but found ')'");

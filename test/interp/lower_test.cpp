@@ -117,6 +117,18 @@ TEST(Lower, DumpQueryD) {
             "   2  End      -\n");
 }
 
+TEST(Lower, DumpGivesNoPositionToAStoreNoTextMade) {
+  // A detachment's temporary stores a column the statement's text never
+  // wrote (its position is 0:0): the dump shows no position for it.
+  harness::Plan plan = query_d(parts_schema());
+  for (auto* list : {&plan.targets, &plan.targets_folded})
+    for (auto& n : *list) n->pos = {};
+  std::ostringstream os;
+  ASSERT_TRUE(interp::make_backend(false)->dump(plan, "postfix", nullptr, os));
+  EXPECT_NE(os.str().find("   1  Store    i2     row+0\n"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find("<                    @1:31\n"), std::string::npos) << os.str();
+}
+
 TEST(Lower, DumpQueryCWithAParameter) {
   // retrieve (p.pname, p.pnum) where p.pnum > 3 or p.pname = "processor" or p.color = "black"
   // with the 3 (at 1:43) made a substituted parameter, to show it inlined. Its
