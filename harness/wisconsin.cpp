@@ -159,7 +159,7 @@ bool parse_wisconsin_spec(const std::string& spec, WisconsinSpec* out, std::stri
       return false;
     }
     if (digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string::npos) {
-      *err = "--wisconsin: unknown qualifier '" + q + "' (heap, isam, hash, seed=S)";
+      *err = "--wisconsin: seed= needs a whole number (at most 19 digits), not '" + digits + "'";
       return false;
     }
     w.relations[0].seed = std::stoull(digits);

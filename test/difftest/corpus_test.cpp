@@ -89,7 +89,7 @@ TEST(CorpusFormat, BadDirectivesAreErrorsWithTheirLine) {
       {"parts 10:isam:hash", "more than one structure"},
       {"page-size abc", "page-size directive: a whole number of bytes from 64 to 65536, not 'abc'"},
       {"page-size 1", "not '1'"},
-      {"wisconsin 10:seed=x", "wisconsin directive: --wisconsin: unknown qualifier 'seed=x'"},
+      {"wisconsin 10:seed=x", "wisconsin directive: --wisconsin: seed= needs a whole number (at most 19 digits), not 'x'"},
   };
   for (const auto& [directive, says] : cases) {
     SCOPED_TRACE(directive);

@@ -220,6 +220,7 @@ TEST(Options, RelationsThatCannotBeMadeAreUsageErrors) {
       {"--wisconsin 10:seed=1:seed=2 -e 'retrieve (a = 1)'", 2, "more than one seed"},
       {"--wisconsin 10:seed= -e 'retrieve (a = 1)'", 2, "--wisconsin: seed= needs a number\n"},
       {"--wisconsin 10:seed -e 'retrieve (a = 1)'", 2, "--wisconsin: seed= needs a number\n"},
+      {"--wisconsin 10:seed=-5 -e 'retrieve (a = 1)'", 2, "seed= needs a whole number (at most 19 digits), not '-5'"},
       {"--wisconsin 10:isam= -e 'retrieve (a = 1)'", 2, "--wisconsin: isam takes no value, not 'isam='"},
       {"--wisconsin study:seed=5 -e 'retrieve (a = 1)'", 2, "study takes no seed"},
       {"--parts 10:wide=1 -e 'retrieve (a = 1)'", 2, "--parts: wide takes no value, not 'wide=1'"},
