@@ -156,6 +156,7 @@ CLI::Validator query_letters() {
         for (char c : s)
           if (c != ',' && (c < 'a' || c > 'i'))
             return std::string("no paper query '") + c + "' in '" + s + "': takes letters a to i (ab or a,b)";
+        std::erase(s, ',');  // the option holds the letters alone: a,b is ab
         return {};
       },
       "");

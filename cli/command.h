@@ -52,7 +52,9 @@ CLI::Validator one_of(std::vector<std::string> words);
 CLI::Validator list_of(std::vector<std::string> words);  // comma-separated, each one of words
 CLI::Validator backend_list();                            // harness::parse_backend_list accepts it
 CLI::Validator size_list();  // sizes in tuples as parse_sizes reads them: [+]N,N,... ("" is none)
-CLI::Validator query_letters();  // the paper's queries, letters a-i, run together or comma-separated (ab, a,b)
+// The paper's queries, letters a-i, run together or comma-separated (ab,
+// a,b); a transform (->transform), which leaves the option the letters alone.
+CLI::Validator query_letters();
 
 // Every list above is refused when an element of it is empty (`-b interp,`,
 // `--points ,50`, `a,,b`): the message for `list`, or "" when it has none.

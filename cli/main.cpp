@@ -237,7 +237,7 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--page-size", m->page_size, "page size of new relations (default 1024)")
-      ->check(cli::whole(64, 65536))
+      ->check(cli::whole(64, kMaxPageSize))
       ->type_name("BYTES");
   app.add_option("--memory-budget", m->memory_budget,
                  "memory for relations, temporaries and results; beyond it a statement fails (default 50% of "

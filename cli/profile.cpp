@@ -55,7 +55,6 @@ void finish_options(const CLI::App& app, Options& o, const std::vector<std::stri
     std::string text = "range of p is parts range of q is parts\n";
     int keyed = -1;
     for (char c : o.queries) {
-      if (c == ',') continue;
       const PaperQuerySpec* q = nullptr;
       for (const auto& pq : paper_queries())
         if (pq.id[0] == c) q = &pq;
@@ -94,7 +93,7 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
   app.add_option("--query,--queries", o->queries,
                  "profile the paper's queries (a-i, as ab or a,b) instead of a script (default relation: 3360 tuples, "
                  "heap or the keyed setup)")
-      ->check(cli::query_letters())
+      ->transform(cli::query_letters())
       ->type_name("LETTERS");
   app.add_option("--seconds", o->seconds, "sampling time per back end (default 2)")
       ->check(cli::real_above(0))
@@ -118,7 +117,7 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
       ->type_name("N");
   app.add_flag("--json", o->json, "one JSON document instead of tables");
   app.add_option("--page-size", o->page_size, "page size of new relations (default 1024)")
-      ->check(cli::whole(64, 65536))
+      ->check(cli::whole(64, kMaxPageSize))
       ->type_name("BYTES");
   app.add_option("--jit-opt", o->jit_opt, "JIT optimisation level (default 1)")
       ->check(cli::whole(0, 3))

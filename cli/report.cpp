@@ -86,7 +86,7 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
       ->type_name("isam,hash");
   app.add_option("-b,--backend", p->backends, "back ends (default all)")->check(cli::backend_list())->type_name("LIST");
   app.add_option("--queries", p->only, "the paper's queries to run, letters of a-i, as ab or a,b (default all)")
-      ->check(cli::query_letters())
+      ->transform(cli::query_letters())
       ->type_name("LETTERS");
   app.add_option("--reps", p->reps,
                  "repetitions per figure below 1M tuples, the median reported; the fewest a cell takes at 1M and more "
@@ -134,8 +134,7 @@ int run_paper(const PaperOptions& p) {
     for (std::string x; std::getline(ss, x, ',');) keyed_structures.push_back(x == "isam" ? Structure::Isam : Structure::Hash);
   }
   const std::string& backends = p.backends;
-  std::string only = p.only;  // the letters; a,b is ab
-  std::erase(only, ',');
+  const std::string& only = p.only;
   const std::string& out_dir = p.out_dir;
   const std::string& profile_json = p.profile_json;
   const int reps = p.reps, target_reps = std::max(p.reps, p.target_reps), children = p.children;

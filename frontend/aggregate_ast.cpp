@@ -23,6 +23,7 @@ ast::ExprPtr clone(const ast::Expr& e) {
   c->fval = e.fval;
   c->text = e.text;
   c->attr = e.attr;
+  c->value_type = e.value_type;
   c->op = e.op;
   for (const auto& a : e.args) c->args.push_back(clone(*a));
   for (const auto& b : e.by) c->by.push_back(clone(*b));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "frontend/source.h"
+#include "frontend/types.h"
 
 namespace quelkit::frontend::ast {
 
@@ -19,7 +20,7 @@ struct Expr {
   int64_t ival = 0;     // Int
   double fval = 0;      // Float
   std::string text;     // String: the value (escapes resolved); Attr: variable; Call: function (lower case)
-  std::string attr;     // Attr: attribute (lower case); Value: its format ("i4", "f8", "c20")
+  std::string attr;     // Attr: attribute (lower case)
   std::string op;       // Unary: "-" "+" "not"; Binary: "+" "-" "*" "/" "**" "=" "!=" "<" "<=" ">" ">=" "and" "or"
   // Operands / call arguments; Aggregate: its argument. A Binary "and" or
   // "or" is n-ary: a flat chain `a or b or c` is one node of three operands.
@@ -29,9 +30,11 @@ struct Expr {
   // aggregate's own qualification (null if none). The session evaluates
   // aggregates before binding (harness/aggregate.cpp); the binder never sees one.
   // Value: a constant the session computed (a simple aggregate's value), of
-  // the format in `attr`, held in ival / fval / text; never a pattern.
+  // type value_type (c0 included: an aggregate of ""), held in ival / fval /
+  // text; never a pattern.
   std::vector<std::unique_ptr<Expr>> by;
   std::unique_ptr<Expr> qual;
+  Type value_type;
 };
 using ExprPtr = std::unique_ptr<Expr>;
 

@@ -269,14 +269,12 @@ class Binder {
       case Expr::Call: return call(e);
       case Expr::Value: {
         ir::Value v;
-        // An aggregate of "" is c0, which no relation's attribute may be.
-        std::optional<Type> t = e.attr == "c0" ? std::optional<Type>(Type::c(0)) : parse_format(e.attr);
-        if (!t) fail(ErrKind::Type, e.pos, "a computed value of unknown format " + e.attr);
-        if (t->is_int()) v.i = e.ival;
-        else if (t->kind == Tk::F4) v.f4 = float(e.fval);
-        else if (t->kind == Tk::F8) v.f8 = e.fval;
+        const Type t = e.value_type;
+        if (t.is_int()) v.i = e.ival;
+        else if (t.kind == Tk::F4) v.f4 = float(e.fval);
+        else if (t.kind == Tk::F8) v.f8 = e.fval;
         else v.s = e.text;
-        return ir::make_const(*t, v, e.pos);
+        return ir::make_const(t, v, e.pos);
       }
       case Expr::Aggregate:  // the session replaces every aggregate it allows by its value
         fail(ErrKind::Type, e.pos, "an aggregate cannot appear inside another aggregate");

@@ -46,9 +46,9 @@ void expr(const ast::Expr& e, std::string& out) {
       out += ')';
       return;
     case ast::Expr::Value:
-      out += "(value " + e.attr + ' ';
-      if (e.attr[0] == 'i') out += std::to_string(e.ival);
-      else if (e.attr[0] == 'f') out += float_text(e.fval);
+      out += "(value " + type_name(e.value_type) + ' ';
+      if (e.value_type.is_int()) out += std::to_string(e.ival);
+      else if (e.value_type.is_float()) out += float_text(e.fval);
       else out += quoted(e.text);
       out += ')';
       return;

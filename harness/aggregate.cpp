@@ -341,7 +341,7 @@ ExprPtr AggregateScope::simple(const Expr& agg) {
   auto e = std::make_unique<Expr>();
   e->kind = Expr::Value;
   e->pos = agg.pos;
-  e->attr = type_name(t);
+  e->value_type = t;
   if (t.is_int()) e->ival = v.i;
   else if (t.kind == Tk::F4) e->fval = double(v.f4);
   else if (t.kind == Tk::F8) e->fval = v.f8;

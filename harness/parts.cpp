@@ -157,7 +157,8 @@ bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err)
   }
   for (const std::string& q : quals) {
     if (parse_structure(q, &p.s)) continue;
-    if (const std::string word = q.substr(0, q.find('=')); word != q && (word == "wide" || parse_structure(word, &p.s))) {
+    Structure ignored = Structure::Heap;
+    if (const std::string word = q.substr(0, q.find('=')); word != q && (word == "wide" || parse_structure(word, &ignored))) {
       *err = "--parts: " + word + " takes no value, not '" + q + "'";
       return false;
     }

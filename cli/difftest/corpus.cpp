@@ -94,7 +94,7 @@ CorpusFile parse_corpus(const std::string& name, const std::string& text) {
         f.parts = val;
       } else if (key == "page-size") {
         if (val.empty() || val.size() > 5 || val.find_first_not_of("0123456789") != std::string::npos ||
-            std::stoul(val) < 64 || std::stoul(val) > 65536)
+            std::stoul(val) < 64 || std::stoul(val) > harness::kMaxPageSize)
           throw std::runtime_error(at + "page-size directive: a whole number of bytes from 64 to 65536, not '" + val + "'");
         f.page_size = uint32_t(std::stoul(val));
       } else if (key == "wisconsin") {
