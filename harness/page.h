@@ -28,6 +28,9 @@ inline uint32_t tuples_per_page(uint32_t page_size, uint32_t tuple_len) {
   return (page_size - kPageHeader) / (tuple_len + kLineSize);
 }
 
+// The widest tuple a page holds: one tuple and its line entry after the header.
+inline uint32_t max_tuple_len(uint32_t page_size) { return page_size - kPageHeader - kLineSize; }
+
 // Line entries are u16 byte offsets, so a page can be at most 64 KiB.
 constexpr uint32_t kMaxPageSize = 65536;
 

@@ -156,16 +156,32 @@ static std::string checksum_line(uint64_t sum, size_t rows) {
   return "checksum " + checksum_hex(sum) + " (" + rows_text(rows) + ")\n";
 }
 
-// A relation must store at least one byte per tuple and fit a tuple on a page.
-static std::unique_ptr<Relation> new_relation(const std::string& name, Schema schema, uint32_t page_size, SrcPos pos,
-                                              const SourceRef& src) {
-  if (schema.tuple_len == 0)
-    throw_error(ErrKind::Type, pos, src, "relation " + name + " would store no bytes per tuple (its attributes are all empty)");
+// A relation's tuple must fit a page. (Its attributes are never empty:
+// create takes c1..c255, and retrieve into stores a "" target as c1.)
+static void check_tuple_fits(const Schema& schema, uint32_t page_size, SrcPos pos, const SourceRef& src) {
   if (tuples_per_page(page_size, schema.tuple_len) == 0)
     throw_error(ErrKind::Type, pos, src,
                 "a tuple of " + std::to_string(schema.tuple_len) + " bytes does not fit a " + std::to_string(page_size) +
-                    "-byte page");
+                    "-byte page, which holds tuples of at most " + std::to_string(max_tuple_len(page_size)) +
+                    " bytes (--page-size sets the page size)");
+}
+
+static std::unique_ptr<Relation> new_relation(const std::string& name, Schema schema, uint32_t page_size, SrcPos pos,
+                                              const SourceRef& src) {
+  check_tuple_fits(schema, page_size, pos, src);
   return std::make_unique<Relation>(name, std::move(schema), page_size);
+}
+
+// The relation retrieve into makes: an attribute per target, of its format,
+// but a target of "" (c0, no attribute's format) is stored as c1, a blank,
+// which comparison (trailing blanks stripped) finds equal to "".
+static Schema into_schema(const frontend::BoundQuery& q) {
+  std::vector<std::pair<std::string, Type>> cols;
+  for (const auto& t : q.targets) {
+    const Type type = t.expr->type;
+    cols.emplace_back(t.name, type.is_char() && type.len == 0 ? Type::c(1) : type);
+  }
+  return Schema::packed(cols);
 }
 
 bool Session::exec(const Stmt& s, const SourceRef& src) {
@@ -213,7 +229,15 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   // values (harness/aggregate.h); the first runner's binding is then applied.
   const bool aggregates = has_aggregates(s);
   std::optional<frontend::BoundQuery> bound;
-  if (!aggregates) bound = frontend::bind(s, ranges_, cat_, src);
+  // A relation retrieve into cannot store is refused before anything runs,
+  // as create refuses it.
+  auto check_into = [&](const frontend::BoundQuery& q) {
+    if (!q.into.empty()) check_tuple_fits(into_schema(q), opt_.page_size, s.relation_pos, src);
+  };
+  if (!aggregates) {
+    bound = frontend::bind(s, ranges_, cat_, src);
+    check_into(*bound);
+  }
   // With aggregates, the statement as rewritten on the first runner (their
   // values as constants, aggregate functions' temporaries joined back).
   auto dump_ir = [&](const frontend::BoundQuery& q) {
@@ -251,6 +275,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     const bool inner_failed = scope && !scope->ok();
     if (scope && !inner_failed) {
       local = frontend::bind(scope->statement(), ranges_, cat_, src);
+      check_into(*local);
       if (r == runners_.front()) dump_ir(*local);
     }
     const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
@@ -326,10 +351,30 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       if (!q.into.empty()) {
         if (cat_.find(q.into))
           throw_error(ErrKind::Name, s.relation_pos, src, "relation '" + q.into + "' already exists");
-        auto rel = new_relation(q.into, res.layout, opt_.page_size, s.relation_pos, src);
+        // Rows are packed in the result's layout; a "" target is c0 there
+        // and a blank in the relation (into_schema).
+        Schema stored = into_schema(q);
+        auto rel = new_relation(q.into, stored, opt_.page_size, s.relation_pos, src);
         rel->reserve_tuples(n);
+        const bool same = stored.tuple_len == len;
+        std::vector<uint8_t> tuple(stored.tuple_len);
         res.rows.for_each_run([&](const uint8_t* run, size_t k) {
-          for (size_t i = 0; i < k; ++i) rel->insert(run + i * len);
+          for (size_t i = 0; i < k; ++i) {
+            const uint8_t* row = run + i * len;
+            if (same) {
+              rel->insert(row);
+              continue;
+            }
+            for (size_t j = 0; j < stored.attrs.size(); ++j) {
+              const Attribute& from = res.layout.attrs[j];
+              const Attribute& to = stored.attrs[j];
+              if (from.type.len == to.type.len)
+                std::memcpy(tuple.data() + to.offset, row + from.offset, to.type.len);
+              else
+                tuple[to.offset] = ' ';
+            }
+            rel->insert(tuple.data());
+          }
         });
         cat_.add(std::move(rel));
         *msg_ << "(" << rows_text(n) << " into " << q.into << ")\n";

@@ -68,6 +68,35 @@ TEST_P(Statements, RetrieveIntoReplaceDeleteDestroy) {
   EXPECT_EQ(k.session().catalog().find("heavy"), nullptr);
 }
 
+// A target of "" has no width (c0), a format no attribute may have: retrieve
+// into stores it as c1, a blank, which compares equal to "" and which copy
+// can name. With every target "" the relation still stores a byte a tuple.
+TEST_P(Statements, RetrieveIntoStoresAnEmptyStringTargetAsOneBlank) {
+  Kit k(GetParam());
+  k.add_parts(210);
+  auto r = k.run(R"(
+    range of p is parts
+    retrieve into e (x = p.pnum, s = "", y = p.qoh) where p.pnum < 4
+    retrieve into only (s = "") where p.pnum < 3
+    range of e is e
+    range of o is only
+    retrieve (e.x, e.s, e.y) where e.s = "" sort by x
+    retrieve (n = count(o.s where o.s = ""))
+  )");
+  ASSERT_TRUE(r.ok) << r.err;
+  const Schema& e = k.session().catalog().find("e")->schema();
+  ASSERT_EQ(e.attrs.size(), 3u);
+  EXPECT_EQ(e.attrs[1].type, Type::c(1));
+  EXPECT_EQ(e.tuple_len, 5u);  // pnum i2, s c1, qoh i2
+  const Schema& o = k.session().catalog().find("only")->schema();
+  EXPECT_EQ(o.attrs.at(0).type, Type::c(1));
+  std::string want = "x,s,y\n";
+  for (const auto& row : harness::parts_rows(210))
+    if (row.pnum < 4) want += std::to_string(row.pnum) + ",," + std::to_string(row.qoh) + "\n";
+  EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("n\n2\n"), std::string::npos) << r.out;
+}
+
 TEST_P(Statements, ReplaceAndDeleteWithTwoVariables) {
   Kit k(GetParam());
   auto r = k.run(R"(
