@@ -82,7 +82,7 @@ class Monitor {
       }
       // A command: the text before it belongs to the buffer first.
       commands = true;
-      add(l.substr(seg, i - seg), true);
+      add(l.substr(seg, i - seg), true, seg);
       size_t j = i + 1;
       while (j < n && std::isalpha(static_cast<unsigned char>(l[j]))) ++j;
       std::string word = l.substr(i + 1, j - i - 1);
@@ -106,7 +106,7 @@ class Monitor {
       }
       if (harness::cancel_requested()) return Next::More;
     }
-    add(l.substr(seg), commands);
+    add(l.substr(seg), commands, seg);
     return Next::More;
   }
 
@@ -124,10 +124,14 @@ class Monitor {
 
  private:
   // Text of a line: each line of the buffer ends in a newline. Blank text
-  // beside a command, or before anything was typed, adds no line.
-  void add(const std::string& text, bool beside_command) {
+  // beside a command, or before anything was typed, adds no line. Text that
+  // followed a command on its line (`\g retrieve ...`) starts at `column` of
+  // it: blanks stand for what went before, so an error's column is the
+  // typed line's or the file's.
+  void add(const std::string& text, bool beside_command, size_t column) {
     if (text.find_first_not_of(" \t\r") == std::string::npos && (beside_command || buf_.empty())) return;
     note_origin();
+    buf_.append(column, ' ');
     buf_ += text;
     buf_ += '\n';
   }

@@ -118,6 +118,27 @@ TEST(Cli, BackslashIReadsAFileAsIfTyped) {
   std::filesystem::remove_all(dir);
 }
 
+// Text after a command on its line keeps its columns: an error in it gives
+// the column in the line as typed or as the file has it, and the quoted
+// line shows blanks where the command and what it ran stood.
+TEST(Cli, TextAfterAMonitorCommandKeepsItsColumns) {
+  char dir[] = "/tmp/quelkit-columns-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/after.quel";
+  std::ofstream(f) << "retrieve (a = 1)\n\\g retrieve (b = 2 +)\n\\g\n";
+  Out o = sh("printf 'retrieve (t = 0) \\\\g retrieve (u = 1 +)\\n\\\\g\\n\\\\i " + f + "\\n' | " + kBin +
+             " --format csv");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("t\n0\n"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("<monitor:2>:1:38: error: expected an expression but found ')'\n"
+                        "                      retrieve (u = 1 +)\n"
+                        "                                       ^"),
+            std::string::npos)
+      << o.text;
+  EXPECT_NE(o.text.find(f + ":2:21: error: expected an expression"), std::string::npos) << o.text;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, StatsJsonHasEveryField) {
   Out o = sh(kBin + " --parts 210 --format none --stats=json --repeat 3 -e 'range of p is parts "
                     "retrieve (p.pnum) where p.qoh < log(9.5) * p.weight'");
