@@ -197,26 +197,36 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   std::vector<const uint8_t*>& pending = pagebuf_;
   pending.clear();
   auto flush = [&] {
-    if (pending.empty()) return;
-    const size_t need = size_t(tpp) * pending.size();
-    if (cap - held < need) {
-      hand_over();
-      at = out.room(need, &cap);
-    }
-    uint8_t* rows = at + held * row_len;
-    before_call();
-    int64_t n = prep->run_pages(pending.data(), uint32_t(pending.size()), rows, &ctx);
-    if (n < 0) {
-      for (const uint8_t* pg : pending) {  // counted up to the failing page, as a page kernel counts
-        ++st.pages_walked;
-        kernel_page(pg, rows);
-        rows = at + held * row_len;
+    // While the room left might not hold the rest's rows, a page at a time,
+    // asking for a page's room as page_step does: the result's chunks, and
+    // the page where the memory budget stops a statement (its counts), are
+    // then those of every other back end. Only the pages that end a chunk.
+    size_t first = 0;
+    for (; first < pending.size() && cap - held < size_t(tpp) * (pending.size() - first); ++first) {
+      ++st.pages_walked;
+      if (cap - held < tpp) {
+        hand_over();
+        at = out.room(tpp, &cap);
       }
-    } else {
-      st.pages_walked += pending.size();
-      uint64_t live = 0;
-      for (const uint8_t* pg : pending) live += live_of(pg);
-      kernel_ran(live, n, uint32_t(pending.size()), timed_ns(live));
+      kernel_page(pending[first], at + held * row_len);
+    }
+    const uint32_t count = uint32_t(pending.size() - first);
+    if (count) {
+      uint8_t* rows = at + held * row_len;
+      before_call();
+      int64_t n = prep->run_pages(pending.data() + first, count, rows, &ctx);
+      if (n < 0) {
+        for (size_t i = first; i < pending.size(); ++i) {  // counted up to the failing page, as a page kernel counts
+          ++st.pages_walked;
+          kernel_page(pending[i], rows);
+          rows = at + held * row_len;
+        }
+      } else {
+        st.pages_walked += count;
+        uint64_t live = 0;
+        for (size_t i = first; i < pending.size(); ++i) live += live_of(pending[i]);
+        kernel_ran(live, n, count, timed_ns(live));
+      }
     }
     pending.clear();
   };
