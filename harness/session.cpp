@@ -460,6 +460,13 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   return true;
 }
 
+// In integers: ns / 1000.0 through ostream's default 6 digits printed a
+// run of seconds as 4.34297e+06.
+std::string stats_us_text(uint64_t ns) {
+  std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
 // The tier fields of a back end that changes tiers (docs/stats.md), "" for the others.
 static std::string tier_text(const ExecStats& s) {
   if (s.tier_tuples.empty() && !s.bg_compiles) return "";
@@ -468,7 +475,7 @@ static std::string tier_text(const ExecStats& s) {
   if (s.tier_switch_page >= 0) os << ", switched at page " << s.tier_switch_page;
   if (s.bg_compiles)
     os << "; background compiles " << s.bg_compiles << " (abandoned " << s.bg_abandoned << "), wall "
-       << s.bg_compile_wall_ns / 1000.0 << " us, cpu " << s.bg_compile_cpu_ns / 1000.0 << " us";
+       << stats_us_text(s.bg_compile_wall_ns) << " us, cpu " << stats_us_text(s.bg_compile_cpu_ns) << " us";
   return os.str();
 }
 
@@ -513,9 +520,9 @@ void Session::emit_stats(const StmtReport& r) {
   }
   out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode << ": " << s.access_path
        << (s.selection.empty() ? "" : " (" + s.selection + ")") << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
-       << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << s.prepare_ns / 1000.0
-       << " us, run " << s.run_ns / 1000.0 << " us (min " << r.run_ns_min / 1000.0 << ", max "
-       << r.run_ns_max / 1000.0 << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << s.verify_ns / 1000.0 << " us; checksum " << checksum_hex(s.checksum)
+       << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << stats_us_text(s.prepare_ns)
+       << " us, run " << stats_us_text(s.run_ns) << " us (min " << stats_us_text(r.run_ns_min) << ", max "
+       << stats_us_text(r.run_ns_max) << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << stats_us_text(s.verify_ns) << " us; checksum " << checksum_hex(s.checksum)
        << tier_text(s) << (r.error.empty() ? "" : "; error") << "\n";
 }
 

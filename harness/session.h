@@ -114,4 +114,8 @@ class Session {
 // as the paper report, the sweep and the benchmarks ask.
 std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec, bool measured = false);
 
+// A time of --stats' text form: nanoseconds as microseconds to the
+// nanosecond ("4342970.123"), never in an exponent.
+std::string stats_us_text(uint64_t ns);
+
 }  // namespace quelkit::harness

@@ -9,6 +9,16 @@
 namespace quelkit::test {
 namespace {
 
+// The text form's times: microseconds to the nanosecond, a run of seconds
+// too (ns / 1000.0 through ostream's 6 digits printed 4.34297e+06).
+TEST(StatsText, TimesAreMicrosecondsToTheNanosecondNeverInAnExponent) {
+  EXPECT_EQ(harness::stats_us_text(0), "0.000");
+  EXPECT_EQ(harness::stats_us_text(7), "0.007");
+  EXPECT_EQ(harness::stats_us_text(134972000), "134972.000");
+  EXPECT_EQ(harness::stats_us_text(4342970123), "4342970.123");
+  EXPECT_EQ(harness::stats_us_text(86400000000050ull), "86400000000.050");
+}
+
 class Stats : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Stats, UniqueCountsAndChecksumsTheRowsLeft) {
