@@ -7,6 +7,7 @@
 // usage, 130 a script cancelled with Ctrl-C; an interactive monitor exits 0
 // when the user quits. Results go to standard output; messages, notices and
 // errors to standard error.
+#include <algorithm>
 #include <signal.h>
 #include <unistd.h>
 
@@ -101,14 +102,33 @@ int run_session(const CLI::App& app, MainOptions& m) {
     std::string err;
     if (!parse_wisconsin_spec(s, &wisconsin.emplace_back(), &err)) cli::usage_error(err);
   }
-  // Every dump form must be known to the front end or to a selected back end.
-  for (const auto& d : m.dumps) {
-    bool known = d == "ast" || d == "ir" || d == "folded";
+  // Every dump form must be known to the front end or to a selected back end;
+  // a form no back end has is named as unknown, with the forms there are.
+  std::vector<std::string> dumps;  // each --dump's comma list, in order (empty elements refused above)
+  for (const auto& list : m.dumps)
+    for (size_t at = 0, comma = 0; comma != std::string::npos; at = comma + 1)
+      dumps.push_back(list.substr(at, (comma = list.find(',', at)) - at));
+  for (const auto& d : dumps) {
+    std::vector<std::string> forms = {"ast", "ir", "folded"};
+    bool selected = std::find(forms.begin(), forms.end(), d) != forms.end();
     for (const auto& [b, mode] : opt.backends) {
       const BackendSpec* s = find_backend(b);
-      for (const auto& f : s->dump_forms) known = known || f == d;
+      selected = selected || std::find(s->dump_forms.begin(), s->dump_forms.end(), d) != s->dump_forms.end();
     }
-    if (!known) cli::usage_error("--dump=" + d + ": no selected back end prints that form");
+    if (!selected) {
+      std::string owners;
+      for (const BackendSpec& s : registered_backends()) {
+        for (const auto& f : s.dump_forms)
+          if (std::find(forms.begin(), forms.end(), f) == forms.end()) forms.push_back(f);
+        if (std::find(s.dump_forms.begin(), s.dump_forms.end(), d) != s.dump_forms.end())
+          owners += (owners.empty() ? "" : ", ") + s.name;
+      }
+      std::string all;
+      for (const auto& f : forms) all += (all.empty() ? "" : " ") + f;
+      if (d.empty()) cli::usage_error("--dump needs a form (" + all + ")");
+      cli::usage_error(owners.empty() ? "--dump=" + d + ": unknown form (" + all + ")"
+                                      : "--dump=" + d + ": no selected back end prints that form (" + owners + " does)");
+    }
     opt.dumps.insert(d);
   }
 
@@ -233,7 +253,7 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
                  "show a form of each statement: ast ir folded, and each selected back end's own (postfix: interp; "
                  "threaded, vector, llvm, gimple, stencil)")
       ->type_name("FORM[,FORM...]")
-      ->delimiter(',')
+      ->check(CLI::Validator([](std::string& s) { return cli::empty_element(s); }, ""))
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--page-size", m->page_size, "page size of new relations (default 1024)")

@@ -84,6 +84,11 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"--vector-batch 0 -e 'retrieve (a = 1)'", "--vector-batch"},
       {"--format json -e 'retrieve (a = 1)'", "--format"},
       {"--stats=xml -e 'retrieve (a = 1)'", "--stats"},
+      {"--dump=bogus -e 'retrieve (a = 1)'", "--dump=bogus: unknown form (ast ir folded postfix threaded vector llvm"},
+      {"--dump= -e 'retrieve (a = 1)'", "--dump needs a form (ast ir folded"},
+      {"--dump=ast,,ir -e 'retrieve (a = 1)'", "--dump: has an empty element in 'ast,,ir'"},
+      {"--dump=ast, -e 'retrieve (a = 1)'", "has an empty element in 'ast,'"},
+      {"--dump=ast,stencil -e 'retrieve (a = 1)'", "--dump=stencil: no selected back end prints that form (stencil does)"},
       // Each below ends in an option that, read loosely, stops the run before
       // any work, so a value let through fails on the wrong message, quickly.
       {"paper -b interp, --queries a --sizes=", "--backend: has an empty element in 'interp,'"},
@@ -139,6 +144,13 @@ TEST(Options, ValuesAndScriptsReadAsBefore) {
   EXPECT_EQ(eq.status, 0) << eq.text;
   EXPECT_EQ(std::count(eq.text.begin(), eq.text.end(), '\n'), 3) << eq.text;  // header and 2 rows
   EXPECT_EQ(eq.text, sh(kBin + " gen parts --rows 2").text);
+  // --dump takes a comma list, and more than once.
+  for (const char* dumps : {"--dump=ast,folded", "--dump ast --dump=folded", "--dump=folded,ast"}) {
+    o = sh(kBin + " --format csv " + dumps + " -e 'retrieve (a = 1 + 2)'");
+    EXPECT_EQ(o.status, 0) << dumps << o.text;
+    EXPECT_NE(o.text.find("-- ast q1\n(retrieve (targets (a (+ 1 2))))"), std::string::npos) << dumps << o.text;
+    EXPECT_NE(o.text.find("-- folded q1\ntarget a:\n"), std::string::npos) << dumps << o.text;
+  }
 }
 
 // `paper --queries` takes the letters run together or comma-separated, as
