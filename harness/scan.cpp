@@ -46,7 +46,7 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
     throw RuntimeFailure{std::move(e)};
   };
 
-  if (!rel) {  // no variable left: evaluate once
+  if (!rel) {  // no variable left: evaluate once, on no tuple (none scanned, none qualified)
     runner_.make_tuple_functions(*prep, st);
     static const uint8_t empty[8] = {};
     int r = prep->qualify(empty, &ctx);
@@ -55,7 +55,6 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
       size_t cap = 0;
       uint8_t* row = out.room(1, &cap);
       if (prep->project(empty, row, &ctx) < 0) fail(1);
-      ++st.rows_qualified;
       out.wrote(1, nullptr);
     }
     return;
