@@ -352,7 +352,7 @@ int run_sweep(const SweepOptions& o) {
             }
           if (int j = at(50); j >= 0) {
             const harness::Stats r = harness::ratio(nb[size_t(j)], br[size_t(j)]);
-            check(r, 1, true, "at 50% (< 1)");
+            check(r, 1, true, "nobranch/branch at 50% (< 1)");
           }
           if (of.count(Selection::Auto)) {
             // Against the better of the two at each point (by median), the

@@ -6,6 +6,7 @@
 #include "frontend/frontend.h"
 #include "frontend/ir.h"
 #include "frontend/lexer.h"
+#include "frontend/shown_text.h"
 #include "harness/routine_table.h"
 
 namespace quelkit::frontend {
@@ -22,6 +23,10 @@ inline constexpr harness::HotRoutine kHotRoutines[] = {
     {"ir::copy_with_kids", hot::Prepare, hot::kPlanKey, "", hot::address_of<static_cast<ir::NodePtr (*)(const ir::Node&, std::vector<ir::NodePtr>)>(&ir::copy_with_kids)>},
     {"ir::format_value", hot::Output, "output: formatting and writing rows", "FWRITE",
      hot::address_of<&ir::format_value>},
+    {"shown_text", hot::Output, "output: text as a terminal shows it (widths, escapes)", "FWRITE",
+     hot::address_of<&shown_text>},
+    {"shown_chars", hot::Output, "output: text as a terminal shows it (widths, escapes)", "FWRITE",
+     hot::address_of<&shown_chars>},
     {"frontend::Lexer::*", hot::FrontEnd, "front end: lexer", "", hot::address_of<&Lexer::next>},
     {"frontend::parse", hot::FrontEnd, "front end: parser", "", hot::address_of<&parse>},
     {"frontend::Parser::*", hot::FrontEnd, "front end: parser"},
