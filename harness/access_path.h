@@ -20,16 +20,22 @@ struct BoundSrc {
   KeyVal val;            // constant
   uint32_t offset = 0;   // parameter
   Type type;             // parameter type
+  Tk param_to = kNoTk;   // the float type a parameter is converted to before comparing (kNoTk: none)
+  Tk key_in = kNoTk;     // an integer key compared in f4 or f8 (kNoTk: in its own type)
   bool incl = true;
 };
 
 struct AccessSpec {
   KeyBounds::Kind kind = KeyBounds::All;
   BoundSrc lo, hi;
+  Type key;  // the key attribute's type
   std::string text;  // "full scan", "isam key =", ...
 };
 
-// Key lookups and ranges come from conjuncts `key op constant-or-parameter`.
+// Key lookups and ranges come from conjuncts `key op constant-or-parameter`,
+// compared in the key's type or in a float type the key converts to (an i2
+// key against 5.5, an f4 key against an i4 parameter): the bounds are then
+// the keys whose converted value satisfies the comparison.
 AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr);
 // The bounds of `a` for one execution, its parameters read from `params`.
 KeyBounds resolve_bounds(const AccessSpec& a, const std::vector<uint8_t>& params);
