@@ -13,7 +13,7 @@
 //   1
 //   */                             its output, exactly (CSV, header first)
 //   retrieve (x = 1 / 0)
-//   /*= error 9:17: division by zero */      line:col: message of the error
+//   /*= error 11:17: division by zero */     line:col: message of the error
 //   retrieve (p.pnum)
 //   /*= checksum 210 9a3c...e1 */  row count and result checksum (DESIGN.md)
 //   append to t (a = 2)

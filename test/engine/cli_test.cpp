@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -136,6 +137,28 @@ TEST(Cli, TextAfterAMonitorCommandKeepsItsColumns) {
             std::string::npos)
       << o.text;
   EXPECT_NE(o.text.find(f + ":2:21: error: expected an expression"), std::string::npos) << o.text;
+  std::filesystem::remove_all(dir);
+}
+
+// difftest --rewrite fills `?` placeholders with what ran, and the file it
+// writes passes as it stands: rows filled in above an error move the error's
+// statement down, and its expected line with it (it kept the line of the
+// file before the rewrite, so the rewritten file failed its own expectation).
+TEST(Cli, DifftestRewriteWritesAFileThatPasses) {
+  char dir[] = "/tmp/quelkit-rewrite-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/new.quel";
+  std::ofstream(f) << "create t (a = i2)\nappend to t (a = 1)\nappend to t (a = 2)\nrange of t is t\n"
+                      "retrieve (t.a) sort by a\n/*= ? */\nretrieve (x = 1 / (t.a - 1))\n/*= ? */\n";
+  Out o = sh(kBin + " difftest --corpus " + f + " -b interp --rewrite");
+  EXPECT_EQ(o.status, 0) << o.text;
+  std::ifstream in(f);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("retrieve (t.a) sort by a\n/*= rows\na\n1\n2\n*/\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("/*= error 11:17: division by zero (relation t, tuple 1) */"), std::string::npos) << text;
+  o = sh(kBin + " difftest --corpus " + f + " -b all");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("2 cases on all: all pass"), std::string::npos) << o.text;
   std::filesystem::remove_all(dir);
 }
 
