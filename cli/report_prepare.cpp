@@ -159,7 +159,8 @@ void print_prepare(const Measured& m) {
         break;
       }
     std::cout << "  (" << qid << "), prepare and per tuple at " << best->size << " tuples:\n    " << std::left
-              << std::setw(16) << "back end" << std::right << std::setw(11) << "warm" << std::setw(11) << "first"
+              << std::setw(16) << "back end" << std::right << std::setw(11) << "warm" << std::setw(11)
+              << (qid[0] == 'd' ? "first" : "first (d)")  // the fresh process prepares (d) only
               << std::setw(11) << "per tuple";
     for (const Cell* b : bases)
       for (const char* w : {"warm", "first"}) std::cout << std::setw(26) << ("vs " + b->runner + " (" + w + ")");
