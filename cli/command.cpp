@@ -20,14 +20,14 @@
 
 namespace quelkit::cli {
 
-namespace {
-
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> v;
   std::stringstream in(s);
   for (std::string item; std::getline(in, item, ',');) v.push_back(item);
   return v;
 }
+
+namespace {
 
 std::string joined(const std::vector<std::string>& words) {
   std::string s;

@@ -60,6 +60,8 @@ CLI::Validator query_letters();
 // `--points ,50`, `a,,b`): the message for `list`, or "" when it has none.
 // The empty list itself is each option's own business.
 std::string empty_element(const std::string& list);
+// The elements of a comma list ("" has none), for lists empty_element passed.
+std::vector<std::string> split(const std::string& list);
 
 // The measuring commands' --jit-cpu (paper, sweep, wisconsin): generic (the
 // default) or native, into *value; and how their headers name the choice.

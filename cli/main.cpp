@@ -106,8 +106,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
   // a form no back end has is named as unknown, with the forms there are.
   std::vector<std::string> dumps;  // each --dump's comma list, in order (empty elements refused above)
   for (const auto& list : m.dumps)
-    for (size_t at = 0, comma = 0; comma != std::string::npos; at = comma + 1)
-      dumps.push_back(list.substr(at, (comma = list.find(',', at)) - at));
+    for (const auto& d : list.empty() ? std::vector<std::string>{""} : cli::split(list)) dumps.push_back(d);
   for (const auto& d : dumps) {
     std::vector<std::string> forms = {"ast", "ir", "folded"};
     bool selected = std::find(forms.begin(), forms.end(), d) != forms.end();

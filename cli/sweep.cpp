@@ -45,20 +45,12 @@ namespace {
 
 using harness::Selection;
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) v.push_back(item);
-  return v;
-}
-
 // A comma-separated list of numbers from lo to hi, checked while parsing.
 CLI::Validator numbers(double lo, double hi, const char* what) {
   return CLI::Validator(
       [=](std::string& s) -> std::string {
         if (std::string e = cli::empty_element(s); !e.empty()) return e;
-        std::vector<std::string> items = split(s);
+        std::vector<std::string> items = cli::split(s);
         if (items.empty()) return std::string("needs a list of ") + what;
         for (auto& x : items)
           if (!cli::real_between(lo, hi)(x).empty()) return std::string("takes ") + what + ", not '" + x + "'";
@@ -170,11 +162,11 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
 int run_sweep(const SweepOptions& o) {
   if (!o.out_dir.empty()) cli::require_output_dir("--out", o.out_dir);
   std::vector<uint64_t> sizes;
-  for (const auto& x : split(o.sizes)) sizes.push_back(uint64_t(std::stod(x)));
+  for (const auto& x : cli::split(o.sizes)) sizes.push_back(uint64_t(std::stod(x)));
   std::vector<double> points;
-  for (const auto& x : split(o.points)) points.push_back(std::stod(x));
+  for (const auto& x : cli::split(o.points)) points.push_back(std::stod(x));
   std::vector<Selection> selections;
-  for (const auto& x : split(o.selections)) harness::parse_selection(x, &selections.emplace_back());
+  for (const auto& x : cli::split(o.selections)) harness::parse_selection(x, &selections.emplace_back());
   const std::string& backends = o.backends;
   const std::string& out_dir = o.out_dir;
   harness::Timing timing;
