@@ -175,8 +175,10 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harnes
   if (const auto& ps = f.parts_spec) session.catalog().add(harness::make_parts(ps->rows, ps->wide, ps->s, o.page_size));
   if (f.wisconsin_spec)
     for (auto& rel : harness::make_wisconsin(*f.wisconsin_spec, o.page_size)) session.catalog().add(std::move(rel));
-  auto fail = [&](uint32_t line, const std::string& what) {
+  auto fail = [&](uint32_t line, const std::string& what, bool mendable = false) {
     rep.failures.push_back(f.name + ":" + std::to_string(line) + ": " + what);
+    if (mendable) ++rep.stale;
+    else rep.unmendable.push_back(rep.failures.back());
   };
   std::string rewritten;
   size_t copied = 0;
@@ -230,7 +232,9 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harnes
     if (!a.disagree.empty()) fail(c.line, a.disagree);
     const bool has_exp = c.exp_end > c.exp_begin;
     if (!has_exp) {
-      if (a.ran && !a.ok) fail(line_of(f.text, c.begin), "statement without an expectation failed: " + a.error);
+      // The line its text starts on, not the end of the expectation before it.
+      const size_t first = std::min(f.text.find_first_not_of(" \t\r\n", c.begin), c.end);
+      if (a.ran && !a.ok) fail(line_of(f.text, first), "statement without an expectation failed: " + a.error);
       continue;
     }
     ++rep.cases;
@@ -266,8 +270,9 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harnes
     }
     if (pass && a.disagree.empty() && a.setup_failures.empty()) ++rep.passed;
     else if (!pass)
-      fail(c.line, "expected " + c.kind + (c.kind == "rows" || c.kind == "out" ? "\n" : " ") + c.expected +
-                       "\nbut got " + got);
+      fail(c.line,
+           "expected " + c.kind + (c.kind == "rows" || c.kind == "out" ? "\n" : " ") + c.expected + "\nbut got " + got,
+           true);
   }
   rep.rewritten = rewritten + f.text.substr(copied);
   return rep;

@@ -61,8 +61,14 @@ CorpusFile load_corpus(const std::string& path);
 
 struct CorpusReport {
   int cases = 0, passed = 0;
-  std::vector<std::string> failures;  // "file:line: what"
-  std::string rewritten;              // the file with every expectation replaced by what ran
+  std::vector<std::string> failures;  // "file:line: what", every one
+  // The failures that replacing expectations cannot mend (back ends disagree,
+  // a statement before a case or without an expectation failed, an
+  // expectation follows no statement): a copy of each, for --rewrite, which
+  // must not write the first back end's answer where another disagrees.
+  std::vector<std::string> unmendable;
+  int stale = 0;        // expectations that differ from what ran: what --rewrite replaces
+  std::string rewritten;  // the file with every expectation replaced by what ran
 };
 
 // Runs a file on the back ends of `backends` ("interp:switch", "all", ...) in

@@ -114,6 +114,25 @@ TEST(CorpusFormat, ReportsWrongAnswersAndRewrites) {
   ASSERT_EQ(r.failures.size(), 2u);
   EXPECT_NE(r.failures[0].find("t.quel:2: expected rows"), std::string::npos) << r.failures[0];
   EXPECT_EQ(r.rewritten, "retrieve (x = 2 + 2)\n/*= rows\nx\n4\n*/\nretrieve (y = 1)\n/*= rows\ny\n1\n*/\n");
+  // Both are stale expectations, which a rewrite mends.
+  EXPECT_EQ(r.stale, 2);
+  EXPECT_TRUE(r.unmendable.empty()) << r.unmendable.front();
+}
+
+// What no expectation mends: a statement that fails before a case or without
+// an expectation after it. --rewrite leaves such a file as it was.
+TEST(CorpusFormat, FailuresOutsideExpectationsAreUnmendable) {
+  auto f = difftest::parse_corpus("t.quel",
+                                  "retrieve (z = 1 / 0)\nretrieve (x = 1)\n/*= rows\nx\n2\n*/\nretrieve (w = 1 / 0)\n");
+  auto r = difftest::run_corpus(f, "interp");
+  EXPECT_EQ(r.stale, 1);
+  ASSERT_EQ(r.unmendable.size(), 2u);
+  EXPECT_NE(r.unmendable[0].find("t.quel:3: a statement before the case failed: 1:17: division by zero"), std::string::npos)
+      << r.unmendable[0];
+  EXPECT_NE(r.unmendable[1].find("t.quel:7: statement without an expectation failed: 7:17: division by zero"),
+            std::string::npos)
+      << r.unmendable[1];
+  EXPECT_EQ(r.failures.size(), 3u);
 }
 
 }  // namespace

@@ -152,6 +152,10 @@ TEST(Cli, DifftestRewriteWritesAFileThatPasses) {
                       "retrieve (t.a) sort by a\n/*= ? */\nretrieve (x = 1 / (t.a - 1))\n/*= ? */\n";
   Out o = sh(kBin + " difftest --corpus " + f + " -b interp --rewrite");
   EXPECT_EQ(o.status, 0) << o.text;
+  // What it replaced is counted, not listed as failures.
+  EXPECT_NE(o.text.find("new.quel: 2 expectations rewritten"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("2 cases on interp: 2 expectations rewritten\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("but got"), std::string::npos) << o.text;
   std::ifstream in(f);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("retrieve (t.a) sort by a\n/*= rows\na\n1\n2\n*/\n"), std::string::npos) << text;
@@ -159,6 +163,19 @@ TEST(Cli, DifftestRewriteWritesAFileThatPasses) {
   o = sh(kBin + " difftest --corpus " + f + " -b all");
   EXPECT_EQ(o.status, 0) << o.text;
   EXPECT_NE(o.text.find("2 cases on all: all pass"), std::string::npos) << o.text;
+  // A statement failing where no expectation follows it is not mended by a
+  // rewrite: the file stays as it was, and the run fails.
+  const std::string g = std::string(dir) + "/bad.quel";
+  const std::string bad = "retrieve (y = 1)\n/*= ? */\nretrieve (x = 1 / 0)\n";
+  std::ofstream(g) << bad;
+  o = sh(kBin + " difftest --corpus " + g + " -b interp --rewrite");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("bad.quel:3: statement without an expectation failed"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("bad.quel: not rewritten: 1 failure that no expectation mends"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("0 expectations rewritten; 1 file left as it was, with 1 failure"), std::string::npos)
+      << o.text;
+  std::ifstream again(g);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()), bad);
   std::filesystem::remove_all(dir);
 }
 
