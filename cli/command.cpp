@@ -124,14 +124,17 @@ CLI::Validator list_of(std::vector<std::string> words) {
       "");
 }
 
-CLI::Validator size_list() {
+CLI::Validator size_list(uint64_t max, std::string of) {
   return CLI::Validator(
-      [](std::string& spec) -> std::string {
+      [max, of](std::string& spec) -> std::string {
+        if (spec == "+") return "'+' adds the sizes after it to the default ones, and none follows it";
         if (std::string e = empty_element(spec.starts_with("+") ? spec.substr(1) : spec); !e.empty()) return e;
         std::stringstream ss(spec.starts_with("+") ? spec.substr(1) : spec);
-        for (std::string x; std::getline(ss, x, ',');)
+        for (std::string x; std::getline(ss, x, ',');) {
           if (x.empty() || x.size() > 12 || x.find_first_not_of("0123456789") != std::string::npos || std::stoull(x) == 0)
             return "takes sizes in tuples (1 or more), comma-separated, not '" + x + "'";
+          if (std::stoull(x) > max) return x + ": at most " + std::to_string(max) + " tuples (" + of + ")";
+        }
         return {};
       },
       "");

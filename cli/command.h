@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -51,7 +53,10 @@ CLI::Validator real_between(double lo, double hi);             // lo <= number <
 CLI::Validator one_of(std::vector<std::string> words);
 CLI::Validator list_of(std::vector<std::string> words);  // comma-separated, each one of words
 CLI::Validator backend_list();                            // harness::parse_backend_list accepts it
-CLI::Validator size_list();  // sizes in tuples as parse_sizes reads them: [+]N,N,... ("" is none)
+// Sizes in tuples as parse_sizes reads them: [+]N,N,... ("" is none; "+"
+// alone adds nothing, so it is refused), each at most `max`: the most tuples
+// the relation's data can number (`of` says why, "pnum is an i4").
+CLI::Validator size_list(uint64_t max, std::string of);
 // The paper's queries, letters a-i, run together or comma-separated (ab,
 // a,b); a transform (->transform), which leaves the option the letters alone.
 CLI::Validator query_letters();
@@ -62,6 +67,15 @@ CLI::Validator query_letters();
 std::string empty_element(const std::string& list);
 // The elements of a comma list ("" has none), for lists empty_element passed.
 std::vector<std::string> split(const std::string& list);
+// A list's values with a repeated one dropped (the first kept, the order
+// kept): `--sizes 1,1` runs and reports the size once.
+template <class T>
+std::vector<T> drop_repeats(std::vector<T> v) {
+  std::vector<T> out;
+  for (auto& x : v)
+    if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(std::move(x));
+  return out;
+}
 
 // The measuring commands' --jit-cpu (paper, sweep, wisconsin): generic (the
 // default) or native, into *value; and how their headers name the choice.

@@ -73,13 +73,13 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
       "A size list replaces the default one; +N adds to it (--sizes +30000000: the default sizes and thirty\n"
       "million tuples).");
   app.add_option("--sizes", p->sizes, "heap sizes for (a)-(e) (default 1,210,3360,100000,1000000,10000000)")
-      ->check(cli::size_list())
+      ->check(cli::size_list(2147483647, "pnum is an i4"))
       ->type_name("[+]N,...");
   app.add_option("--keyed-sizes", p->keyed_sizes, "sizes of the keyed relation for (e)-(i) (default 3360,100000)")
-      ->check(cli::size_list())
+      ->check(cli::size_list(2147483647, "pnum is an i4"))
       ->type_name("[+]N,...");
   app.add_option("--count-sizes", p->count_sizes, "sizes of the --sink count block (default 1000000,10000000)")
-      ->check(cli::size_list())
+      ->check(cli::size_list(2147483647, "pnum is an i4"))
       ->type_name("[+]N,...");
   app.add_option("--keyed-structures", p->keyed_structures, "structures of the keyed relation (default isam,hash)")
       ->check(cli::list_of({"isam", "hash"}))

@@ -167,6 +167,9 @@ int run_sweep(const SweepOptions& o) {
   for (const auto& x : cli::split(o.points)) points.push_back(std::stod(x));
   std::vector<Selection> selections;
   for (const auto& x : cli::split(o.selections)) harness::parse_selection(x, &selections.emplace_back());
+  sizes = cli::drop_repeats(std::move(sizes));
+  points = cli::drop_repeats(std::move(points));
+  selections = cli::drop_repeats(std::move(selections));
   const std::string& backends = o.backends;
   const std::string& out_dir = o.out_dir;
   harness::Timing timing;

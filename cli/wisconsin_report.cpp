@@ -23,8 +23,10 @@
 
 #include "measure/wisconsin_run.h"
 #include "cli/report_parts.h"
+#include "harness/budget.h"
 #include "harness/checksum.h"
 #include "harness/measure.h"
+#include "harness/wisconsin.h"
 
 namespace quelkit {
 
@@ -54,7 +56,7 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
       "The study's relations (1K, 10K tuples) on each structure, then tenk1 alone at each --sizes for the\n"
       "selections and aggregates (their constants scaled to keep their selectivity).");
   app.add_option("--sizes", o->sizes, "tenk1 sizes beyond the study's (default 100000,1000000; '' none)")
-      ->check(cli::size_list())
+      ->check(cli::size_list(harness::kWisconsinMaxRows, "unique1 and unique2 stay unique in an i4"))
       ->type_name("[+]N,...");
   app.add_option("--structure", o->structures, "structures of the relations, keyed on unique2 (default heap,isam)")
       ->check(cli::list_of({"heap", "isam", "hash"}))
@@ -253,13 +255,30 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
                      (given("--reps") ? "" : o.quick ? " (--quick's)" : " (the default)") +
                      ": the large sizes take at most --reps repetitions");
   if (!o.out_dir.empty()) cli::require_output_dir("--out", o.out_dir);
-  const std::vector<uint64_t> sizes = cli::parse_sizes(o.sizes, {100000, 1000000});
+  // --quick has no larger sizes: +N adds N to none.
+  const std::vector<uint64_t> sizes =
+      cli::parse_sizes(o.sizes, o.quick ? std::vector<uint64_t>{} : std::vector<uint64_t>{100000, 1000000});
+  // A tenk1 the memory budget cannot hold is refused before the study's
+  // measurements, not after them: the exact reservation of its heap load,
+  // which comes first. (An ISAM or hash copy that then does not fit, or a
+  // statement's result, fails its data set with an error below.)
+  {
+    const auto empty = make_wisconsin(0, Structure::Heap, SessionOptions{}.page_size, "tenk1");
+    const uint64_t tpp = empty->tuples_per_page();
+    for (uint64_t n : sizes) try {
+        memory_budget().check((n + tpp - 1) / tpp * uint64_t(empty->page_size()),
+                              "relation tenk1 of " + std::to_string(n) + " tuples");
+      } catch (QuelError& e) {
+        cli::usage_error("--sizes " + std::to_string(n) + ": " + e.err.message);
+      }
+  }
   std::vector<Structure> structures;
   {
     std::stringstream ss(o.structures);
     for (std::string x; std::getline(ss, x, ',');)
       if (!x.empty()) structures.push_back(x == "heap" ? Structure::Heap : x == "isam" ? Structure::Isam : Structure::Hash);
   }
+  structures = cli::drop_repeats(std::move(structures));
   if (structures.empty()) cli::usage_error("--structure: names no structure");
   std::vector<WisconsinScript> scripts;
   {
@@ -270,6 +289,8 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
     std::vector<std::string> want;
     for (std::string x; std::getline(ss, x, ',');)
       if (!x.empty()) want.push_back(x);
+    // `--figures=` is the empty value (as `--structure=` is), not "all".
+    if (want.empty() && given("--figures")) cli::usage_error("--figures: names no figure");
     for (auto& s : all)
       if (want.empty() || std::find(want.begin(), want.end(), s.figure) != want.end()) scripts.push_back(std::move(s));
   }
@@ -330,7 +351,13 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
     WisconsinRunOptions rs = ro;
     if (!sets[i].study) rs.cold_runs = 0;
     if (sets[i].tenk_rows >= 1000000) rs.timing.reps = std::min(o.reps, o.large_reps);
-    if (!measure_wisconsin(so, sets[i], scripts, rs, &got, &mismatch, &err)) {
+    bool measured = false;
+    try {
+      measured = measure_wisconsin(so, sets[i], scripts, rs, &got, &mismatch, &err);
+    } catch (QuelError& e) {  // making the data set's relations (the memory budget)
+      err += "quelkit wisconsin: error: " + e.err.message + "\n";
+    }
+    if (!measured) {
       std::cerr << err;
       return 1;
     }

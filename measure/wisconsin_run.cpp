@@ -176,6 +176,11 @@ bool measure_wisconsin(const SessionOptions& so_in, const WisconsinDataSet& data
     auto src = std::make_shared<Source>("bench/wisconsin/" + script.name + ".quel", script.text);
     auto stmts = frontend::parse(src);
     std::set<std::string> made;  // temporaries of the retrieves run here, whose destroy runs too
+    // Beyond the study's sizes the updates do not run, so a retrieve after
+    // the script's first update of tenk1 would look for what the update
+    // made (the appended tuple, a replaced key) and time a lookup that
+    // finds nothing: such a retrieve does not run either.
+    bool tenk1_updated = false;
     int number = 0;
     for (auto& sp : stmts) {
       Stmt& s = *sp;
@@ -184,7 +189,9 @@ bool measure_wisconsin(const SessionOptions& so_in, const WisconsinDataSet& data
       const std::string kind = kind_of(s);
       if (!data.study) {
         // Beyond the study's sizes: the retrieves of tenk1 alone.
-        const bool keep = s.kind == Stmt::Retrieve && vars == std::set<std::string>{"tenk1"};
+        if (s.kind == Stmt::Append || s.kind == Stmt::Delete || s.kind == Stmt::Replace)
+          tenk1_updated |= s.var == "tenk1" || s.relation == "tenk1";
+        const bool keep = s.kind == Stmt::Retrieve && vars == std::set<std::string>{"tenk1"} && !tenk1_updated;
         const bool cleanup = s.kind == Stmt::Destroy && s.relations.size() == 1 && made.count(s.relations[0]);
         if (!keep && !cleanup) continue;
         if (keep && !s.relation.empty()) made.insert(s.relation);
