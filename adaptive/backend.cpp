@@ -330,7 +330,8 @@ class AdaptivePlan final : public Prepared {
   }
 
   int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
-    const uint32_t live = harness::page_nlines(page);
+    // The page's lines, deleted ones included: what the tier is handed.
+    const uint32_t lines = harness::page_nlines(page);
     if (watch_) {
       // One clock read a page while measuring: a page's time runs from its
       // start to the next page's, the scan's own cost between pages included
@@ -345,13 +346,13 @@ class AdaptivePlan final : public Prepared {
         if (timing_) {
           last_t_ = t;
           last_tier_ = tier_;
-          last_live_ = live;
+          last_lines_ = lines;
         }
       } else {
         boundary();
       }
     }
-    scan_tuples_[tier_] += live;
+    scan_tuples_[tier_] += lines;
     ++page_;
     return cur_->run_page(page, rows, ctx);
   }
@@ -433,9 +434,9 @@ class AdaptivePlan final : public Prepared {
   // The page that began at last_t_ ended at t.
   void timed(uint64_t t) {
     const int k = last_tier_;
-    timed_tuples_[k] += last_live_;
-    if (last_live_ && samples_[k].size() < kWindowPages * 4)
-      samples_[k].push_back(double(t - last_t_) / double(last_live_));
+    timed_tuples_[k] += last_lines_;
+    if (last_lines_ && samples_[k].size() < kWindowPages * 4)
+      samples_[k].push_back(double(t - last_t_) / double(last_lines_));
     ++timed_pages_[k];
   }
   // With a compiled tier (Tiered): which tier runs in the selection running
@@ -588,9 +589,9 @@ class AdaptivePlan final : public Prepared {
   double base_cost_[3] = {}, fast_cost_[3] = {};
   uint64_t timed_tuples_[2] = {}, timed_pages_[2] = {};
   std::vector<double> samples_[2];  // ns per tuple of timed pages, per tier
-  uint64_t last_t_ = 0;  // while timing: when the page before began, its tier and live tuples
+  uint64_t last_t_ = 0;  // while timing: when the page before began, its tier and lines
   int last_tier_ = 0;
-  uint32_t last_live_ = 0;
+  uint32_t last_lines_ = 0;
   TierReport pending_;  // background compiles settled since the last scan_ends
 };
 
