@@ -70,9 +70,10 @@ struct TargetCheck {
   char query = 0;
   uint64_t size = 0;
   std::string what;  // "llvm:fused / reference", "best / floor (best: llvm:fused)"
-  double limit = 0, ratio = 0, spread = 0, q1 = 0, q3 = 0;  // the paired ratios' median, spread, quartiles
-  double lo = 0, hi = 0;  // the median's 95% interval (harness::summarise)
-  int pairs = 0;
+  double limit = 0;
+  // The paired ratios (harness::ratio): their median, spread, quartiles,
+  // the median's interval lo..hi at its level, and n, the pairs.
+  harness::Stats stats;
   bool met = false;
   bool told = false;  // the interval lies wholly on met's side of the limit (harness::judge)
 };

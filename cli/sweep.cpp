@@ -198,7 +198,7 @@ int run_sweep(const SweepOptions& o) {
       "ns per tuple (run_ns / tuples): median of %d repetitions of >= %g s (a lane as many as fit in %g s at a\n"
       "point, at least %d), the lanes' repetitions interleaved (A B C, B C A, ...) at each point; a check's ratio is\n"
       "the median of the ratios of side-by-side repetitions, ± half their min-max spread; \"within noise\" where\n"
-      "the median's 95%% interval (order statistics) holds the check's bound\n",
+      "the median's interval (order statistics: 95%%, less under 6 repetitions) holds the check's bound\n",
       timing.reps, timing.min_seconds, timing.budget_seconds, timing.min_reps);
   std::ofstream csv;
   if (!out_dir.empty()) {
@@ -334,7 +334,7 @@ int run_sweep(const SweepOptions& o) {
             const bool ok = v.met, told = v.told;
             char buf[320];
             std::snprintf(buf, sizeof buf, "%s = %.2f ±%.0f%%", what, r.median, 50 * r.spread);
-            line += std::string(ok ? "  ok " : "  MISSED ") + buf + harness::noise_mark(told, r.lo, r.hi);
+            line += std::string(ok ? "  ok " : "  MISSED ") + buf + harness::noise_mark(told, r);
             failed_checks += !ok;
             noise_misses += !ok && !told;
             ++checks, ++made;

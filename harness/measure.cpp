@@ -68,6 +68,9 @@ Stats summarise(std::vector<double> v) {
   }
   s.lo = v[k];
   s.hi = v[n - 1 - k];
+  double below = 0;  // P(Bin(n, 1/2) <= k): the median below v[k]
+  for (size_t j = 0; j <= k; ++j) below += binom(j);
+  s.level = 1 - 2 * below;
   return s;
 }
 
@@ -175,16 +178,20 @@ Verdict judge(const Stats& r, double bound, bool strict) {
   return v;
 }
 
-std::string noise_mark(bool told, double lo, double hi) {
+std::string noise_mark(bool told, const Stats& r) {
   if (told) return "";
-  char buf[96];
-  std::snprintf(buf, sizeof buf, " (within noise: 95%% CI %.2f-%.2f)", lo, hi);
+  char buf[128];
+  if (r.level >= 0.95)
+    std::snprintf(buf, sizeof buf, " (within noise: 95%% CI %.2f-%.2f)", r.lo, r.hi);
+  else  // floor: the interval holds the median at least this often
+    std::snprintf(buf, sizeof buf, " (within noise: %d%% CI %.2f-%.2f, %d repetitions)", int(r.level * 100 + 1e-9), r.lo,
+                  r.hi, r.n);
   return buf;
 }
 
 std::string noise_misses_note(int n) {
   if (n <= 0) return "";
-  return " (" + std::to_string(n) + " of them within noise: the bound inside their median's 95% interval)";
+  return " (" + std::to_string(n) + " of them within noise: the bound inside their median's interval)";
 }
 
 static std::string read_first(const std::string& path) {

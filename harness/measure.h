@@ -44,6 +44,10 @@ struct Timing {
 struct Stats {
   double median = 0, min = 0, max = 0, spread = 0, q1 = 0, q3 = 0;
   double lo = 0, hi = 0;
+  // How often [lo, hi] holds the true median: 0.95 or more from 6 samples
+  // on; under that the interval is min..max, which holds it 1 - 2^(1-n) of
+  // the time (75% of 3 samples).
+  double level = 0;
   int n = 0;
 };
 Stats summarise(std::vector<double> samples);
@@ -88,9 +92,11 @@ struct Verdict {
 Verdict judge(const Stats& r, double bound, bool strict);
 // How the reports (quelkit sweep's checks, the paper's targets) print what
 // noise cannot decide: after a verdict not told, " (within noise: 95% CI
-// lo-hi)"; after the count of misses, " (N of them within noise: ...)";
-// "" where there is nothing to mark.
-std::string noise_mark(bool told, double lo, double hi);
+// lo-hi)", or the interval's own level where it is under 95% (too few
+// repetitions: " (within noise: 75% CI lo-hi, 3 repetitions)"); after the
+// count of misses, " (N of them within noise: ...)"; "" where there is
+// nothing to mark.
+std::string noise_mark(bool told, const Stats& ratio);
 std::string noise_misses_note(int misses_within_noise);
 
 uint64_t now_ns();

@@ -98,10 +98,30 @@ TEST(Timing, AVerdictIsToldOnlyWhereTheIntervalClearsTheBound) {
 // The reports (the sweep's checks, the paper's targets) mark only a verdict
 // not told, with its interval, and count such misses only where there are.
 TEST(Timing, OnlyAVerdictNotToldIsMarkedWithinNoise) {
-  EXPECT_EQ(harness::noise_mark(true, 0.9, 1.2), "");
-  EXPECT_EQ(harness::noise_mark(false, 1.041, 1.408), " (within noise: 95% CI 1.04-1.41)");
+  harness::Stats r;
+  r.lo = 1.041, r.hi = 1.408, r.level = 0.965, r.n = 15;
+  EXPECT_EQ(harness::noise_mark(true, r), "");
+  EXPECT_EQ(harness::noise_mark(false, r), " (within noise: 95% CI 1.04-1.41)");
+  // Too few repetitions for a 95% interval: min..max, at the level it has.
+  r.level = 0.75, r.n = 3;
+  EXPECT_EQ(harness::noise_mark(false, r), " (within noise: 75% CI 1.04-1.41, 3 repetitions)");
+}
+
+// The level of the median's interval: min..max holds the median 1 - 2^(1-n)
+// of the time, under 95% below 6 samples; from 6 on it is 95% or more.
+TEST(Timing, TheMediansIntervalSaysItsLevel) {
+  EXPECT_NEAR(harness::summarise({1, 2, 3}).level, 0.75, 1e-12);
+  EXPECT_NEAR(harness::summarise({1, 2, 3, 4, 5}).level, 0.9375, 1e-12);
+  EXPECT_NEAR(harness::summarise({1, 2, 3, 4, 5, 6}).level, 1 - 2.0 / 64, 1e-12);
+  std::vector<double> fifteen;
+  for (int i = 1; i <= 15; ++i) fifteen.push_back(i);
+  const harness::Stats s = harness::summarise(fifteen);
+  EXPECT_EQ(s.lo, 4);  // the 4th and 12th of 15
+  EXPECT_EQ(s.hi, 12);
+  EXPECT_NEAR(s.level, 1 - 2.0 * (1 + 15 + 105 + 455) / 32768, 1e-12);
+  EXPECT_GE(s.level, 0.95);
   EXPECT_EQ(harness::noise_misses_note(0), "");
-  EXPECT_EQ(harness::noise_misses_note(2), " (2 of them within noise: the bound inside their median's 95% interval)");
+  EXPECT_EQ(harness::noise_misses_note(2), " (2 of them within noise: the bound inside their median's interval)");
 }
 
 TEST(Timing, RepetitionsLastAtLeastTheMinimumTime) {
