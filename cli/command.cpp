@@ -16,6 +16,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "harness/budget.h"
+#include "harness/relation.h"
 #include "harness/session.h"
 
 namespace quelkit::cli {
@@ -138,6 +140,18 @@ CLI::Validator size_list(uint64_t max, std::string of) {
         return {};
       },
       "");
+}
+
+void require_fits(const std::string& option, uint64_t n, uint64_t bytes) {
+  const uint64_t limit = harness::memory_budget().limit();
+  if (bytes > limit)
+    usage_error(option + " " + std::to_string(n) + " needs about " + harness::memory_size_text(bytes) +
+                ", more than the memory budget of " + harness::memory_size_text(limit) + " (--memory-budget)");
+}
+
+uint64_t heap_bytes(const harness::Relation& empty, uint64_t n) {
+  const uint64_t tpp = empty.tuples_per_page();
+  return (n + tpp - 1) / tpp * uint64_t(empty.page_size());
 }
 
 std::vector<uint64_t> parse_sizes(const std::string& spec, std::vector<uint64_t> v) {

@@ -19,6 +19,10 @@
 #include <utility>
 #include <vector>
 
+namespace quelkit::harness {
+class Relation;
+}
+
 namespace quelkit::cli {
 
 // What a subcommand runs after parsing; returns the exit status.
@@ -53,6 +57,13 @@ CLI::Validator real_between(double lo, double hi);             // lo <= number <
 CLI::Validator one_of(std::vector<std::string> words);
 CLI::Validator list_of(std::vector<std::string> words);  // comma-separated, each one of words
 CLI::Validator backend_list();                            // harness::parse_backend_list accepts it
+// Refuses, as a usage error before any work, a size whose relations need
+// more than the memory budget: "--sizes 60000000 needs about 12.1 GiB, more
+// than the memory budget of 11.4 GiB (--memory-budget)".
+void require_fits(const std::string& option, uint64_t n, uint64_t bytes);
+// The bytes a heap of n tuples takes: the pages of n tuples at the tuples
+// per page of `empty` (the relation made with none).
+uint64_t heap_bytes(const harness::Relation& empty, uint64_t n);
 // Sizes in tuples as parse_sizes reads them: [+]N,N,... ("" is none; "+"
 // alone adds nothing, so it is refused), each at most `max`: the most tuples
 // the relation's data can number (`of` says why, "pnum is an i4").

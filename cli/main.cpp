@@ -142,10 +142,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
                        (p.wide ? ":wide" : "") + ": its " + std::to_string(len) +
                        "-byte tuples need pages of at least " + std::to_string(kPageHeader + kLineSize + len) +
                        " bytes");
-    const uint64_t need = parts_memory_needed(p, opt.page_size);
-    if (need > memory_budget().limit())
-      cli::usage_error("--parts " + std::to_string(p.rows) + " needs about " + memory_size_text(need) +
-                       ", more than the memory budget of " + memory_size_text(memory_budget().limit()) + " (--memory-budget)");
+    cli::require_fits("--parts", p.rows, parts_memory_needed(p, opt.page_size));
   }
 
   // Each relation made by one option: a second one of a name (two --parts,

@@ -147,6 +147,15 @@ int run_paper(const PaperOptions& p) {
   };
   if (!(wanted("abcde") && !sizes.empty()) && !(wanted("efghi") && !keyed.empty() && !keyed_structures.empty()))
     cli::usage_error("nothing to run: no size is left for the queries asked for");
+  // A relation the memory budget cannot hold is refused before the first
+  // measurement (--sizes +3000000000 would abort after the smaller sizes).
+  auto parts_need = [](uint64_t n, Structure s, bool wide) {
+    return parts_memory_needed(PartsSpec{n, s, wide}, kDefaultPageSize);
+  };
+  for (uint64_t n : sizes) cli::require_fits("--sizes", n, parts_need(n, Structure::Heap, false));
+  for (Structure st : keyed_structures)
+    for (uint64_t n : keyed) cli::require_fits("--keyed-sizes", n, parts_need(n, st, true));
+  for (uint64_t n : count_sizes) cli::require_fits("--count-sizes", n, parts_need(n, Structure::Heap, false));
   if (std::string why; !profile_json.empty() && !report::check_profile_json(profile_json, &why))
     cli::usage_error("--profile-json " + profile_json + ": " + why);
   SessionOptions so;
@@ -180,7 +189,12 @@ int run_paper(const PaperOptions& p) {
     SessionOptions o = so;
     o.runner.count_sink = count;
     Session session(o, sink_out, sink_err);
-    session.catalog().add(make_parts(n, is_keyed, structure));
+    try {
+      session.catalog().add(make_parts(n, is_keyed, structure));
+    } catch (QuelError& e) {  // an ISAM or hash copy past the memory budget
+      std::cerr << "quelkit paper: " << e.err.format() << "\n";
+      std::exit(1);
+    }
     session.run(std::make_shared<Source>("<paper>", "range of p is parts range of q is parts"));
     std::unique_ptr<SqliteRef> db = with_sqlite && !count ? SqliteRef::open(n, is_keyed, is_keyed) : nullptr;
     PaperRunOptions po;

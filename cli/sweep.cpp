@@ -170,6 +170,7 @@ int run_sweep(const SweepOptions& o) {
   sizes = cli::drop_repeats(std::move(sizes));
   points = cli::drop_repeats(std::move(points));
   selections = cli::drop_repeats(std::move(selections));
+  for (uint64_t n : sizes) cli::require_fits("--sizes", n, cli::heap_bytes(*harness::make_sweep_relation(0), n));
   const std::string& backends = o.backends;
   const std::string& out_dir = o.out_dir;
   harness::Timing timing;
@@ -373,7 +374,7 @@ int run_sweep(const SweepOptions& o) {
       }
     }
   } catch (QuelError& e) {
-    std::cerr << "quelkit sweep: error: " << e.err.format() << "\n";
+    std::cerr << "quelkit sweep: " << e.err.format() << "\n";
     return 1;
   } catch (std::exception& e) {
     std::cerr << "quelkit sweep: error: " << e.what() << "\n";

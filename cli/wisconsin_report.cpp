@@ -23,7 +23,6 @@
 
 #include "measure/wisconsin_run.h"
 #include "cli/report_parts.h"
-#include "harness/budget.h"
 #include "harness/checksum.h"
 #include "harness/measure.h"
 #include "harness/wisconsin.h"
@@ -264,13 +263,7 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
   // statement's result, fails its data set with an error below.)
   {
     const auto empty = make_wisconsin(0, Structure::Heap, SessionOptions{}.page_size, "tenk1");
-    const uint64_t tpp = empty->tuples_per_page();
-    for (uint64_t n : sizes) try {
-        memory_budget().check((n + tpp - 1) / tpp * uint64_t(empty->page_size()),
-                              "relation tenk1 of " + std::to_string(n) + " tuples");
-      } catch (QuelError& e) {
-        cli::usage_error("--sizes " + std::to_string(n) + ": " + e.err.message);
-      }
+    for (uint64_t n : sizes) cli::require_fits("--sizes", n, cli::heap_bytes(*empty, n));
   }
   std::vector<Structure> structures;
   {

@@ -58,6 +58,10 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"paper --target-budget 0", "--target-budget"},
       {"paper --children x", "--children"},
       {"paper --sizes 0", "--sizes"},
+      {"paper --sizes +", "'+' adds the sizes after it"},
+      {"paper --sizes 3000000000", "--sizes: 3000000000: at most 2147483647 tuples (pnum is an i4)"},
+      // A terabyte: refused before the smaller sizes run, not an abort after them.
+      {"paper --keyed-sizes +2147483647", "--keyed-sizes 2147483647 needs about"},
       {"paper --profile-json /nonexistent/profile.json", "--profile-json"},
       {"paper -b nosuch", "nosuch"},
       {"paper --queries a --sizes=", "nothing to run"},
