@@ -34,6 +34,7 @@ enum class Tok : uint8_t {
   Float,   // fval
   String,  // text = value, escapes resolved
   Command, // a terminal-monitor command, `\g`: text = its word, lower-cased
+  Error,   // never from the lexer: the parser's stand-in for text that failed to lex
 #define QK_TOK_ENUM(ID, SPELL) ID,
   QK_KEYWORDS(QK_TOK_ENUM) QK_PUNCT(QK_TOK_ENUM)
 #undef QK_TOK_ENUM
@@ -74,6 +75,10 @@ class Lexer {
   // After a lexical error: goes on past the bad text (the stray byte, the
   // literal, the rest of an unterminated string's line or comment's text).
   void skip_error() { cur_ = resume_; }
+  // After a lexical error: the byte range of the bad text (where it starts,
+  // where skip_error() goes on).
+  size_t error_begin() const { return size_t(error_at_ - base_); }
+  size_t error_end() const { return size_t(resume_ - base_); }
 
  private:
   // `resume`: where skip_error() goes on (nullptr: the byte after `at`).
@@ -87,6 +92,7 @@ class Lexer {
   const char* lim_;
   size_t last_end_ = 0;  // end of the last token returned (where Tok::End is placed)
   const char* resume_ = nullptr;  // where skip_error() goes on
+  const char* error_at_ = nullptr;  // where the last lexical error is
 };
 
 }  // namespace quelkit::frontend

@@ -43,6 +43,7 @@ std::string tok_kind_name(Tok k) {
     case Tok::Float: return "number";
     case Tok::String: return "string";
     case Tok::Command: return "monitor command";
+    case Tok::Error: return "text that does not lex";
 #define QK_TOK_NAME(ID, SPELL) \
   case Tok::ID:                \
     return std::string("'") + SPELL + "'";
@@ -68,6 +69,7 @@ Lexer::Lexer(SourceRef src) : src_(std::move(src)) {
 
 void Lexer::fail(const char* at, std::string msg, const char* resume) {
   resume_ = std::min(resume ? resume : at + 1, lim_);
+  error_at_ = at;
   throw_error(ErrKind::Lexical, src_->pos_of(size_t(at - base_)), src_, std::move(msg));
 }
 
@@ -243,12 +245,18 @@ Token Lexer::next() {
 
       * {
         unsigned char c = static_cast<unsigned char>(*tok);
-        char buf[64];
+        char buf[96];
         const size_t n = utf8_length(tok);
         if (c >= 0x21 && c < 0x7f)
           snprintf(buf, sizeof buf, "unexpected character '%c'", c);
+        else if (const uint32_t cp = n ? utf8_code_point(tok, n) : 0; cp == 0xFEFF)
+          // Two files joined end to end: the second one's mark, mid-text.
+          snprintf(buf, sizeof buf, "unexpected byte-order mark (U+FEFF), which only the start of a text may have");
+        else if (cp == 0xA0 || cp == 0xAD || (cp >= 0x200B && cp <= 0x200F) || cp == 0x2028 || cp == 0x2029 ||
+                 cp == 0x2060)  // shown between quotes it would look like nothing, or a blank
+          snprintf(buf, sizeof buf, "unexpected invisible character (U+%04X)", unsigned(cp));
         else if (n)  // a character of UTF-8 text outside a string: shown, and named by its code point
-          snprintf(buf, sizeof buf, "unexpected character '%.*s' (U+%04X)", int(n), tok, unsigned(utf8_code_point(tok, n)));
+          snprintf(buf, sizeof buf, "unexpected character '%.*s' (U+%04X)", int(n), tok, unsigned(cp));
         else
           snprintf(buf, sizeof buf, "unexpected character (byte 0x%02x)", c);
         fail(tok, buf);

@@ -114,14 +114,10 @@ class Parser {
   // text are not reported: they belong to the statement already reported.
   void recover(size_t begin) {
     for (;;) {
-      try {
-        const Token& t = peek();
-        if (t.kind == Tok::End) return;
-        if (starts_statement(t.kind) && (begin == kNoBegin || t.begin > begin)) return;
-        take();
-      } catch (QuelError&) {
-        lex_.skip_error();
-      }
+      const Token& t = peek();
+      if (t.kind == Tok::End) return;
+      if (starts_statement(t.kind) && (begin == kNoBegin || t.begin > begin)) return;
+      take();
     }
   }
 
@@ -142,8 +138,26 @@ class Parser {
 
   // ---- tokens ----
   const Token& peek(size_t k = 0) {
-    while (buf_.size() <= k) buf_.push_back(lex_.next());
+    while (buf_.size() <= k) buf_.push_back(next_token());
     return buf_[k];
+  }
+  // A lexical error becomes a token of its own (Tok::Error), its error kept
+  // until the parser needs a token there (or decides by it: lookahead()), so
+  // the error is raised where the parser knows what it was parsing:
+  // statement()'s end says which statement does not run.
+  Token next_token() {
+    try {
+      return lex_.next();
+    } catch (QuelError& e) {
+      Token t;
+      t.kind = Tok::Error;
+      t.begin = lex_.error_begin();
+      t.end = lex_.error_end();
+      t.pos = e.err.pos;
+      lex_errors_.emplace_back(t.begin, std::move(e.err));
+      lex_.skip_error();
+      return t;
+    }
   }
   Token take() {
     peek();
@@ -158,7 +172,24 @@ class Parser {
     return true;
   }
   [[noreturn]] void fail_at(const Token& t, const std::string& msg) {
+    // Text that did not lex, where a token was needed: its lexical error.
+    if (t.kind == Tok::Error) throw QuelError(lex_error(t));
     throw_error(ErrKind::Syntax, t.pos, src_, msg);
+  }
+  // The token after the next, which decides how the next one parses (`name
+  // =` or `v.attr`): where it did not lex, the decision cannot be made, and
+  // its lexical error is the one to report (an invisible character after a
+  // name is not "a bare name").
+  const Token& lookahead() {
+    const Token& t = peek(1);
+    if (t.kind == Tok::Error) throw QuelError(lex_error(t));
+    return t;
+  }
+  // The error of a Tok::Error token.
+  Error lex_error(const Token& t) const {
+    for (const auto& [begin, err] : lex_errors_)
+      if (begin == t.begin) return err;
+    return Error{};  // unreachable: every Tok::Error token has its error
   }
   // "expected ')' but found 'where'" / "unexpected end of input (expected ')')".
   [[noreturn]] void expected(const std::string& what) {
@@ -200,7 +231,16 @@ class Parser {
       default: break;  // unreachable: starts_statement() checked the kind
     }
     s->end = last_end_;
-    // Statements need no terminator, so whatever follows must start the next one.
+    // Statements need no terminator, so whatever follows must start the next
+    // one. Text after it that does not lex leaves the statement unfinished,
+    // as a stray name does (`delete p $where ...` must not delete every
+    // tuple); its error says so, since the bad text may be lines further on
+    // (an unterminated comment meant to hide the rest of a file).
+    if (peek().kind == Tok::Error) {
+      Error e = lex_error(peek());
+      e.message += std::string(": the ") + stmt_word(s->kind) + " statement before it does not run";
+      throw QuelError(std::move(e));
+    }
     if (peek().kind != Tok::End && peek().kind != Tok::Command && !starts_statement(peek().kind))
       expected(std::string("the end of the ") + stmt_word(s->kind) + " statement or a new statement");
     return s;
@@ -378,10 +418,10 @@ class Parser {
     do {
       ast::Target t;
       // `sort = 1`: meant as a name, but keywords are reserved.
-      if (is_keyword(peek().kind) && peek(1).kind == Tok::Eq)
+      if (is_keyword(peek().kind) && lookahead().kind == Tok::Eq)
         throw_error(ErrKind::Syntax, peek().pos, src_,
                     tok_kind_name(peek().kind) + " is a keyword; it cannot name a target");
-      if (peek().kind == Tok::Name && peek(1).kind == Tok::Eq) {
+      if (peek().kind == Tok::Name && lookahead().kind == Tok::Eq) {
         Token n = take();
         take();
         t.name = n.text;
@@ -554,6 +594,7 @@ class Parser {
   SourceRef src_;
   Lexer lex_;
   std::deque<Token> buf_;
+  std::vector<std::pair<size_t, Error>> lex_errors_;  // each Tok::Error's begin and error
   size_t last_end_ = 0;
 };
 

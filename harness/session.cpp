@@ -107,7 +107,10 @@ bool Session::run(const SourceRef& src) {
   size_t e = 0;
   auto before = [](SrcPos a, SrcPos b) { return a.line < b.line || (a.line == b.line && a.col < b.col); };
   for (const auto& s : stmts) {
-    while (e < errors.size() && before(errors[e].pos, s->pos)) print_error(errors[e++]);
+    // An error at a statement's first token is the statement's before it,
+    // which failed on meeting that keyword (`retrieve (a = 1) where` then
+    // `retrieve ...`): it is printed before this statement runs.
+    while (e < errors.size() && !before(s->pos, errors[e].pos)) print_error(errors[e++]);
     if (cancel_requested()) {  // arrived between statements: this one does not start
       Error c;
       c.kind = ErrKind::Runtime;

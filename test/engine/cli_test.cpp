@@ -36,6 +36,28 @@ TEST(Cli, ExitStatuses) {
   EXPECT_NE(missing.text.find("cannot open"), std::string::npos);
 }
 
+// Errors and results come in text order: a statement cut short by the next
+// one's keyword reports its error before the next one runs (and prints its
+// rows or its own error), in a script as in the monitor.
+TEST(Cli, ErrorsComeInTextOrder) {
+  for (const std::string& in : {std::string(" -e 'retrieve (a = 1) where\nretrieve (b = 1/0)\nretrieve (c = 3)'"),
+                                std::string(" --format csv")}) {
+    // The second: the monitor, reading the lines piped to it.
+    Out o = sh(in.starts_with(" -e") ? kBin + in
+                                     : "printf 'retrieve (a = 1) where\\nretrieve (b = 1/0)\\nretrieve (c = 3)\\n\\\\g\\n' | " +
+                                           kBin + in);
+    EXPECT_EQ(o.status, 1) << o.text;
+    const size_t first = o.text.find(":2:1: error: expected an expression but found 'retrieve'");
+    const size_t second = o.text.find(":2:16: error: division by zero");
+    const size_t third = o.text.find("3");
+    ASSERT_NE(first, std::string::npos) << o.text;
+    ASSERT_NE(second, std::string::npos) << o.text;
+    EXPECT_LT(first, second) << o.text;
+    EXPECT_LT(second, o.text.rfind("c")) << o.text;
+    EXPECT_NE(third, std::string::npos) << o.text;
+  }
+}
+
 TEST(Cli, ErrorsQuoteTheLineWithACaret) {
   Out o = sh(kBin + " -e 'retrieve (a = 1)\nretrieve (b = 1 +)'");
   EXPECT_EQ(o.status, 1);

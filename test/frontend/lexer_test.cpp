@@ -163,6 +163,10 @@ TEST(Lexer, Errors) {
   // A UTF-8 character outside a string is shown and named by its code point;
   // a byte that starts none (cut short, overlong, a surrogate) by its value.
   EXPECT_EQ(lex_error("a \xc3\xa6 b"), "lexical 1:3 unexpected character '\xc3\xa6' (U+00E6)");
+  // What would look like nothing between quotes is named, not shown.
+  EXPECT_EQ(lex_error("a \xef\xbb\xbf b"),
+            "lexical 1:3 unexpected byte-order mark (U+FEFF), which only the start of a text may have");
+  EXPECT_EQ(lex_error("a \xc2\xa0 b"), "lexical 1:3 unexpected invisible character (U+00A0)");
   EXPECT_EQ(lex_error("a \xe2\x82\xac"), "lexical 1:3 unexpected character '\xe2\x82\xac' (U+20AC)");
   EXPECT_EQ(lex_error("a \xf0\x9f\x98\x80"), "lexical 1:3 unexpected character '\xf0\x9f\x98\x80' (U+1F600)");
   EXPECT_EQ(lex_error("a \xe6 b"), "lexical 1:3 unexpected character (byte 0xe6)");

@@ -190,7 +190,12 @@ TEST(Parser, Errors) {
   EXPECT_EQ(syntax("destroy a,"), "syntax 1:11 unexpected end of input (expected a relation name)");
   EXPECT_EQ(syntax("delete where"), "syntax 1:8 expected a range variable but found 'where'");
   // A lexical error before the first syntax error wins, and vice versa.
-  EXPECT_EQ(err_text(error_of("retrieve (x = 1) ;", false)), "lexical 1:18 unexpected character ';'");
+  EXPECT_EQ(err_text(error_of("retrieve (x = 1) ;", false)),
+            "lexical 1:18 unexpected character ';': the retrieve statement before it does not run");
+  // Where a lookahead token does not lex, its error is the one reported: a
+  // zero-width space after a name is not "a bare name".
+  EXPECT_EQ(err_text(error_of("retrieve (a\xe2\x80\x8b = 1)", false)),
+            "lexical 1:12 unexpected invisible character (U+200B)");
   EXPECT_EQ(syntax("retrieve x ;"), "syntax 1:10 expected '(' but found 'x'");
 }
 
@@ -223,6 +228,24 @@ TEST(Parser, RecoveryReportsAKeywordUsedAsANameOnce) {
   EXPECT_EQ(parsed, 1u);
   EXPECT_EQ(errors_of("range of r is\nretrieve (y = 2)", &parsed),
             "syntax 2:1 expected a relation name but found 'retrieve'");
+  EXPECT_EQ(parsed, 1u);
+}
+
+// Text that does not lex after a complete statement leaves it unfinished, as
+// a stray name does (`delete p $where ...` must not delete every tuple), and
+// the error, which may be lines further on, says the statement does not run.
+TEST(Parser, TextThatDoesNotLexAfterAStatementSaysItDoesNotRun) {
+  size_t parsed = 0;
+  EXPECT_EQ(errors_of("create t (a = i2)\nappend to t (a = 1)\n/* the rest hidden\nappend to t (a = 2)\n", &parsed),
+            "lexical 3:1 unterminated comment: the append statement before it does not run");
+  EXPECT_EQ(parsed, 1u);  // create
+  EXPECT_EQ(errors_of("delete p $where p.pnum = 5\nretrieve (x = 1)", &parsed),
+            "lexical 1:10 unexpected character '$': the delete statement before it does not run");
+  EXPECT_EQ(parsed, 1u);  // the retrieve after it
+  // Two texts joined: the second one's byte-order mark.
+  EXPECT_EQ(errors_of("retrieve (x = 1)\n\xef\xbb\xbfretrieve (y = 2)", &parsed),
+            "lexical 2:1 unexpected byte-order mark (U+FEFF), which only the start of a text may have: "
+            "the retrieve statement before it does not run");
   EXPECT_EQ(parsed, 1u);
 }
 
