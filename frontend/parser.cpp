@@ -377,7 +377,10 @@ class Parser {
     } else if (s.structure != "heap") {
       expected("'on' and a key attribute (" + s.structure + " needs a key)");
     }
-    if (accept(Tok::Where)) {
+    if (peek().kind == Tok::Where) {
+      Token where = take();
+      if (s.structure == "heap")
+        fail_at(where, "a heap has no fillfactor: 'where fillfactor' is only for isam and hash");
       Token ff = expect_name("fillfactor");
       if (ff.text != "fillfactor") fail_at(ff, "expected fillfactor but found " + describe(ff, *src_));
       expect(Tok::Eq);

@@ -599,7 +599,8 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
 }
 
 void Session::exec_help(const Stmt& s, const SourceRef& src) {
-  std::ostream& out = listing();
+  // Under csv help's text is a message, as print's title: the output holds CSV alone.
+  std::ostream& out = opt_.format == OutFormat::Csv ? *msg_ : listing();
   if (s.relation.empty()) {
     out << "relations:\n";
     for (const auto& n : cat_.names()) {

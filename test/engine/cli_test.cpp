@@ -58,6 +58,16 @@ TEST(Cli, ErrorsComeInTextOrder) {
   }
 }
 
+// Under --format csv standard output holds CSV alone: help's text, like
+// print's title, goes with the messages.
+TEST(Cli, CsvOutputHoldsCsvAloneWithHelp) {
+  Out o = sh("(" + kBin + " --parts 3 --format csv -e 'help help parts print parts retrieve (x = 1)' 2>/dev/null)");
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.text, "pnum,pname,color,weight,qoh\n1,piston,yellow,55,374\n2,gasket,red,77,374\n3,valve,brown,61,483\nx\n1\n");
+  o = sh("(" + kBin + " --parts 3 --format csv -e 'help parts' 2>&1 >/dev/null)");
+  EXPECT_NE(o.text.find("Relation:            parts"), std::string::npos) << o.text;
+}
+
 TEST(Cli, ErrorsQuoteTheLineWithACaret) {
   Out o = sh(kBin + " -e 'retrieve (a = 1)\nretrieve (b = 1 +)'");
   EXPECT_EQ(o.status, 1);

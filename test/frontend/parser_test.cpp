@@ -184,6 +184,8 @@ TEST(Parser, Errors) {
   EXPECT_EQ(syntax("modify r to isam"),
             "syntax 1:17 unexpected end of input (expected 'on' and a key attribute (isam needs a key))");
   EXPECT_EQ(syntax("modify r to heap on k"), "syntax 1:18 a heap has no key: 'on' is only for isam and hash");
+  EXPECT_EQ(syntax("modify r to heap where fillfactor = 50"),
+            "syntax 1:18 a heap has no fillfactor: 'where fillfactor' is only for isam and hash");
   EXPECT_EQ(syntax("modify r to hash on k where fill = 5"), "syntax 1:29 expected fillfactor but found 'fill'");
   EXPECT_EQ(syntax("modify r to hash on k where fillfactor = 101"),
             "syntax 1:42 fillfactor must be between 1 and 100");
