@@ -39,7 +39,10 @@ ir::NodePtr bind_expr(const GNode& e, const std::vector<GVar>& vars, const Catal
       s.where = std::move(s.targets[0].expr);
       s.targets.clear();
     } else if (!condition && s.targets.empty()) {
-      s.targets.push_back({"x", std::move(s.where), {}});
+      frontend::ast::Target t;
+      t.name = "x";
+      t.expr = std::move(s.where);
+      s.targets.push_back(std::move(t));
     }
     try {
       frontend::BoundQuery q = frontend::bind(s, ranges, catalog, src);

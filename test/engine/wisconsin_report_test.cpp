@@ -111,13 +111,17 @@ TEST(WisconsinReport, LargerSizesRunWhatFindsItsTuples) {
     ++larger;
     EXPECT_EQ(c["kind"].str.rfind("retrieve", 0), 0u) << c["id"].str;
     ASSERT_TRUE(study.count(c["id"].str)) << c["id"].str;
-    if (study[c["id"].str] > 0) EXPECT_GT(c["rows"].num, 0) << c["id"].str << " " << c["text"].str;
+    if (study[c["id"].str] > 0) {
+      EXPECT_GT(c["rows"].num, 0) << c["id"].str << " " << c["text"].str;
+    }
   }
   EXPECT_EQ(sizes, (std::set<double>{1000, 3000}));
   EXPECT_GT(larger, 10);
   // The exact matches of the tuple the script appends and replaces.
   for (const Json& c : r.doc["results"].arr)
-    if (c["tuples"].num == 3000) EXPECT_TRUE(c["id"].str != "2.1.20" && c["id"].str != "2.1.23") << c["id"].str;
+    if (c["tuples"].num == 3000) {
+      EXPECT_TRUE(c["id"].str != "2.1.20" && c["id"].str != "2.1.23") << c["id"].str;
+    }
 }
 
 TEST(WisconsinReport, BadOptionsExit2WithAMessage) {
