@@ -129,10 +129,8 @@ int run_paper(const PaperOptions& p) {
   const std::vector<uint64_t> count_sizes = cli::parse_sizes(p.count_sizes, {1000000, 10000000});
   const std::vector<uint64_t> keyed = cli::parse_sizes(p.keyed_sizes, {3360, 100000});
   std::vector<Structure> keyed_structures;
-  {
-    std::stringstream ss(p.keyed_structures);
-    for (std::string x; std::getline(ss, x, ',');) keyed_structures.push_back(x == "isam" ? Structure::Isam : Structure::Hash);
-  }
+  for (const auto& x : cli::drop_repeats(cli::split(p.keyed_structures)))
+    keyed_structures.push_back(x == "isam" ? Structure::Isam : Structure::Hash);
   const std::string& backends = p.backends;
   const std::string& only = p.only;
   const std::string& out_dir = p.out_dir;

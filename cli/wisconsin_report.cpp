@@ -266,22 +266,15 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
     for (uint64_t n : sizes) cli::require_fits("--sizes", n, cli::heap_bytes(*empty, n));
   }
   std::vector<Structure> structures;
-  {
-    std::stringstream ss(o.structures);
-    for (std::string x; std::getline(ss, x, ',');)
-      if (!x.empty()) structures.push_back(x == "heap" ? Structure::Heap : x == "isam" ? Structure::Isam : Structure::Hash);
-  }
-  structures = cli::drop_repeats(std::move(structures));
+  for (const auto& x : cli::drop_repeats(cli::split(o.structures)))
+    structures.push_back(x == "heap" ? Structure::Heap : x == "isam" ? Structure::Isam : Structure::Hash);
   if (structures.empty()) cli::usage_error("--structure: names no structure");
   std::vector<WisconsinScript> scripts;
   {
     std::vector<WisconsinScript> all;
     std::string err;
     if (!load_wisconsin_scripts(o.scripts, &all, &err)) cli::usage_error("--scripts: " + err);
-    std::stringstream ss(o.figures);
-    std::vector<std::string> want;
-    for (std::string x; std::getline(ss, x, ',');)
-      if (!x.empty()) want.push_back(x);
+    const std::vector<std::string> want = cli::split(o.figures);
     // `--figures=` is the empty value (as `--structure=` is), not "all".
     if (want.empty() && given("--figures")) cli::usage_error("--figures: names no figure");
     for (auto& s : all)
