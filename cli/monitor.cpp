@@ -31,7 +31,7 @@ namespace quelkit::cli {
 
 namespace {
 
-constexpr const char* kCommands = "\\g go, \\p print, \\r reset, \\e edit, \\i FILE include, \\q quit";
+constexpr const char* kCommands = "\\g go, \\p print, \\r reset, \\e edit, \\i FILE include, \\q quit, \\? this list";
 
 // The query buffer and the commands that act on it.
 class Monitor {
@@ -74,6 +74,13 @@ class Monitor {
       if (c == '/' && next == '*') {
         in_comment_ = true;
         i += 2;
+        continue;
+      }
+      if (c == '\\' && next == '?') {  // psql's and INGRES users' reflex for help
+        add(l.substr(seg, i - seg), true, seg);
+        commands = true;
+        std::cout << "monitor commands: " << kCommands << "\n" << std::flush;
+        seg = i = i + 2;
         continue;
       }
       if (c != '\\' || !std::isalpha(static_cast<unsigned char>(next))) {
@@ -181,9 +188,22 @@ class Monitor {
       ok_ = false;
       return Next::More;
     }
+    // A file already being read (itself, or one that includes it) would be
+    // read again from its top: refused before any of its lines runs, since
+    // each round would repeat their appends and deletes.
+    struct stat st {};
+    const bool known = stat(path.c_str(), &st) == 0;
+    for (const Reading& r : reading_)
+      if (known && r.dev == st.st_dev && r.ino == st.st_ino) {
+        std::cerr << "quelkit: \\i " << path << ": error: " << path
+                  << " is being read already (a file that includes itself, directly or through others, would "
+                     "run again and again); nothing of it runs\n";
+        ok_ = false;
+        return Next::More;
+      }
     if (reading_.size() >= kMaxIncludeDepth) {
       std::cerr << "quelkit: \\i " << path << ": error: files included " << kMaxIncludeDepth
-                << " deep (does a file include itself?)\n";
+                << " deep, the most there may be\n";
       ok_ = false;
       return Next::More;
     }
@@ -193,7 +213,7 @@ class Monitor {
       ok_ = false;
       return Next::More;
     }
-    reading_.push_back({path, 0});
+    reading_.push_back({path, 0, known ? st.st_dev : dev_t(-1), known ? st.st_ino : ino_t(-1)});
     Next next = Next::More;
     std::istringstream in(text);
     for (std::string l; next == Next::More && std::getline(in, l);) {
@@ -258,6 +278,8 @@ class Monitor {
   struct Reading {  // a file \i is reading, and its line being read
     std::string name;
     uint32_t line;
+    dev_t dev;  // the file's identity, whatever path named it
+    ino_t ino;
   };
   static inline const std::string kTyped;  // the name of the monitor's own lines
   static constexpr size_t kMaxIncludeDepth = 16;

@@ -129,7 +129,7 @@ TEST(Cli, BackslashIReadsAFileAsIfTyped) {
                     self = std::string(dir) + "/self.quel";
   std::ofstream(f) << "retrieve (a = 1)\n\\g\nretrieve (b = 2 +)\n\\g\nretrieve (c = 3)\n\\p\n";
   std::ofstream(q) << "retrieve (q = 1)\n\\g\n\\q\nretrieve (never = 1)\n\\g\n";
-  std::ofstream(self) << "\\i " << self << "\n";
+  std::ofstream(self) << "append to t (a = 1)\n\\i " << self << "\n";
   Out o = sh("printf 'retrieve (t = 0)\\n\\\\i " + f + "\\n\\\\r\\nretrieve (z = 9)\\n\\\\g\\n' | " + kBin +
              " --format csv");
   EXPECT_EQ(o.status, 1) << o.text;
@@ -143,12 +143,42 @@ TEST(Cli, BackslashIReadsAFileAsIfTyped) {
   EXPECT_NE(o.text.find("q\n1\n"), std::string::npos) << o.text;
   EXPECT_EQ(o.text.find("never"), std::string::npos) << o.text;
   EXPECT_EQ(o.text.find("after"), std::string::npos) << o.text;
-  o = sh("printf '\\\\i " + self + "\\nretrieve (after = 1)\\n\\\\g\\n' | " + kBin + " --format csv");
+  // A file that includes itself is refused at its \i, before a line of it
+  // runs again: its append runs once, not once per level of a 16-deep loop.
+  o = sh("printf 'create t (a = i2) \\\\g \\\\i " + self + "\\n\\\\g range of x is t retrieve (n = count(x.a))\\n"
+         "retrieve (after = 1)\\n\\\\g\\n' | " + kBin + " --format csv");
   EXPECT_EQ(o.status, 1) << o.text;
-  EXPECT_NE(o.text.find("self.quel: error: files included 16 deep (does a file include itself?)"), std::string::npos)
-      << o.text;
+  EXPECT_NE(o.text.find("self.quel: error: " + self + " is being read already"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("n\n1\n"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("after\n1\n"), std::string::npos) << o.text;
+  // Through another file (a includes b includes a), by another name of it.
+  const std::string a = std::string(dir) + "/a.quel", b = std::string(dir) + "/b.quel";
+  std::ofstream(a) << "retrieve (in_a = 1)\n\\g\n\\i " << b << "\n";
+  std::ofstream(b) << "retrieve (in_b = 1)\n\\g\n\\i " << dir << "/./a.quel\n";
+  o = sh("printf '\\\\i " + a + "\\n' | " + kBin + " --format csv");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("a.quel is being read already"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("in_a\n1\nin_b\n1\nin_a"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("in_a\n1\nin_b\n1\n"), std::string::npos) << o.text;
+  // Sixteen distinct files nest; the seventeenth is refused.
+  for (int i = 0; i < 17; ++i)
+    std::ofstream(std::string(dir) + "/d" + std::to_string(i) + ".quel")
+        << "retrieve (d" << i << " = 1)\n\\g\n\\i " << dir << "/d" << i + 1 << ".quel\n";
+  o = sh("printf '\\\\i " + std::string(dir) + "/d0.quel\\n' | " + kBin + " --format csv");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("d15\n1\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("d16\n1\n"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("d16.quel: error: files included 16 deep, the most there may be"), std::string::npos) << o.text;
   std::filesystem::remove_all(dir);
+}
+
+// \? lists the monitor's commands, and the text before it stays in the buffer.
+TEST(Cli, BackslashQuestionMarkListsTheMonitorCommands) {
+  Out o = sh("printf 'retrieve (y = 1)\\n\\\\?\\n\\\\g\\n' | " + kBin + " --format csv");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("monitor commands: \\g go, \\p print"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("y\n1\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("error"), std::string::npos) << o.text;
 }
 
 // Text after a command on its line keeps its columns: an error in it gives
