@@ -114,6 +114,11 @@ CLI::Validator one_of(std::vector<std::string> words) {
       "");
 }
 
+CLI::Validator a_name(const char* what) {
+  return CLI::Validator(
+      [what](std::string& s) -> std::string { return s.empty() ? std::string("needs ") + what + ", not ''" : ""; }, "");
+}
+
 CLI::Validator list_of(std::vector<std::string> words) {
   return CLI::Validator(
       [words](std::string& s) -> std::string {
@@ -284,8 +289,20 @@ int run_command(int argc, char** argv, const Subcommand& main, std::span<const S
   }
   Run run = sub->define(app, args);
 
+  // The help that lists the options an error is about: the subcommand's
+  // given (`quelkit gen wisconsin --seed x`), whose options --help of its
+  // parent does not show.
+  auto help = [&] {
+    std::string cmd = prog;
+    for (const CLI::App* a = &app; !a->get_subcommands().empty();) {
+      a = a->get_subcommands().front();
+      cmd += " " + a->get_name();
+    }
+    return "\n(" + cmd + " --help shows the options)\n";
+  };
   // CLI11 takes `--opt=` as an option still waiting for its value; say it is
-  // the empty value (`--count-sizes=`: no count block).
+  // the empty value (`--count-sizes=`: no count block). A flag's `--stats=`
+  // is neither the flag alone nor a value of it: CLI11 would take it as set.
   std::vector<std::string> words;
   for (const std::string& a : args) {
     const CLI::Option* takes = a.size() > 3 && a.starts_with("--") && a.back() == '=' && a.find('=') == a.size() - 1
@@ -294,6 +311,10 @@ int run_command(int argc, char** argv, const Subcommand& main, std::span<const S
     if (takes && takes->get_expected_min() > 0) {
       words.push_back(a.substr(0, a.size() - 1));
       words.emplace_back();
+    } else if (takes) {
+      std::cerr << prog << ": error: " << a << " gives an empty value: write " << a.substr(0, a.size() - 1)
+                << " alone, or with its value" << help();
+      return 2;
     } else {
       words.push_back(a);
     }
@@ -306,15 +327,14 @@ int run_command(int argc, char** argv, const Subcommand& main, std::span<const S
     // CLI11 2.1 lists these back to front; said here in the order typed.
     std::string words;
     for (const std::string& w : app.remaining(true)) words += " " + w;
-    std::cerr << prog << ": error: unknown option or extra argument:" << words << "\n(" << prog
-              << " --help shows the options)\n";
+    std::cerr << prog << ": error: unknown option or extra argument:" << words << help();
     return 2;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << prog << ": error: " << e.what() << "\n(" << prog << " --help shows the options)\n";
+    std::cerr << prog << ": error: " << e.what() << help();
     return 2;
   } catch (const UsageError& e) {
-    std::cerr << prog << ": error: " << e.what() << "\n(" << prog << " --help shows the options)\n";
+    std::cerr << prog << ": error: " << e.what() << help();
     return 2;
   }
 }

@@ -55,6 +55,7 @@ CLI::Validator whole(uint64_t lo, uint64_t hi = UINT64_MAX);  // decimal digits 
 CLI::Validator real_above(double lo);                          // a number > lo
 CLI::Validator real_between(double lo, double hi);             // lo <= number <= hi
 CLI::Validator one_of(std::vector<std::string> words);
+CLI::Validator a_name(const char* what);  // not empty: "needs a file name, not ''"
 CLI::Validator list_of(std::vector<std::string> words);  // comma-separated, each one of words
 CLI::Validator backend_list();                            // harness::parse_backend_list accepts it
 // Refuses, as a usage error before any work, a size whose relations need

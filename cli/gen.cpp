@@ -52,14 +52,18 @@ Run define_gen(CLI::App& app, const std::vector<std::string>&) {
   CLI::App* parts = app.add_subcommand("parts", "the PARTS data as CSV (pnum,pname,color,weight,qoh)");
   parts->add_option("--rows", o->rows, "tuples")->required()->check(whole(0))->type_name("N");
   parts->add_flag("--wide", o->wide, "the wide variant: a sixth column, filler (c166, all blanks: empty in the file; 200-byte tuples)");
-  parts->add_option("--csv", o->csv, "write to FILE (default: standard output)")->type_name("FILE");
+  parts->add_option("--csv", o->csv, "write to FILE (default: standard output)")
+      ->check(a_name("a file name"))
+      ->type_name("FILE");
   CLI::App* wisc = app.add_subcommand("wisconsin", "the Wisconsin data as CSV (unique1,...,string4)");
   wisc->add_option("--rows", o->rows, "tuples")
       ->required()
       ->check(whole(0, harness::kWisconsinMaxRows))
       ->type_name("N");
   wisc->add_option("--seed", o->seed, "generator seed (default 1983)")->check(whole(0))->type_name("S");
-  wisc->add_option("--csv", o->csv, "write to FILE (default: standard output)")->type_name("FILE");
+  wisc->add_option("--csv", o->csv, "write to FILE (default: standard output)")
+      ->check(a_name("a file name"))
+      ->type_name("FILE");
   return [o, parts, wisc] {
     if (!parts->parsed() && !wisc->parsed()) usage_error("say what to generate: quelkit gen parts|wisconsin --rows N");
     return write_csv(*o, wisc->parsed());

@@ -82,6 +82,10 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"gen parts --rows 3 --seed 4", "--seed"},
       {"gen wisconsin --rows 3 --wide", "--wide"},
       {"gen nosuch", "nosuch"},
+      // A subcommand's error points at the help that lists its options.
+      {"gen wisconsin --rows 5 --seed x", "(quelkit gen wisconsin --help shows the options)"},
+      {"gen parts --rows 5 --csv ''", "--csv: needs a file name, not ''"},
+      {"--stats= -e 'retrieve (a = 1)'", "--stats= gives an empty value: write --stats alone, or with its value"},
       {"--repeat 0 -e 'retrieve (a = 1)'", "--repeat"},
       {"--jit-opt 4 -e 'retrieve (a = 1)'", "--jit-opt"},
       {"--page-size 10 -e 'retrieve (a = 1)'", "--page-size"},
