@@ -49,6 +49,13 @@ void finish_options(const CLI::App& app, Options& o, const std::vector<std::stri
     std::string err;
     if (!parse_parts_spec(s, &o.parts.emplace_back(), &err)) cli::usage_error(err);
   }
+  // Sampling's options with --instructions: nothing samples (DESIGN: options
+  // that contradict each other are errors). --reps and --no-prepare are not
+  // refused without it: callgrind also counts when perf cannot sample.
+  if (o.instructions)
+    for (const char* opt : {"--seconds", "--freq", "--perf"})
+      if (app.count(opt))
+        cli::usage_error(std::string(opt) + " sets how perf samples; --instructions counts with callgrind instead");
   o.scripts = cli::scripts_in_order(app, texts, files);
   if (!o.queries.empty()) {
     if (!o.scripts.empty()) cli::usage_error("give a script or --query, not both");
@@ -108,10 +115,13 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
   app.add_flag("--instructions", o->instructions,
                "count instructions with callgrind instead of sampling: run phase only (preparation excluded, "
                "counted apart), --reps evaluations per statement; the same counts on every run of the same binary");
-  app.add_option("--reps", o->reps, "evaluations per statement for --instructions (default 3)")
+  app.add_option("--reps", o->reps,
+                 "evaluations per statement for --instructions, and for callgrind when perf cannot sample (default 3)")
       ->check(cli::whole(1, 1000000))
       ->type_name("K");
-  app.add_flag("--no-prepare", o->no_prepare, "--instructions without counting a cold preparation (faster with JITs)");
+  app.add_flag("--no-prepare", o->no_prepare,
+               "count instructions (--instructions, or callgrind when perf cannot sample) without a cold preparation "
+               "(faster with JITs)");
   app.add_option("--top", o->top, "routines listed per back end (default 15)")
       ->check(cli::whole(0, 1000000))
       ->type_name("N");
@@ -123,8 +133,11 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
       ->check(cli::whole(0, 3))
       ->type_name("0-3");
   app.add_option("--keep", o->keep, "keep the raw perf.data / callgrind files in DIR (checked before any work)")
+      ->check(cli::a_name("a directory"))
       ->type_name("DIR");
-  app.add_option("--perf", o->perf, "the perf to sample with (default: perf on PATH)")->type_name("PROGRAM");
+  app.add_option("--perf", o->perf, "the perf to sample with (default: perf on PATH)")
+      ->check(cli::a_name("a program"))
+      ->type_name("PROGRAM");
   // The child's side (cli/profile/child.h): this binary started again by the
   // parent, not for users; hidden from --help.
   app.add_option("--child", o->child)->group("")->check(cli::one_of({"perf", "callgrind"}));

@@ -190,7 +190,14 @@ RoutineInfo classify(std::string_view symbol, std::string_view dso, std::string_
   if (s == "[JIT] unnamed" || d.starts_with("[JIT]") || has(d, "perf-") || d == "//anon")
     return info(sym.empty() ? "[JIT] unnamed" : sym, "generated code outside the perf map", Evaluation);
   if (d.starts_with("[kernel")) return info("[kernel]", "kernel: system calls (output writes), page faults, timer", Other);
+  if (d == "[vdso]") return info("[vdso]", "the kernel's clock read in user space (clock_gettime)", Other);
   std::string_view obj = d.substr(d.rfind('/') == std::string_view::npos ? 0 : d.rfind('/') + 1);
+  // An address perf could not name says where it is, not what it might be.
+  if (sym.empty() || s == "[unknown]")
+    return info("[unknown]",
+                obj.empty() || obj.front() == '[' ? "addresses perf could not name"
+                                                  : "addresses perf could not name, in " + std::string(obj),
+                Other);
   if (obj.starts_with("libLLVM") || s.starts_with("llvm::") || s.starts_with("LLVM"))
     return info("libLLVM (compiler)", "LLVM: optimisation passes, code generation, linking", Prepare);
   if (obj.starts_with("libgccjit"))
@@ -222,7 +229,7 @@ RoutineInfo classify(std::string_view symbol, std::string_view dso, std::string_
     return info(sym, "output: formatting and writing rows", Output, "FWRITE");
   if (has(d, "libstdc++") || s.starts_with("std::")) return info(sym, "C++ library: strings, containers", Other);
   if (has(d, "libc.so") || has(d, "ld-linux")) return info(sym, "C library", Other);
-  return info(sym.empty() ? std::string("[unknown]") : sym, "", Other);
+  return info(sym, "", Other);
 }
 
 }  // namespace quelkit::profile

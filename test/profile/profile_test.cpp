@@ -245,6 +245,15 @@ TEST(Profile, UsageErrors) {
   EXPECT_EQ(sh(kBin + " profile --query de").status, 2);  // heap and keyed queries together
   EXPECT_EQ(sh(kBin + " profile -b nosuch --query d").status, 2);
   EXPECT_EQ(sh(kBin + " profile --help").status, 0);
+  // Sampling's options contradict --instructions, which samples nothing.
+  for (const char* opt : {"--seconds 1", "--freq 100", "--perf perf"}) {
+    Out o = sh(kBin + " profile --query a -b interp --instructions " + opt);
+    EXPECT_EQ(o.status, 2) << opt << o.err;
+    EXPECT_NE(o.err.find("--instructions counts with callgrind instead"), std::string::npos) << o.err;
+  }
+  Out o = sh(kBin + " profile --query a -b interp --keep ''");
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_NE(o.err.find("--keep: needs a directory, not ''"), std::string::npos) << o.err;
 }
 
 TEST(Profile, UnreadableScriptIsAnErrorAsInTheSession) {
@@ -313,6 +322,13 @@ TEST(ProfileNames, Classify) {
   // A build directory whose name looks like a tool's is still our binary.
   EXPECT_EQ(prof::classify("quelkit::harness::Relation::scan_pages(int) const", "/x/build-ld-as/bin/quelkit").subsystem,
             "scan and storage");
+  // An address perf could not name is said to be that, with its object, not
+  // described as what the object mostly holds (libstdc++: "containers").
+  auto u = prof::classify("[unknown]", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30");
+  EXPECT_EQ(u.name, "[unknown]");
+  EXPECT_EQ(u.what, "addresses perf could not name, in libstdc++.so.6.0.30");
+  EXPECT_EQ(prof::classify("", "[unknown]").what, "addresses perf could not name");
+  EXPECT_NE(prof::classify("__vdso_clock_gettime", "[vdso]").what.find("clock_gettime"), std::string::npos);
 }
 
 TEST(ProfileMaps, CallgrindNamesJitAddressesFromThePerfMap) {
