@@ -26,6 +26,10 @@ uint64_t resident_bytes() {
 }
 
 TEST(StencilMemory, TenThousandDistinctPlansDoNotGrowMemory) {
+#ifdef QUELKIT_SANITIZED
+  // ASan's quarantine and shadow hold freed memory: resident size says nothing.
+  GTEST_SKIP() << "resident memory means nothing under AddressSanitizer";
+#endif
   constexpr size_t kCapacity = 64;
   for (const char* mode : {"stencil:fused", "stencil:qual"}) {
     SCOPED_TRACE(mode);
