@@ -126,14 +126,26 @@ int run_difftest(const DifftestOptions& d) {
     if (found.empty()) cli::usage_error("--corpus " + c + ": no .quel files there");
     paths.insert(paths.end(), found.begin(), found.end());
   }
+  // Every file read and its directives checked before the first runs: a
+  // directive is an option (--parts, --page-size, --wisconsin) and is checked
+  // as one, before any work.
+  std::vector<CorpusFile> loaded;
+  for (const auto& p : paths) {
+    try {
+      loaded.push_back(load_corpus(p));
+    } catch (std::exception& e) {
+      cli::usage_error(std::string("--corpus ") + e.what());
+    }
+  }
   try {
     if (!d.corpus.empty()) {
-      int files = 0, cases = 0, failed = 0, stale = 0, kept = 0;
-      for (const auto& p : paths) {
+      int files = 0, cases = 0, passed = 0, failed = 0, stale = 0, kept = 0;
+      for (CorpusFile& file : loaded) {
         ++files;
-        CorpusFile file = load_corpus(p);
+        const std::string p = file.name;
         CorpusReport r = run_corpus(file, backends, selection);
         cases += r.cases;
+        passed += r.passed;
         // --rewrite replaces the expectations that differ from what ran, so
         // those are not failures; what no expectation mends still is, and
         // leaves the file as it was: where back ends disagree, the first
@@ -166,10 +178,12 @@ int run_difftest(const DifftestOptions& d) {
       }
       // Files that hold no case test nothing: not a pass either.
       if (cases == 0) {
-        std::cerr << "quelkit difftest: error: the corpus (" << files << " files) holds no cases\n";
+        std::cerr << "quelkit difftest: error: the corpus (" << files << (files == 1 ? " file" : " files")
+                  << ") holds no cases\n";
         return 1;
       }
-      std::cout << "corpus: " << files << " files, " << cases << " cases on " << backends << ": ";
+      std::cout << "corpus: " << files << (files == 1 ? " file, " : " files, ") << cases
+                << (cases == 1 ? " case on " : " cases on ") << backends << ": ";
       if (rewrite) {
         std::cout << stale << " expectation" << (stale == 1 ? "" : "s") << " rewritten";
         if (kept)
@@ -177,7 +191,15 @@ int run_difftest(const DifftestOptions& d) {
                     << failed << " failure" << (failed == 1 ? "" : "s") << " that no expectation mends";
         std::cout << "\n";
       } else {
-        std::cout << (failed ? std::to_string(failed) + " failures" : "all pass") << "\n";
+        // A case can fail twice (a statement before it failed, and its
+        // expectation), and a statement after the last case can fail too:
+        // the failures listed, and the cases that did not pass.
+        if (failed)
+          std::cout << failed << (failed == 1 ? " failure" : " failures") << "; " << cases - passed << " of " << cases
+                    << (cases == 1 ? " case" : " cases") << " failed";
+        else
+          std::cout << "all pass";
+        std::cout << "\n";
       }
       return failed ? 1 : 0;
     }

@@ -112,7 +112,11 @@ TEST(CorpusFormat, ReportsWrongAnswersAndRewrites) {
   EXPECT_EQ(r.cases, 2);
   EXPECT_EQ(r.passed, 0);
   ASSERT_EQ(r.failures.size(), 2u);
-  EXPECT_NE(r.failures[0].find("t.quel:2: expected rows"), std::string::npos) << r.failures[0];
+  // Both blocks name their kind; a placeholder says what --rewrite would write.
+  EXPECT_NE(r.failures[0].find("t.quel:2: expected rows\nx\n5\nbut got rows\nx\n4"), std::string::npos) << r.failures[0];
+  EXPECT_NE(r.failures[1].find("t.quel:7: /*= ? */ is still to fill (--rewrite writes what ran): /*= rows\ny\n1\n*/"),
+            std::string::npos)
+      << r.failures[1];
   EXPECT_EQ(r.rewritten, "retrieve (x = 2 + 2)\n/*= rows\nx\n4\n*/\nretrieve (y = 1)\n/*= rows\ny\n1\n*/\n");
   // Both are stale expectations, which a rewrite mends.
   EXPECT_EQ(r.stale, 2);

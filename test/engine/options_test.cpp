@@ -216,6 +216,23 @@ TEST(Options, AnEmptyCorpusIsAnError) {
   EXPECT_EQ(o.text.find("all pass"), std::string::npos) << o.text;
   o = sh(kBin + " difftest -b interp --corpus " + d.path + "/missing");
   EXPECT_EQ(o.status, 2) << o.text;
+  // A directive is an option: a bad one is a usage error before any file
+  // runs (a.quel, before it in order, would fail its case if it ran).
+  std::ofstream(d.path + "/a.quel") << "retrieve (x = 1)\n/*= rows\nx\n2\n*/\n";
+  std::ofstream(d.path + "/b.quel") << "/*! parts abc */\nretrieve (x = 1)\n/*= ok */\n";
+  o = sh(kBin + " difftest -b interp --corpus " + d.path);
+  EXPECT_EQ(o.status, 2) << o.text;
+  EXPECT_NE(o.text.find("b.quel:1: parts directive: --parts needs a number of tuples, not 'abc'"), std::string::npos)
+      << o.text;
+  EXPECT_NE(o.text.find("quelkit difftest --help"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("expected rows"), std::string::npos) << o.text;
+  // Failures and failed cases are counted apart: a case can fail twice.
+  std::filesystem::remove(d.path + "/b.quel");
+  std::ofstream(d.path + "/c.quel") << "retrieve (y = 1 / 0)\nretrieve (y = 1)\n/*= rows\ny\n2\n*/\n";
+  o = sh(kBin + " difftest -b interp --corpus " + d.path);
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("corpus: 3 files, 2 cases on interp: 3 failures; 2 of 2 cases failed\n"), std::string::npos)
+      << o.text;
 }
 
 // Relations the command line asks for that cannot be made are usage errors
