@@ -34,7 +34,7 @@ bool write_files(const Measured& m, const std::string& out_dir) {
                                   {"compile_levels", nlohmann::ordered_json::array()},
                                   {"first_prepare_ns", nlohmann::ordered_json::object()}};
     csv << "query,tuples,keyed,structure,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,prepare_ns,prepares,"
-           "cache_hits,rows_scanned,vax_ingres_s,vax_dcingres_s,sink\n";
+           "cache_hits,rows_scanned,vax_ingres_s,vax_dcingres_s,sink,reps,spread\n";
     for (const auto* set : {&m.rows, &m.count_rows})
     for (const auto& r : *set) {
       const PaperQuerySpec* pq = nullptr;
@@ -69,10 +69,12 @@ bool write_files(const Measured& m, const std::string& out_dir) {
         doc["results"].push_back(std::move(o));
         csv << r.query << ',' << r.size << ',' << (r.keyed ? 1 : 0) << ',' << structure_name(r.structure) << ','
             << c.runner << ',' << c.rows << ','
-            << checksum_hex(c.checksum) << ',' << c.m.median_ns << ',' << c.m.min_ns << ',' << c.m.max_ns << ',' << pt
-            << ',' << c.prepare_ns << ',' << c.prepares << ',' << c.cache_hits << ',' << c.scanned << ','
-            << (it != pq->vax.end() ? fmt(it->second.first) : "") << ','
-            << (it != pq->vax.end() ? fmt(it->second.second) : "") << ',' << (r.count ? "count" : "rows") << '\n';
+            << checksum_hex(c.checksum) << ',' << figure_text(c.m.median_ns) << ',' << figure_text(c.m.min_ns) << ','
+            << figure_text(c.m.max_ns) << ',' << figure_text(pt) << ',' << figure_text(c.prepare_ns) << ','
+            << c.prepares << ',' << c.cache_hits << ',' << c.scanned << ','
+            << (it != pq->vax.end() ? figure_text(it->second.first) : "") << ','
+            << (it != pq->vax.end() ? figure_text(it->second.second) : "") << ',' << (r.count ? "count" : "rows")
+            << ',' << c.m.reps << ',' << figure_text(c.m.spread()) << '\n';
       }
     }
     for (const auto& [label, ns] : m.first_prepare_ns) doc["first_prepare_ns"][label] = ns;

@@ -300,8 +300,8 @@ int run_sweep(const SweepOptions& o) {
             std::printf(" %16.2f", v);
             if (csv.is_open())
               csv << n << ',' << f.name << ',' << p << ',' << lanes[li]->backend << ','
-                  << harness::selection_name(lanes[li]->selection) << ',' << v << ',' << ran_column(chose[li]) << ','
-                  << ms[li].spread() << '\n';
+                  << harness::selection_name(lanes[li]->selection) << ',' << harness::figure_text(v) << ','
+                  << ran_column(chose[li]) << ',' << harness::figure_text(ms[li].spread()) << '\n';
             m[li].push_back(std::move(ms[li]));
             ran[li].push_back(ran_column(chose[li]));
           }

@@ -197,7 +197,7 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
                                 {"min_time_s", o.min_time},
                                 {"results", nlohmann::ordered_json::array()}};
   csv << "figure,id,kind,tuples,structure,input,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,"
-         "prepare_ns,prepares,cache_hits,rows_scanned,timed_runs,rows_min,rows_max\n";
+         "prepare_ns,prepares,cache_hits,rows_scanned,timed_runs,rows_min,rows_max,spread\n";
   for (const auto& r : rows)
     for (const auto& c : r.cells) {
       const double pt = r.input ? c.m.median_ns / double(r.input) : 0;
@@ -228,9 +228,9 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
       doc["results"].push_back(std::move(j));
       csv << r.figure << ',' << r.id << ',' << r.kind << ',' << r.size << ',' << structure_name(r.structure) << ','
           << r.input << ',' << c.runner << ',' << c.rows << ',' << (c.rows_only ? "" : checksum_hex(c.checksum)) << ','
-          << c.m.median_ns << ',' << c.m.min_ns << ',' << c.m.max_ns << ',' << pt << ',' << c.prepare_ns << ','
-          << c.prepares << ',' << c.cache_hits << ',' << c.scanned << ',' << c.timed_runs << ',' << rmin << ','
-          << rmax << '\n';
+          << figure_text(c.m.median_ns) << ',' << figure_text(c.m.min_ns) << ',' << figure_text(c.m.max_ns) << ','
+          << figure_text(pt) << ',' << figure_text(c.prepare_ns) << ',' << c.prepares << ',' << c.cache_hits << ','
+          << c.scanned << ',' << c.timed_runs << ',' << rmin << ',' << rmax << ',' << figure_text(c.m.spread()) << '\n';
     }
   js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   std::cout << "\nwrote " << o.out_dir << "/wisconsin.json and " << o.out_dir

@@ -2,6 +2,7 @@
 #include "harness/measure.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -224,6 +225,12 @@ std::string machine_description() {
   struct utsname u;
   if (uname(&u) == 0) os << "; " << u.sysname << " " << u.release;
   return os.str();
+}
+
+std::string figure_text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 }  // namespace quelkit::harness

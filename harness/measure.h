@@ -108,4 +108,9 @@ uint64_t clock_read_ns();
 // CPU model, logical cores, cache sizes (from /proc/cpuinfo and sysfs), kernel.
 std::string machine_description();
 
+// A measured figure as the shortest text that reads back as the same double
+// (std::to_chars): the CSV files carry what the JSON beside them carries, not
+// a stream's six significant digits (6.2375e+06 for 6237512).
+std::string figure_text(double v);
+
 }  // namespace quelkit::harness
