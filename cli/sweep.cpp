@@ -320,7 +320,14 @@ int run_sweep(const SweepOptions& o) {
             std::printf("  %s: evaluates tuple at a time (no page kernel): no selection axis to check\n", b.c_str());
             continue;
           }
-          if (!of.count(Selection::Branch) || !of.count(Selection::NoBranch)) continue;
+          if (!of.count(Selection::Branch) || !of.count(Selection::NoBranch)) {
+            // Said, not left out: a run of `--selections auto,branch` would
+            // otherwise end "0 of the selection axis's 0 checks missed".
+            std::printf("  %s: no check: they compare nobranch with branch (and auto with the better of the two), "
+                        "and --selections does not run both\n",
+                        b.c_str());
+            continue;
+          }
           const auto& br = m[of.at(Selection::Branch)];
           const auto& nb = m[of.at(Selection::NoBranch)];
           std::string line = "  " + b + ":";
@@ -370,6 +377,7 @@ int run_sweep(const SweepOptions& o) {
             check(worst, 1.1, false, what.c_str());
           }
           if (made) std::printf("%s\n", line.c_str());
+          else std::printf("  %s: no check at these points (nobranch against branch is checked at 0, 50 and 100%%)\n", b.c_str());
         }
       }
     }

@@ -89,5 +89,23 @@ TEST(SweepChecks, NoneForABackEndThatEvaluatesTupleAtATime) {
   EXPECT_NE(r.out.find("of the selection axis's 12 checks missed"), std::string::npos) << r.out;
 }
 
+// A sweep that cannot check says why for each back end and family (it ended
+// "0 of the selection axis's 0 checks missed" and nothing more).
+TEST(SweepChecks, NoneSaysWhy) {
+  register_all_backends();
+  Outcome r = sweep(small_sweep("threaded:goto", "0,50,100", "auto,branch"));
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("  threaded:goto: no check: they compare nobranch with branch (and auto with the better of the "
+                       "two), and --selections does not run both"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("of the selection axis's 0 checks missed"), std::string::npos) << r.out;
+  r = sweep(small_sweep("threaded:goto", "10", "branch,nobranch"));
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("  threaded:goto: no check at these points (nobranch against branch is checked at 0, 50 and 100%)"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace quelkit::test
