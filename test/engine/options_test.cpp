@@ -170,6 +170,10 @@ TEST(Options, PaperQueriesTakeCommas) {
     Out o = sh(kBin + " paper --sizes 1 --keyed-sizes= --count-sizes= --queries " + queries +
                " --reps 1 --min-time 0.001 --children 1 -b interp --no-sqlite --out " + d.path);
     ASSERT_EQ(o.status, 0) << o.text;
+    // No size of 1M: the targets block says none was checked (it was left out).
+    EXPECT_NE(o.text.find("Targets (docs/DESIGN.md, \"The kit's targets\"): none checked in this run"),
+              std::string::npos)
+        << o.text;
     std::ifstream csv(d.path + "/paper.csv");
     std::string line, ran;
     std::getline(csv, line);  // the header
