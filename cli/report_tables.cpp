@@ -33,7 +33,8 @@ std::string ratio_cell(const Cell* a, const Cell* b) {
   if (!a || !b) return "";
   harness::Stats r = harness::ratio(a->m, b->m);
   if (r.n == 0) return "";
-  return fmt(r.median, 2) + "x ±" + fmt(50 * r.spread, 0) + "%";
+  const std::string spread = harness::spread_text(r.spread, r.n);
+  return fmt(r.median, 2) + "x" + (spread.empty() ? "" : " " + spread);
 }
 
 void line(const char* what, const std::vector<const Row*>& qs, const std::function<std::string(const Row&)>& f) {
@@ -50,7 +51,7 @@ void per_tuple_block(const std::vector<const Row*>& qs) {
     for (const Row* r : qs) {
       const Cell& c = r->cells[k];
       std::cout << " |" << std::setw(10) << dur(c.m.median_ns / double(std::max<uint64_t>(r->size, 1)))
-                << std::setw(6) << ("±" + fmt(50 * c.m.spread(), 0)) << "%";
+                << std::setw(7) << harness::spread_text(c.m.spread(), c.m.reps);
     }
     std::cout << "\n";
   }
@@ -109,7 +110,7 @@ void print_table(const Measured& m, Structure structure) {
   std::cout << "\n(VAX: the paper's CPU seconds on a VAX 11/780, its improvement (INGRES - DC) / DC; ours:"
                " median statement time, improvement (first - this) / this relative to "
             << first << "; ± = half the min-max spread of the repetitions, of a ratio: of the ratios of"
-               " interleaved repetitions)\n\n";
+               " interleaved repetitions; none from one repetition)\n\n";
 }
 
 void print_count_block(const Measured& m) {

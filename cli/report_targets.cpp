@@ -100,8 +100,8 @@ void print_targets(const Measured& m) {
   for (const TargetCheck& c : checks) {
     std::cout << "  (" << c.query << ") " << std::setw(9) << c.size << "  " << std::left << std::setw(46)
               << (c.what + " <= " + fmt(c.limit, 1)) << std::right << std::setw(7) << (fmt(c.stats.median, 2) + "x")
-              << std::setw(13) << (fmt(c.stats.q1, 2) + "-" + fmt(c.stats.q3, 2)) << std::setw(6)
-              << ("±" + fmt(50 * c.stats.spread, 0)) << "%  " << (c.met ? "ok" : "MISSED")
+              << std::setw(13) << (fmt(c.stats.q1, 2) + "-" + fmt(c.stats.q3, 2)) << std::setw(7)
+              << harness::spread_text(c.stats.spread, c.stats.n) << "  " << (c.met ? "ok" : "MISSED")
               << harness::noise_mark(c.told, c.stats) << "\n";
     missed += !c.met;
     noise += !c.met && !c.told;

@@ -341,7 +341,8 @@ int run_sweep(const SweepOptions& o) {
             const harness::Verdict v = harness::judge(r, bound, strict);
             const bool ok = v.met, told = v.told;
             char buf[320];
-            std::snprintf(buf, sizeof buf, "%s = %.2f ±%.0f%%", what, r.median, 50 * r.spread);
+            const std::string spread = harness::spread_text(r.spread, r.n);
+            std::snprintf(buf, sizeof buf, "%s = %.2f%s%s", what, r.median, spread.empty() ? "" : " ", spread.c_str());
             line += std::string(ok ? "  ok " : "  MISSED ") + buf + harness::noise_mark(told, r);
             failed_checks += !ok;
             noise_misses += !ok && !told;

@@ -157,7 +157,8 @@ void print_block(const std::vector<const WisconsinStmtRow*>& rs, const Wisconsin
   };
   matrix(rs, "statement (median; ± half the spread)", lead, "kind              rows",
          [](const WisconsinStmtRow&, const WisconsinCell& c) {
-           return dur(c.m.median_ns) + " ±" + fmt(50 * c.m.spread(), 0) + "%";
+           const std::string spread = spread_text(c.m.spread(), c.m.reps);
+           return dur(c.m.median_ns) + (spread.empty() ? "" : " " + spread);
          });
   matrix(rs, "ns per input tuple", [](const WisconsinStmtRow& r) { return "input " + std::to_string(r.input); },
          "", per_tuple);
@@ -317,11 +318,11 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
             << "prepare and the checksum's verification off the clock; per tuple = statement / tuples of the relations\n"
             << "it reads; prepare = cold preparation in a warm process (median of " << o.cold_runs
             << " at the study's sizes; beyond, the first run's).\n"
-            << "A statement that changes the database runs every repetition on the state the script gives it, put back\n"
-            << "off the clock (the changed relation copied back, the temporary of `retrieve into` removed); destroy runs\n"
-            << "once, untimed. sqlite: the same tuples, an index on unique2 where quelkit has a key (isam or hash),\n"
-            << "its changes rolled back off the clock; a statement without faithful SQL (an operator SQL lacks, sort by,\n"
-            << "an update over several variables) has no sqlite cell.\n";
+            << "A statement that changes the database runs once a repetition, five times as many repetitions, each on\n"
+            << "the state the script gives it, put back off the clock (the changed relation copied back, the temporary\n"
+            << "of `retrieve into` removed); destroy runs once, untimed. sqlite: the same tuples, an index on unique2\n"
+            << "where quelkit has a key (isam or hash), its changes rolled back off the clock; a statement without\n"
+            << "faithful SQL (an operator SQL lacks, sort by, an update over several variables) has no sqlite cell.\n";
 
   std::vector<WisconsinStmtRow> rows;
   std::vector<std::vector<size_t>> rows_of(sets.size());

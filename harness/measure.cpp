@@ -227,6 +227,13 @@ std::string machine_description() {
   return os.str();
 }
 
+std::string spread_text(double spread, int n) {
+  if (n < 2) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "±%.0f%%", 50 * spread);
+  return buf;
+}
+
 std::string figure_text(double v) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);

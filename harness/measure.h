@@ -113,4 +113,9 @@ std::string machine_description();
 // a stream's six significant digits (6.2375e+06 for 6237512).
 std::string figure_text(double v);
 
+// "±4%": half the min-max spread of n repetitions, as the reports print it;
+// "" for one repetition, which has no spread (±0% there would claim a
+// steadiness nothing measured).
+std::string spread_text(double spread, int n);
+
 }  // namespace quelkit::harness

@@ -210,5 +210,18 @@ TEST(Timing, ABudgetCutsASlowPieceShortAndKeepsTheRoundsPaired) {
   EXPECT_EQ(ms[1].reps, 6);
 }
 
+// A figure in a CSV reads back as the double measured; a spread is printed
+// only where there are two repetitions to have one.
+TEST(Timing, FiguresAndSpreadsAsTheFilesAndReportsWriteThem) {
+  for (double v : {6237512.0, 11830.761363636364, 0.1, 2.540846681922197, 0.0, 1e-300}) {
+    const std::string t = harness::figure_text(v);
+    EXPECT_EQ(std::stod(t), v) << t;
+  }
+  EXPECT_EQ(harness::figure_text(6237512.0), "6237512");
+  EXPECT_EQ(harness::spread_text(0.08, 3), "±4%");
+  EXPECT_EQ(harness::spread_text(0.0, 1), "");
+  EXPECT_EQ(harness::spread_text(0.5, 0), "");
+}
+
 }  // namespace
 }  // namespace quelkit::test
