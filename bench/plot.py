@@ -29,6 +29,26 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def run_dir(doc, wants):
+    """The one argument of a plot script: the directory a quelkit run wrote
+    `wants` into (its --out DIR). Anything else is a usage error, said with
+    the script's usage text (exit 2), not a Python traceback."""
+    name = os.path.basename(sys.argv[0])
+    if len(sys.argv) != 2:
+        print(doc, file=sys.stderr)
+        sys.exit(2)
+    out_dir = sys.argv[1]
+    if not os.path.isdir(out_dir):
+        why = "is not a directory" if os.path.exists(out_dir) else "does not exist"
+    elif not os.path.isfile(os.path.join(out_dir, wants)):
+        why = f"holds no {wants}"
+    else:
+        return out_dir
+    print(f"{name}: {out_dir} {why}: give the directory the run wrote {wants} into (its --out DIR)\n\n{doc}",
+          file=sys.stderr)
+    sys.exit(2)
+
+
 def save(fig, out_dir, name):
     for ext in ("png", "svg"):
         fig.savefig(os.path.join(out_dir, f"{name}.{ext}"), dpi=120, bbox_inches="tight")
@@ -135,10 +155,7 @@ def plot_compile(data, out_dir):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    out_dir = sys.argv[1]
+    out_dir = run_dir(__doc__, "paper.json")
     with open(os.path.join(out_dir, "paper.json")) as f:
         data = json.load(f)
     plot_per_tuple(data, out_dir)

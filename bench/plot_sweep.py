@@ -20,13 +20,13 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot import run_dir  # noqa: E402  (bench/plot.py: the script's argument, checked)
+
 STYLE = {"branch": "-o", "nobranch": "-s", "auto": "--^"}
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out_dir = sys.argv[1]
+    out_dir = run_dir(__doc__, "sweep.csv")
     rows = list(csv.DictReader(open(os.path.join(out_dir, "sweep.csv"))))
     if not rows:
         sys.exit("sweep.csv holds no points")

@@ -22,13 +22,11 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot import save  # noqa: E402  (bench/plot.py: PNG and SVG, 120 dpi)
+from plot import run_dir, save  # noqa: E402  (bench/plot.py: its argument; PNG and SVG, 120 dpi)
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out_dir = sys.argv[1]
+    out_dir = run_dir(__doc__, "wisconsin.json")
     doc = json.load(open(os.path.join(out_dir, "wisconsin.json")))
     series = defaultdict(lambda: defaultdict(list))  # tuples -> (structure, backend) -> points
     for r in doc["results"]:

@@ -81,6 +81,14 @@ def main():
             sys.exit(f"plot_wisconsin.py wrote no figure:\n{out}")
         for f in figures:
             expect_figure(os.path.join(wis, f[:-4]))
+        # A file, or a directory without the run's output, given instead of
+        # the run's directory: the usage and exit 2, not a traceback.
+        for script in ("plot.py", "plot_sweep.py", "plot_wisconsin.py"):
+            for wrong, says in ((os.path.join(wis, "wisconsin.json"), "is not a directory"), (tmp, "holds no ")):
+                p = subprocess.run([py, os.path.join(src, "bench", script), wrong], capture_output=True, text=True,
+                                   timeout=300)
+                if p.returncode != 2 or says not in p.stderr or "Traceback" in p.stderr:
+                    sys.exit(f"{script} {wrong}: exit {p.returncode}, expected 2 saying '{says}':\n{p.stderr[-2000:]}")
         print("plots: sweep, paper and wisconsin figures written")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
