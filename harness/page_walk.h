@@ -18,10 +18,10 @@
 //   2. Prefetch, once, before the first tuple, at two distances. Tuples
 //      fill a page from its end down (page.h), so line 0's tuple ends the
 //      page, and a heap scan's next page most likely starts right there:
-//      span = line[0] + tuple_len bytes from this page. The page after the
-//      next (at kPrefetchAhead * span) is fetched from memory into L2
+//      span = line[0] + tuple_len bytes from this page. The fourth page ahead
+//      (at kPrefetchAhead * span) is fetched from memory into L2
 //      (prefetcht1), and the next page (at span), which that prefetch brought
-//      into L2 a page ago, into L1 (prefetcht0). Each whole, a cache line
+//      into L2 three pages ago, into L1 (prefetcht0). Each whole, a cache line
 //      (64 bytes) at a time, span bytes (a page's size) but at most 4 KiB:
 //      32 prefetches per 1 KiB page rather than one per tuple.
 //      Why: a compiled kernel finishes a 1 KiB page (26 narrow tuples) in
@@ -37,6 +37,22 @@
 //      (and so issue their prefetches) before evaluating them, 5-20% slower
 //      on (c) and (d). 10M: the same. Tried and measured worse: two pages
 //      ahead into L1 alone, two ahead into L2 alone, three ahead into L2.
+//      Why four, not two, pages ahead into L2: on a later host of the same
+//      kind (AMD EPYC with AVX-512, 2 cores) two pages (2 KiB) were too
+//      short for the kernels that finish a page fastest: llvm:fused ran (c)
+//      at 1M 40% slower than gccjit:fused from the same page in the same
+//      process, stalled on the tuple loads (47% of its samples), and was
+//      the fastest of them with 4 KiB pages or 10K-100K tuples (in cache).
+//      Measured there (1M narrow tuples, four binaries alternated, two
+//      rounds each; ns per tuple, two -> three -> four -> six pages ahead):
+//      llvm:fused (b) 1.8-2.0 -> 1.5-1.6 -> 1.3-1.5 -> 1.4, (c) 2.9-3.0 ->
+//      2.1 -> 1.9-2.2 -> 1.7-1.8, (d) 2.3 -> 2.1-2.2 -> 1.7-1.8 -> 1.9-2.1;
+//      the reference loop (b) 2.0 -> 1.7 -> 1.4-1.5 -> 1.3-1.4, (d) 2.0 ->
+//      1.8 -> 1.6-1.7 -> 1.6; stencil:fused (b) 1.9-2.2 -> 1.6 -> 1.3;
+//      gccjit:fused, threaded:goto and the stream floor even; vector:inplace
+//      (b) 1.5-1.6 -> 1.7 at four (its batches prefetch ten pages before
+//      evaluating them), (c) and (d) even. 10M: four at least as fast as two
+//      everywhere. Six pages made threaded and vector slower.
 //      The burst replaced (measured on (e), threaded:goto) a prefetch of
 //      each tuple's counterpart as it is reached: 5.5-6.3 ms -> 2.6-2.9.
 //   3. Line table in order, i = 0 .. nlines-1; line[i] == 0 is a deleted
@@ -60,13 +76,13 @@ inline uint32_t next_page_span(const uint8_t* pg, uint32_t tuple_len) {
   return uint32_t(load<uint16_t>(pg + kPageHeader)) + tuple_len;
 }
 
-constexpr uint32_t kPrefetchLine = 64, kPrefetchMax = 4096, kPrefetchAhead = 2;
+constexpr uint32_t kPrefetchLine = 64, kPrefetchMax = 4096, kPrefetchAhead = 4;
 
 // Locality hints of the two prefetches (__builtin_prefetch's, LLVM's and
 // libgccjit's third argument): 3 is prefetcht0 (into L1), 2 prefetcht1 (L2).
 constexpr int kPrefetchNearLocality = 3, kPrefetchFarLocality = 2;
 
-// Step 2: the next page into L1 and the page after it into L2, whole, a
+// Step 2: the next page into L1 and the fourth page ahead into L2, whole, a
 // cache line at a time.
 inline __attribute__((always_inline)) void prefetch_page_ahead(const uint8_t* pg, uint32_t tuple_len) {
   const uint32_t span = next_page_span(pg, tuple_len);

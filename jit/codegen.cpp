@@ -372,8 +372,9 @@ class Walk {
   }
 
   // The line count, read once; before the first tuple, the next page into L1
-  // and the one after it into L2, whole (cache lines from page + span and
-  // page + 2 * span, span = line[0] + tuple_len bytes, at most kPrefetchMax).
+  // and the fourth page ahead into L2, whole (cache lines from page + span
+  // and page + kPrefetchAhead * span, span = line[0] + tuple_len bytes, at
+  // most kPrefetchMax).
   // Leaves the current block after the prefetches.
   Value page_prelude(Value page) {
     Value nlines = e_.convert(Ty::I16, Ty::I64, e_.load(Ty::I16, e_.at(page, i64(harness::kPageOffNLines))), true);
