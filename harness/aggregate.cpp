@@ -307,6 +307,7 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
   stats_.add_scan(r.stats);
   stats_.run_ns += r.stats.run_ns;
   stats_.access_path = join_access_paths(stats_.access_path, r.stats.access_path);
+  stats_.selection = join_selections(stats_.selection, r.stats.selection);
   if (!r.ok) {
     failed_ = std::move(r);
     failed_.stats = ExecStats{};  // counted in stats_, which the statement's report adds

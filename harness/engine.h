@@ -83,6 +83,10 @@ struct ExecStats {
 // "a; b": the access paths of scans that ran one after the other (either may be empty).
 std::string join_access_paths(const std::string& first, const std::string& then);
 
+// The selections of scans that ran one after the other (ExecStats::selection):
+// "; "-joined, each once, in the order they first ran.
+std::string join_selections(const std::string& first, const std::string& then);
+
 // Where result rows go, written in place: the scan asks for room, has the
 // rows written there (by a back end's page kernel, or tuple by tuple), then
 // says how many it wrote, so a row is projected straight into its final place.

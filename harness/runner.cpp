@@ -3,6 +3,8 @@
 // into the statement's statistics.
 #include <algorithm>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "harness/engine.h"
 #include "harness/measure.h"
@@ -33,6 +35,26 @@ std::string join_access_paths(const std::string& first, const std::string& then)
   if (first.empty()) return then;
   if (then.empty()) return first;
   return first + "; " + then;
+}
+
+std::string join_selections(const std::string& first, const std::string& then) {
+  auto entries = [](const std::string& list) {
+    std::vector<std::string> out;
+    for (size_t at = 0; at < list.size();) {
+      const size_t end = std::min(list.find("; ", at), list.size());
+      out.push_back(list.substr(at, end - at));
+      at = end + 2;
+    }
+    return out;
+  };
+  std::vector<std::string> seen = entries(first);
+  std::string out = first;
+  for (const std::string& one : entries(then)) {
+    if (one.empty() || std::find(seen.begin(), seen.end(), one) != seen.end()) continue;
+    out += (out.empty() ? "" : "; ") + one;
+    seen.push_back(one);
+  }
+  return out;
 }
 
 void ExecStats::add_tiers(const TierReport& r, uint64_t pages_before) {

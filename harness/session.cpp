@@ -287,6 +287,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       first.stats.add_scan(scope->stats());
       first.stats.run_ns += scope->stats().run_ns;
       first.stats.access_path = join_access_paths(scope->stats().access_path, first.stats.access_path);
+      first.stats.selection = join_selections(scope->stats().selection, first.stats.selection);
     }
     times.push_back(double(first.stats.run_ns));
     // The repetitions after the first are timed only: the first run's rows

@@ -29,6 +29,26 @@ TEST_P(Selections, WhatRanIsWhatWasAsked) {
   }
 }
 
+// A statement's aggregates run first, as queries of their own on its back
+// end: their scans are part of what --stats reports the statement ran, the
+// selection of each kernel once, theirs first (an aggregate-only retrieve
+// used to report no selection though its scan ran a page kernel).
+TEST_P(Selections, AnAggregatesScanIsReportedWithTheStatements) {
+  Kit k(GetParam());
+  k.set_selection(Selection::NoBranch);
+  k.add_parts(210);
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  auto r = k.run("retrieve (n = count(p.pnum where p.qoh < 100))");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(k.last_report().stats.selection, has_kernel(GetParam()) ? "nobranch" : "");
+  r = k.run("retrieve (p.pnum, n = count(p.pnum where p.qoh < 100)) where p.weight > 10");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(k.last_report().stats.selection, has_kernel(GetParam()) ? "nobranch" : "");
+  EXPECT_EQ(harness::join_selections("auto:branch", "auto:nobranch; auto:branch"), "auto:branch; auto:nobranch");
+  EXPECT_EQ(harness::join_selections("", "nobranch"), "nobranch");
+  EXPECT_EQ(harness::join_selections("branch", ""), "branch");
+}
+
 TEST_P(Selections, AutoChoosesBySelectivityOverTheFirstPages) {
   if (!has_kernel(GetParam())) GTEST_SKIP() << GetParam() << " has no page kernel";
   Kit k(GetParam());
