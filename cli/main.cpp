@@ -43,7 +43,8 @@ const char* kAbout = R"(quelkit: QUEL on several evaluators that share one tuple
 Runs the scripts (and -e texts) in order on the selected back ends. With no script: the terminal
 monitor on standard input: \g go (anywhere on a line), \p print the buffer, \r reset it, \e edit it
 in $VISUAL or $EDITOR, \i FILE include a file, \q quit, \? list these; Ctrl-C cancels the running statement.
-Exit status: 0 ok, 1 a statement failed or back ends disagreed, 2 bad usage, 130 cancelled.)";
+Exit status: 0 ok, 1 a statement failed or back ends disagreed, 2 bad usage, 130 cancelled; statements
+piped in are a script, which Ctrl-C ends, while the monitor at a terminal goes on and exits 0.)";
 
 // The subcommands, each declared in its own file. A new one is a row here.
 const cli::Subcommand kSubcommands[] = {

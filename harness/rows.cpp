@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "frontend/shown_text.h"
+#include "harness/budget.h"
 #include "harness/page.h"
 #include "harness/runtime/runtime_inline.h"
 
@@ -84,6 +85,16 @@ std::string value_text(const Attribute& a, const uint8_t* row) {
 
 static bool right_aligned(Type t) { return t.is_numeric(); }
 
+// Printing is part of a retrieve, so Ctrl-C cancels it too: a result of
+// millions of rows takes minutes to reach a terminal, long after the scan
+// that Ctrl-C would have cancelled. Checked between rows, every this many,
+// so what was printed ends with a whole row; the statement fails
+// "cancelled" as a cancelled scan does (it changed nothing).
+constexpr size_t kCancelEvery = 1024;
+static void check_cancel_at(size_t row) {
+  if (row % kCancelEvery == 0) check_cancel();
+}
+
 // Widths are terminal columns and values are shown as shown_text shows them
 // (frontend/shown_text.h); CSV keeps the exact bytes.
 void print_table(std::ostream& os, const Schema& s, const ResultRows& rows) {
@@ -96,11 +107,13 @@ void print_table(std::ostream& os, const Schema& s, const ResultRows& rows) {
   }
   std::vector<ShownText> cells;
   cells.reserve(n * s.attrs.size());
-  for (size_t r = 0; r < n; ++r)
+  for (size_t r = 0; r < n; ++r) {
+    check_cancel_at(r);
     for (size_t c = 0; c < s.attrs.size(); ++c) {
       cells.push_back(shown_text(value_text(s.attrs[c], rows.row(r))));
       w[c] = std::max(w[c], cells.back().width);
     }
+  }
   auto rule = [&] {
     os << '+';
     for (size_t c = 0; c < w.size(); ++c) os << std::string(w[c], '-') << '+';
@@ -116,6 +129,7 @@ void print_table(std::ostream& os, const Schema& s, const ResultRows& rows) {
   os << '\n';
   rule();
   for (size_t r = 0; r < n; ++r) {
+    check_cancel_at(r);
     os << '|';
     for (size_t c = 0; c < w.size(); ++c) cell(cells[r * w.size() + c], c, right_aligned(s.attrs[c].type));
     os << '\n';
@@ -142,6 +156,7 @@ void print_csv(std::ostream& os, const Schema& s, const ResultRows& rows) {
   for (size_t c = 0; c < s.attrs.size(); ++c) os << (c ? "," : "") << s.attrs[c].name;
   os << '\n';
   for (size_t r = 0; r < n; ++r) {
+    check_cancel_at(r);
     for (size_t c = 0; c < s.attrs.size(); ++c) {
       if (c) os << ',';
       csv_field(os, value_text(s.attrs[c], rows.row(r)));

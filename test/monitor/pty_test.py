@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """The terminal monitor as a user at a terminal meets it, driven through a
 pseudo-terminal (the standard library's pty): Ctrl-C cancels a running
-statement and leaves every relation intact, clears the line at an idle
+statement (its result being printed too) and leaves every relation intact, clears the line at an idle
 prompt, Ctrl-D quits on a fresh line (the first with a buffer not run
 says so); the INGRES commands (\\g anywhere on a
 line, \\p, \\r, \\e, \\i, \\q); history in $HOME/.quelkit_history; an
 interactive session exits 0 after \\q whatever failed before; a cancelled
 gccjit compile leaves no /tmp/libgccjit-* directory. Without a terminal,
-Ctrl-C (SIGINT) cancels a script, which exits 130, a copy waiting on a FIFO
+Ctrl-C (SIGINT) cancels a script (statements piped in are one), which exits 130, a copy waiting on a FIFO
 included; a copy into a FIFO whose reader leaves is an I/O error, not SIGPIPE.
 
 Run by ctest, one test per case:  pty_test.py QUELKIT_BINARY [unittest names]
@@ -203,6 +203,25 @@ class MonitorTest(unittest.TestCase):
         at = len(t.out)
         t.type("range of p is parts\nretrieve (p.pnum) where p.pnum > 2995 \\g\n")
         t.read_until(b"(5 rows)", start=at)
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+
+    def test_ctrl_c_cancels_a_result_being_printed(self):
+        # The scan is over in a moment; a million rows then take a long
+        # time to reach a terminal, and Ctrl-C stops them too.
+        t = self.start("--parts", "1000000")
+        at = len(t.out)
+        t.type("range of p is parts\nretrieve (p.pnum, p.pname) \\g\n")
+        t.read_until(re.compile(rb"\|\s*5000\|"), start=at, timeout=120)  # printing, far from done
+        sent = time.time()
+        t.type(b"\x03")
+        end = t.read_until(re.compile(rb"<monitor:1>:2:1: error: cancelled\r?\n"), start=at, timeout=120)
+        self.assertLess(time.time() - sent, 30, "printing took too long to notice Ctrl-C")
+        end = t.prompt(start=end)
+        self.assertNotIn(b"(1000000 rows)", t.out, "the whole result was printed")
+        at = len(t.out)
+        t.type("retrieve (p.pnum) where p.pnum > 999998 \\g\n")
+        t.read_until(b"(2 rows)", start=at)
         t.type("\\q\n")
         self.assertEqual(t.wait(), 0)
 
@@ -415,6 +434,25 @@ class MonitorTest(unittest.TestCase):
                 p.wait()
         self.assertEqual(p.returncode, 130, err)
         self.assertIn(b"long.quel:4:1: error: cancelled", err)
+        self.assertNotIn(b"never", out)
+        # The same statements piped to the monitor are a script as well.
+        p = subprocess.Popen([BIN, "--parts", "3000"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, preexec_fn=inherit_blocked_sigint)
+        try:
+            with open(script) as f:
+                p.stdin.write(f.read().replace("retrieve (never", "\\g\nretrieve (never").encode() + b"\\g\n")
+            p.stdin.close()
+            p.stdin = None  # all of it written: communicate() only reads
+            wait_for_sigint_handler(p.pid)
+            time.sleep(1.0)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=50)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn(b"<monitor:1>:4:1: error: cancelled", err)
         self.assertNotIn(b"never", out)
 
     def run_until_sigint(self, args, after):
