@@ -122,7 +122,7 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
   app.add_flag("--no-prepare", o->no_prepare,
                "count instructions (--instructions, or callgrind when perf cannot sample) without a cold preparation "
                "(faster with JITs)");
-  app.add_option("--top", o->top, "routines listed per back end (default 15)")
+  app.add_option("--top", o->top, "routines listed per back end (default 15; 0: the split by subsystem alone)")
       ->check(cli::whole(0, 1000000))
       ->type_name("N");
   app.add_flag("--json", o->json, "one JSON document instead of tables");

@@ -41,8 +41,10 @@ struct Costs {
 
 // callgrind's side of Costs::charged and Costs::via: `self` is cost per
 // routine, `calls` the inclusive cost of every (caller, callee) call, keys as
-// read_callgrind gives them. A call from the kit into a library routine brings
-// everything under it to the caller's subsystem.
+// read_callgrind gives them. Each routine's own cost is charged once: a kit
+// routine's to its subsystem, a library routine's to the kit routines above
+// it, in proportion to the calls that reached it (what the library calls
+// back in the kit counts as itself).
 std::map<std::string, double> charge_subsystems(const std::map<CostKey, double>& self,
                                                 const std::map<std::pair<CostKey, CostKey>, double>& calls,
                                                 std::string_view backend);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "measure/backends.h"
+#include "cli/profile/aggregate.h"
 #include "cli/profile/callgrind_reader.h"
 #include "cli/profile/classify.h"
 #include "cli/profile/perf_reader.h"
@@ -114,6 +115,27 @@ TEST(ProfileInstructions, InterpreterSymbolFetchOnQueryD) {
     const Json& st = b["statements"].arr.at(0);
     EXPECT_EQ(st["tuples"].num, 210);
     EXPECT_NEAR(st["instructions_per_tuple"].num, st["instructions"].num / 210.0, 0.01);
+  }
+}
+
+// The split by subsystem charges each instruction once: the kit's own
+// routines, and a library routine's to the kit routine calling it.
+TEST(ProfileInstructions, SubsystemsAddUpToTheWhole) {
+  NEED_VALGRIND();
+  std::string list = "interp,threaded";
+  for (const auto& j : jit_backends()) list += "," + j;
+  Json j = instructions(list);
+  ASSERT_EQ(j.kind, Json::Obj);
+  ASSERT_GE(j["backends"].arr.size(), 2u);
+  for (const auto& b : j["backends"].arr) {
+    SCOPED_TRACE(b["label"].str);
+    for (const char* split : {"subsystems", "subsystems_self"}) {
+      double sum = 0;
+      for (const auto& [sub, share] : b[split].obj) sum += share.num;
+      EXPECT_NEAR(sum, 100.0, 0.1) << split;
+    }
+    // No routine named after a qualifier (what a nested lambda once became).
+    for (const auto& r : b["routines"].arr) EXPECT_NE(r["routine"].str, "const");
   }
 }
 
@@ -286,6 +308,11 @@ TEST(ProfileNames, ShortSymbols) {
   EXPECT_EQ(prof::short_symbol("std::_Function_handler<bool (unsigned int), quelkit::harness::Exec::execute(int)::{"
                                "lambda(unsigned int)#2}>::_M_invoke(std::_Any_data const&, unsigned int&&)"),
             "harness::Exec::execute");
+  // A lambda inside a lambda: the outer one's call operator is const.
+  EXPECT_EQ(prof::short_symbol("quelkit::harness::Exec::execute(quelkit::harness::Plan const&, bool)::{lambda(unsigned "
+                               "int)#11}::operator()(unsigned int) const::{lambda(unsigned int)#2}::operator()("
+                               "unsigned int) const"),
+            "harness::Exec::execute");
   EXPECT_EQ(prof::short_symbol("quelkit::ir::shape(quelkit::ir::Node const&)'2"), "ir::shape");
   // Function templates: the return type goes; operators keep their words.
   EXPECT_EQ(prof::short_symbol("long quelkit::threaded::(anonymous namespace)::goto_run<true>(quelkit::threaded::"
@@ -293,6 +320,31 @@ TEST(ProfileNames, ShortSymbols) {
             "threaded::goto_run<true>");
   EXPECT_EQ(prof::short_symbol("operator new(unsigned long)"), "operator new");
   EXPECT_EQ(prof::short_symbol("(below main)"), "(below main)");
+}
+
+// callgrind's split by subsystem, with made-up counts: a kit routine sorts
+// through the library, which calls the kit's comparator back and copies
+// with memmove; malloc is called from two subsystems.
+TEST(ProfileCharge, EachInstructionOnceCallbacksAsThemselves) {
+  const prof::CostKey print{"quelkit", "quelkit::harness::print_table(std::ostream&, quelkit::Schema const&)"},
+      sort{"quelkit", "std::__merge_sort_with_buffer<unsigned char const**>(unsigned char const**)"},
+      compare{"quelkit", "quelkit::harness::compare_value(quelkit::Attribute const&, unsigned char const*)"},
+      move{"libc.so.6", "memmove"}, alloc{"libc.so.6", "malloc"}, orphan{"libc.so.6", "_dl_start"};
+  ASSERT_EQ(prof::classify(print, "").subsystem, "output");
+  ASSERT_EQ(prof::classify(compare, "").subsystem, "scan and storage");
+  ASSERT_EQ(prof::classify(sort, "").subsystem, "other");
+  const std::map<prof::CostKey, double> self{{print, 10}, {sort, 20}, {compare, 30}, {move, 40},
+                                             {alloc, 10}, {orphan, 5}};
+  const std::map<std::pair<prof::CostKey, prof::CostKey>, double> calls{
+      {{print, sort}, 90}, {{sort, compare}, 30}, {{sort, move}, 40}, {{sort, sort}, 20},  // and recursion
+      {{print, alloc}, 6}, {{compare, alloc}, 4}};
+  auto ch = prof::charge_subsystems(self, calls, "");
+  EXPECT_DOUBLE_EQ(ch["output"], 10 + 20 + 40 + 6);  // print, the sort and its memmove, 6 of malloc's 10
+  EXPECT_DOUBLE_EQ(ch["scan and storage"], 30 + 4);  // the comparator as itself, 4 of malloc's
+  EXPECT_DOUBLE_EQ(ch["other"], 5);                  // no kit routine above it
+  double all = 0;
+  for (const auto& [sub, v] : ch) all += v;
+  EXPECT_DOUBLE_EQ(all, 115);  // every instruction once
 }
 
 TEST(ProfileNames, Classify) {
