@@ -259,6 +259,13 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--memory-budget", m->memory_budget,
                  "memory for relations, temporaries and results; beyond it a statement fails (default 50% of "
                  "available memory; K M G T)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {  // an empty value too: it is no size, not the default
+            uint64_t bytes = 0;
+            std::string err;
+            return parse_memory_size(s, &bytes, &err) ? std::string() : err;
+          },
+          ""))
       ->type_name("BYTES|N%");
   app.add_flag("--no-plan-cache", m->no_plan_cache,
                "keep no plan from one statement to the next (each statement prepares its own, once)");

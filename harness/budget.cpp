@@ -90,10 +90,11 @@ uint64_t available_memory() {
 }
 
 bool parse_memory_size(const std::string& text, uint64_t* bytes, std::string* err) {
+  auto bad = [&] { *err = "a memory size is BYTES, N[K|M|G|T][B|iB] or N%, not '" + text + "'"; };
   size_t i = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
   if (i == 0 || i > 18) {
-    *err = "a memory size is BYTES, N[K|M|G|T] or N%, not '" + text + "'";
+    bad();
     return false;
   }
   uint64_t n = std::stoull(text.substr(0, i));
@@ -112,7 +113,7 @@ bool parse_memory_size(const std::string& text, uint64_t* bytes, std::string* er
   int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : unit == "T" ? 40 : -1;
   if (unit == "B") shift = 0;
   if (shift < 0) {
-    *err = "a memory size is BYTES, N[K|M|G|T] or N%, not '" + text + "'";
+    bad();
     return false;
   }
   if (n == 0 || n > (~uint64_t(0) >> shift)) {

@@ -253,6 +253,9 @@ TEST(Options, RelationsThatCannotBeMadeAreUsageErrors) {
       {"--parts 99999999999 -e 'retrieve (a = 1)'", 2, "at most 2147483647 tuples"},
       {"--memory-budget 1M --parts 1000000 -e 'retrieve (a = 1)'", 2, "more than the memory budget"},
       {"--memory-budget lots -e 'retrieve (a = 1)'", 2, "--memory-budget"},
+      // An empty value is no size (it once meant the default); KB and KiB are K.
+      {"--memory-budget '' -e 'retrieve (a = 1)'", 2, "a memory size is BYTES, N[K|M|G|T][B|iB] or N%, not ''"},
+      {"--memory-budget 1KiB -e 'retrieve (a = 1)'", 1, "more than the 1 KiB budget"},
       {"/tmp", 1, "/tmp: error: is a directory"},
       {"--parts 10:isam:hash -e 'retrieve (a = 1)'", 2, "more than one structure"},
       {"--parts 10: -e 'retrieve (a = 1)'", 2, "an empty qualifier"},
