@@ -139,13 +139,14 @@ int run_difftest(const DifftestOptions& d) {
   }
   try {
     if (!d.corpus.empty()) {
-      int files = 0, cases = 0, passed = 0, failed = 0, stale = 0, kept = 0;
+      int files = 0, cases = 0, passed = 0, failed = 0, uncased = 0, stale = 0, kept = 0;
       for (CorpusFile& file : loaded) {
         ++files;
         const std::string p = file.name;
         CorpusReport r = run_corpus(file, backends, selection);
         cases += r.cases;
         passed += r.passed;
+        uncased += r.uncased;
         // --rewrite replaces the expectations that differ from what ran, so
         // those are not failures; what no expectation mends still is, and
         // leaves the file as it was: where back ends disagree, the first
@@ -192,13 +193,16 @@ int run_difftest(const DifftestOptions& d) {
         std::cout << "\n";
       } else {
         // A case can fail twice (a statement before it failed, and its
-        // expectation), and a statement after the last case can fail too:
-        // the failures listed, and the cases that did not pass.
-        if (failed)
-          std::cout << failed << (failed == 1 ? " failure" : " failures") << "; " << cases - passed << " of " << cases
-                    << (cases == 1 ? " case" : " cases") << " failed";
-        else
+        // expectation), and a statement no expectation follows can fail
+        // too: the failures listed (those outside the cases said apart),
+        // and the cases that did not pass.
+        if (failed) {
+          std::cout << failed << (failed == 1 ? " failure" : " failures");
+          if (uncased) std::cout << " (" << uncased << " outside the cases, in statements no expectation follows)";
+          std::cout << "; " << cases - passed << " of " << cases << (cases == 1 ? " case" : " cases") << " failed";
+        } else {
           std::cout << "all pass";
+        }
         std::cout << "\n";
       }
       return failed ? 1 : 0;

@@ -234,7 +234,10 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harnes
     if (!has_exp) {
       // The line its text starts on, not the end of the expectation before it.
       const size_t first = std::min(f.text.find_first_not_of(" \t\r\n", c.begin), c.end);
-      if (a.ran && !a.ok) fail(line_of(f.text, first), "statement without an expectation failed: " + a.error);
+      if (a.ran && !a.ok) {
+        fail(line_of(f.text, first), "statement without an expectation failed: " + a.error);
+        ++rep.uncased;
+      }
       continue;
     }
     ++rep.cases;

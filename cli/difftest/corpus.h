@@ -61,6 +61,7 @@ CorpusFile load_corpus(const std::string& path);
 
 struct CorpusReport {
   int cases = 0, passed = 0;
+  int uncased = 0;                    // failures of statements that no expectation follows
   std::vector<std::string> failures;  // "file:line: what", every one
   // The failures that replacing expectations cannot mend (back ends disagree,
   // a statement before a case or without an expectation failed, an

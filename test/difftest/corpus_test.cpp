@@ -137,6 +137,7 @@ TEST(CorpusFormat, FailuresOutsideExpectationsAreUnmendable) {
             std::string::npos)
       << r.unmendable[1];
   EXPECT_EQ(r.failures.size(), 3u);
+  EXPECT_EQ(r.uncased, 1);  // the last statement's; the first one's is the case's
 }
 
 }  // namespace

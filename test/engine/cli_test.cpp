@@ -239,6 +239,13 @@ TEST(Cli, DifftestRewriteWritesAFileThatPasses) {
       << o.text;
   std::ifstream again(g);
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()), bad);
+  // Without --rewrite, the failure outside the cases is counted apart from them.
+  o = sh(kBin + " difftest --corpus " + g + " -b interp");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("1 case on interp: 2 failures (1 outside the cases, in statements no expectation follows); "
+                        "1 of 1 case failed\n"),
+            std::string::npos)
+      << o.text;
   std::filesystem::remove_all(dir);
 }
 
