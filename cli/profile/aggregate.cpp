@@ -27,7 +27,7 @@ std::map<std::string, double> charge_subsystems(const std::map<CostKey, double>&
   // the kit (std::stable_sort's comparator: 126% in all).
   std::map<CostKey, std::vector<std::pair<CostKey, double>>> callers;  // library routines only
   for (const auto& [e, v] : calls)
-    if (v > 0 && !of.kit(e.second) && e.first.dso + e.first.symbol != e.second.dso + e.second.symbol)
+    if (v > 0 && !of.kit(e.second) && !(e.first == e.second))
       callers[e.second].emplace_back(e.first, v);
   using Shares = std::map<std::string, double>;  // subsystem -> fraction
   std::map<CostKey, Shares> memo;

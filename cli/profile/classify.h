@@ -25,6 +25,7 @@ struct RoutineInfo {
 struct CostKey {
   std::string dso, symbol;
   bool operator<(const CostKey& o) const { return dso != o.dso ? dso < o.dso : symbol < o.symbol; }
+  bool operator==(const CostKey&) const = default;
 };
 
 // `symbol` as perf or callgrind print it (demangled, possibly with its

@@ -119,7 +119,7 @@ TEST(ProfileInstructions, InterpreterSymbolFetchOnQueryD) {
 }
 
 // The split by subsystem charges each instruction once: the kit's own
-// routines, and a library routine's to the kit routine calling it.
+// routines, and a library routine's to the kit routines above it.
 TEST(ProfileInstructions, SubsystemsAddUpToTheWhole) {
   NEED_VALGRIND();
   std::string list = "interp,threaded";
