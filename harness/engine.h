@@ -177,8 +177,12 @@ class Runner {
   // the generation of a variant not prepared yet as prepare in st.
   void select_kernel(Prepared& p, Selection s, ExecStats& st);
   // Under --no-plan-cache, the statement's plans go: when it ends (its clock
-  // stopped), and before the next begins (one that threw ends elsewhere).
-  void drop_statement_plans() { statement_plans_.clear(); }
+  // stopped), and before the next begins (one that threw ends elsewhere); so
+  // does the list of plans a back end without plan reuse has lowered.
+  void drop_statement_plans() {
+    statement_plans_.clear();
+    lowered_.clear();
+  }
 
  private:
   std::string name_, mode_;
@@ -187,6 +191,9 @@ class Runner {
   PrepareOptions popt_;
   PlanCache cache_;
   PlanCache statement_plans_;     // --no-plan-cache: the running statement's plans
+  // A back end without plan reuse (interp): the plans it has lowered in the
+  // running statement. Lowering one again (a substitution's) is run time.
+  std::set<std::string> lowered_;
   std::set<std::string> dumped_;  // plan keys already dumped
 };
 

@@ -1,0 +1,79 @@
+// What --stats calls prepare for a back end without plan reuse (the 1976
+// interpreter's design): it lowers a substituted query again for every
+// substituted tuple, and only a statement's first lowering of each plan is
+// prepare time; the lowerings after it are the design's execution, on the run
+// clock (docs/stats.md). A fake back end whose "lowering" sleeps a fixed time
+// makes the split checkable without timing anything else: a sleep lasts at
+// least its length, so the bounds below hold however loaded the machine is,
+// except the one upper bound, which has dozens of sleeps of slack.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "harness/backend.h"
+#include "harness/parts.h"
+#include "harness/session.h"
+
+namespace quelkit::test {
+namespace {
+
+using namespace harness;
+
+constexpr auto kLowering = std::chrono::milliseconds(2);
+constexpr uint64_t kLoweringNs = 2'000'000;
+int lowerings = 0;
+std::set<std::string> plans_lowered;
+
+class EveryTuplePlan final : public Prepared {
+ public:
+  int qualify(const uint8_t*, qk_ctx*) override { return 1; }
+  int project(const uint8_t*, uint8_t*, qk_ctx*) override { return 0; }
+};
+
+class LoweringBackend final : public Backend {
+ public:
+  bool reuses_plans() const override { return false; }
+  std::unique_ptr<Prepared> prepare(const Plan& plan, const uint8_t*) override {
+    ++lowerings;
+    plans_lowered.insert(plan.key);
+    std::this_thread::sleep_for(kLowering);
+    return std::make_unique<EveryTuplePlan>();
+  }
+};
+
+TEST(Relowering, OnlyAStatementsFirstLoweringOfAPlanIsPrepare) {
+  register_backend(BackendSpec{"lowering", {"switch"}, {}, [](const std::string&, const PrepareOptions&) {
+                                 return std::unique_ptr<Backend>(std::make_unique<LoweringBackend>());
+                               }});
+  SessionOptions o;
+  o.backends = parse_backend_list("lowering");
+  o.format = OutFormat::None;
+  std::ostringstream out, err;
+  Session s(o, out, err);
+  s.catalog().add(make_parts(40, false, Structure::Heap));
+  // A join: one variable detached, the other substituted once per outer tuple.
+  const std::string join = "range of p is parts\nrange of q is parts\n"
+                           "retrieve (p.pnum, q.pnum) where p.pnum = q.pnum\n";
+  for (int statement = 0; statement < 2; ++statement) {
+    lowerings = 0;
+    plans_lowered.clear();
+    ASSERT_TRUE(s.run(std::make_shared<Source>("t.quel", join))) << err.str();
+    const ExecStats& st = s.reports().back().stats;
+    const uint64_t again = uint64_t(lowerings) - plans_lowered.size();
+    ASSERT_GE(again, 30u) << "the join did not substitute once per outer tuple";
+    EXPECT_EQ(st.prepares, uint64_t(lowerings));
+    EXPECT_EQ(st.cache_hits, 0u);
+    // Each plan's first lowering is prepare; every later one is run time.
+    EXPECT_GE(st.prepare_ns, plans_lowered.size() * kLoweringNs);
+    EXPECT_LT(st.prepare_ns, (plans_lowered.size() + again / 2) * kLoweringNs);
+    EXPECT_GE(st.run_ns, again * kLoweringNs);
+  }
+}
+
+}  // namespace
+}  // namespace quelkit::test
