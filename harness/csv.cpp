@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -440,37 +441,101 @@ void CsvWriter::add(const uint8_t* tuple) {
 
 namespace {
 // While one lives, a write to a pipe or FIFO whose reader has gone fails with
-// EPIPE, a statement's I/O error, instead of SIGPIPE ending the process (and
-// the monitor's session with it). The signal the failed write raised is
+// EPIPE, and a write past the file-size limit (ulimit -f) with EFBIG, each a
+// statement's I/O error, instead of SIGPIPE or SIGXFSZ ending the process
+// (and the monitor's session with it). A signal a failed write raised is
 // taken before it is unblocked.
-class NoSigpipe {
+class NoWriteSignals {
  public:
-  NoSigpipe() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  NoWriteSignals() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGPIPE);
+    sigaddset(&set_, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
   }
-  ~NoSigpipe() {
-    if (sigismember(&old_, SIGPIPE)) return;  // blocked before: left as it was
+  ~NoWriteSignals() {
+    sigset_t take;  // those this blocked: one blocked before is left as it was
+    sigemptyset(&take);
+    for (int sig : {SIGPIPE, SIGXFSZ})
+      if (!sigismember(&old_, sig)) sigaddset(&take, sig);
     const timespec none{0, 0};
-    while (sigtimedwait(&pipe_, nullptr, &none) == SIGPIPE) {
+    while (sigtimedwait(&take, nullptr, &none) > 0) {
     }
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
   }
 
  private:
-  sigset_t pipe_, old_;
+  sigset_t set_, old_;
+};
+
+// Where `copy into` writes. A regular file, or a name no file has yet, is
+// written whole beside itself (a hidden temporary in its directory) and
+// renamed over the name only once every byte is written, so a write that
+// fails (disk full, the file-size limit) or Ctrl-C leaves the old file as it
+// was: a failed statement loses nothing. A file that exists keeps its mode
+// and owner. Anything else is written in place, as it must be: a FIFO,
+// /dev/full, a name that is a link (/dev/stdout may be the very file the
+// shell redirected output to), a file with other names (hard links), and a
+// directory this cannot create in.
+class Destination {
+ public:
+  Destination(const std::string& file, SrcPos pos, const SourceRef& src) {
+    if (file.empty()) throw_error(ErrKind::IO, pos, src, "copy needs a file name (\"\" names none)");
+    struct stat st {};
+    const bool exists = ::lstat(file.c_str(), &st) == 0;
+    if (exists ? S_ISREG(st.st_mode) && st.st_nlink == 1 : errno == ENOENT) {
+      const size_t slash = file.rfind('/');
+      const size_t base = slash == std::string::npos ? 0 : slash + 1;
+      std::string tmp = file.substr(0, base) + "." + file.substr(base) + ".quelkit-XXXXXX";
+      const int fd = ::mkstemp(tmp.data());
+      if (fd >= 0) {
+        if (exists) {
+          [[maybe_unused]] const int given = ::fchown(fd, st.st_uid, st.st_gid);  // only root may give a file away
+          ::fchmod(fd, st.st_mode & 07777);
+        } else {
+          const mode_t mask = ::umask(0);
+          ::umask(mask);
+          ::fchmod(fd, 0666 & ~mask);
+        }
+        temp_ = tmp;  // the destructor removes it, whatever happens next
+        if (!(f_ = ::fdopen(fd, "wb"))) ::close(fd);
+        target_ = file;
+      }
+    }
+    if (!f_) f_ = open_file(file, "wb", pos, src);
+  }
+  // The temporary goes unless commit() renamed it.
+  ~Destination() {
+    if (f_) std::fclose(f_);
+    if (!temp_.empty()) ::unlink(temp_.c_str());
+  }
+  std::FILE* file() const { return f_; }
+  // Closes the file and, for a temporary, renames it over the name; errno
+  // says why not, on false.
+  bool commit() {
+    const int closed = std::fclose(f_);
+    f_ = nullptr;
+    if (closed != 0) return false;
+    if (temp_.empty()) return true;
+    if (::rename(temp_.c_str(), target_.c_str()) != 0) return false;
+    temp_.clear();
+    return true;
+  }
+
+ private:
+  std::string target_, temp_;
+  std::FILE* f_ = nullptr;
 };
 }  // namespace
 
 void CsvWriter::save() const {
   InterruptibleIo io;  // a FIFO waits for its reader: Ctrl-C ends the wait
-  NoSigpipe quiet;
-  std::FILE* f = open_file(file_, "wb", pos_, src_);
+  NoWriteSignals quiet;
+  Destination dest(file_, pos_, src_);
   // write(2) itself, not fwrite: a write to a pipe that Ctrl-C interrupts
   // after some bytes returns their count, and stdio would write the rest,
   // waiting again, and the cancel be lost.
-  const int fd = fileno(f);
+  const int fd = fileno(dest.file());
   size_t done = 0;
   int err = 0;
   while (done < out_.size()) {
@@ -480,13 +545,10 @@ void CsvWriter::save() const {
       break;
     }
     if (k > 0) done += size_t(k);
-    if (cancel_requested()) {
-      std::fclose(f);
-      throw_cancelled();
-    }
+    if (cancel_requested()) throw_cancelled();
   }
   bool ok = done == out_.size();
-  if (std::fclose(f) != 0 && ok) {
+  if (ok && !dest.commit()) {
     ok = false;
     err = errno;
   }

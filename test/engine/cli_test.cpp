@@ -13,6 +13,7 @@
 #include <vector>
 #include <cstdio>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -320,6 +321,45 @@ TEST(Cli, GenCsvIsWhatCopyIntoWrites) {
     ASSERT_EQ(back.status, 0) << back.text;
     EXPECT_NE(back.text.find(orig.text), std::string::npos) << back.text << "\n" << orig.text;
   }
+  std::filesystem::remove_all(d);
+}
+
+// A `copy into` whose write fails part way (here past the file-size limit,
+// ulimit -f, which once ended the process with SIGXFSZ and no word) is the
+// statement's I/O error, and the file it would have replaced is as it was,
+// its mode too: the rows go to a temporary beside it, renamed over it only
+// when whole, and removed when not. The session goes on to the next statement.
+TEST(Cli, ACopyIntoThatCannotFinishKeepsTheFileItWouldReplace) {
+  char dir[] = "/tmp/quelkit-keep-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string d = dir, keep = d + "/keep.csv";
+  std::ofstream(keep) << "ORIGINAL\n";
+  ASSERT_EQ(::chmod(keep.c_str(), 0640), 0);
+  const std::string copy = "copy parts (pnum = i2, pname = c20, color = c8, weight = i2, qoh = i2) into \"keep.csv\"";
+  auto files = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(d)) names.push_back(e.path().filename().string());
+    return names;
+  };
+  auto mode = [&] {
+    struct stat st {};
+    return ::stat(keep.c_str(), &st) == 0 ? int(st.st_mode & 07777) : -1;
+  };
+  Out o = sh("cd " + d + " && ulimit -f 20 && " + kBin + " --parts 3360 --format csv -e '" + copy +
+             "' -e 'range of p is parts retrieve (n = count(p.pnum))'");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("<-e 1>:1:77: error: cannot write keep.csv: File too large"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("n\n3360\n"), std::string::npos) << o.text;  // the next statement ran
+  std::ifstream in(keep);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "ORIGINAL\n");
+  EXPECT_EQ(files(), std::vector<std::string>{"keep.csv"});  // no temporary left
+  EXPECT_EQ(mode(), 0640);
+  // Without the limit the file is replaced whole, keeping its mode.
+  o = sh("cd " + d + " && " + kBin + " --parts 3360 -e '" + copy + "'");
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(sh("wc -l < " + keep).text, "3361\n");
+  EXPECT_EQ(files(), std::vector<std::string>{"keep.csv"});
+  EXPECT_EQ(mode(), 0640);
   std::filesystem::remove_all(d);
 }
 
