@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -314,7 +315,15 @@ std::vector<uint8_t> parse_records(Input& input, const std::string& file, const 
       if (found != header.size()) in.fail(line, "column " + cols[c].name + " appears twice in the header");
       found = h;
     }
-    if (found == header.size()) in.fail(line, "no column " + cols[c].name + " in the header");
+    if (found == header.size()) {
+      // A file whose lines end in CR alone (classic Mac OS) reads as one
+      // line, its header running into the records: say so, not only what
+      // is missing.
+      const bool cr = std::any_of(header.begin(), header.end(),
+                                  [](const std::string& h) { return h.find('\r') != std::string::npos; });
+      in.fail(line, "no column " + cols[c].name + " in the header" +
+                        (cr ? " (it holds a carriage return: lines that end in CR alone are not read as lines)" : ""));
+    }
     where[c] = found;
   }
 
