@@ -118,13 +118,18 @@ double tuples_total(const BackendProfile& p) {
 
 std::map<std::string, Counterpart> counterparts(const BackendProfile& p) {
   std::map<std::string, Counterpart> m;
+  std::map<std::string, int> unnamed;  // routines of a role beyond the two named
   for (const auto& l : p.lines) {
     if (l.info.role.empty()) continue;
     Counterpart& c = m[l.info.role];
     c.share += l.share;
     if (c.names.empty() || (std::count(c.names.begin(), c.names.end(), '+') < 1 && l.share >= 0.05))
       c.names += (c.names.empty() ? "" : " + ") + l.info.name;
+    else
+      ++unnamed[l.info.role];
   }
+  // The share is every routine's: say that more than the named are in it.
+  for (const auto& [role, n] : unnamed) m[role].names += " + " + std::to_string(n) + " more";
   return m;
 }
 

@@ -80,7 +80,7 @@ double tuples_total(const BackendProfile& p);
 // The counterpart of each Table 3 routine in one profile: the lines of that role.
 struct Counterpart {
   double share = 0;
-  std::string names;
+  std::string names;  // the routines of most of the share, then "+ N more" for the rest
 };
 std::map<std::string, Counterpart> counterparts(const BackendProfile& p);
 

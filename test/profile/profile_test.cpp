@@ -111,6 +111,21 @@ TEST(ProfileInstructions, InterpreterSymbolFetchOnQueryD) {
     EXPECT_EQ(b["table3"].arr[0]["routine"].str, "GETSYMBOL");
     EXPECT_DOUBLE_EQ(b["table3"].arr[0]["paper_percent"].num, 17.1);
     EXPECT_GE(b["table3"].arr[0]["percent"].num, 5.0);
+    // Each row's counterpart accounts for every routine of its role: those it
+    // names, and "+ N more" for the rest its share holds.
+    for (const auto& row : b["table3"].arr) {
+      SCOPED_TRACE(row["routine"].str);
+      int of_role = 0;
+      for (const auto& r : b["routines"].arr) of_role += r["role"].str == row["routine"].str;
+      const std::string& names = row["counterpart"].str;
+      int accounted = names.empty() ? 0 : 1;
+      for (size_t at = names.find(" + "); at != std::string::npos; at = names.find(" + ", at + 3)) {
+        const std::string rest = names.substr(at + 3);
+        const size_t more = rest.find(" more");
+        accounted += more != std::string::npos && rest.find(" + ") == std::string::npos ? std::stoi(rest) : 1;
+      }
+      EXPECT_EQ(accounted, of_role) << names;
+    }
     // 210 tuples, one evaluation: instructions per tuple is total / 210.
     const Json& st = b["statements"].arr.at(0);
     EXPECT_EQ(st["tuples"].num, 210);
