@@ -162,8 +162,17 @@ void print_block(const std::vector<const WisconsinStmtRow*>& rs, const Wisconsin
          });
   matrix(rs, "ns per input tuple", [](const WisconsinStmtRow& r) { return "input " + std::to_string(r.input); },
          "", per_tuple);
-  matrix(rs, "prepare (cold, warm process)", [](const WisconsinStmtRow& r) { return std::to_string(r.cells[0].prepares) + " plans"; },
-         "", [](const WisconsinStmtRow&, const WisconsinCell& c) { return c.external() ? "—" : dur(c.prepare_ns); });
+  // The statement's plans: what a back end that reuses plans prepares, the
+  // fewest of any; the interpreter lowers again for every substitution
+  // (its prepare column is its first lowering of each plan, docs/stats.md).
+  auto plans = [](const WisconsinStmtRow& r) {
+    uint64_t fewest = UINT64_MAX;
+    for (const auto& c : r.cells)
+      if (!c.external()) fewest = std::min<uint64_t>(fewest, c.prepares);
+    return fewest == UINT64_MAX ? std::string() : std::to_string(fewest) + (fewest == 1 ? " plan" : " plans");
+  };
+  matrix(rs, "prepare (cold, warm process)", plans, "",
+         [](const WisconsinStmtRow&, const WisconsinCell& c) { return c.external() ? "—" : dur(c.prepare_ns); });
 }
 
 // Figure 2.4 as the study drew it: selectivity against time per tuple.

@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -66,6 +67,20 @@ TEST(WisconsinReport, QuickRunsEveryBackendAndSqliteAndTheyAgree) {
   }
   EXPECT_EQ(seen, want);
   EXPECT_EQ(figures, (std::set<std::string>{"2.1", "2.4", "2.5", "2.6", "agg"}));
+  // The prepare table leads each statement with its plans: the fewest any
+  // back end prepared (the interpreter lowers once per substitution).
+  std::map<std::string, double> plans;
+  for (const Json& c : r.doc["results"].arr) {
+    if (c["backend"].str == "sqlite") continue;
+    auto [it, fresh] = plans.emplace(c["id"].str, c["prepares"].num);
+    if (!fresh) it->second = std::min(it->second, c["prepares"].num);
+  }
+  const size_t table = r.out.text.find("prepare (cold, warm process)");
+  for (const auto& [id, n] : plans) {
+    const std::string id_col = id + std::string(id.size() < 8 ? 8 - id.size() : 0, ' ');
+    const std::string line = "\n  " + id_col + std::to_string(int(n)) + (n == 1 ? " plan " : " plans ");
+    EXPECT_NE(r.out.text.find(line, table), std::string::npos) << id << ": " << n;
+  }
 }
 
 // A delete, append or replace measured over several repetitions saw the same
