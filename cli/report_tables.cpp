@@ -28,9 +28,10 @@ std::string dur(double ns) {
 
 namespace {
 
-// "2.31x ±4%": a ratio of two interleaved cells, its median and half its spread.
+// "2.31x ±4%": a ratio of two interleaved cells, its median and half its
+// spread; "n/a" where the query has no such cell (no reference loop for (f)).
 std::string ratio_cell(const Cell* a, const Cell* b) {
-  if (!a || !b) return "";
+  if (!a || !b) return "n/a";
   harness::Stats r = harness::ratio(a->m, b->m);
   if (r.n == 0) return "";
   const std::string spread = harness::spread_text(r.spread, r.n);
