@@ -4,10 +4,13 @@
 // timed apart: prepare/<query>/<backend:mode> times a cold preparation, and
 // paper/... times execution with a warm plan cache. Minimum time, repetitions
 // and the statistics of repetitions are the timing module's (harness/measure.h),
-// so these figures and `quelkit paper`'s are taken alike.
+// so these figures and `quelkit paper`'s are taken alike. Every family reports
+// the same counters (rows, ns_per_tuple, prepare_ns, prepares, cache_hits), so
+// any filter can be written as CSV.
 #include <algorithm>
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -58,43 +61,112 @@ Fixture& fixture(const PaperQuerySpec& pq, uint64_t n, const std::string& backen
   return *f;
 }
 
+// The counters of a run, set alike by every family: Google Benchmark 1.7.1's
+// CSV reporter takes its columns from the first benchmark run and aborts
+// ("All counters must be present in each run") on a later run with a counter
+// not among them, so a family may not add one of its own. Each figure is per
+// timed statement (iteration); where a family has no such thing, 0 is what it
+// has (the reference loop prepares nothing).
+struct Figures {
+  double rows = 0;          // result rows of the statement
+  double ns_per_tuple = 0;  // nanoseconds per tuple of the relation (Time / tuples, except prepare/)
+  double prepare_ns = 0;    // prepare paid by each timed statement
+  double prepares = 0;      // plans each timed statement prepared
+  double cache_hits = 0;    // plans each timed statement found in the plan cache
+};
+
+void set_counters(benchmark::State& state, const Figures& f) {
+  // Plain counters (no rate flags): the value written is the value shown,
+  // in the console, JSON and CSV alike.
+  state.counters["rows"] = f.rows;
+  state.counters["ns_per_tuple"] = f.ns_per_tuple;
+  state.counters["prepare_ns"] = f.prepare_ns;
+  state.counters["prepares"] = f.prepares;
+  state.counters["cache_hits"] = f.cache_hits;
+}
+
+// A run that failed still sets the counters (zeros beside its error), so
+// that when it is the first run the CSV header has every column.
+void skip_with_error(benchmark::State& state, const std::string& why) {
+  set_counters(state, {});
+  state.SkipWithError(why.c_str());
+}
+
+// Per timed statement, from totals over the timed iterations.
+double per(benchmark::State& state, double total) {
+  return state.iterations() ? total / double(state.iterations()) : 0;
+}
+
 void bm_paper(benchmark::State& state, const PaperQuerySpec* pq, std::string backend, uint64_t n, bool hash) {
   Fixture& f = fixture(*pq, n, backend, hash);
   Runner& r = *f.session->runners()[0];
   Result warm = f.session->evaluate(f.q, r, f.src, false);  // fills the plan cache
   if (!warm.ok) {
-    state.SkipWithError(warm.error.message.c_str());
+    skip_with_error(state, warm.error.message);
     return;
   }
   // Timed by the statement's own run_ns (manual time): prepare is off the
   // clock, and the checksum (taken by the warm run above) is left out of the
-  // timed runs, as in the report (docs/stats.md).
-  uint64_t rows = 0;
+  // timed runs, as in the report (docs/stats.md). ns_per_tuple is the same
+  // run_ns, so it is Time / tuples; prepare_ns, prepares and cache_hits are
+  // what each timed statement did off that clock: plan-cache hits and no
+  // prepare where the back end reuses plans, a fresh lowering where it does
+  // not (the interpreter's, harness/runner.cpp).
+  uint64_t rows = 0, run_ns = 0, prepare_ns = 0, prepares = 0, cache_hits = 0;
   for (auto _ : state) {
     Result res = f.session->evaluate(f.q, r, f.src, false, false);
     rows = res.checksum.rows;
     benchmark::DoNotOptimize(rows);
     state.SetIterationTime(double(res.stats.run_ns) * 1e-9);
+    run_ns += res.stats.run_ns;
+    prepare_ns += res.stats.prepare_ns;
+    prepares += res.stats.prepares;
+    cache_hits += res.stats.cache_hits;
   }
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
-  state.counters["rows"] = double(warm.nrows());
-  state.counters["prepares"] = double(warm.stats.prepares);
-  state.counters["cache_hits"] = double(warm.stats.cache_hits);
-  state.counters["ns_per_tuple"] =
-      benchmark::Counter(double(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  set_counters(state, {.rows = double(warm.nrows()),
+                       .ns_per_tuple = per(state, double(run_ns)) / double(n),
+                       .prepare_ns = per(state, double(prepare_ns)),
+                       .prepares = per(state, double(prepares)),
+                       .cache_hits = per(state, double(cache_hits))});
 }
 
+// Timed by the statement's own prepare_ns (manual time), so Time is the cold
+// prepare the name says and the prepare_ns counter is the same figure; the
+// statement's run after it (over 210 or 3,360 tuples) is off the clock.
+// ns_per_tuple is that run's time per tuple, right after a cold prepare: not
+// Time / tuples, which would spread the prepare over a relation it does not read.
 void bm_prepare(benchmark::State& state, const PaperQuerySpec* pq, std::string backend) {
-  Fixture& f = fixture(*pq, pq->keyed ? 3360 : 210, backend);
+  const uint64_t n = pq->keyed ? 3360 : 210;
+  Fixture& f = fixture(*pq, n, backend);
   Runner& r = *f.session->runners()[0];
-  uint64_t prepare_ns = 0, n = 0;
+  uint64_t rows = 0, prepare_ns = 0, run_ns = 0, prepares = 0, cache_hits = 0;
   for (auto _ : state) {
     r.cache().clear();
     Result res = f.session->evaluate(f.q, r, f.src, false);
+    if (!res.ok) {
+      skip_with_error(state, res.error.message);
+      return;
+    }
+    state.SetIterationTime(double(res.stats.prepare_ns) * 1e-9);
+    rows = res.nrows();
     prepare_ns += res.stats.prepare_ns;
-    ++n;
+    run_ns += res.stats.run_ns;
+    prepares += res.stats.prepares;
+    cache_hits += res.stats.cache_hits;
   }
-  state.counters["prepare_ns"] = double(prepare_ns) / double(n ? n : 1);
+  set_counters(state, {.rows = double(rows),
+                       .ns_per_tuple = per(state, double(run_ns)) / double(n),
+                       .prepare_ns = per(state, double(prepare_ns)),
+                       .prepares = per(state, double(prepares)),
+                       .cache_hits = per(state, double(cache_hits))});
+}
+
+// Wall time of the timed loop, for the families timed by the wall clock: the
+// same span as Google Benchmark's real time, so ns_per_tuple is Time / tuples.
+using WallClock = std::chrono::steady_clock;
+double ns_since(WallClock::time_point t0) {
+  return double(std::chrono::duration_cast<std::chrono::nanoseconds>(WallClock::now() - t0).count());
 }
 
 // The physical-limit column: the hand-written loop over the same pages.
@@ -104,15 +176,18 @@ void bm_reference(benchmark::State& state, const PaperQuerySpec* pq, uint64_t n)
   bench::ReferenceResult rr;
   rr.verify = false;  // the checksum is off the clock, as the engine's
   std::string err;
+  const auto t0 = WallClock::now();
   for (auto _ : state) {
     if (!bench::run_reference(pq->id[0], rel, &rr, &err)) {
-      state.SkipWithError(err.c_str());
+      skip_with_error(state, err);
       return;
     }
     benchmark::DoNotOptimize(rr.rows);
   }
+  const double wall_ns = ns_since(t0);
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
-  state.counters["rows"] = double(rr.rows);
+  // A loop written for the query: nothing is prepared or cached.
+  set_counters(state, {.rows = double(rr.rows), .ns_per_tuple = per(state, wall_ns) / double(n)});
 }
 
 // SQLite on the same data: the external reference engine.
@@ -120,17 +195,31 @@ void bm_sqlite(benchmark::State& state, const PaperQuerySpec* pq, uint64_t n) {
   static std::map<std::string, std::unique_ptr<SqliteRef>> dbs;
   auto& db = dbs[std::to_string(n) + (pq->keyed ? "k" : "")];
   if (!db) db = SqliteRef::open(n, pq->keyed, pq->keyed);
+  if (!db) {
+    skip_with_error(state, "SQLite: could not load the relation");
+    return;
+  }
   std::string sql = SqliteRef::sql_for(pq->id[0]), err;
   uint64_t rows = 0, sum = 0;
+  // A warm run first, as bm_paper's: SqliteRef prepares the statement
+  // (sqlite3_prepare_v2) on its first run and reuses it after, so the timed
+  // runs prepare nothing: their prepare_ns and prepares are 0. cache_hits
+  // counts quelkit's plan cache, which SQLite does not use: 0 too.
+  if (!db->run(sql, &rows, &sum, &err)) {
+    skip_with_error(state, err);
+    return;
+  }
+  const auto t0 = WallClock::now();
   for (auto _ : state) {
     if (!db->run(sql, &rows, &sum, &err)) {
-      state.SkipWithError(err.c_str());
+      skip_with_error(state, err);
       return;
     }
     benchmark::DoNotOptimize(sum);
   }
+  const double wall_ns = ns_since(t0);
   state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
-  state.counters["rows"] = double(rows);
+  set_counters(state, {.rows = double(rows), .ns_per_tuple = per(state, wall_ns) / double(n)});
 }
 
 // The timing module's settings and statistics on a registered benchmark:
@@ -170,7 +259,8 @@ int main(int argc, char** argv) {
                                          bm_sqlite, &pq, n));
     }
     for (const auto& l : labels) {
-      benchmark::RegisterBenchmark(("prepare/" + std::string(pq.id) + "/" + l).c_str(), bm_prepare, &pq, l);
+      benchmark::RegisterBenchmark(("prepare/" + std::string(pq.id) + "/" + l).c_str(), bm_prepare, &pq, l)
+          ->UseManualTime();
       for (uint64_t n : all_sizes)
         for (bool hash : {false, true}) {
           if (hash && !pq.keyed) continue;

@@ -7,12 +7,13 @@ writes next to it, as PNG and SVG, sweep_<family>_<tuples>.{png,svg}: ns per
 tuple against selectivity, one panel per back end, one line per selection
 (branch, nobranch, auto). Where branch's curve rises above nobranch's in the
 middle, mispredicted branches cost more than writing every row; auto should
-follow the lower of the two. Needs Debian's python3-matplotlib.
+follow the lower of the two. A sweep.csv without points, or not shaped as
+`quelkit sweep` writes it, is said in one line (exit 1). Needs Debian's
+python3-matplotlib.
 """
 
 import csv
 import os
-import sys
 from collections import defaultdict
 
 import matplotlib
@@ -20,20 +21,38 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot import run_dir  # noqa: E402  (bench/plot.py: the script's argument, checked)
+from plot import fail, run_dir  # noqa: E402  (bench/plot.py: the script's argument, checked; a bad file, said)
+
+COLUMNS = ("tuples", "family", "backend", "selection", "percent", "ns_per_tuple")
 
 STYLE = {"branch": "-o", "nobranch": "-s", "auto": "--^"}
 
 
 def main():
     out_dir = run_dir(__doc__, "sweep.csv")
-    rows = list(csv.DictReader(open(os.path.join(out_dir, "sweep.csv"))))
+    path = os.path.join(out_dir, "sweep.csv")
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            header = reader.fieldnames or []
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        fail(path, f"cannot be read as CSV ({e})")
     if not rows:
-        sys.exit("sweep.csv holds no points")
+        fail(path, "holds no points")
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        fail(path, f"lacks the column{'s' if len(missing) > 1 else ''} {', '.join(missing)} (its header: "
+                   f"{','.join(str(h) for h in header)})")
     curves = defaultdict(lambda: defaultdict(list))  # (tuples, family) -> (backend, selection) -> points
-    for r in rows:
-        curves[(r["tuples"], r["family"])][(r["backend"], r["selection"])].append(
-            (float(r["percent"]), float(r["ns_per_tuple"])))
+    for line, r in enumerate(rows, start=2):  # line 1 is the header
+        try:
+            point = (float(r["percent"]), float(r["ns_per_tuple"]))
+            tuples = int(r["tuples"])
+        except (TypeError, ValueError):
+            fail(path, f"line {line}: tuples, percent and ns_per_tuple must be numbers, not "
+                       f"{r['tuples']!r}, {r['percent']!r}, {r['ns_per_tuple']!r}")
+        curves[(tuples, r["family"])][(r["backend"], r["selection"])].append(point)
     for (tuples, family), lines in sorted(curves.items()):
         backends = sorted({b for b, _ in lines})
         cols = min(3, len(backends))
@@ -53,7 +72,7 @@ def main():
             ax.legend(fontsize=8)
         for ax in list(axes.flat)[len(backends):]:
             ax.axis("off")
-        fig.suptitle(f"{family}, {int(tuples):,} tuples")
+        fig.suptitle(f"{family}, {tuples:,} tuples")
         name = f"sweep_{family}_{tuples}"
         for ext in ("png", "svg"):
             fig.savefig(os.path.join(out_dir, f"{name}.{ext}"), dpi=120, bbox_inches="tight")

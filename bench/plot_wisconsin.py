@@ -8,13 +8,13 @@ writes next to it, as PNG and SVG, wisconsin_fig2_4_<tuples>.{png,svg}: ns per
 tuple of tenk1 against selectivity, one panel per structure (heap: no key;
 isam, hash: keyed on unique2), one line per back end and SQLite. Without a key
 every tuple is read whatever the selectivity, so the cost per tuple grows only
-with the rows stored; with one, only the qualifying range is read. Needs
-Debian's python3-matplotlib.
+with the rows stored; with one, only the qualifying range is read. A
+wisconsin.json without Figure 2.4 statements, or not shaped as `quelkit
+wisconsin` writes it, is said in one line (exit 1). Needs Debian's
+python3-matplotlib.
 """
 
-import json
 import os
-import sys
 from collections import defaultdict
 
 import matplotlib
@@ -22,20 +22,27 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot import run_dir, save  # noqa: E402  (bench/plot.py: its argument; PNG and SVG, 120 dpi)
+# bench/plot.py: its argument; PNG and SVG, 120 dpi; the file read and checked, a bad one said in one line
+from plot import NUMBER, TEXT, check_fields, fail, load_json, records, run_dir, save  # noqa: E402
 
 
 def main():
     out_dir = run_dir(__doc__, "wisconsin.json")
-    doc = json.load(open(os.path.join(out_dir, "wisconsin.json")))
+    path = os.path.join(out_dir, "wisconsin.json")
+    doc = load_json(path)
     series = defaultdict(lambda: defaultdict(list))  # tuples -> (structure, backend) -> points
-    for r in doc["results"]:
-        if r["figure"] != "2.4" or not r["input"]:
+    for i, r in enumerate(records(doc, path, "results", {"figure": TEXT})):
+        if r["figure"] != "2.4" or not r.get("input"):
             continue
+        # The fields the figure reads, checked on its statements only.
+        check_fields(r, path, f"results[{i}]", {"structure": TEXT, "backend": TEXT, "rows": NUMBER,
+                                                "tuples": NUMBER, "per_tuple_ns": NUMBER})
+        if r["tuples"] <= 0 or r["tuples"] != int(r["tuples"]):
+            fail(path, f"has a results[{i}] over {r['tuples']!r} tuples, not a whole number above 0")
         pct = 100.0 * r["rows"] / r["tuples"]
-        series[r["tuples"]][(r["structure"], r["backend"])].append((pct, r["per_tuple_ns"]))
+        series[int(r["tuples"])][(r["structure"], r["backend"])].append((pct, r["per_tuple_ns"]))
     if not series:
-        sys.exit("wisconsin.json holds no Figure 2.4 statements")
+        fail(path, "holds no Figure 2.4 statements")
     for tuples, lines in sorted(series.items()):
         structures = [s for s in ("heap", "isam", "hash") if any(k[0] == s for k in lines)]
         # One colour per back end, the same in every panel: a dozen lines

@@ -13,10 +13,12 @@
 //             report measures it) and right after the large scans.
 //
 //   quelkit_stencil_numbers [--tuples 1000000] [--prepares 25] [--runs 9]
+// (--help: this, in short; any other argument is a usage error, exit 2).
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -78,15 +80,62 @@ struct Bench {
   double run_ns(char id) { return double(eval(id).stats.run_ns); }
 };
 
+const char kUsage[] =
+    "usage: quelkit_stencil_numbers [--tuples N] [--prepares N] [--runs N]\n"
+    "\n"
+    "The copy-and-patch (stencil) back end's numbers, measured in one run with the\n"
+    "back ends interleaved, printed as plain text tables on stdout:\n"
+    "  prepare     for every PARTS query (a)-(i), the median of --prepares cold\n"
+    "              prepares (plan cache cleared) in a warm process: stencil:qual and\n"
+    "              stencil:fused against llvm:qual and llvm:fused at --jit-opt 0 (us)\n"
+    "  per tuple   (b), (c), (d) on a heap of --tuples tuples, the median of --runs\n"
+    "              warm runs: stencil, threaded:goto, llvm and interp:switch (ns per\n"
+    "              tuple), and their ratios against the kit's goals\n"
+    "  break-even  on (c) and (d), stencil:fused against threaded:goto and\n"
+    "              interp:switch: the tuples at which its prepare is repaid, with\n"
+    "              prepare taken in a warm process and right after the large scans\n"
+    "\n"
+    "  --tuples N    heap size of the per-tuple runs (default 1000000)\n"
+    "  --prepares N  cold prepares per median (default 25)\n"
+    "  --runs N      warm runs per per-tuple median (default 9)\n"
+    "  --help        this text\n";
+
+// A count for one of the options: digits only, at least 1.
+bool parse_count(const char* text, uint64_t* out) {
+  if (!*text) return false;
+  for (const char* c = text; *c; ++c)
+    if (*c < '0' || *c > '9') return false;
+  errno = 0;
+  *out = std::strtoull(text, nullptr, 10);
+  return errno == 0 && *out >= 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   uint64_t tuples = 1000000;
   int prepares = 25, runs = 9;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--tuples")) tuples = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--prepares")) prepares = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
+  // A mistyped option used to be ignored and the whole measurement (minutes)
+  // run on the defaults; now it is a usage error, as quelkit's own options.
+  auto usage_error = [](const std::string& why) {
+    std::fprintf(stderr, "quelkit_stencil_numbers: %s\n\n%s", why.c_str(), kUsage);
+    return 2;
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (a != "--tuples" && a != "--prepares" && a != "--runs") return usage_error("unknown argument '" + a + "'");
+    if (i + 1 >= argc) return usage_error(a + " needs a value");
+    uint64_t v = 0;
+    const uint64_t most = a == "--tuples" ? UINT64_MAX : uint64_t(INT32_MAX);
+    if (!parse_count(argv[++i], &v) || v > most)
+      return usage_error(a + " takes a whole number of at least 1, not '" + argv[i] + "'");
+    if (a == "--tuples") tuples = v;
+    else if (a == "--prepares") prepares = int(v);
+    else runs = int(v);
   }
   register_all_backends();
   std::printf("machine: %s\n\n", machine_description().c_str());

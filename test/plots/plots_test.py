@@ -20,15 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+from plotting_python import plotting_python  # beside this file
+
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-def plotting_python():
-    for py in ("/usr/bin/python3", sys.executable):
-        if py and os.access(py, os.X_OK) and subprocess.run(
-                [py, "-c", "import matplotlib"], capture_output=True).returncode == 0:
-            return py
-    return None
 
 
 def run(cmd):
