@@ -177,6 +177,12 @@ class Parser {
   [[noreturn]] void fail(uint32_t line, const std::string& msg) const {
     throw_error(ErrKind::IO, pos_, src_, file_ + ":" + std::to_string(line) + ": " + msg);
   }
+  // At the byte about to be read: file:line:column, as the script's own
+  // errors are placed (a misplaced quote is found by its column).
+  [[noreturn]] void fail_here(const std::string& msg) const {
+    throw_error(ErrKind::IO, pos_, src_,
+                file_ + ":" + std::to_string(line_) + ":" + std::to_string(col_ + 1) + ": " + msg);
+  }
 
   // Next record into fields; false at the end of the text. rec_line is the
   // line the record starts on (quoted line breaks make records span lines).
@@ -189,7 +195,9 @@ class Parser {
       if (++bytes > kCsvMaxRecordBytes)
         fail(rec_line, "record longer than " + std::to_string(kCsvMaxRecordBytes >> 20) +
                            " MiB (is this a CSV file?)");
-      return in_.get();
+      const int c = in_.get();
+      col_ = c == '\n' ? 0 : col_ + 1;
+      return c;
     };
     blank_ = false;
     for (;;) {
@@ -217,12 +225,12 @@ class Parser {
         }
         if (in_.peek() == '\r') {
           take();
-          if (in_.peek() != '\n') fail(line_, "unexpected character after a closing quote");
+          if (in_.peek() != '\n') fail_here("unexpected character after a closing quote");
         }
-        if (in_.peek() != EOF && in_.peek() != '\n') fail(line_, "unexpected character after a closing quote");
+        if (in_.peek() != EOF && in_.peek() != '\n') fail_here("unexpected character after a closing quote");
       } else {
         for (int c; (c = in_.peek()) != EOF && c != ',' && c != '\n';) {
-          if (c == '"') fail(line_, "quote in an unquoted field");
+          if (c == '"') fail_here("quote in an unquoted field");
           f += char(take());
         }
         if (in_.peek() == ',') {
@@ -256,6 +264,7 @@ class Parser {
   SrcPos pos_;
   const SourceRef& src_;
   uint32_t line_ = 1;
+  uint32_t col_ = 0;  // bytes read of line_ (a byte-order mark is not counted)
   bool blank_ = false;
 };
 

@@ -177,8 +177,13 @@ TEST(Csv, ReaderErrors) {
             "data.csv:2: column s: abcdefghijk does not fit attribute s (c10)");
   // Quoting: line numbers are those where the record starts.
   expect_io(parse_error("s,b\n\"a\nb\",1\nx,\"2\n", sc, s_only), "data.csv:4: unterminated quoted field");
-  expect_io(parse_error("s,b\n\"a\"b,1\n", sc, s_only), "data.csv:2: unexpected character after a closing quote");
-  expect_io(parse_error("s,b\na\"b,1\n", sc, s_only), "data.csv:2: quote in an unquoted field");
+  // A misplaced quote, or what follows a closing one, by line and column.
+  expect_io(parse_error("s,b\n\"a\"b,1\n", sc, s_only), "data.csv:2:4: unexpected character after a closing quote");
+  expect_io(parse_error("s,b\n\"a\"\rb,1\n", sc, s_only), "data.csv:2:5: unexpected character after a closing quote");
+  expect_io(parse_error("s,b\nx,1\n\"a\nb\"c,1\n", sc, s_only),
+            "data.csv:4:3: unexpected character after a closing quote");
+  expect_io(parse_error("s,b\na\"b,1\n", sc, s_only), "data.csv:2:2: quote in an unquoted field");
+  expect_io(parse_error("s,b\nab,1\"\n", sc, s_only), "data.csv:2:5: quote in an unquoted field");
   expect_io(parse_error("s,b\n\"x\ny\",1\nabcd,1\n", sc, s_only), "data.csv:4: column s: value longer than c3");
 }
 
