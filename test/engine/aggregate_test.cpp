@@ -216,6 +216,15 @@ TEST(AggregateBudget, ManyGroupsPastTheBudgetAreAStatementError) {
   r = k.run("retrieve (n = count(p.pnum))");
   EXPECT_TRUE(r.ok) << r.err;
   EXPECT_EQ(k.last_report().stats.rows_out, 1u);
+  // A simple aggregate's rows past the budget are named as its, at its
+  // caret: the statement's own result is one row.
+  mb.set_limit(mb.used() + 16 * 1024);
+  r = k.run("retrieve (n = count(p.pnum))");
+  mb.set_limit(limit);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("1:15: error: memory budget exceeded: the rows aggregated by count would need more than"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace
