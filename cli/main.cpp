@@ -9,6 +9,7 @@
 // errors to standard error.
 #include <algorithm>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,6 +75,24 @@ struct MainOptions {
 };
 
 // Runs the scripts (or the monitor) once the options have parsed.
+// Statements piped in (or `-`): standard input that cannot be read, a
+// directory or a closed descriptor, is an error, exit 1, not an empty script.
+int read_standard_input(Session& session) {
+  struct stat st {};
+  const bool unreadable = ::fstat(STDIN_FILENO, &st) != 0;
+  if (unreadable || S_ISDIR(st.st_mode)) {
+    std::cerr << "quelkit: error: cannot read standard input: "
+              << (unreadable ? std::strerror(errno) : "it is a directory") << "\n";
+    return 1;
+  }
+  const int rc = cli::monitor_stream(session, std::cin);
+  if (std::ferror(stdin)) {
+    std::cerr << "quelkit: error: cannot read standard input\n";
+    return rc == 130 ? rc : 1;
+  }
+  return rc;
+}
+
 int run_session(const CLI::App& app, MainOptions& m) {
   SessionOptions& opt = m.opt;
   opt.backends = parse_backend_list(m.backends);  // validated while parsing
@@ -182,11 +201,11 @@ int run_session(const CLI::App& app, MainOptions& m) {
   sigprocmask(SIG_UNBLOCK, &intr, nullptr);
 
   const auto scripts = cli::scripts_in_order(app, m.texts, m.files);
-  if (scripts.empty()) return isatty(STDIN_FILENO) ? cli::monitor_terminal(session) : cli::monitor_stream(session, std::cin);
+  if (scripts.empty()) return isatty(STDIN_FILENO) ? cli::monitor_terminal(session) : read_standard_input(session);
   bool ok = true;
   for (const auto& [name, what] : scripts) {
     if (name == "-") {
-      int st = cli::monitor_stream(session, std::cin);
+      int st = read_standard_input(session);
       if (st == 130) return 130;
       ok = st == 0 && ok;
       continue;
@@ -297,16 +316,25 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past the file-size limit (ulimit -f) fails with EFBIG, an I/O
+  // error of the statement, instead of SIGXFSZ ending the program and its
+  // session; the assembler and linker libgccjit starts inherit this.
+  signal(SIGXFSZ, SIG_IGN);
   register_all_backends();  // before parsing: -b is checked against them
   const cli::Subcommand session{"", "", define_session};
   const int rc = cli::run_command(argc, argv, session, kSubcommands);
   // Output lost to a full disk or a closed standard output is a failure
   // (gen's CSV, a script's rows, --stats=json), not exit 0. A closed pipe
   // ends the program at its first write (SIGPIPE) before this.
+  // errno says why only when these last flushes failed: a write that failed
+  // earlier left it long overwritten ("No such file or directory" was seen).
+  errno = 0;
   std::cout.flush();
   const bool lost = !std::cout.good() | (std::fflush(stdout) != 0) | (std::ferror(stdout) != 0);
+  const int why = errno;
   if (lost && rc == 0) {
-    std::cerr << "quelkit: error: writing standard output: " << std::strerror(errno ? errno : EIO) << "\n";
+    std::cerr << "quelkit: error: writing standard output: "
+              << (why ? std::strerror(why) : "some of it could not be written") << "\n";
     return 1;
   }
   return rc;

@@ -332,6 +332,17 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
            << "'s result was held to compare with it)\n";
       return false;
     }
+    // A runner the machine stopped (an I/O error of its own, where another
+    // ran: gccjit's toolchain unable to compile) gave no answer to compare:
+    // its error, said as such, not a disagreement between answers.
+    const bool first_stopped = !res.ok && other.ok && res.error.kind == ErrKind::IO;
+    if (first_stopped || (res.ok && !other.ok && other.error.kind == ErrKind::IO)) {
+      const size_t k = first_stopped ? 0 : differs;
+      print_error(first_stopped ? res.error : other.error);
+      err_ << "(" << runners_[k]->label() << " could not run the statement; "
+           << runners_[first_stopped ? differs : 0]->label() << " did: an answer missing, not one differing)\n";
+      return false;
+    }
     err_ << position_text(src, s.pos) << ": error: back ends disagree: "
          << runners_[0]->label() << " vs " << runners_[differs]->label() << ": " << diff << '\n';
   }

@@ -7,6 +7,10 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -264,9 +268,54 @@ class DriverSignals {
   std::thread watcher_;
 };
 
+// GCC runs in this process (libgccjit), and a fatal error of GCC's ends the
+// process with it: "compilation terminated.", exit 1, the session and every
+// other back end's answers gone. What is known to cause one is checked
+// first, and is the statement's error instead: a file-size limit (ulimit -f)
+// under which GCC cannot write its assembly; no assembler or linker on PATH
+// (the driver execs them); the temporary directory (TMPDIR, else /tmp) all
+// but full. Others (the driver unable to fork under ulimit -u) are not
+// foreseeable from here (DESIGN.md: what is left).
+std::string toolchain_cannot_run() {
+  // A plan's assembly is megabytes at most: a limit of a GiB or more is
+  // none that binds (and a machine may set one).
+  rlimit fsize{};
+  if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY && fsize.rlim_cur < (uint64_t(1) << 30))
+    return "a file-size limit under 1 GiB is set (ulimit -f " + std::to_string(fsize.rlim_cur / 1024) +
+           "): GCC, which libgccjit runs in this process, would end it on reaching the limit";
+  const char* path = std::getenv("PATH");
+  for (const char* tool : {"as", "ld"}) {
+    bool found = false;
+    for (std::string_view rest = path ? path : ""; !found;) {
+      const size_t colon = rest.find(':');
+      std::string dir(rest.substr(0, colon));
+      if (dir.empty()) dir = ".";
+      found = ::access((dir + "/" + tool).c_str(), X_OK) == 0;
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+    if (!found) return std::string("no '") + tool + "' on PATH: GCC's driver, which libgccjit runs in this process, needs it";
+  }
+  const char* tmpdir = std::getenv("TMPDIR");
+  struct stat dir {};
+  const std::string tmp =
+      tmpdir && *tmpdir && ::stat(tmpdir, &dir) == 0 && S_ISDIR(dir.st_mode) && ::access(tmpdir, W_OK) == 0 ? tmpdir
+                                                                                                          : "/tmp";
+  constexpr uint64_t kLeast = 16ull << 20;
+  struct statvfs fs {};
+  if (::statvfs(tmp.c_str(), &fs) == 0 && uint64_t(fs.f_bavail) * fs.f_frsize < kLeast)
+    return tmp + " has less than 16 MiB free: GCC, which libgccjit runs in this process, writes its files there";
+  return {};
+}
+
 }  // namespace
 
 Result compile(Context& ctx, CompileTimes* times, std::string* error) {
+  if (std::string why = toolchain_cannot_run(); !why.empty()) {
+    if (times) *times = CompileTimes{};
+    if (error) *error = why;
+    return Result(nullptr);
+  }
   Stamps st;
   FILE* log = log_stream();
   if (log) gcc_jit_context_set_logfile(ctx.get(), log, 0, 0);

@@ -363,6 +363,32 @@ TEST(Cli, ACopyIntoThatCannotFinishKeepsTheFileItWouldReplace) {
   std::filesystem::remove_all(d);
 }
 
+// libgccjit runs GCC in this process, and a fatal error of GCC's (its
+// output past ulimit -f, no assembler on PATH) once ended the process, the
+// session and the other back ends' answers with it ("compilation
+// terminated.", exit 1; SIGXFSZ, 153). gccjit checks first and fails the
+// statement, said as an answer missing, not as back ends disagreeing; the
+// session goes on.
+TEST(Cli, GccjitThatCannotRunItsToolchainFailsTheStatementAlone) {
+  if (sh(kBin + " -b gccjit -e 'create t (a = i4)'").status != 0) GTEST_SKIP() << "gccjit is not built";
+  const std::string stmts =
+      " --parts 100 -b interp,gccjit -e 'range of p is parts retrieve (p.pnum) where p.qoh < 10'"
+      " -e 'help parts'";
+  for (const std::string& env : {std::string("ulimit -f 100; "), std::string("PATH=/nonexistent ")}) {
+    SCOPED_TRACE(env);
+    Out o = sh("bash -c \"" + env + kBin + stmts + "\"");
+    EXPECT_EQ(o.status, 1) << o.text;
+    EXPECT_NE(o.text.find("<-e 1>:1:21: error: gccjit could not compile the statement (q2): "), std::string::npos)
+        << o.text;
+    EXPECT_NE(o.text.find("(gccjit:fused could not run the statement; interp:switch did: an answer missing, not one "
+                          "differing)"),
+              std::string::npos)
+        << o.text;
+    EXPECT_EQ(o.text.find("disagree"), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find("Tuples:              100"), std::string::npos) << o.text;  // the next statement ran
+  }
+}
+
 // A statement the memory budget stops part way through its inserts loses
 // nothing and adds nothing (the append once kept the 456 tuples whose pages
 // fitted; a replace that moves keys erased before it inserted). Budgets found

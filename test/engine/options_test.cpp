@@ -330,6 +330,26 @@ TEST(Options, LostStandardOutputIsAnError) {
     EXPECT_EQ(o.status, 1) << o.text;
     EXPECT_NE(o.text.find("error: writing standard output"), std::string::npos) << o.text;
   }
+  // The reason given is the write's, or none: errno from long before (a
+  // lookup of some file) once read "No such file or directory".
+  Out o = sh("echo 'range of p is parts retrieve (p.pnum)' | { " + kBin +
+             " --parts 100 --stats=json -b all >/dev/full; }");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_TRUE(o.text.find("writing standard output: No space left on device") != std::string::npos ||
+              o.text.find("writing standard output: some of it could not be written") != std::string::npos)
+      << o.text;
+}
+
+// Standard input that cannot be read, a directory or a closed descriptor,
+// is an error for `-` and for piped statements, not an empty script.
+TEST(Options, UnreadableStandardInputIsAnError) {
+  for (const char* redirect : {" < /", " <&-"})
+    for (const char* dash : {" -", ""}) {
+      SCOPED_TRACE(std::string(redirect) + dash);
+      Out o = sh("{ " + kBin + " --parts 10" + dash + redirect + "; }");
+      EXPECT_EQ(o.status, 1) << o.text;
+      EXPECT_NE(o.text.find("quelkit: error: cannot read standard input: "), std::string::npos) << o.text;
+    }
 }
 
 }  // namespace
