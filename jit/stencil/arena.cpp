@@ -74,10 +74,19 @@ Arena& Arena::get() {
 }
 
 Arena::Arena() {
-  void* p = mmap(nullptr, kReserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) fatal("reserving address space");
+  // Address space only, but an address-space limit (ulimit -v) counts it:
+  // a smaller reservation where the whole cannot be had, and none at all
+  // leaves every allocation failing as a statement's error (stitch.cpp),
+  // not the program aborting before its first statement.
+  void* p = MAP_FAILED;
+  size_t size = kReserve;
+  for (; size >= kLeastReserve; size /= 4) {
+    p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) break;
+  }
+  if (p == MAP_FAILED) return;
   base_ = static_cast<uint8_t*>(p);
-  reserved_ = kReserve;
+  reserved_ = size;
   // Page 0: the trampolines, written once, then executable for good.
   protect(base_, 1, PROT_READ | PROT_WRITE);
   constexpr int n = 0

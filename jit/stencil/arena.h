@@ -57,6 +57,8 @@ class Arena {
 
   static constexpr size_t kPage = 4096;
   static constexpr size_t kReserve = size_t(1) << 30;  // address space only; rel32 reaches all of it
+  static constexpr size_t kLeastReserve = size_t(16) << 20;  // under an address-space limit, down to this
+  size_t reserved_bytes() const { return reserved_; }
   static constexpr uint32_t kWindowPages = 32;          // opened read-write at a time
 
  private:

@@ -12,6 +12,7 @@
 #include <map>
 #include <ostream>
 
+#include "frontend/source.h"
 #include "harness/page.h"
 #include "harness/perfmap.h"
 #include "jit/stencil/disasm.h"
@@ -626,7 +627,17 @@ Stitched stitch(const Program& p) {
 
   Arena& arena = Arena::get();
   s.span = arena.allocate(at ? at : 1);
-  if (!s.span) internal_error("the code arena is full");
+  if (!s.span) {
+    // The machine's limit, not the statement's fault: an I/O error of the
+    // statement (as gccjit's toolchain trouble is), and the session goes on.
+    Error e;
+    e.kind = ErrKind::IO;
+    e.message = "stencil could not place the statement's code: the code arena (" +
+                std::to_string(arena.reserved_bytes() >> 20) +
+                " MiB of address space" + (arena.reserved_bytes() ? "" : ", none to be had under ulimit -v") +
+                ") is full";
+    throw QuelError(std::move(e));
+  }
   uint8_t* const base = s.span.p;
   std::memset(base, 0xcc, s.fn_offset.empty() ? 0 : s.code_bytes);  // alignment padding traps
   for (size_t k = 0; k < p.consts.size(); ++k) std::memcpy(base + const_at[k], p.consts[k].data(), p.consts[k].size());
