@@ -25,7 +25,6 @@
 
 #include "jit/codegen.h"
 #include "jit/gccjit/gccjit.h"
-#include "harness/budget.h"
 #include "harness/measure.h"
 
 namespace quelkit::jit::gccjit {
@@ -206,41 +205,46 @@ namespace {
 // libgccjit runs GCC's driver in-process, and the driver installs its own
 // SIGINT/SIGHUP/SIGTERM/SIGPIPE handlers (they delete the driver's files and
 // kill the process) and never puts the program's back. So around a compile
-// the handlers are saved and restored, and SIGINT is blocked: Ctrl-C neither
-// kills the assembler and linker it starts (they inherit the mask) nor ends
-// the program with results' /tmp/libgccjit-* directories left behind.
+// the handlers are saved and restored.
 //
-// A SIGINT left pending would not survive: the driver probes each handler
-// with signal(SIGINT, SIG_IGN), and setting SIG_IGN discards a pending
-// signal (POSIX). So a watcher thread takes SIGINT as it arrives
-// (sigtimedwait; the thread inherits the blocked mask) and requests the
-// cancel the program's handler would have: the statement is cancelled at its
-// first page boundary after the compile. The compiling thread wakes the
-// watcher with a SIGINT of its own, queued with a value (SI_QUEUE), which a
-// Ctrl-C (SI_KERNEL from the terminal, SI_USER from kill) never is.
+// A signal that ends the program in the middle of a compile would leave the
+// compile's directory (TMPDIR/libgccjit-XXXXXX, its assembly and shared
+// object) behind: libgccjit removes it only as the compile returns. So
+// SIGINT, SIGHUP, SIGTERM and SIGQUIT are blocked during the compile (the
+// assembler and linker it starts inherit the mask), and raised again once it
+// is over and the program's handlers and mask are back: each then does what
+// the program makes of it (Ctrl-C cancels the statement at its first page
+// boundary after the compile; SIGTERM ends the program, with the same status,
+// leaving nothing), a moment later.
+//
+// A signal left pending would not survive: the driver probes each handler
+// with signal(SIG, SIG_IGN), and setting SIG_IGN discards a pending signal
+// (POSIX). So a watcher thread takes them as they arrive (sigtimedwait; the
+// thread inherits the blocked mask) and notes them. The compiling thread
+// wakes the watcher with a SIGINT of its own, queued with a value (SI_QUEUE),
+// which a Ctrl-C (SI_KERNEL from the terminal, SI_USER from kill) never is.
+// (A program's other threads, which do not block them, would still take
+// them; quelkit runs none while gccjit compiles.)
 class DriverSignals {
  public:
   DriverSignals() {
-    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], nullptr, &saved_[i]);
+    for (size_t i = 0; i < kSaved.size(); ++i) sigaction(kSaved[i], nullptr, &saved_[i]);
     sigset_t block;
     sigemptyset(&block);
-    sigaddset(&block, SIGINT);
+    for (int sig : kTaken) sigaddset(&block, sig);
     sigprocmask(SIG_BLOCK, &block, &mask_);
-    // Only where the program handles SIGINT itself (quelkit does; a test
-    // binary may not): otherwise a Ctrl-C keeps its default meaning.
-    if (saved_[0].sa_handler != SIG_DFL && saved_[0].sa_handler != SIG_IGN)
-      watcher_ = std::thread([this] { watch(); });
+    watcher_ = std::thread([this] { watch(); });
   }
   ~DriverSignals() {
-    if (watcher_.joinable()) {
-      done_.store(true);
-      sigval v{};
-      v.sival_int = kWake;
-      pthread_sigqueue(watcher_.native_handle(), SIGINT, v);
-      watcher_.join();
-    }
-    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &saved_[i], nullptr);
+    done_.store(true);
+    sigval v{};
+    v.sival_int = kWake;
+    pthread_sigqueue(watcher_.native_handle(), SIGINT, v);
+    watcher_.join();
+    for (size_t i = 0; i < kSaved.size(); ++i) sigaction(kSaved[i], &saved_[i], nullptr);
     sigprocmask(SIG_SETMASK, &mask_, nullptr);
+    for (int sig : kTaken)
+      if (taken_.load() & (1u << sig)) raise(sig);
   }
   DriverSignals(const DriverSignals&) = delete;
   DriverSignals& operator=(const DriverSignals&) = delete;
@@ -248,23 +252,26 @@ class DriverSignals {
  private:
   static constexpr int kWake = 0x71c;
   void watch() {
-    sigset_t intr;
-    sigemptyset(&intr);
-    sigaddset(&intr, SIGINT);
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : kTaken) sigaddset(&set, sig);
     // The timeout is a backstop: a Ctrl-C pending as the wake-up is queued
     // merges with it (standard signals do not queue), so done_ is polled too.
     const timespec backstop{0, 100'000'000};
     while (!done_.load()) {
       siginfo_t info{};
-      if (sigtimedwait(&intr, &info, &backstop) != SIGINT) continue;
-      if (info.si_code == SI_QUEUE && info.si_value.sival_int == kWake) continue;
-      harness::request_cancel();
+      const int sig = sigtimedwait(&set, &info, &backstop);
+      if (sig <= 0) continue;
+      if (sig == SIGINT && info.si_code == SI_QUEUE && info.si_value.sival_int == kWake) continue;
+      taken_.fetch_or(1u << sig);
     }
   }
-  static constexpr std::array<int, 4> kSignals = {SIGINT, SIGHUP, SIGTERM, SIGPIPE};
+  static constexpr std::array<int, 4> kSaved = {SIGINT, SIGHUP, SIGTERM, SIGPIPE};  // what the driver sets
+  static constexpr std::array<int, 4> kTaken = {SIGINT, SIGHUP, SIGTERM, SIGQUIT};  // held until the compile ends
   std::array<struct sigaction, 4> saved_{};
   sigset_t mask_{};
   std::atomic<bool> done_{false};
+  std::atomic<uint32_t> taken_{0};
   std::thread watcher_;
 };
 

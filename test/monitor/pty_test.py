@@ -6,7 +6,8 @@ prompt, Ctrl-D quits on a fresh line (the first with a buffer not run
 says so); the INGRES commands (\\g anywhere on a
 line, \\p, \\r, \\e, \\i, \\q); history in $HOME/.quelkit_history; an
 interactive session exits 0 after \\q whatever failed before; a cancelled
-gccjit compile leaves no /tmp/libgccjit-* directory. Without a terminal,
+gccjit compile leaves no /tmp/libgccjit-* directory, nor does SIGTERM or SIGHUP
+in a compile (they still end quelkit). Without a terminal,
 Ctrl-C (SIGINT) cancels a script (statements piped in are one), which exits 130, a copy waiting on a FIFO
 included; a copy into a FIFO whose reader leaves is an I/O error, not SIGPIPE.
 
@@ -414,6 +415,36 @@ class MonitorTest(unittest.TestCase):
         t.type("\\q\n")
         self.assertEqual(t.wait(), 0)
         self.assertEqual([n for n in os.listdir(tmp) if n.startswith("libgccjit-")], [])
+
+    def test_a_signal_that_ends_quelkit_leaves_no_gccjit_directories(self):
+        # SIGTERM or SIGHUP while GCC compiles: the compile's directory
+        # (TMPDIR/libgccjit-XXXXXX) exists then. The signal still ends
+        # quelkit, with its own status, but once the compile is over and the
+        # directory removed. (It once ended it at once, leaving the directory.)
+        expr = " +\n".join("(a.qoh * %d - b.weight / %d)" % (i, i + 1) for i in range(1, 400))
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            with self.subTest(signal=sig.name):
+                tmp = tempfile.mkdtemp(prefix="tmp-", dir=self.home)
+                p = subprocess.Popen([BIN, "--parts", "3000", "-b", "gccjit", "--jit-opt", "3"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=dict(os.environ, TMPDIR=tmp))
+                try:
+                    p.stdin.write(("range of a is parts\nrange of b is parts\n"
+                                   "retrieve (x = %s) where a.pnum = 1 and b.pnum = 2\n\\g\n" % expr).encode())
+                    p.stdin.flush()  # and it stays open: the monitor waits for more
+                    deadline = time.monotonic() + 60
+                    while not [n for n in os.listdir(tmp) if n.startswith("libgccjit-")]:
+                        self.assertIsNone(p.poll(), "quelkit ended before compiling")
+                        self.assertLess(time.monotonic(), deadline, "no libgccjit- directory appeared in TMPDIR")
+                        time.sleep(0.005)
+                    p.send_signal(sig)
+                    status = p.wait(timeout=60)
+                finally:
+                    if p.poll() is None:
+                        p.kill()
+                        p.wait()
+                self.assertEqual(status, -sig, p.stderr.read())
+                self.assertEqual([n for n in os.listdir(tmp) if n.startswith("libgccjit-")], [])
 
     def test_sigint_cancels_a_script_which_exits_130(self):
         script = os.path.join(self.home, "long.quel")
