@@ -43,6 +43,9 @@ struct BoundQuery {
   // retrieve
   bool unique = false;
   std::string into;                  // "" = to the terminal/sink
+  // Its rows as errors name them (the memory budget's): an aggregate's inner
+  // query names them "the rows aggregated by count", not "the result".
+  std::string rows_what = "the result";
   std::vector<SortKey> sort;
   // append: target relation; replace/delete: the updated variable
   std::string relation;

@@ -302,6 +302,9 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
   // they are projected even under --sink count, which counts only the rows
   // of a retrieve that shows them.
   bq.into = "aggregate";
+  // Over the memory budget, the rows that did not fit are the aggregate's,
+  // not the statement's one-row result: named so.
+  bq.rows_what = "the rows aggregated by " + agg.text;
   // Nobody sees them but the accumulation, so no checksum is taken of them.
   Result r = session_.evaluate(bq, runner_, src_, true, false);
   stats_.add_scan(r.stats);
@@ -309,12 +312,6 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
   stats_.access_path = join_access_paths(stats_.access_path, r.stats.access_path);
   stats_.selection = join_selections(stats_.selection, r.stats.selection);
   if (!r.ok) {
-    // Over the memory budget, the result that did not fit is the
-    // aggregate's rows, not the statement's one-row result: say so.
-    const std::string held = ": the result would need";
-    if (r.error.code == QK_ERR_MEMORY)
-      if (const size_t at = r.error.message.find(held); at != std::string::npos)
-        r.error.message.replace(at, held.size(), ": the rows aggregated by " + agg.text + " would need");
     failed_ = std::move(r);
     failed_.stats = ExecStats{};  // counted in stats_, which the statement's report adds
     throw Stop{};

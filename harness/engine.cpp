@@ -18,7 +18,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   std::vector<std::pair<std::string, Type>> cols;
   for (const auto& t : q.targets) cols.emplace_back(t.name, t.expr->type);
   res.layout = Schema::packed(cols);
-  res.rows = ResultRows(res.layout.tuple_len);
+  res.rows = ResultRows(res.layout.tuple_len, q.rows_what);
   const bool retrieve = q.kind == frontend::BoundKind::Retrieve;
   const bool count = runner.options().count_sink && retrieve && q.into.empty();
   const Relation* replaced =

@@ -101,7 +101,11 @@ void trim_result_pool() {
 }
 
 ResultRows::ResultRows(ResultRows&& o) noexcept
-    : len_(o.len_), rows_(std::exchange(o.rows_, 0)), chunks_(std::move(o.chunks_)), charge_(std::move(o.charge_)) {
+    : len_(o.len_),
+      rows_(std::exchange(o.rows_, 0)),
+      chunks_(std::move(o.chunks_)),
+      charge_(std::move(o.charge_)),
+      what_(std::move(o.what_)) {
   o.chunks_.clear();
 }
 
@@ -113,6 +117,7 @@ ResultRows& ResultRows::operator=(ResultRows&& o) noexcept {
     chunks_ = std::move(o.chunks_);
     o.chunks_.clear();
     charge_ = std::move(o.charge_);
+    what_ = std::move(o.what_);
   }
   return *this;
 }
@@ -132,7 +137,7 @@ uint8_t* ResultRows::room(size_t min_rows, size_t* room) {
   const size_t need = std::max<size_t>(min_rows, 1) * len;
   while (bytes < need && bytes < (size_t(1) << kMaxShift)) bytes *= 2;
   if (bytes < need) bytes = need;
-  charge_.set(charge_.bytes() + bytes, "the result");  // throws before anything is taken
+  charge_.set(charge_.bytes() + bytes, what_);  // throws before anything is taken
   Chunk c{take(bytes), bytes, 0, rows_};
   chunks_.push_back(c);
   *room = bytes / len;

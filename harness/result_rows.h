@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/budget.h"
@@ -20,6 +22,8 @@ class ResultRows {
  public:
   ResultRows() = default;
   explicit ResultRows(uint32_t row_len) : len_(row_len) {}
+  // `what`: the rows as the memory budget's error names them.
+  ResultRows(uint32_t row_len, std::string what) : len_(row_len), what_(std::move(what)) {}
   ResultRows(ResultRows&& o) noexcept;
   ResultRows& operator=(ResultRows&& o) noexcept;
   ResultRows(const ResultRows&) = delete;
@@ -27,6 +31,7 @@ class ResultRows {
   ~ResultRows() { clear(); }
 
   uint32_t row_len() const { return len_; }
+  const std::string& what() const { return what_; }
   size_t size() const { return rows_; }
   bool empty() const { return rows_ == 0; }
   // Bytes of the rows (size() * row_len()); what the chunks hold may be more.
@@ -65,6 +70,7 @@ class ResultRows {
   size_t rows_ = 0;
   std::vector<Chunk> chunks_;
   MemCharge charge_;  // the chunks' bytes
+  std::string what_ = "the result";
 };
 
 // Frees the pooled chunks no result holds (tests, and a session that wants

@@ -322,25 +322,23 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   }
   Result& res = results[0];
   if (!diff.empty()) {
-    // A runner the budget refused, where the first succeeded, failed for
-    // the first's rows held to compare with: that is the statement's
-    // error, not the back ends'.
+    // A runner that failed for a reason other than its answer, where another
+    // ran, gave no answer to compare: its error is the statement's, said as
+    // such, not a disagreement between answers. The reasons: the memory
+    // budget, refusing a later runner for the first's rows held to compare
+    // with; an I/O error of its own (gccjit's toolchain unable to compile).
     const Result& other = results[differs];
-    if (res.ok && !other.ok && other.error.code == QK_ERR_MEMORY) {
-      print_error(other.error);
-      err_ << "(" << runners_[differs]->label() << " ran while " << runners_[0]->label()
-           << "'s result was held to compare with it)\n";
-      return false;
-    }
-    // A runner the machine stopped (an I/O error of its own, where another
-    // ran: gccjit's toolchain unable to compile) gave no answer to compare:
-    // its error, said as such, not a disagreement between answers.
+    const bool over_budget = res.ok && !other.ok && other.error.code == QK_ERR_MEMORY;
     const bool first_stopped = !res.ok && other.ok && res.error.kind == ErrKind::IO;
-    if (first_stopped || (res.ok && !other.ok && other.error.kind == ErrKind::IO)) {
-      const size_t k = first_stopped ? 0 : differs;
-      print_error(first_stopped ? res.error : other.error);
-      err_ << "(" << runners_[k]->label() << " could not run the statement; "
-           << runners_[first_stopped ? differs : 0]->label() << " did: an answer missing, not one differing)\n";
+    if (over_budget || first_stopped || (res.ok && !other.ok && other.error.kind == ErrKind::IO)) {
+      const size_t failed = first_stopped ? 0 : differs, ran = first_stopped ? differs : 0;
+      print_error(results[failed].error);
+      if (over_budget)
+        err_ << "(" << runners_[failed]->label() << " ran while " << runners_[ran]->label()
+             << "'s result was held to compare with it)\n";
+      else
+        err_ << "(" << runners_[failed]->label() << " could not run the statement; " << runners_[ran]->label()
+             << " did: an answer missing, not one differing)\n";
       return false;
     }
     err_ << position_text(src, s.pos) << ": error: back ends disagree: "

@@ -37,7 +37,7 @@ class ResultSink : public Sink {
   uint8_t* room(size_t min_rows, size_t* room) override { return at_ = r_.rows.room(min_rows, room); }
   void wrote(size_t n, const Tid* tids) override {
     if (tids) {
-      reserve_charged(r_.tids, r_.tids.size() + n, r_.tids_charge, "the result");
+      reserve_charged(r_.tids, r_.tids.size() + n, r_.tids_charge, r_.rows.what());
       if (replaced_) check_replace(at_, n, tids);
       r_.tids.insert(r_.tids.end(), tids, tids + n);
     }
