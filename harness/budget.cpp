@@ -2,6 +2,7 @@
 #include "harness/budget.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -35,6 +36,25 @@ uint64_t read_number(const char* path) {
   std::string s;
   if (!(f >> s) || s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return 0;
   return std::stoull(s);
+}
+
+// The room a resource limit leaves (RLIMIT_AS against the process's mapped
+// size, VmSize; RLIMIT_DATA against its data, VmData); 0 where none is set.
+uint64_t room_under_limit(int resource, const char* status_key) {
+  rlimit lim{};
+  if (getrlimit(resource, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 0;
+  uint64_t used = 0;
+  std::ifstream f("/proc/self/status");
+  std::string key;
+  while (f >> key) {
+    if (key == status_key) {
+      f >> used;  // kB
+      used *= 1024;
+      break;
+    }
+    std::getline(f, key);
+  }
+  return lim.rlim_cur > used ? lim.rlim_cur - used : 1;
 }
 
 }  // namespace
@@ -86,6 +106,11 @@ uint64_t available_memory() {
     uint64_t room = max > cur ? max - cur : 0;
     if (!avail || room < avail) avail = room;
   }
+  // An address-space or data-size limit (ulimit -v, -d) refuses allocations
+  // long before memory runs out: as std::bad_alloc, where the budget's
+  // error names what would not fit.
+  for (uint64_t room : {room_under_limit(RLIMIT_AS, "VmSize:"), room_under_limit(RLIMIT_DATA, "VmData:")})
+    if (room && (!avail || room < avail)) avail = room;
   return avail ? avail : uint64_t(1) << 30;
 }
 

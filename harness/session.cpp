@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <ostream>
@@ -145,7 +146,9 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
     err.kind = ErrKind::Runtime;
     err.pos = s.pos;
     err.src = src;
-    err.message = std::string("internal limit: ") + e.what();
+    err.message = dynamic_cast<std::bad_alloc*>(&e)
+                      ? "out of memory: the system refused an allocation the memory budget (--memory-budget) allowed"
+                      : std::string("internal limit: ") + e.what();
     print_error(err);
     return false;
   }
