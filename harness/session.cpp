@@ -315,13 +315,19 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     reports_.push_back(rep);
     results.push_back(std::move(first));
     // Compared with the first runner's result as soon as it is made, and its
-    // rows let go: only the first's are used after the loop, and holding
-    // every runner's at once made the memory budget fail the later ones.
+    // rows and updated tuples let go: only the first's are used after the
+    // loop, and holding every runner's at once made the memory budget fail
+    // the later ones (a replace's or delete's tuples too, once).
     if (results.size() > 1 && diff.empty()) {
       diff = result_difference(results[0], results.back());
       differs = results.size() - 1;
     }
-    if (results.size() > 1) results.back().rows.clear();
+    if (results.size() > 1) {
+      Result& later = results.back();
+      later.rows.clear();
+      std::vector<Tid>().swap(later.tids);
+      later.tids_charge.reset();
+    }
   }
   Result& res = results[0];
   if (!diff.empty()) {

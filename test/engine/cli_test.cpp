@@ -446,6 +446,22 @@ TEST(Cli, AnUpdateTheBudgetRefusesChangesNothing) {
   }
 }
 
+// Several back ends hold two results at a time for a replace or a delete too:
+// each later one's updated tuples are let go once compared with the first's.
+// 1300K fits two back ends' 20,000 updated tuples (about 1,200K), not five
+// (about 1,800K, which each back end's tuples once held to the end needed).
+TEST(Cli, UpdatesOfSeveralBackEndsHoldTwoResultsAtATime) {
+  for (const char* stmt : {"replace p (qoh = p.qoh + 1)", "delete p"}) {
+    SCOPED_TRACE(stmt);
+    Out o = sh(kBin + " -b interp:switch,interp:goto,threaded:goto,threaded:call,vector:inplace --memory-budget 1300K" +
+               " --format csv --parts 20000 -e 'range of p is parts' -e '" + stmt +
+               "' -e 'retrieve (n = count(p.pnum), q = sum(p.qoh))'");
+    EXPECT_EQ(o.status, 0) << o.text;
+    EXPECT_EQ(o.text.find("error"), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find("20000 rows"), std::string::npos) << o.text;
+  }
+}
+
 // Several back ends: the later ones run while the first's result is held to
 // compare; the budget refusing one of them is the statement's error, said as
 // such, not a disagreement of the back ends.
