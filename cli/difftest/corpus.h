@@ -75,9 +75,10 @@ struct CorpusReport {
 // Runs a file on the back ends of `backends` ("interp:switch", "all", ...) in
 // one session: every back end must agree (the session compares them) and the
 // first one's answer must equal the expectation.
-// `selection`: how the page kernels select (--selection).
+// `selection`: how the page kernels select (--selection); `jit_opt`: the JIT
+// back ends' optimisation level (--jit-opt; -1: their default).
 CorpusReport run_corpus(const CorpusFile& f, const std::string& backends,
-                        harness::Selection selection = harness::Selection::Auto);
+                        harness::Selection selection = harness::Selection::Auto, int jit_opt = -1);
 
 // Every .quel file under a directory, sorted.
 std::vector<std::string> corpus_files(const std::string& dir);

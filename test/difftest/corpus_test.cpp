@@ -10,8 +10,10 @@
 // statements in the same order on one runner, which the `all` session does
 // too. One back end alone: quelkit difftest --corpus test/queries -b stencil:fused.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "../engine/support.h"
 #include "cli/difftest/corpus.h"
@@ -141,4 +143,49 @@ TEST(CorpusFormat, FailuresOutsideExpectationsAreUnmendable) {
 }
 
 }  // namespace
+// One directive of each kind, as each option may be given once: a second
+// parts directive was taken, the last one winning.
+TEST(CorpusFormat, ASecondDirectiveOfAKindIsAnError) {
+  try {
+    difftest::parse_corpus("t.quel", "/*! parts 10 */\n/*! parts 20 */\nretrieve (x = 1)\n/*= ok */\n");
+    ADD_FAILURE() << "accepted";
+  } catch (std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("t.quel:2: a second parts directive"), std::string::npos) << e.what();
+  }
+}
+
+// A block cannot hold "*/" (its comment would end there): rows holding it are
+// written as their checksum, which passes when run again. The rewrite once
+// wrote them as they were, cutting the block, and saved a parse error as the
+// next case's expectation.
+TEST(CorpusFormat, AnswersHoldingACommentEndAreWrittenAsChecksums) {
+  auto f = difftest::parse_corpus(
+      "t.quel", "create s (t = c10)\nappend to s (t = \"a*/b\")\nrange of v is s\nretrieve (v.t)\n/*= ? */\n"
+                "retrieve (n = count(v.t))\n/*= ? */\n");
+  auto r = difftest::run_corpus(f, "interp");
+  EXPECT_TRUE(r.unmendable.empty()) << r.unmendable.front();
+  EXPECT_NE(r.rewritten.find("retrieve (v.t)\n/*= checksum 1 "), std::string::npos) << r.rewritten;
+  EXPECT_NE(r.rewritten.find("retrieve (n = count(v.t))\n/*= rows\nn\n1\n*/\n"), std::string::npos) << r.rewritten;
+  auto again = difftest::run_corpus(difftest::parse_corpus("t.quel", r.rewritten), "interp");
+  EXPECT_EQ(again.cases, 2);
+  EXPECT_EQ(again.passed, 2);
+  EXPECT_TRUE(again.failures.empty()) << again.failures.front();
+}
+
+// A file saved with CR LF line ends reads as LF: its rows once differed from
+// the answer by a CR no one could see ("expected rows a 1 but got rows a 1").
+TEST(CorpusFormat, CrLfLineEndsReadAsLf) {
+  const auto path = std::filesystem::temp_directory_path() / ("quelkit-crlf-" + std::to_string(::getpid()) + ".quel");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "retrieve (a = 1)\r\n/*= rows\r\na\r\n1\r\n*/\r\n";
+  }
+  auto f = difftest::load_corpus(path.string());
+  std::filesystem::remove(path);
+  auto r = difftest::run_corpus(f, "interp");
+  EXPECT_EQ(r.cases, 1);
+  EXPECT_EQ(r.passed, 1);
+  EXPECT_TRUE(r.failures.empty()) << r.failures.front();
+}
+
 }  // namespace quelkit::test
