@@ -47,7 +47,8 @@ std::string multiset_difference(const Result& a, const Result& b) {
 
 // ---- the checker ----
 
-Checker::Checker(const std::string& backends, std::ostream& log, int jit_opt, harness::Selection selection)
+Checker::Checker(const std::string& backends, std::ostream& log, int jit_opt, harness::Selection selection,
+                 bool sqlite)
     : log_(log), backends_(backends), selection_(selection) {
   harness::SessionOptions o;
   if (jit_opt >= 0) o.prepare.jit_opt = jit_opt;
@@ -73,6 +74,7 @@ Checker::Checker(const std::string& backends, std::ostream& log, int jit_opt, ha
   for (const auto& name : setup.catalog().names()) session_->catalog().add(setup.catalog().remove(name));
   // The generator binds against the test data's schemas: they must be the built relations'.
   if (std::string d = TestData::difference(session_->catalog()); !d.empty()) throw std::runtime_error("difftest: " + d);
+  if (!sqlite) return;  // --no-sqlite: not opened, so nothing (--aggregates included) consults it
   std::string err;
   sqlite_ = SqliteOracle::open(session_->catalog(), &err);
   if (!sqlite_) log_ << "difftest: no SQLite oracle: " << err << "\n";

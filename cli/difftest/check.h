@@ -78,8 +78,9 @@ class Checker {
   // backends: "all" or a -b list. log: progress and mismatch reports.
   // jit_opt: --jit-opt for the JIT back ends (-1: their default).
   // selection: how the page kernels select (--selection).
+  // sqlite: open the SQLite oracle (--no-sqlite: not, nor for --aggregates).
   Checker(const std::string& backends, std::ostream& log, int jit_opt = -1,
-          harness::Selection selection = harness::Selection::Auto);
+          harness::Selection selection = harness::Selection::Auto, bool sqlite = true);
   ~Checker();
 
   // Runs the generator from o.seed; stops at o.count queries, o.seconds, or

@@ -3,6 +3,7 @@
 // 1 a mismatch or a failed case, 2 bad usage.
 #include "cli/difftest/difftest.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -54,7 +55,7 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
       "Random qualifications and target lists over PARTS and EDGE, run on every back end and mode of -b,\n"
       "on ISAM/hash copies of the relations, and through SQLite; a mismatch is shrunk and printed as a\n"
       ".quel reproducer (corpus format). Without --count, --minutes or --seconds: 1000 queries.\n"
-      "--corpus runs .quel files with expectations (test/queries/ explains the format); --rewrite replaces\n"
+      "--corpus runs .quel files with expectations (test/queries/README.md explains the format); --rewrite replaces\n"
       "every expectation of the files by what the first back end answers (fills /*= ? */ placeholders),\n"
       "and leaves a file as it was where back ends disagree or a statement fails outside an expectation.");
   app.add_option("--seed", d->run.seed, "generator seed (default 1); the same seed gives the same queries")
@@ -91,6 +92,11 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-shrink", d->no_shrink, "print a mismatch as found");
   app.add_flag("--no-sqlite", d->no_sqlite, "leave out the SQLite oracle");
   app.add_flag("--no-storage", d->no_storage, "leave out the ISAM/hash copies");
+  // What shapes a random run does nothing to a corpus run: given with
+  // --corpus it is a usage error, not silently a run that tested less.
+  for (const char* random_only : {"--seed", "--count", "--minutes", "--seconds", "--max-mismatches", "--aggregates",
+                                  "--no-shrink", "--no-sqlite", "--no-storage"})
+    corpus->excludes(app.get_option(random_only));
   return [d] { return run_difftest(*d); };
 }
 
@@ -114,8 +120,10 @@ int run_difftest(const DifftestOptions& d) {
   std::vector<std::string> paths;
   for (const auto& c : d.corpus) {
     std::vector<std::string> found;
-    if (c.size() > 5 && c.substr(c.size() - 5) == ".quel") {
+    if (std::filesystem::is_regular_file(c)) {  // a file named is read, whatever its name
       found.push_back(c);
+    } else if (!std::filesystem::is_directory(c)) {
+      cli::usage_error("--corpus " + c + ": neither a file nor a directory");
     } else {
       try {
         found = corpus_files(c);
@@ -143,7 +151,7 @@ int run_difftest(const DifftestOptions& d) {
       for (CorpusFile& file : loaded) {
         ++files;
         const std::string p = file.name;
-        CorpusReport r = run_corpus(file, backends, selection);
+        CorpusReport r = run_corpus(file, backends, selection, jit_opt);
         cases += r.cases;
         passed += r.passed;
         uncased += r.uncased;
@@ -170,7 +178,7 @@ int run_difftest(const DifftestOptions& d) {
         std::string text = r.rewritten;
         for (int again = 0; again < 4 && text != file.text; ++again) {
           file = parse_corpus(p, text);
-          text = run_corpus(file, backends, selection).rewritten;
+          text = run_corpus(file, backends, selection, jit_opt).rewritten;
         }
         if (r.stale == 0) continue;
         std::ofstream out(p, std::ios::binary);
@@ -207,7 +215,7 @@ int run_difftest(const DifftestOptions& d) {
       }
       return failed ? 1 : 0;
     }
-    Checker ch(backends, std::cerr, jit_opt, selection);
+    Checker ch(backends, std::cerr, jit_opt, selection, o.sqlite);
     Summary s = ch.run(o);
     print_summary(std::cout, s, ch.runner_labels(), o.seed);
     // A run that compared nothing (a time limit shorter than one query) is
@@ -219,9 +227,12 @@ int run_difftest(const DifftestOptions& d) {
     size_t agg_mismatches = 0;
     if (aggregates) {
       AggregateSummary as = run_aggregates(ch, o.seed, aggregates, std::cerr);
-      std::cout << "aggregates: " << as.statements << " statements; raised a runtime error: " << as.failed
-                << "; SQLite compared: " << as.sqlite_checked << " (not comparable: " << as.sqlite_skipped
-                << "); mismatches: " << as.mismatches.size() << "\n";
+      std::cout << "aggregates: " << as.statements << " statements; raised a runtime error: " << as.failed;
+      if (o.sqlite)
+        std::cout << "; SQLite compared: " << as.sqlite_checked << " (not comparable: " << as.sqlite_skipped << ")";
+      else
+        std::cout << "; SQLite left out (--no-sqlite)";
+      std::cout << "; mismatches: " << as.mismatches.size() << "\n";
       agg_mismatches = as.mismatches.size();
     }
     return s.mismatches.empty() && agg_mismatches == 0 ? 0 : 1;

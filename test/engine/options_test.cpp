@@ -71,6 +71,10 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"difftest --max-mismatches 0", "--max-mismatches"},
       {"difftest --jit-opt 4", "--jit-opt"},
       {"difftest --rewrite", "--rewrite requires --corpus"},
+      // What shapes a random run does nothing to a corpus: not silently ignored.
+      {"difftest --corpus . --seed 3", "--seed excludes --corpus"},
+      {"difftest --corpus . --aggregates 5", "--corpus excludes --aggregates"},
+      {"difftest --corpus /dev/null", "--corpus /dev/null: neither a file nor a directory"},
       {"sweep --reps 0", "--reps"},
       {"sweep --budget 0", "--budget"},
       {"sweep --sizes 10,x", "--sizes"},
