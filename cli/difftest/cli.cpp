@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
+#include <string_view>
 
 #include "cli/command.h"
 #include "cli/difftest/aggregates.h"
@@ -92,6 +93,24 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-shrink", d->no_shrink, "print a mismatch as found");
   app.add_flag("--no-sqlite", d->no_sqlite, "leave out the SQLite oracle");
   app.add_flag("--no-storage", d->no_storage, "leave out the ISAM/hash copies");
+  // What the summary's "not comparable" counts, from the oracle's one list.
+  std::string differences = "\nWhat the SQLite oracle leaves out (the summary's \"not comparable\") or treats apart:\n";
+  for (const Difference& dif : kDifferences) {
+    std::string line = "  " + std::string(dif.name) + ":";
+    std::string_view rest = dif.reason;
+    while (!rest.empty()) {  // words, wrapped at 100 columns, continued indented
+      const size_t sp = rest.find(' ');
+      const std::string_view word = rest.substr(0, sp);
+      if (line.size() + 1 + word.size() > 100) {
+        differences += line + "\n";
+        line = "    ";
+      }
+      line += (line.size() > 4 && line.back() != ' ' ? " " : "") + std::string(word);
+      rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+    }
+    differences += line + "\n";
+  }
+  app.footer(differences);
   // What shapes a random run does nothing to a corpus run: given with
   // --corpus it is a usage error, not silently a run that tested less.
   for (const char* random_only : {"--seed", "--count", "--minutes", "--seconds", "--max-mismatches", "--aggregates",
@@ -218,6 +237,14 @@ int run_difftest(const DifftestOptions& d) {
     Checker ch(backends, std::cerr, jit_opt, selection, o.sqlite);
     Summary s = ch.run(o);
     print_summary(std::cout, s, ch.runner_labels(), o.seed);
+    // The same queries again, whatever stopped this run (a time limit too).
+    std::cout << "  rerun: quelkit difftest --seed " << o.seed << " --count " << std::max<uint64_t>(s.queries + s.bind_failures, 1)
+              << " -b " << backends << " --selection " << d.selection;
+    if (jit_opt >= 0) std::cout << " --jit-opt " << jit_opt;
+    if (aggregates) std::cout << " --aggregates " << aggregates;
+    for (const auto& [off, flag] : {std::pair{d.no_sqlite, "--no-sqlite"}, {d.no_storage, "--no-storage"}, {d.no_shrink, "--no-shrink"}})
+      if (off) std::cout << " " << flag;
+    std::cout << "\n";
     // A run that compared nothing (a time limit shorter than one query) is
     // no pass.
     if (s.queries == 0) {

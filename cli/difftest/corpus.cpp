@@ -2,6 +2,7 @@
 #include "cli/difftest/corpus.h"
 
 #include <algorithm>
+#include <string_view>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -64,6 +65,38 @@ std::string format_block(const CorpusCase& c, const Actual& a) {
   if (!fits(out)) return a.reported ? checksum_block(a) : "";
   std::string kind = c.kind == "out" || (c.kind != "rows" && out.size() && out[0] == '(') ? "out" : "rows";
   return "/*= " + kind + "\n" + out + "\n*/";
+}
+
+// A wrong answer: both in full where they are short; where they are long,
+// the first line that differs, by its line in the file, and the sizes (a
+// table of hundreds of rows printed twice hid the one wrong value).
+std::string wrong_answer(const CorpusCase& c, const std::string& got) {
+  const bool lines = c.kind == "rows" || c.kind == "out";
+  if (!lines) return "expected " + c.kind + " " + c.expected + "\nbut got " + got;
+  auto split = [](std::string_view text) {
+    std::vector<std::string_view> v;
+    for (size_t at = 0; at <= text.size();) {
+      const size_t nl = std::min(text.find('\n', at), text.size());
+      v.push_back(text.substr(at, nl - at));
+      at = nl + 1;
+    }
+    return v;
+  };
+  const auto want = split(c.expected);
+  constexpr size_t kShort = 20;
+  if (got.rfind(c.kind + "\n", 0) != 0)  // an error, not lines
+    return "expected " + c.kind + (want.size() > 2 * kShort ? " of " + std::to_string(want.size()) + " lines" : "\n" + c.expected) +
+           "\nbut got " + got;
+  const auto have = split(std::string_view(got).substr(c.kind.size() + 1));
+  if (want.size() + have.size() <= 2 * kShort) return "expected " + c.kind + "\n" + c.expected + "\nbut got " + got;
+  size_t k = 0;
+  while (k < want.size() && k < have.size() && want[k] == have[k]) ++k;
+  auto line = [](const std::vector<std::string_view>& v, size_t i) {
+    return i < v.size() ? "'" + std::string(v[i]) + "'" : std::string("nothing (it ends before)");
+  };
+  return "expected " + c.kind + " of " + std::to_string(want.size()) + " lines, got " + std::to_string(have.size()) +
+         "; the first difference is at line " + std::to_string(c.line + 1 + k) + ": expected " + line(want, k) +
+         ", got " + line(have, k) + " (--rewrite writes the whole answer)";
 }
 
 }  // namespace
@@ -306,9 +339,7 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harnes
       // A placeholder expects nothing yet: say what --rewrite would put there.
       if (!block.empty()) fail(c.line, "/*= ? */ is still to fill (--rewrite writes what ran): " + block, true);
     } else if (!pass) {
-      fail(c.line,
-           "expected " + c.kind + (c.kind == "rows" || c.kind == "out" ? "\n" : " ") + c.expected + "\nbut got " + got,
-           true);
+      fail(c.line, wrong_answer(c, got), true);
     }
   }
   rep.rewritten = rewritten + f.text.substr(copied);

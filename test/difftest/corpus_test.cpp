@@ -188,4 +188,19 @@ TEST(CorpusFormat, CrLfLineEndsReadAsLf) {
   EXPECT_TRUE(r.failures.empty()) << r.failures.front();
 }
 
+// A long wrong answer is said by its first difference and where in the file
+// it is, not as two whole tables (210 rows printed twice hid the one value).
+TEST(CorpusFormat, ALongWrongAnswerNamesItsFirstDifference) {
+  std::string rows = "a";
+  for (int i = 1; i <= 30; ++i) rows += "\n" + std::to_string(i == 17 ? 99 : i);
+  auto f = difftest::parse_corpus("t.quel", "/*! parts 30 */\nrange of p is parts\nretrieve (a = p.pnum)\n/*= rows\n" +
+                                                rows + "\n*/\n");
+  auto r = difftest::run_corpus(f, "interp");
+  ASSERT_EQ(r.failures.size(), 1u);
+  // Line 4 opens the block, line 5 is the header: row 17 is line 22.
+  EXPECT_EQ(r.failures[0],
+            "t.quel:4: expected rows of 31 lines, got 31; the first difference is at line 22: expected '99', got "
+            "'17' (--rewrite writes the whole answer)");
+}
+
 }  // namespace quelkit::test

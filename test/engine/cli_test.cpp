@@ -204,6 +204,28 @@ TEST(Cli, TextAfterAMonitorCommandKeepsItsColumns) {
   std::filesystem::remove_all(dir);
 }
 
+// A random run says how to run the same queries again, and its rerun line
+// does: the same counts (a --seconds run once said only how many ran).
+// --no-sqlite leaves SQLite out of --aggregates too (it was still compared).
+TEST(Cli, DifftestSaysHowToRerunItAndLeavesSqliteOut) {
+  Out o = sh(kBin + " difftest --seed 11 --seconds 1 -b interp --selection nobranch --no-sqlite --aggregates 5");
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("SQLite compared: 0\n"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("aggregates: 5 statements; raised a runtime error: "), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("; SQLite left out (--no-sqlite); mismatches: 0"), std::string::npos) << o.text;
+  const size_t at = o.text.find("  rerun: quelkit difftest --seed 11 --count ");
+  ASSERT_NE(at, std::string::npos) << o.text;
+  const std::string rerun = o.text.substr(at + 9, o.text.find('\n', at) - at - 9);  // after "  rerun: "
+  EXPECT_NE(rerun.find(" -b interp --selection nobranch --aggregates 5 --no-sqlite"), std::string::npos) << rerun;
+  Out again = sh(kBin + rerun.substr(std::string("quelkit").size()));
+  ASSERT_EQ(again.status, 0) << again.text;
+  auto counts = [](const std::string& text) {  // the summary less its first line (which has the time)
+    const size_t from = text.find("\n  raised");
+    return text.substr(from, text.find("  rerun:") - from);
+  };
+  EXPECT_EQ(counts(again.text), counts(o.text));
+}
+
 // difftest --rewrite fills `?` placeholders with what ran, and the file it
 // writes passes as it stands: rows filled in above an error move the error's
 // statement down, and its expected line with it (it kept the line of the
