@@ -2,7 +2,9 @@
 // ordinals 41..46 are the edge rows): every operator family, every run-time
 // error at a known tuple, short-circuits, folding, parameters from tuple
 // substitution. Both JIT back ends' differential tests run it against the
-// interpreter (test/jit_llvm, test/jit_gccjit).
+// interpreter (test/jit_llvm, test/jit_gccjit), as does the stencil back end's;
+// EdgeQueries.ReachEveryTypedOperator names any typed operator of the
+// catalogue that no query here binds to.
 #pragma once
 
 namespace quelkit::test {
@@ -71,6 +73,14 @@ inline const char* const kEdgeQueries[] = {
     "retrieve (t.a, v.a) where t.a / v.b > 1000",  // DIV_ZERO through a parameter
     "retrieve (t.a) where t.s = v.s and v.d < log(9.5) * t.b",
     "retrieve unique (t.u)",
+    "retrieve (x = int2(t.c), y = int1(t.a))",  // CONVERT_RANGE where a leaves i1
+    "retrieve (x = int1(t.f)) where t.a < 200",  // CONVERT_RANGE at 3e38
+    "retrieve (x = int2(t.d))",                  // CONVERT_RANGE at 1e308
+    "retrieve (x = t.d - 1.5, y = t.d - t.d)",   // inf - inf
+    "retrieve (x = t.a) where t.f = float4(t.c) or t.f <= float4(t.b)",
+    "retrieve (x = t.a) where t.f != float4(t.a) and t.f > float4(t.c) or t.f < float4(t.b) and t.f >= float4(t.c)",
+    "retrieve (x = t.a) where t.a <= t.b or t.a >= 46341 or t.d <= 2.5",
+    "retrieve (t.s) where t.s <= t.u or t.s >= \"p\"",
 };
 
 }  // namespace quelkit::test
