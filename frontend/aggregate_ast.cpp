@@ -1,16 +1,13 @@
 // What the front end knows of QUEL aggregates: their names (the parser turns a
 // call of one into an Aggregate node) and a deep copy of an expression, which
 // the harness uses to rewrite a statement once its aggregates have values.
-#include <array>
-
+#include "frontend/aggregate_names.h"
 #include "frontend/frontend.h"
 
 namespace quelkit::frontend {
 
 bool is_aggregate_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 9> names = {"count", "countu", "sum", "sumu", "avg",
-                                                            "avgu",  "min",    "max", "any"};
-  for (auto n : names)
+  for (auto n : kAggregateNames)
     if (n == name) return true;
   return false;
 }
