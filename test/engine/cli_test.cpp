@@ -385,6 +385,62 @@ TEST(Cli, ACopyIntoThatCannotFinishKeepsTheFileItWouldReplace) {
   std::filesystem::remove_all(d);
 }
 
+// Where no temporary can replace the file (a file with other names, a
+// directory that refuses one), the copy writes in place, and a write that
+// cannot finish still leaves the file as it was: the space is reserved before
+// a byte of it changes. A file the user may not write is refused, though a
+// rename could have replaced it, and one of another owner keeps its owner.
+// The second half runs as `nobody`, so only where the test runs as root.
+TEST(Cli, ACopyIntoAFileItCannotReplaceKeepsItAndItsOwner) {
+  char dir[] = "/tmp/quelkit-inplace-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string d = dir;
+  auto text = [&](const std::string& name) {  // its first bytes: enough to tell
+    std::ifstream in(d + "/" + name);
+    return std::string(std::istreambuf_iterator<char>(in), {}).substr(0, 40);
+  };
+  const std::string copy = "copy parts (pnum = i2, pname = c20, color = c8, weight = i2, qoh = i2) into ";
+  std::ofstream(d + "/linked.csv") << "ORIGINAL\n";
+  ASSERT_EQ(::link((d + "/linked.csv").c_str(), (d + "/other.csv").c_str()), 0);
+  Out o = sh("cd " + d + " && ulimit -f 20 && " + kBin + " --parts 3360 -e '" + copy + "\"linked.csv\"'");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("error: cannot write linked.csv: File too large"), std::string::npos) << o.text;
+  EXPECT_EQ(text("linked.csv"), "ORIGINAL\n");
+  EXPECT_EQ(text("other.csv"), "ORIGINAL\n");
+  o = sh("cd " + d + " && " + kBin + " --parts 3 -e '" + copy + "\"linked.csv\"'");  // whole: both names
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(text("other.csv").substr(0, 5), "pnum,");
+
+  if (::geteuid() != 0) {
+    std::filesystem::remove_all(d);
+    GTEST_SKIP() << "the rest runs a copy as another user, which needs root";
+  }
+  const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  ASSERT_EQ(::chmod(d.c_str(), 0777), 0);
+  std::ofstream(d + "/readonly.csv") << "ORIGINAL\n";
+  ASSERT_EQ(::chmod((d + "/readonly.csv").c_str(), 0444), 0);
+  std::ofstream(d + "/shared.csv") << "ORIGINAL\n";
+  ASSERT_EQ(::chmod((d + "/shared.csv").c_str(), 0666), 0);
+  ASSERT_EQ(::mkdir((d + "/closed").c_str(), 0755), 0);
+  std::ofstream(d + "/closed/f.csv") << "ORIGINAL\n";
+  ASSERT_EQ(::chmod((d + "/closed/f.csv").c_str(), 0666), 0);
+  o = sh("cd " + d + " && " + as_nobody + kBin + " --parts 3 -e '" + copy + "\"readonly.csv\"'");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("error: cannot open readonly.csv: Permission denied"), std::string::npos) << o.text;
+  EXPECT_EQ(text("readonly.csv"), "ORIGINAL\n");
+  o = sh("cd " + d + " && " + as_nobody + kBin + " --parts 3 -e '" + copy + "\"shared.csv\"'");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(text("shared.csv").substr(0, 5), "pnum,");
+  struct stat st {};
+  ASSERT_EQ(::stat((d + "/shared.csv").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u) << "the owner was not kept";
+  o = sh("cd " + d + " && ulimit -f 20 && " + as_nobody + kBin + " --parts 3360 -e '" + copy + "\"closed/f.csv\"'");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("error: cannot write closed/f.csv: File too large"), std::string::npos) << o.text;
+  EXPECT_EQ(text("closed/f.csv"), "ORIGINAL\n");
+  std::filesystem::remove_all(d);
+}
+
 // libgccjit runs GCC in this process, and a fatal error of GCC's (its
 // output past ulimit -f, no assembler on PATH) once ended the process, the
 // session and the other back ends' answers with it ("compilation
