@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "measure/backends.h"
 #include "cli/command.h"
@@ -145,6 +147,7 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
   app.add_option("--child-backend", o->child_backend)->group("");
   app.add_option("--ctl", o->ctl)->group("");
   app.add_option("--ack", o->ack)->group("");
+  app.add_option("--stdin-script", o->stdin_script)->group("");
   return [&app, args, o, texts, files, parts, format] {
     o->format = *format == "csv" ? OutFormat::Csv : *format == "none" ? OutFormat::None : OutFormat::Table;
     finish_options(app, *o, *texts, *files, *parts);
@@ -154,7 +157,7 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
 
 namespace {
 
-int run_profile(const std::vector<std::string>& args, const Options& o) {
+int run_profile(const std::vector<std::string>& words, const Options& o) {
   const size_t i = 0;  // args are the words after `profile`, as the children get them
   if (o.child == "perf") return child_perf(o);
   if (o.child == "callgrind") return child_callgrind(o);
@@ -173,6 +176,22 @@ int run_profile(const std::vector<std::string>& args, const Options& o) {
   if (dir.path.empty()) {
     std::cerr << "quelkit profile: error: cannot make a temporary directory in $TMPDIR (or /tmp)\n";
     return 1;
+  }
+  // The script `-` is read here, once: the children's standard input is
+  // /dev/null, so they read it from a file in the temporary directory.
+  std::vector<std::string> args = words;
+  for (const auto& [name, what] : o.scripts) {
+    if (name != "-") continue;
+    std::stringstream text;
+    text << std::cin.rdbuf();
+    const std::string path = dir.path + "/stdin.quel";
+    std::ofstream f(path, std::ios::binary);
+    if (std::cin.bad() || !(f << text.str()) || !f.flush()) {
+      std::cerr << "quelkit profile: error: cannot read standard input\n";
+      return 1;
+    }
+    args.push_back("--stdin-script=" + path);
+    break;
   }
   catch_stop_signals();
   // Returned through here, dir's destructor removes the directory.
@@ -224,20 +243,24 @@ int run_profile(const std::vector<std::string>& args, const Options& o) {
       return 1;
     }
   }
+  // The raw files: the regular ones (perf's control FIFOs are not files to keep).
+  std::string kept_error;
   if (!o.keep.empty()) {
+    namespace fs = std::filesystem;
     std::error_code ec;
-    std::filesystem::create_directories(o.keep, ec);
-    std::filesystem::copy(dir.path, o.keep,
-                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
-                          ec);
-    if (ec) std::cerr << "quelkit profile: could not copy the raw files to " << o.keep << ": " << ec.message() << "\n";
+    fs::create_directories(o.keep, ec);
+    for (fs::directory_iterator it(dir.path, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file())
+        fs::copy_file(it->path(), fs::path(o.keep) / it->path().filename(), fs::copy_options::overwrite_existing, ec);
+    if (ec) kept_error = "could not copy the raw files to " + o.keep + ": " + ec.message();
   }
 
-  if (o.json) {
-    print_json(std::cout, profiles, o, method, note);
-    return 0;
+  if (o.json) print_json(std::cout, profiles, o, method, note);
+  else print_report(std::cout, profiles, o, method, note);
+  if (!kept_error.empty()) {
+    std::cerr << "quelkit profile: error: " << kept_error << "\n";
+    return 1;
   }
-  print_report(std::cout, profiles, o, method, note);
   return 0;
 }
 

@@ -23,10 +23,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli/profile/meta.h"
 #include "frontend/frontend.h"
+#include "harness/aggregate.h"
 #include "harness/engine.h"
 #include "harness/measure.h"
 #include "harness/perfmap.h"
@@ -123,7 +125,14 @@ void setup(Workload& w, const Options& o, bool wrap) {
   int k = 0;
   for (const auto& [name, what] : o.scripts) {
     std::string text = what, srcname = name;
-    if (name.empty()) {
+    if (name == "-") {  // standard input, read by the parent into a file (--stdin-script)
+      std::ifstream f(o.stdin_script, std::ios::binary);
+      if (o.stdin_script.empty() || !f) child_fail("standard input did not reach the profiled process");
+      std::stringstream ss;
+      ss << f.rdbuf();
+      text = ss.str();
+      srcname = "<stdin>";
+    } else if (name.empty()) {
       std::ifstream f(what, std::ios::binary);
       if (!f) child_fail("cannot open " + what + ": " + std::strerror(errno));
       std::stringstream ss;
@@ -162,9 +171,10 @@ void setup(Workload& w, const Options& o, bool wrap) {
 
 // Binding again against the database as the script left it can fail (the
 // script destroyed a relation it queried earlier): that ends the profile.
+// The range table is the session's, as run_stmt set it.
 frontend::BoundQuery bind_stmt(Workload& w, const Stmt& e, const frontend::ast::Stmt& st) {
   try {
-    return frontend::bind(st, e.ranges, w.session->catalog(), w.sources[e.src]);
+    return frontend::bind(st, w.session->ranges(), w.session->catalog(), w.sources[e.src]);
   } catch (QuelError& err) {
     if (!err.err.src) err.err.src = w.sources[e.src];
     child_fail("statement " + std::to_string(e.k) + " cannot be repeated: " + err.err.format());
@@ -183,11 +193,59 @@ Result evaluate(Workload& w, const Stmt& e, const frontend::BoundQuery& q, Runne
   return res;
 }
 
+// Tuples in the statement's largest relation: 0 for empty ones (the report
+// then gives no per-tuple figure).
 uint64_t tuples_of(Workload& w, const frontend::BoundQuery& q) {
   uint64_t n = 0;
   for (const auto& v : q.vars)
     if (const Relation* rel = w.session->catalog().find(v.relation)) n = std::max(n, rel->ntuples());
-  return n ? n : 1;
+  return n;
+}
+
+// Tuples in the largest relation an aggregate in `e` ranges over: its inner
+// query scans it, though the rewritten statement may name no relation at all
+// (`retrieve (n = count(p.pnum))`).
+uint64_t aggregate_tuples(Workload& w, const frontend::ast::Expr& e, bool inside = false) {
+  using E = frontend::ast::Expr;
+  inside = inside || e.kind == E::Aggregate;
+  uint64_t n = 0;
+  if (inside && e.kind == E::Attr) {
+    const std::string* rel = w.session->ranges().find(e.text);  // or a relation named as its own variable
+    if (const Relation* r = w.session->catalog().find(rel ? *rel : e.text)) n = r->ntuples();
+  }
+  for (const auto* kids : {&e.args, &e.by})
+    for (const auto& k : *kids) n = std::max(n, aggregate_tuples(w, *k, inside));
+  if (e.qual) n = std::max(n, aggregate_tuples(w, *e.qual, inside));
+  return n;
+}
+uint64_t aggregate_tuples(Workload& w, const frontend::ast::Stmt& st) {
+  uint64_t n = st.where ? aggregate_tuples(w, *st.where) : 0;
+  for (const auto& t : st.targets)
+    if (t.expr) n = std::max(n, aggregate_tuples(w, *t.expr));
+  return n;
+}
+
+// One evaluation of statement e on runner r, as a session runs it (and not
+// applied): the range table as it was when the statement ran in the script;
+// its aggregates' inner queries first, on the same runner (harness/aggregate.h),
+// their values and temporaries then bound into the statement. *tuples: the
+// tuples of its largest relation.
+Result run_stmt(Workload& w, const Stmt& e, const frontend::ast::Stmt& st, Runner& r, bool keep,
+                uint64_t* tuples = nullptr) {
+  w.session->ranges() = e.ranges;
+  std::optional<AggregateScope> scope;
+  try {
+    if (has_aggregates(st)) scope.emplace(*w.session, r, st, w.sources[e.src]);
+  } catch (QuelError& err) {
+    if (!err.err.src) err.err.src = w.sources[e.src];
+    child_fail("statement " + std::to_string(e.k) + " failed: " + err.err.format());
+  }
+  if (scope && !scope->ok()) child_fail("statement " + std::to_string(e.k) + " failed: " + scope->failed().error.format());
+  frontend::BoundQuery q = bind_stmt(w, e, scope ? scope->statement() : st);
+  Result res = evaluate(w, e, q, r, keep);
+  if (scope) res.stats.add_scan(scope->stats());  // the aggregates' queries are the statement's work
+  if (tuples) *tuples = std::max(tuples_of(w, q), scope ? aggregate_tuples(w, st) : 0);
+  return res;
 }
 
 // What the meta file says of statement e on runner r.
@@ -239,14 +297,14 @@ int child_perf(const Options& o) {
     if (o.cold) r.cache().clear();
     for (size_t i = 0; i < w.stmts.size(); ++i) {
       const Stmt& e = w.stmts[i];
-      frontend::BoundQuery q = bind_stmt(w, e, *parsed[e.src][e.index]);
       bool keep = e.print && o.format != OutFormat::None;
-      Result res = evaluate(w, e, q, r, keep);
+      uint64_t tuples = 0;
+      Result res = run_stmt(w, e, *parsed[e.src][e.index], r, keep, &tuples);
       if (keep) {
         if (o.format == OutFormat::Table) print_table(w.devnull, res.layout, res.rows);
         else print_csv(w.devnull, res.layout, res.rows);
       }
-      if (first) stmts[i] = stmt_meta(r, e, tuples_of(w, q), res, 0);
+      if (first) stmts[i] = stmt_meta(r, e, tuples, res, 0);
     }
   };
   rep(true);
@@ -281,27 +339,41 @@ int child_callgrind(const Options& o) {
   for (auto& rp : w.session->runners()) {
     Runner& r = *rp;
     for (const Stmt& e : w.stmts) {
-      frontend::BoundQuery q = bind_stmt(w, e, *w.parsed[e.src][e.index]);
+      const frontend::ast::Stmt& st = *w.parsed[e.src][e.index];
+      // Bound once, outside the count, as the run phase is evaluation alone;
+      // a statement with aggregates is bound per evaluation, after its inner
+      // queries (whose values it is bound with), and counts both.
+      std::optional<frontend::BoundQuery> bound;
+      if (!has_aggregates(st)) {
+        w.session->ranges() = e.ranges;
+        bound = bind_stmt(w, e, st);
+      }
+      auto once = [&](uint64_t* tuples) {
+        if (!bound) return run_stmt(w, e, st, r, false, tuples);
+        if (tuples) *tuples = tuples_of(w, *bound);
+        return evaluate(w, e, *bound, r, false);
+      };
       // A cold preparation: the plan cache cleared, only prepare() collected.
       int prep_part = 0;
       size_t prep_map = 0;
       if (!o.no_prepare) {
         r.cache().clear();
         g_collect = Collect::Prepare;
-        evaluate(w, e, q, r, false);
+        once(nullptr);
         g_collect = Collect::Off;
         CALLGRIND_DUMP_STATS_AT(("quelkit-profile " + std::to_string(++part)).c_str());
         prep_part = part;
         prep_map = map_lines();
       }
-      Result warm = evaluate(w, e, q, r, false);  // warm: caches, first touches
+      uint64_t tuples = 0;
+      Result warm = once(&tuples);  // warm: caches, first touches
       g_collect = Collect::Run;
       CALLGRIND_TOGGLE_COLLECT;
-      for (int i = 0; i < o.reps; ++i) evaluate(w, e, q, r, false);
+      for (int i = 0; i < o.reps; ++i) once(nullptr);
       CALLGRIND_TOGGLE_COLLECT;
       g_collect = Collect::Off;
       CALLGRIND_DUMP_STATS_AT(("quelkit-profile " + std::to_string(++part)).c_str());
-      StmtMeta s = stmt_meta(r, e, tuples_of(w, q), warm, uint64_t(o.reps));
+      StmtMeta s = stmt_meta(r, e, tuples, warm, uint64_t(o.reps));
       s.run_part = part;
       s.prep_part = prep_part;
       s.run_map = map_lines();

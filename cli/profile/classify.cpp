@@ -67,9 +67,14 @@ bool jit_name(std::string_view s, std::string* base, std::string* plan, std::str
   return false;
 }
 
-// What the JIT made: "generated qualification of statement 3 (llvm)".
-std::string jit_what(const std::string& plan, const std::string& fn, std::string_view backend) {
+// What the JIT made: "generated qualification of statement 3 (llvm)". A
+// kernel that selects without a branch is named q3_nb_kernel (jit::kernel_base).
+std::string jit_what(std::string plan, const std::string& fn, std::string_view backend) {
   std::string which = fn == "qual" ? "qualification" : fn == "project" ? "projection" : "page kernel (qualify + project)";
+  if (plan.size() > 3 && plan.ends_with("_nb")) {
+    plan.resize(plan.size() - 3);
+    which += ", selecting without a branch,";
+  }
   std::string jit = backend.empty() ? "JIT" : std::string(backend.substr(0, backend.find(':')));
   std::string of = "statement " + plan.substr(1);
   if (auto u = plan.find('_'); u != std::string::npos) {

@@ -161,15 +161,18 @@ std::string file_tag(const std::string& label) {
 // `perf script` over one recording, read into c. Returns false (with *err) if
 // perf could not read it.
 bool perf_samples(const std::string& perf, const std::string& data, const std::string& dir,
-                  const std::string& label, Costs& c, std::string* err) {
+                  const std::string& label, const std::vector<MapEntry>& map, Costs& c, std::string* err) {
   std::string out = dir + "/capture.out", errf = dir + "/capture.err";
-  int status = run({perf, "script", "-i", data, "-F", "ip,sym,dso", "--no-inline"}, out, errf);
+  // The mmap events place the code of shared objects loaded from files since
+  // deleted (libgccjit's), which perf cannot name: the reader names it from
+  // the perf map.
+  int status = run({perf, "script", "-i", data, "-F", "ip,sym,dso", "--no-inline", "--show-mmap-events"}, out, errf);
   if (status != 0) {
     *err = "perf script failed: " + last_line(slurp(errf));
     return false;
   }
   std::ifstream in(out);
-  read_perf_script(in, label, c);
+  read_perf_script(in, label, c, map);
   return true;
 }
 
@@ -274,7 +277,7 @@ int run_perf(const std::vector<std::string>& args, size_t i, const std::string& 
     return -1;
   }
   Costs c;
-  bool ok = perf_samples(o.perf, data, dir, label, c, err);
+  bool ok = perf_samples(o.perf, data, dir, label, read_perf_map(harness::perfmap_path(m.pid)), c, err);
   std::remove(harness::perfmap_path(m.pid).c_str());
   if (!ok) return 0;
   double total = 0;

@@ -31,6 +31,7 @@ struct Options {
   std::string perf = "perf";  // the perf program (--perf PATH)
   // The child's side.
   std::string child, child_dir, child_backend, ctl, ack;
+  std::string stdin_script;  // the script `-` read from standard input, as a file the parent wrote
 };
 
 // The (name, mode) pairs to profile: the child's one back end, -b's list, or

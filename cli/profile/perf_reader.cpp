@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace quelkit::profile {
@@ -43,12 +44,35 @@ const MapEntry* find_in_map(const std::vector<MapEntry>& map, uint64_t addr) {
 namespace {
 
 // One frame of a chain: "\t    7f01ab12 symbol name (dso)". Code perf found
-// in anonymous memory is generated code, whatever perf calls its object.
-bool read_frame(const std::string& line, CostKey* k) {
+// in anonymous memory is generated code, whatever perf calls its object; so
+// is an address it could not name that the perf map holds.
+// Where perf saw a shared object's code mapped: its start and file offset
+// (perf prints an address it cannot name in a file as an offset into it).
+struct ExecMap {
+  uint64_t start = 0, pgoff = 0;
+};
+using ExecMaps = std::map<std::string, ExecMap, std::less<>>;
+
+// "PERF_RECORD_MMAP2 pid/tid: [0x7f..(0x1000) @ 0x1000 fe:00 ino gen]: r-xp /path"
+// (--show-mmap-events): an executable mapping, noted by its path.
+void read_mmap(const std::string& line, ExecMaps& maps) {
+  const size_t open = line.find('['), at = line.find(" @ ", open), close = line.find("]: ", at);
+  if (open == std::string::npos || at == std::string::npos || close == std::string::npos) return;
+  const std::string rest = line.substr(close + 3);  // "r-xp /path"
+  const size_t sp = rest.find(' ');
+  if (sp == std::string::npos || sp < 3 || rest[2] != 'x') return;
+  ExecMap m;
+  m.start = std::strtoull(line.c_str() + open + 1, nullptr, 16);
+  m.pgoff = std::strtoull(line.c_str() + at + 3, nullptr, 16);
+  maps[rest.substr(sp + 1)] = m;
+}
+
+bool read_frame(const std::string& line, const std::vector<MapEntry>& map, const ExecMaps& maps, CostKey* k) {
   size_t a = line.find_first_not_of(" \t");
   if (a == std::string::npos) return false;
   size_t sp = line.find(' ', a);
   if (sp == std::string::npos) return false;
+  const uint64_t ip = std::strtoull(line.c_str() + a, nullptr, 16);
   std::string rest = line.substr(sp + 1);
   std::string dso;
   if (!rest.empty() && rest.back() == ')') {
@@ -62,6 +86,11 @@ bool read_frame(const std::string& line, CostKey* k) {
   if (dso.find("/perf-") != std::string::npos || dso.starts_with("[JIT]") || dso == "//anon" ||
       dso.starts_with("[anon"))
     dso = "[JIT]";
+  if (rest == "[unknown]" && dso != "[kernel]" && dso != "[JIT]") {
+    auto m = maps.find(dso);
+    const uint64_t addr = m == maps.end() ? ip : m->second.start + ip - m->second.pgoff;
+    if (const MapEntry* e = find_in_map(map, addr)) rest = e->name, dso = "[JIT]";
+  }
   if (rest == "[unknown]" && dso == "[JIT]") rest = "[JIT] unnamed";
   *k = {dso, rest};
   return true;
@@ -69,7 +98,7 @@ bool read_frame(const std::string& line, CostKey* k) {
 
 }  // namespace
 
-void read_perf_script(std::istream& in, std::string_view backend, Costs& out) {
+void read_perf_script(std::istream& in, std::string_view backend, Costs& out, const std::vector<MapEntry>& map) {
   SubsystemOf sub_of(backend);
   std::string line;
   std::vector<CostKey> chain;
@@ -86,10 +115,12 @@ void read_perf_script(std::istream& in, std::string_view backend, Costs& out) {
     out.charged[s] += 1;
     chain.clear();
   };
+  ExecMaps maps;
   while (std::getline(in, line)) {
     CostKey k;
-    if (line.find_first_not_of(" \t") == std::string::npos) flush();
-    else if (read_frame(line, &k)) chain.push_back(std::move(k));
+    if (line.find("PERF_RECORD_") != std::string::npos) read_mmap(line, maps);
+    else if (line.find_first_not_of(" \t") == std::string::npos) flush();
+    else if (read_frame(line, map, maps, &k)) chain.push_back(std::move(k));
   }
   flush();
 }

@@ -30,7 +30,11 @@ const MapEntry* find_in_map(const std::vector<MapEntry>& map, uint64_t addr);
 // unwound from DWARF, separated by blank lines), added to `out`: each sample
 // counts for the routine it hit and for the subsystem of the nearest kit
 // routine on its chain (a memmove called by the output code is output).
-// `backend` is the back end the samples are of.
-void read_perf_script(std::istream& in, std::string_view backend, Costs& out);
+// `backend` is the back end the samples are of. A frame perf could not name
+// whose address `map` holds is generated code, named from the map: perf reads
+// the map only for anonymous memory, and libgccjit's code is a shared object
+// loaded from a file it has since deleted.
+void read_perf_script(std::istream& in, std::string_view backend, Costs& out,
+                      const std::vector<MapEntry>& map = {});
 
 }  // namespace quelkit::profile

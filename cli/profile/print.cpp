@@ -81,30 +81,8 @@ void print_table3(std::ostream& os, const BackendProfile& p, bool instructions) 
      << (instructions ? "% of instructions" : "% of sampled time") << ")\n";
 }
 
-void print_profile(std::ostream& os, const BackendProfile& p, const Options& o) {
-  bool ins = p.method == "callgrind";
-  os << "\n== " << p.label << " ";
-  if (ins) {
-    os << "-- " << num(p.total) << " instructions (callgrind; run phase only, " << o.reps
-       << " evaluations per statement, preparation excluded)\n";
-  } else {
-    os << "-- " << num(p.total) << " cpu-clock samples (perf, " << o.freq << " Hz) over "
-       << num(double(p.ns) / 1e9, 2) << " s: " << p.executions << " executions of the script"
-       << (o.cold ? " (plan cache cleared each time)" : " (plan cache warm)");
-    if (p.executions) os << ", " << num(double(p.ns) / double(p.executions) / 1e3, 1) << " us each";
-    os << "\n";
-  }
-  for (const auto& s : p.stmts) {
-    os << "   q" << s.k << " (line " << s.line << ") " << fit(s.text, 70) << "\n      " << s.tuples
-       << (s.tuples == 1 ? " tuple" : " tuples") << ", " << s.scanned << " scanned, " << s.rows << " rows";
-    if (ins) {
-      double per = s.reps ? double(s.run_cost) / double(s.reps) : 0;
-      os << "; " << num(per) << " instructions per execution, " << num(per / double(s.tuples), 1) << " per tuple";
-      if (s.prep_part) os << "; cold preparation " << num(double(s.prep_cost)) << " instructions";
-    }
-    os << "\n";
-  }
-  double tt = tuples_total(p);
+// The routines, most costly first: --top of them, the rest summed.
+void print_routines(std::ostream& os, const BackendProfile& p, const Options& o, bool ins, double tt) {
   os << "\n  " << std::setw(7) << (ins ? "% instr" : "% time");
   if (ins) os << std::setw(11) << "per tuple";
   os << "  " << std::left << std::setw(44) << "routine" << std::setw(17) << "subsystem" << "what it does" << std::right
@@ -125,6 +103,37 @@ void print_profile(std::ostream& os, const BackendProfile& p, const Options& o) 
        << std::right << "\n";
   }
   if (rest_n) os << "  " << std::setw(7) << pct(rest) << "  (" << rest_n << " more routines)\n";
+}
+
+void print_profile(std::ostream& os, const BackendProfile& p, const Options& o) {
+  bool ins = p.method == "callgrind";
+  os << "\n== " << p.label << " ";
+  if (ins) {
+    os << "-- " << num(p.total) << " instructions (callgrind; run phase only, " << o.reps
+       << (o.reps == 1 ? " evaluation" : " evaluations") << " per statement, preparation excluded)\n";
+  } else {
+    os << "-- " << num(p.total) << " cpu-clock samples (perf, " << o.freq << " Hz) over "
+       << num(double(p.ns) / 1e9, 2) << " s: " << p.executions << " executions of the script"
+       << (o.cold ? " (plan cache cleared each time)" : " (plan cache warm)");
+    if (p.executions) os << ", " << num(double(p.ns) / double(p.executions) / 1e3, 1) << " us each";
+    os << "\n";
+  }
+  for (const auto& s : p.stmts) {
+    os << "   q" << s.k << " (line " << s.line << ") " << fit(s.text, 70) << "\n      " << s.tuples
+       << (s.tuples == 1 ? " tuple" : " tuples") << ", " << s.scanned << " scanned, " << s.rows
+       << (s.rows == 1 ? " row" : " rows");
+    if (ins) {
+      double per = s.reps ? double(s.run_cost) / double(s.reps) : 0;
+      os << "; " << num(per) << " instructions per execution, ";
+      if (s.tuples) os << num(per / double(s.tuples), 1) << " per tuple";
+      else os << "no tuple to count per";
+      if (s.prep_part) os << "; cold preparation " << num(double(s.prep_cost)) << " instructions";
+    }
+    os << "\n";
+  }
+  double tt = tuples_total(p);
+  if (o.top > 0) print_routines(os, p, o, ins, tt);
+  else os << "\n";  // --top 0: the split alone
   os << "  by subsystem (library routines and the kernel charged to the kit routine calling them):\n   ";
   bool first = true;
   for (std::string_view sub : kSubsystemNames) {
@@ -189,7 +198,7 @@ Json backend_json(const BackendProfile& p) {
       j["reps"] = s.reps;
       j["instructions"] = s.run_cost;
       j["instructions_per_execution"] = number(per, 3);
-      j["instructions_per_tuple"] = number(per / double(s.tuples), 3);
+      j["instructions_per_tuple"] = s.tuples ? number(per / double(s.tuples), 3) : Json(nullptr);
       j["prepare_instructions"] = s.prep_part ? Json(s.prep_cost) : Json(nullptr);
     }
     stmts.push_back(std::move(j));
@@ -238,7 +247,7 @@ void print_report(std::ostream& os, const std::vector<BackendProfile>& ps, const
        << (o.format == harness::OutFormat::None ? "" : ", format the rows (to /dev/null)")
        << "; statements that change the database are evaluated, not applied\n";
   else
-    os << "run phase only: " << o.reps << " warm evaluations per statement (plan cache warm, every prepare() "
+    os << "run phase only: " << o.reps << (o.reps == 1 ? " warm evaluation" : " warm evaluations") << " per statement (plan cache warm, every prepare() "
        << "excluded);\nper tuple = instructions / (evaluations x tuples in the statement's largest relation)\n";
   if (!note.empty()) os << note << "\n";
   for (const auto& p : ps) print_profile(os, p, o);
@@ -249,7 +258,8 @@ void print_report(std::ostream& os, const std::vector<BackendProfile>& ps, const
     os << std::setw(14) << "all\n";
     for (const auto& p : ps) {
       os << "  " << std::left << std::setw(18) << p.label << std::right;
-      for (const auto& s : p.stmts) os << std::setw(12) << num(double(s.run_cost) / double(s.reps) / double(s.tuples), 1);
+      for (const auto& s : p.stmts)
+        os << std::setw(12) << (s.tuples ? num(double(s.run_cost) / double(s.reps) / double(s.tuples), 1) : "-");
       double tt = tuples_total(p);
       os << std::setw(13) << num(tt > 0 ? p.total / tt : 0, 1) << "\n";
     }

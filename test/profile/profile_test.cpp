@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -195,6 +196,33 @@ TEST(ProfileInstructions, TwoRunsCountTheSame) {
   EXPECT_EQ(a.out, b.out);
 }
 
+// Statements a user profiles as a session runs them: one with aggregates
+// (their inner queries first; it once failed to bind, "an aggregate cannot
+// appear inside another aggregate"), a script read from standard input (the
+// children's is /dev/null: it was an empty script), and an empty relation
+// (no per-tuple figure, where it once said "1 tuple").
+TEST(ProfileInstructions, AggregatesStandardInputAndEmptyRelations) {
+  NEED_VALGRIND();
+  Out o = sh("printf 'range of p is parts\\nretrieve (n = count(p.pnum where p.qoh > 100))\\n"
+             "retrieve (p.color, m = max(p.qoh by p.color))\\n' | " +
+             kBin + " profile --instructions --json --no-prepare --reps 1 --parts 50 -b interp -");
+  ASSERT_EQ(o.status, 0) << o.err;
+  Json j = Json::parse(o.out);
+  const auto& stmts = j["backends"].arr.at(0)["statements"].arr;
+  ASSERT_EQ(stmts.size(), 2u);
+  EXPECT_EQ(stmts[0]["tuples"].num, 50) << "the relation its aggregate scans";
+  EXPECT_EQ(stmts[0]["rows_out"].num, 1);
+  EXPECT_GT(stmts[0]["instructions_per_tuple"].num, 0);
+  EXPECT_EQ(stmts[1]["tuples"].num, 50);
+  Out empty = sh(kBin + " profile --instructions --json --no-prepare --reps 1 --parts 0 -b interp -e "
+                        "'range of p is parts retrieve (p.pnum)'");
+  ASSERT_EQ(empty.status, 0) << empty.err;
+  Json e = Json::parse(empty.out);
+  const Json& st = e["backends"].arr.at(0)["statements"].arr.at(0);
+  EXPECT_EQ(st["tuples"].num, 0);
+  EXPECT_EQ(st["instructions_per_tuple"].kind, Json::Null);
+}
+
 // Stencil code lives in an arena whose freed pages are reused (jit/stencil/
 // arena.h): the profile clears the plan cache before each statement's cold
 // prepare, so 80 statements of distinct plans (one arena page each, windows of
@@ -274,6 +302,24 @@ TEST(Profile, CancelledProfileLeavesNoTemporaryDirectory) {
   EXPECT_EQ(o.out.substr(o.out.find("rc=130\n") + 7), "") << "left in " << dir << ": " << o.out;
   EXPECT_NE(o.err.find("quelkit profile: cancelled"), std::string::npos) << o.err;
   rmdir(dir.c_str());
+}
+
+// --keep after sampling: perf's data and the children's output, where the
+// copy once stopped at perf's control FIFOs, kept nothing and exited 0.
+TEST(Profile, KeepsTheRawFilesOfASample) {
+  char tmp[] = "/tmp/quelkit-profile-keep-XXXXXX";
+  ASSERT_NE(mkdtemp(tmp), nullptr);
+  const std::string dir = tmp;
+  Out o = sh(kBin + " profile --json --seconds 0.2 --parts 28 --query d -b interp --keep " + dir);
+  ASSERT_EQ(o.status, 0) << o.err;
+  if (Json::parse(o.out)["method"].str != "perf") {
+    std::filesystem::remove_all(dir);
+    GTEST_SKIP() << "perf cannot sample here";
+  }
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/perf.interp_switch.data")) << o.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/meta.interp:switch")) << o.err;
+  EXPECT_EQ(o.err.find("could not copy"), std::string::npos) << o.err;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Profile, UsageErrors) {
@@ -369,6 +415,8 @@ TEST(ProfileNames, Classify) {
   EXPECT_EQ(k.subsystem, "evaluation");
   EXPECT_NE(k.what.find("page kernel"), std::string::npos);
   EXPECT_NE(k.what.find("(llvm)"), std::string::npos);
+  auto nb = prof::classify("q3_nb_kernel.4", "[JIT]", "gccjit:fused");
+  EXPECT_EQ(nb.what, "generated page kernel (qualify + project), selecting without a branch, of statement 3 (gccjit)");
   auto s = prof::classify("q5_s1_qual.2", "[JIT]", "gccjit:qual");
   EXPECT_EQ(s.name, "q5_s1_qual");
   EXPECT_NE(s.what.find("substituted query 1"), std::string::npos) << s.what;
@@ -421,6 +469,29 @@ TEST(ProfileMaps, CallgrindNamesJitAddressesFromThePerfMap) {
   EXPECT_EQ((part.self[{"[JIT]", "q3_qual.1"}]), 15u);
   EXPECT_EQ((part.self[{"[JIT]", "[JIT] unnamed"}]), 7u);
   EXPECT_EQ((part.self[{"/bin/q", "quelkit::interp::getsymbol(int)"}]), 23u);
+}
+
+// perf cannot name code in a shared object loaded from a file since deleted
+// (libgccjit's fake.so): it prints the address as an offset into the file.
+// The mmap events place the file's code, and the perf map names it; the
+// events themselves are not frames.
+TEST(ProfileMaps, PerfScriptNamesCodeOfADeletedObjectFromThePerfMap) {
+  std::istringstream in(
+      "PERF_RECORD_MMAP2 7/7: [0x7f0000001000(0x1000) @ 0x1000 fe:00 11 22]: r-xp /tmp/libgccjit-ab/fake.so\n"
+      "\n"
+      "\t            1073 [unknown] (/tmp/libgccjit-ab/fake.so)\n"
+      "\t          5a0000 quelkit::harness::Exec::execute() (/bin/quelkit)\n"
+      "\n"
+      "\t            1200 [unknown] (/tmp/libgccjit-ab/fake.so)\n"
+      "\n");
+  std::vector<prof::MapEntry> map = {{0x7f0000001050, 0x100, "q3_nb_kernel.1"}};
+  prof::Costs c;
+  prof::read_perf_script(in, "gccjit:fused", c, map);
+  EXPECT_EQ((c.self[{"[JIT]", "q3_nb_kernel.1"}]), 1);
+  EXPECT_EQ((c.self[{"/tmp/libgccjit-ab/fake.so", "[unknown]"}]), 1);  // outside every map entry
+  double total = 0;
+  for (const auto& [k, v] : c.self) total += v;
+  EXPECT_EQ(total, 2);  // two samples: the event line is none
 }
 
 TEST(ProfileMaps, PerfMapWriterOnlyWhenEnabled) {
