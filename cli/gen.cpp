@@ -36,10 +36,11 @@ int write_csv(const GenOptions& o, bool wisconsin) {
     std::cerr << "quelkit: error: cannot write " << o.csv << ": " << std::strerror(errno) << "\n";
     return 1;
   }
+  errno = 0;
   write(f);
   f.close();
-  if (!f) {
-    std::cerr << "quelkit: error: writing " << o.csv << " failed\n";
+  if (!f) {  // errno is the failed write's (the disk full, the file-size limit)
+    std::cerr << "quelkit: error: cannot write " << o.csv << ": " << std::strerror(errno ? errno : EIO) << "\n";
     return 1;
   }
   return 0;

@@ -54,10 +54,18 @@ void finish_options(const CLI::App& app, Options& o, const std::vector<std::stri
   // Sampling's options with --instructions: nothing samples (DESIGN: options
   // that contradict each other are errors). --reps and --no-prepare are not
   // refused without it: callgrind also counts when perf cannot sample.
-  if (o.instructions)
+  if (o.instructions) {
     for (const char* opt : {"--seconds", "--freq", "--perf"})
       if (app.count(opt))
         cli::usage_error(std::string(opt) + " sets how perf samples; --instructions counts with callgrind instead");
+    // The sampled repetitions' options: the counted evaluations are warm
+    // (prepare counted apart) and format nothing.
+    for (const char* opt : {"--cold", "--format"})
+      if (app.count(opt))
+        cli::usage_error(std::string(opt) +
+                         " shapes the sampled repetitions; --instructions counts with callgrind instead (warm, "
+                         "preparation counted apart, rows not formatted)");
+  }
   o.scripts = cli::scripts_in_order(app, texts, files);
   if (!o.queries.empty()) {
     if (!o.scripts.empty()) cli::usage_error("give a script or --query, not both");

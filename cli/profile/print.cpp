@@ -117,6 +117,10 @@ void print_profile(std::ostream& os, const BackendProfile& p, const Options& o) 
        << (o.cold ? " (plan cache cleared each time)" : " (plan cache warm)");
     if (p.executions) os << ", " << num(double(p.ns) / double(p.executions) / 1e3, 1) << " us each";
     os << "\n";
+    // A share of n samples is off by about sqrt(n)/N: at 400, 5 points.
+    if (p.total < 400)
+      os << "   only " << num(p.total) << " samples: shares are rough (about +-" << num(100 / std::sqrt(p.total), 0)
+         << " points); sample longer (--seconds)\n";
   }
   for (const auto& s : p.stmts) {
     os << "   q" << s.k << " (line " << s.line << ") " << fit(s.text, 70) << "\n      " << s.tuples
@@ -236,12 +240,34 @@ Json backend_json(const BackendProfile& p) {
   return b;
 }
 
+// What shaped the measurement beyond the method: a profile is reproduced
+// from these. parts as --parts writes it ("3360:isam:wide").
+std::vector<std::string> parts_specs(const Options& o) {
+  std::vector<std::string> v;
+  for (const auto& p : o.parts)
+    v.push_back(std::to_string(p.rows) + ":" + harness::structure_name(p.s) + (p.wide ? ":wide" : ""));
+  return v;
+}
+
+std::string settings_line(const Options& o, const std::string& method) {
+  std::string s = "settings: --jit-opt " + std::to_string(o.jit_opt) + " (generic CPU), --page-size " +
+                  std::to_string(o.page_size);
+  if (method == "perf")
+    s += std::string(", --format ") + (o.format == harness::OutFormat::None  ? "none"
+                                       : o.format == harness::OutFormat::Csv ? "csv"
+                                                                             : "table") +
+         ", --freq " + std::to_string(o.freq) + (o.cold ? ", --cold" : "");
+  for (const auto& p : parts_specs(o)) s += ", --parts " + p;
+  return s;
+}
+
 }  // namespace
 
 void print_report(std::ostream& os, const std::vector<BackendProfile>& ps, const Options& o, const std::string& method,
                   const std::string& note) {
   os << "quelkit profile: " << (method == "perf" ? "cpu-clock sampling (perf record)" : "instruction counts (callgrind)")
-     << "; machine: " << harness::machine_description() << "\n";
+     << "; machine: " << harness::machine_description() << "\n"
+     << settings_line(o, method) << "\n";
   if (method == "perf")
     os << "each execution: parse, bind, evaluate"
        << (o.format == harness::OutFormat::None ? "" : ", format the rows (to /dev/null)")
@@ -273,6 +299,15 @@ void print_json(std::ostream& os, const std::vector<BackendProfile>& ps, const O
   doc["method"] = method;
   doc["unit"] = method == "callgrind" ? "instructions" : "cpu-clock samples";
   doc["note"] = note.empty() ? Json(nullptr) : Json(note);
+  doc["machine"] = harness::machine_description();
+  doc["settings"] = {{"jit_opt", o.jit_opt},
+                     {"jit_cpu", "generic"},
+                     {"page_size", o.page_size},
+                     {"parts", parts_specs(o)}};
+  if (method == "perf")  // how the sampled repetitions format their rows; callgrind's format none
+    doc["settings"]["format"] = o.format == harness::OutFormat::None  ? "none"
+                                : o.format == harness::OutFormat::Csv ? "csv"
+                                                                      : "table";
   if (method == "callgrind") {
     doc["reps"] = o.reps;
   } else {

@@ -318,6 +318,14 @@ TEST(Cli, GenCsvIsByteIdenticalToTheOracle) {
   }
 }
 
+// A file `gen --csv` cannot finish says why, as `copy into` does (it said
+// "writing FILE failed").
+TEST(Cli, GenSaysWhyItCannotWriteItsFile) {
+  Out o = sh(kBin + " gen parts --rows 5000 --csv /dev/full");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_EQ(o.text, "quelkit: error: cannot write /dev/full: No space left on device\n");
+}
+
 // `gen parts` writes the file `copy into` writes of the same relation, the
 // wide one with its filler column (which `--wide` once left out), and `copy
 // from` reads it back to the same tuples.

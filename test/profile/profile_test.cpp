@@ -283,6 +283,9 @@ TEST(Profile, FallsBackToCallgrindWhenPerfCannotSample) {
   Json j = Json::parse(o.out);
   EXPECT_EQ(j["method"].str, "callgrind");
   EXPECT_NE(j["note"].str.find("sampling is not available"), std::string::npos) << j["note"].str;
+  EXPECT_NE(j["machine"].str.find("cores"), std::string::npos) << o.out;  // what a reader needs to reproduce it
+  EXPECT_EQ(j["settings"]["page_size"].num, 1024);
+  EXPECT_EQ(j["settings"]["parts"].arr.at(0).str, "28:heap");
   EXPECT_NE(o.err.find("sampling is not available"), std::string::npos) << o.err;
   EXPECT_NE(routine(j["backends"].arr.at(0), "interp::getsymbol"), nullptr);
 }
@@ -329,7 +332,7 @@ TEST(Profile, UsageErrors) {
   EXPECT_EQ(sh(kBin + " profile -b nosuch --query d").status, 2);
   EXPECT_EQ(sh(kBin + " profile --help").status, 0);
   // Sampling's options contradict --instructions, which samples nothing.
-  for (const char* opt : {"--seconds 1", "--freq 100", "--perf perf"}) {
+  for (const char* opt : {"--seconds 1", "--freq 100", "--perf perf", "--cold", "--format csv"}) {
     Out o = sh(kBin + " profile --query a -b interp --instructions " + opt);
     EXPECT_EQ(o.status, 2) << opt << o.err;
     EXPECT_NE(o.err.find("--instructions counts with callgrind instead"), std::string::npos) << o.err;
