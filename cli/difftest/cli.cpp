@@ -210,8 +210,12 @@ int run_difftest(const DifftestOptions& d) {
                   << ") holds no cases\n";
         return 1;
       }
+      // The modes that ran, as the random run's summary names them: "all" says
+      // nothing of what this build has.
       std::cout << "corpus: " << files << (files == 1 ? " file, " : " files, ") << cases
-                << (cases == 1 ? " case on " : " cases on ") << backends << ": ";
+                << (cases == 1 ? " case on" : " cases on");
+      for (const auto& [name, mode] : harness::parse_backend_list(backends)) std::cout << " " << name << ":" << mode;
+      std::cout << ": ";
       if (rewrite) {
         std::cout << stale << " expectation" << (stale == 1 ? "" : "s") << " rewritten";
         if (kept)
@@ -238,11 +242,14 @@ int run_difftest(const DifftestOptions& d) {
     Summary s = ch.run(o);
     print_summary(std::cout, s, ch.runner_labels(), o.seed);
     // The same queries again, whatever stopped this run (a time limit too).
-    std::cout << "  rerun: quelkit difftest --seed " << o.seed << " --count " << std::max<uint64_t>(s.queries + s.bind_failures, 1)
-              << " -b " << backends << " --selection " << d.selection;
+    std::cout << "  rerun: quelkit difftest --seed " << o.seed << " --count "
+              << std::max<uint64_t>(s.queries + s.bind_failures, 1) << " -b " << backends << " --selection "
+              << d.selection;
     if (jit_opt >= 0) std::cout << " --jit-opt " << jit_opt;
+    if (o.max_mismatches != RunOptions{}.max_mismatches) std::cout << " --max-mismatches " << o.max_mismatches;
     if (aggregates) std::cout << " --aggregates " << aggregates;
-    for (const auto& [off, flag] : {std::pair{d.no_sqlite, "--no-sqlite"}, {d.no_storage, "--no-storage"}, {d.no_shrink, "--no-shrink"}})
+    for (const auto& [off, flag] :
+         {std::pair{d.no_sqlite, "--no-sqlite"}, {d.no_storage, "--no-storage"}, {d.no_shrink, "--no-shrink"}})
       if (off) std::cout << " " << flag;
     std::cout << "\n";
     // A run that compared nothing (a time limit shorter than one query) is

@@ -46,7 +46,8 @@ inline constexpr Difference kDifferences[] = {
               "(not a skip)."},
     {"update", "append/replace/delete are compared between back ends and storage variants, not against "
                "SQLite."},
-    {"no math", "this SQLite was built without math functions (sqrt, ln, exp, sin, cos, atan, pow)."},
+    {"unknown function", "an operator whose SQL spelling (ops.def) this SQLite does not know: the math "
+                         "functions (sqrt, ln, exp, sin, cos, atan, pow) are a build option of SQLite."},
     {"aggregates", "QUEL's aggregates over no rows are 0 (min/max of characters: blanks), SQL's NULL; an "
                    "aggregate function is a grouped subquery over every group of the whole relation, LEFT "
                    "JOINed to the qualifying rows and joined back to each tuple, with COALESCE; float sums "
@@ -80,12 +81,10 @@ class SqliteOracle {
   bool run(const Translation& t, const Schema& quel_layout, std::vector<std::string>* rows, std::string* err);
   // The same canonical rows from a quelkit result.
   static std::vector<std::string> canonical(const harness::Result& r, const std::vector<int>& columns);
-  bool has_math() const { return math_; }
 
  private:
   sqlite3* db_ = nullptr;
   const CatalogView* catalog_ = nullptr;
-  bool math_ = false;
   std::vector<bool> spelled_;  // per generic operator: this SQLite knows its spelling
 };
 

@@ -105,6 +105,8 @@ TEST(Difftest, SqliteAndStorageOraclesAgreeWithTheInterpreter) {
   o.count = 4000;
   Summary s = ch.run(o);
   for (const auto& m : s.mismatches) ADD_FAILURE() << m.reproducer;
+  // The run stops at its first mismatch: its counts then say nothing more.
+  if (!s.mismatches.empty()) return;
   EXPECT_GT(s.sqlite_checked, 800u);
   EXPECT_GT(s.storage_checked, 4000u);
 }
@@ -140,7 +142,7 @@ TEST(SqliteOracle, TranslatesTheSharedSubsetOnly) {
   q.where = op(ir::Generic::Lt, attr("e", "f4"), Generator::float_lit("0.5"));
   EXPECT_TRUE(db->translate(q, &why));
   // Every skip reason is one of the listed differences.
-  for (const char* r : {"error", "f4", "pattern", "ascii", "concat", "update", "no math"}) {
+  for (const char* r : {"error", "f4", "pattern", "ascii", "concat", "update", "unknown function"}) {
     bool listed = false;
     for (const auto& d : kDifferences) listed = listed || std::string(d.name) == r;
     EXPECT_TRUE(listed) << r;
