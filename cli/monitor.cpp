@@ -42,6 +42,21 @@ class Monitor {
 
   // One line of input: text goes to the buffer, commands run.
   Next line(const std::string& l) {
+    // A line that starts with a command is commands even inside a comment a
+    // line before left open: \r, \p and \q reach the monitor (a missing */
+    // made every later command comment text; Ctrl-D was the only way out).
+    // The comment is open again after it, while the buffer still holds it.
+    const size_t first = l.find_first_not_of(" \t");
+    const bool reopen = in_comment_ && first != std::string::npos && l[first] == '\\' && first + 1 < l.size() &&
+                        (std::isalpha(static_cast<unsigned char>(l[first + 1])) || l[first + 1] == '?');
+    if (reopen) in_comment_ = false;
+    struct Reopen {
+      Monitor& m;
+      bool on;
+      ~Reopen() {
+        if (on && m.pending()) m.in_comment_ = true;
+      }
+    } reopen_after{*this, reopen};
     size_t seg = 0;  // start of the text not yet in the buffer
     bool in_string = false, commands = false;
     const size_t n = l.size();
@@ -67,7 +82,11 @@ class Monitor {
         continue;
       }
       if (c == '"') {
-        in_string = true;
+        // A string ends on its line: one left open is no string here (the
+        // lexer says so when it runs), so a command after it is a command.
+        size_t k = i + 1;
+        while (k < n && l[k] != '"') k += l[k] == '\\' && k + 1 < n ? 2 : 1;
+        in_string = k < n;
         ++i;
         continue;
       }

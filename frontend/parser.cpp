@@ -109,14 +109,17 @@ class Parser {
  private:
   static constexpr size_t kNoBegin = ~size_t(0);
 
-  // Skips to the next statement keyword after the failed statement's first
-  // token (`begin`; kNoBegin if even that did not lex). Errors in the skipped
-  // text are not reported: they belong to the statement already reported.
+  // Skips to the next statement keyword, or monitor command, after the
+  // failed statement's first token (`begin`; kNoBegin if even that did not
+  // lex). Errors in the skipped text are not reported: they belong to the
+  // statement already reported. A command is a boundary of its own: a \q
+  // after a failed statement or a refused command still ends the script
+  // (it was skipped with the text, and the statements after it ran).
   void recover(size_t begin) {
     for (;;) {
       const Token& t = peek();
       if (t.kind == Tok::End) return;
-      if (starts_statement(t.kind) && (begin == kNoBegin || t.begin > begin)) return;
+      if ((starts_statement(t.kind) || t.kind == Tok::Command) && (begin == kNoBegin || t.begin > begin)) return;
       take();
     }
   }

@@ -118,7 +118,35 @@ TEST(Cli, ScriptsWrittenForTheMonitorRunAsScripts) {
   EXPECT_EQ(o.text.find("d\n4\n"), std::string::npos) << o.text;  // after \q
   EXPECT_NE(o.text.find(f + ":4:1: error: monitor command '\\p' works only in the terminal monitor"), std::string::npos)
       << o.text;
+  // A \q right after a refused command or a failed statement still ends the
+  // script (the error's recovery once skipped it with the text, and the
+  // statements after it ran); a second refused command is reported too.
+  std::ofstream(f) << "retrieve (a = 1)\n\\p\n\\r\n\\q\nretrieve (after_quit = 1)\n";
+  o = sh(kBin + " --format csv " + f);
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find(f + ":3:1: error: monitor command '\\r'"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("after_quit"), std::string::npos) << o.text;
+  o = sh(kBin + " --format csv -e 'retrieve (a = ) \\q retrieve (b = 2)'");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_EQ(o.text.find("b\n2\n"), std::string::npos) << o.text;
   std::filesystem::remove_all(dir);
+}
+
+// A comment left open on one line holds the lines after it, but a line that
+// starts with a command is the monitor's: \p shows the buffer, \r clears it
+// and \q quits (every command was comment text, and Ctrl-D the only way
+// out). A string left open on its line is no string, so \g after it runs
+// the buffer and says so at once.
+TEST(Cli, TheMonitorHearsCommandsAfterAnOpenCommentOrString) {
+  Out o = sh("printf 'retrieve (c = 1) /* open\\n\\\\p\\n\\\\r\\nretrieve (d = 2)\\n\\\\g\\n\\\\q\\n"
+             "retrieve (e = 3)\\n\\\\g\\n' | " + kBin + " --format csv");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("retrieve (c = 1) /* open\nd\n2\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("e\n3"), std::string::npos) << o.text;
+  o = sh("printf 'retrieve (s = \"abc \\\\g\\nretrieve (t = 1) \\\\g\\n' | " + kBin + " --format csv");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("<monitor:1>:1:15: error: newline in string literal"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("t\n1\n"), std::string::npos) << o.text;
 }
 
 TEST(Cli, BackslashIReadsAFileAsIfTyped) {
