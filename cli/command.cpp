@@ -99,6 +99,28 @@ void add_jit_cpu_option(CLI::App& app, std::string* value) {
       ->type_name("generic|native");
 }
 
+void add_memory_budget_option(CLI::App& app, std::string* value) {
+  app.add_option("--memory-budget", *value,
+                 "memory for relations, temporaries and results; beyond it a statement fails (default 50% of "
+                 "available memory; K M G T)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {  // an empty value too: it is no size, not the default
+            uint64_t bytes = 0;
+            std::string err;
+            return harness::parse_memory_size(s, &bytes, &err) ? std::string() : err;
+          },
+          ""))
+      ->type_name("BYTES|N%");
+}
+
+void apply_memory_budget(const std::string& value) {
+  if (value.empty()) return;
+  uint64_t bytes = 0;
+  std::string err;
+  if (!harness::parse_memory_size(value, &bytes, &err)) usage_error("--memory-budget: " + err);
+  harness::memory_budget().set_limit(bytes);
+}
+
 const char* jit_cpu_description(bool native) {
   return native ? "this machine's CPU (--jit-cpu native)"
                 : "the generic CPU the kit is built for (--jit-cpu native: this machine's)";

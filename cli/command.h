@@ -94,6 +94,12 @@ std::vector<T> drop_repeats(std::vector<T> v) {
 void add_jit_cpu_option(CLI::App& app, std::string* value);
 const char* jit_cpu_description(bool native);
 
+// --memory-budget (the monitor, paper, sweep, wisconsin): a size (K M G T) or
+// a share of available memory (N%), into *value; apply_memory_budget sets the
+// budget from it ("" leaves the default), before anything is sized against it.
+void add_memory_budget_option(CLI::App& app, std::string* value);
+void apply_memory_budget(const std::string& value);
+
 // "1,210,3360" replaces the default sizes; "+10000000" adds to them; "" is
 // none. Sorted, each once.
 std::vector<uint64_t> parse_sizes(const std::string& spec, std::vector<uint64_t> defaults);

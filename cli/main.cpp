@@ -106,12 +106,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
   opt.runner.count_sink = m.sink == "count";
   opt.prepare.jit_native_cpu = m.jit_cpu == "native";
   if (!m.selection.empty()) harness::parse_selection(m.selection, &opt.prepare.selection);
-  if (!m.memory_budget.empty()) {
-    uint64_t bytes = 0;
-    std::string err;
-    if (!parse_memory_size(m.memory_budget, &bytes, &err)) cli::usage_error("--memory-budget: " + err);
-    memory_budget().set_limit(bytes);
-  }
+  cli::apply_memory_budget(m.memory_budget);
   std::vector<PartsSpec> parts;
   for (const auto& s : m.parts_specs) {
     std::string err;
@@ -275,17 +270,7 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--page-size", m->page_size, "page size of new relations (default 1024)")
       ->check(cli::whole(64, kMaxPageSize))
       ->type_name("BYTES");
-  app.add_option("--memory-budget", m->memory_budget,
-                 "memory for relations, temporaries and results; beyond it a statement fails (default 50% of "
-                 "available memory; K M G T)")
-      ->check(CLI::Validator(
-          [](std::string& s) -> std::string {  // an empty value too: it is no size, not the default
-            uint64_t bytes = 0;
-            std::string err;
-            return parse_memory_size(s, &bytes, &err) ? std::string() : err;
-          },
-          ""))
-      ->type_name("BYTES|N%");
+  cli::add_memory_budget_option(app, &m->memory_budget);
   app.add_flag("--no-plan-cache", m->no_plan_cache,
                "keep no plan from one statement to the next (each statement prepares its own, once)");
   app.add_option("--plan-cache-size", m->opt.plan_cache_capacity,

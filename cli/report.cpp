@@ -46,7 +46,7 @@ constexpr double kPaperMinSeconds = 0.03, kPaperTargetBudget = 2;
 
 struct PaperOptions {
   std::string sizes = "+", count_sizes = "+", keyed_sizes = "+", keyed_structures = "isam,hash";  // "+": the defaults
-  std::string backends = "all", out_dir, only, profile_json, jit_cpu = "generic";
+  std::string backends = "all", out_dir, only, profile_json, jit_cpu = "generic", memory_budget;
   int reps = kPaperReps, target_reps = kPaperTargetReps, children = 5;
   double min_time = kPaperMinSeconds, target_budget = kPaperTargetBudget;
   bool no_sqlite = false;
@@ -104,6 +104,7 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
       ->type_name("S");
   app.add_option("--min-time", p->min_time, "seconds each repetition runs at least (default 0.03)")
       ->check(cli::real_above(0))
+      ->check(cli::real_between(0, 60))
       ->type_name("S");
   app.add_option("--children", p->children,
                  "processes measuring first-in-process prepare (default 5; 0 leaves that measurement out)")
@@ -113,15 +114,18 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
       ->check(CLI::ExistingFile.description(""))
       ->type_name("FILE");
   app.add_option("--out", p->out_dir, "also write paper.json and paper.csv to DIR (checked before any work)")
+      ->check(cli::a_name("a directory"))
       ->type_name("DIR");
   app.add_flag("--no-sqlite", p->no_sqlite, "leave out the SQLite reference");
   cli::add_jit_cpu_option(app, &p->jit_cpu);
+  cli::add_memory_budget_option(app, &p->memory_budget);
   return [p] { return run_paper(*p); };
 }
 
 namespace {
 
 int run_paper(const PaperOptions& p) {
+  cli::apply_memory_budget(p.memory_budget);  // before any size is checked against it
   // Said before the first measurement: a report that cannot be written is
   // not found out an hour later.
   if (!p.out_dir.empty()) cli::require_output_dir("--out", p.out_dir);
@@ -145,15 +149,23 @@ int run_paper(const PaperOptions& p) {
   };
   if (!(wanted("abcde") && !sizes.empty()) && !(wanted("efghi") && !keyed.empty() && !keyed_structures.empty()))
     cli::usage_error("nothing to run: no size is left for the queries asked for");
+  // Sizes given for a block that --queries leaves empty would do nothing.
+  if (p.count_sizes != "+" && !count_sizes.empty() && !wanted("bcde"))
+    cli::usage_error("--count-sizes: the count block runs (b)-(e), and --queries " + only + " asks for none of them");
+  if (p.keyed_sizes != "+" && !keyed.empty() && !wanted("efghi"))
+    cli::usage_error("--keyed-sizes: the keyed relation runs (e)-(i), and --queries " + only + " asks for none of them");
   // A relation the memory budget cannot hold is refused before the first
   // measurement (--sizes +3000000000 would abort after the smaller sizes).
   auto parts_need = [](uint64_t n, Structure s, bool wide) {
     return parts_memory_needed(PartsSpec{n, s, wide}, kDefaultPageSize);
   };
-  for (uint64_t n : sizes) cli::require_fits("--sizes", n, parts_need(n, Structure::Heap, false));
-  for (Structure st : keyed_structures)
-    for (uint64_t n : keyed) cli::require_fits("--keyed-sizes", n, parts_need(n, st, true));
-  for (uint64_t n : count_sizes) cli::require_fits("--count-sizes", n, parts_need(n, Structure::Heap, false));
+  if (wanted("abcde"))
+    for (uint64_t n : sizes) cli::require_fits("--sizes", n, parts_need(n, Structure::Heap, false));
+  if (wanted("efghi"))
+    for (Structure st : keyed_structures)
+      for (uint64_t n : keyed) cli::require_fits("--keyed-sizes", n, parts_need(n, st, true));
+  if (wanted("bcde"))
+    for (uint64_t n : count_sizes) cli::require_fits("--count-sizes", n, parts_need(n, Structure::Heap, false));
   if (std::string why; !profile_json.empty() && !report::check_profile_json(profile_json, &why))
     cli::usage_error("--profile-json " + profile_json + ": " + why);
   SessionOptions so;
@@ -164,7 +176,8 @@ int run_paper(const PaperOptions& p) {
 
   std::cout << "quelkit paper: Stonebraker et al. 1981, Tables 1 and 2, re-run\n"
             << "machine:  " << machine_description() << "\n"
-            << "build:    " << QUELKIT_BUILD_TYPE << "; each figure the median of " << reps << " repetitions of >= "
+            << "build:    " << QUELKIT_BUILD_TYPE << "; each figure the median of " << reps
+            << (reps == 1 ? " repetition" : " repetitions") << " of >= "
             << min_time << " s after one warm-up run (at 1M tuples and more " << target_reps
             << ", or as many as fit in " << p.target_budget << " s, at least " << reps
             << "), the cells of a table interleaved (A B C, B C A, ...); spread = (max - min) / median\n"
@@ -181,6 +194,12 @@ int run_paper(const PaperOptions& p) {
   m.target_budget = p.target_budget;
   m.min_time = min_time;
   m.jit_native_cpu = jit_native_cpu;
+  m.sizes = sizes;
+  m.keyed_sizes = keyed;
+  m.count_sizes = count_sizes;
+  for (const auto& [name, mode] : so.backends) m.backends.push_back(name + ":" + mode);
+  m.queries = only;
+  m.sqlite = with_sqlite;
   bool mismatch = false;
   auto run_set = [&](Structure structure, uint64_t n, bool count, std::vector<Row>& into) {
     const bool is_keyed = structure != Structure::Heap;
@@ -219,10 +238,14 @@ int run_paper(const PaperOptions& p) {
       into.push_back(std::move(row));
     }
   };
-  for (uint64_t n : sizes) run_set(Structure::Heap, n, false, m.rows);
-  for (Structure st : keyed_structures)
-    for (uint64_t n : keyed) run_set(st, n, false, m.rows);
-  for (uint64_t n : count_sizes) run_set(Structure::Heap, n, true, m.count_rows);
+  // A relation no query asked for runs on is not made.
+  if (wanted("abcde"))
+    for (uint64_t n : sizes) run_set(Structure::Heap, n, false, m.rows);
+  if (wanted("efghi"))
+    for (Structure st : keyed_structures)
+      for (uint64_t n : keyed) run_set(st, n, false, m.rows);
+  if (wanted("bcde"))
+    for (uint64_t n : count_sizes) run_set(Structure::Heap, n, true, m.count_rows);
 
   report::print_table(m, Structure::Heap);
   for (Structure st : keyed_structures) report::print_table(m, st);

@@ -23,8 +23,20 @@ bool write_files(const Measured& m, const std::string& out_dir) {
       return false;
     }
     // Keys in a fixed order, so runs diff line by line (bench/plot.py reads it).
-    nlohmann::ordered_json doc = {{"machine", machine_description()},
+    nlohmann::ordered_json structures = nlohmann::ordered_json::array();
+    for (Structure st : m.keyed_structures) structures.push_back(structure_name(st));
+    nlohmann::ordered_json doc = {{"tool", "quelkit paper"},
+                                  {"machine", machine_description()},
                                   {"build", QUELKIT_BUILD_TYPE},
+                                  {"settings",
+                                   {{"sizes", m.sizes},
+                                    {"keyed_sizes", m.keyed_sizes},
+                                    {"keyed_structures", structures},
+                                    {"count_sizes", m.count_sizes},
+                                    {"backends", m.backends},
+                                    {"queries", m.queries.empty() ? "abcdefghi" : m.queries},
+                                    {"sqlite", m.sqlite},
+                                    {"children", m.first_prepare_children}}},
                                   {"jit_cpu", m.jit_native_cpu ? "native" : "generic"},
                                   {"reps", m.reps},
                                   {"target_reps", m.target_reps},
@@ -44,11 +56,15 @@ bool write_files(const Measured& m, const std::string& out_dir) {
       auto it = r.structure == Structure::Hash || pq->keyed != r.keyed ? pq->vax.end() : pq->vax.find(r.size);
       for (const auto& c : r.cells) {
         double pt = c.m.median_ns / double(std::max<uint64_t>(r.size, 1));
+        // kind: a back end's cell, or a reference's (sqlite, reference, scan,
+        // floor), which has no prepare, cache or scan count of the kit's: 0 there.
+        static const char* const kKinds[] = {"backend", "sqlite", "reference", "scan", "floor"};
         nlohmann::ordered_json o = {{"query", r.query},
                                     {"tuples", r.size},
                                     {"keyed", r.keyed},
                                     {"structure", structure_name(r.structure)},
                                     {"backend", c.runner},
+                                    {"kind", kKinds[int(c.kind)]},
                                     {"rows", c.rows},
                                     {"checksum", checksum_hex(c.checksum)},
                                     {"statement_ns", c.m.median_ns},
@@ -78,6 +94,27 @@ bool write_files(const Measured& m, const std::string& out_dir) {
       }
     }
     for (const auto& [label, ns] : m.first_prepare_ns) doc["first_prepare_ns"][label] = ns;
+    // The ratio rows under each table (report_tables.cpp), each the median of
+    // the per-repetition ratios of two interleaved cells: not to be had from
+    // the medians above. Null where a cell is missing.
+    doc["ratios"] = nlohmann::ordered_json::array();
+    for (const Row& r : m.rows) {
+      auto ratio = [](const Cell* a, const Cell* b) -> nlohmann::ordered_json {
+        if (!a || !b) return nullptr;
+        const Stats s = harness::ratio(a->m, b->m);
+        return {{"median", s.median}, {"q1", s.q1}, {"q3", s.q3}, {"spread", s.spread}, {"pairs", s.n}};
+      };
+      const Cell *best = r.best(), *floor = r.find(CellKind::Floor), *ref = r.find(CellKind::Reference);
+      doc["ratios"].push_back({{"query", r.query},
+                               {"tuples", r.size},
+                               {"structure", structure_name(r.structure)},
+                               {"best", best ? nlohmann::ordered_json(best->runner) : nlohmann::ordered_json(nullptr)},
+                               {"floor_gbs", r.floor_gbs},
+                               {"best_over_floor", ratio(best, floor)},
+                               {"reference_over_floor", ratio(ref, floor)},
+                               {"scan_over_floor", ratio(r.find(CellKind::Scan), floor)},
+                               {"best_over_reference", ratio(best, ref)}});
+    }
     doc["ranking"] = nlohmann::ordered_json::array();  // the ranking block (report_ranking.cpp)
     for (const Ranking& k : rankings(m)) {
       nlohmann::ordered_json order = nlohmann::ordered_json::array();

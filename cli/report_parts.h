@@ -31,6 +31,11 @@ struct Measured {
   int reps = 0, target_reps = 0;  // below kTargetSizes; at them, within target_budget s a cell
   double min_time = 0, target_budget = 0;
   bool jit_native_cpu = false;
+  // What was asked for, as paper.json's settings record it.
+  std::vector<uint64_t> sizes, keyed_sizes, count_sizes;
+  std::vector<std::string> backends;  // name:mode
+  std::string queries;                // letters; "" = all
+  bool sqlite = true;
 };
 
 std::string fmt(double v, int prec = 3);

@@ -182,7 +182,12 @@ void print_prepare(const Measured& m) {
 
 void measure_levels(const SessionOptions& so, Measured* m) {
   // Compile cost by optimisation level, for back ends that compile (whose
-  // prepare reports code-generation time): cold prepares of (c) and (d).
+  // prepare reports code-generation time): cold prepares of (c) and (d),
+  // those of them --queries asked for.
+  std::vector<char> queries;
+  for (char qc : {'c', 'd'})
+    if (m->queries.empty() || m->queries.find(qc) != std::string::npos) queries.push_back(qc);
+  if (queries.empty()) return;
   std::ostringstream sink_out, sink_err;
   std::vector<std::pair<std::string, std::string>> compiling;
   for (const auto& b : so.backends) {
@@ -203,7 +208,7 @@ void measure_levels(const SessionOptions& so, Measured* m) {
   for (int l = 0; l <= 3; ++l) std::cout << std::setw(34) << ("level " + std::to_string(l));
   std::cout << "\n";
   for (const auto& b : compiling) {
-    for (char qc : {'c', 'd'}) {
+    for (char qc : queries) {
       std::cout << "  " << std::left << std::setw(16) << (b.first + ":" + b.second + " (" + qc + ")") << std::right;
       for (int l = 0; l <= 3; ++l) {
         SessionOptions lo = so;

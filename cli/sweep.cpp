@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/command.h"
 #include "frontend/frontend.h"
 #include "harness/backend.h"
@@ -128,9 +130,9 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
       "whose predicate column is uniformly random (docs/DESIGN.md), ns per tuple at each selectivity.\n"
       "The checks are measurements reported, as paper's targets are: a missed one leaves the exit status 0;\n"
       "1 means a run failed.");
-  app.add_option("--sizes", o->sizes, "tuples, comma-separated (default 1000000,10000000)")
-      ->check(numbers(1, 1e9, "sizes from 1 to 1000000000 tuples"))
-      ->type_name("LIST");
+  app.add_option("--sizes", o->sizes, "tuples, comma-separated; +N adds to the default (default 1000000,10000000)")
+      ->check(cli::size_list(1000000000, "the sweep's relation stops there"))
+      ->type_name("[+]N,...");
   app.add_option("-b,--backend", o->backends, "back ends (default: every one with a page kernel)")
       ->check(cli::backend_list())
       ->type_name("LIST");
@@ -149,22 +151,26 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
       ->check(cli::real_above(0))
       ->type_name("S");
   app.add_option("--min-time", o->min_time, "seconds each repetition runs at least (default 0.01)")
+      ->check(cli::real_above(0))
       ->check(cli::real_between(0, 60))
       ->type_name("S");
-  app.add_option("--out", o->out_dir, "also write DIR/sweep.csv (bench/plot_sweep.py plots it)")->type_name("DIR");
+  app.add_option("--out", o->out_dir, "also write DIR/sweep.csv and DIR/sweep.json (bench/plot_sweep.py plots them)")
+      ->check(cli::a_name("a directory"))
+      ->type_name("DIR");
   // The JIT back ends' code, as the report and the monitor take it: the
   // curves of one kernel compiled at another level, or for this machine.
   app.add_option("--jit-opt", o->jit_opt, "JIT optimisation level (default 1)")
       ->check(cli::whole(0, 3))
       ->type_name("0-3");
   cli::add_jit_cpu_option(app, &o->jit_cpu);
+  cli::add_memory_budget_option(app, &o->memory_budget);
   return [o] { return run_sweep(*o); };
 }
 
 int run_sweep(const SweepOptions& o) {
+  cli::apply_memory_budget(o.memory_budget);  // before any size is checked against it
   if (!o.out_dir.empty()) cli::require_output_dir("--out", o.out_dir);
-  std::vector<uint64_t> sizes;
-  for (const auto& x : cli::split(o.sizes)) sizes.push_back(uint64_t(std::stod(x)));
+  std::vector<uint64_t> sizes = cli::parse_sizes(o.sizes, {1000000, 10000000});
   std::vector<double> points;
   for (const auto& x : cli::split(o.points)) points.push_back(std::stod(x));
   std::vector<Selection> selections;
@@ -204,9 +210,30 @@ int run_sweep(const SweepOptions& o) {
       "the median's interval (order statistics: 95%%, less under 6 repetitions) holds the check's bound\n",
       timing.reps, timing.min_seconds, timing.budget_seconds, timing.min_reps);
   std::ofstream csv;
+  // sweep.json: what made the run (machine, settings), every point with its
+  // figures, and every check with its verdict: the run reproduced or read
+  // back without the printed text. The CSV holds the points alone.
+  nlohmann::ordered_json doc;
   if (!out_dir.empty()) {
     csv.open(std::filesystem::path(out_dir) / "sweep.csv");
-    csv << "tuples,family,percent,backend,selection,ns_per_tuple,ran,spread\n";
+    csv << "tuples,family,percent,backend,selection,ns_per_tuple,ran,spread,rows,reps\n";
+    doc = {{"tool", "quelkit sweep"},
+           {"machine", harness::machine_description()},
+           {"build", QUELKIT_BUILD_TYPE},
+           {"settings",
+            {{"sizes", sizes},
+             {"points", points},
+             {"selections", nlohmann::ordered_json::array()},
+             {"backends", lanes_of},
+             {"reps", timing.reps},
+             {"min_reps", timing.min_reps},
+             {"min_time_s", timing.min_seconds},
+             {"budget_s", timing.budget_seconds},
+             {"jit_opt", o.jit_opt},
+             {"jit_cpu", o.jit_cpu}}},
+           {"points", nlohmann::ordered_json::array()},
+           {"checks", nlohmann::ordered_json::array()}};
+    for (Selection sel : selections) doc["settings"]["selections"].push_back(harness::selection_name(sel));
   }
   int failed_checks = 0, checks = 0, noise_misses = 0;
   try {
@@ -300,10 +327,24 @@ int run_sweep(const SweepOptions& o) {
           for (size_t li = 0; li < lanes.size(); ++li) {
             const double v = ms[li].median_ns / double(n);
             std::printf(" %16.2f", v);
-            if (csv.is_open())
+            if (csv.is_open()) {
               csv << n << ',' << f.name << ',' << p << ',' << lanes[li]->backend << ','
                   << harness::selection_name(lanes[li]->selection) << ',' << harness::figure_text(v) << ','
-                  << ran_column(chose[li]) << ',' << harness::figure_text(ms[li].spread()) << '\n';
+                  << ran_column(chose[li]) << ',' << harness::figure_text(ms[li].spread()) << ',' << answer.rows
+                  << ',' << ms[li].reps << '\n';
+              doc["points"].push_back({{"tuples", n},
+                                       {"family", f.name},
+                                       {"percent", p},
+                                       {"rows", answer.rows},  // the qualifying rows: the selectivity that ran
+                                       {"backend", lanes[li]->backend},
+                                       {"selection", harness::selection_name(lanes[li]->selection)},
+                                       {"ns_per_tuple", v},
+                                       {"min_ns_per_tuple", ms[li].min_ns / double(n)},
+                                       {"max_ns_per_tuple", ms[li].max_ns / double(n)},
+                                       {"reps", ms[li].reps},
+                                       {"spread", ms[li].spread()},
+                                       {"ran", ran_column(chose[li])}});
+            }
             m[li].push_back(std::move(ms[li]));
             ran[li].push_back(ran_column(chose[li]));
           }
@@ -346,6 +387,22 @@ int run_sweep(const SweepOptions& o) {
             const std::string spread = harness::spread_text(r.spread, r.n);
             std::snprintf(buf, sizeof buf, "%s = %.2f%s%s", what, r.median, spread.empty() ? "" : " ", spread.c_str());
             line += std::string(ok ? "  ok " : "  MISSED ") + buf + harness::noise_mark(told, r);
+            if (csv.is_open())
+              doc["checks"].push_back({{"tuples", n},
+                                       {"family", f.name},
+                                       {"backend", b},
+                                       {"check", what},
+                                       {"bound", bound},
+                                       {"strict", strict},
+                                       {"median", r.median},
+                                       {"q1", r.q1},
+                                       {"q3", r.q3},
+                                       {"spread", r.spread},
+                                       {"pairs", r.n},
+                                       {"ci", {r.lo, r.hi}},
+                                       {"ci_level", r.level},
+                                       {"met", ok},
+                                       {"told", told}});
             failed_checks += !ok;
             noise_misses += !ok && !told;
             ++checks, ++made;
@@ -391,7 +448,16 @@ int run_sweep(const SweepOptions& o) {
     std::cerr << "quelkit sweep: error: " << e.what() << "\n";
     return 1;
   }
-  if (!out_dir.empty()) std::printf("\nwrote %s/sweep.csv (python3 bench/plot_sweep.py %s)\n", out_dir.c_str(), out_dir.c_str());
+  if (!out_dir.empty()) {
+    std::ofstream js(std::filesystem::path(out_dir) / "sweep.json");
+    js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    if (!js || !csv) {
+      std::cerr << "quelkit sweep: error: cannot write into " << out_dir << "\n";
+      return 1;
+    }
+    std::printf("\nwrote %s/sweep.csv and %s/sweep.json (python3 bench/plot_sweep.py %s)\n", out_dir.c_str(),
+                out_dir.c_str(), out_dir.c_str());
+  }
   std::printf("%d of the selection axis's %d checks missed%s\n", failed_checks, checks,
               harness::noise_misses_note(noise_misses).c_str());
   return 0;

@@ -14,8 +14,8 @@ namespace quelkit {
 
 // What `quelkit sweep` was asked for, as its options read it.
 struct SweepOptions {
-  std::string sizes = "1000000,10000000", points = "0,1,5,10,25,50,75,90,95,99,100";
-  std::string selections = "branch,nobranch,auto", backends, out_dir, jit_cpu = "generic";
+  std::string sizes = "+", points = "0,1,5,10,25,50,75,90,95,99,100";
+  std::string selections = "branch,nobranch,auto", backends, out_dir, jit_cpu = "generic", memory_budget;
   // Every point's checks are the sweep's targets, so it takes the paper's
   // repetitions at its targets' sizes (cli/report.cpp): 15 of them, a lane
   // whose 15 would outlast `budget` seconds at a point as many as fit, at

@@ -37,6 +37,7 @@ namespace {
 
 struct WisconsinOptions {
   std::string sizes = "+", structures = "heap,isam", backends = "all", figures, out_dir, jit_cpu = "generic";
+  std::string memory_budget;
   std::string scripts = QUELKIT_SOURCE_DIR "/bench/wisconsin";
   int reps = 3, large_reps = 1, cold_runs = 3;
   double min_time = 0.02;
@@ -72,6 +73,7 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
       ->type_name("N");
   app.add_option("--min-time", o->min_time, "seconds each repetition runs at least (default 0.02)")
       ->check(cli::real_above(0))
+      ->check(cli::real_between(0, 60))
       ->type_name("S");
   app.add_option("--cold-runs", o->cold_runs, "cold preparations per statement, their median the prepare (default 3)")
       ->check(cli::whole(1, 1000))
@@ -84,9 +86,11 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
       ->check(CLI::ExistingDirectory.description(""))
       ->type_name("DIR");
   app.add_option("--out", o->out_dir, "also write wisconsin.json and wisconsin.csv to DIR (checked before any work)")
+      ->check(cli::a_name("a directory"))
       ->type_name("DIR");
   app.add_flag("--no-sqlite", o->no_sqlite, "leave out the SQLite reference");
   cli::add_jit_cpu_option(app, &o->jit_cpu);
+  cli::add_memory_budget_option(app, &o->memory_budget);
   return [o, &app] { return run_wisconsin(*o, app); };
 }
 
@@ -193,24 +197,45 @@ void print_series(const std::vector<WisconsinStmtRow>& rows, const std::vector<W
   }
 }
 
-bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptions& o, bool quick) {
+// The files say what made them: the machine, the build, and every setting
+// that shapes a figure, so a run can be reproduced from its files alone.
+bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptions& o, bool quick,
+                 const std::vector<uint64_t>& sizes, const std::vector<Structure>& structures,
+                 const SessionOptions& so) {
   mkdir(o.out_dir.c_str(), 0755);
   std::ofstream js(o.out_dir + "/wisconsin.json"), csv(o.out_dir + "/wisconsin.csv");
   if (!js || !csv) {
     std::cerr << "quelkit wisconsin: error: cannot write into " << o.out_dir << "\n";
     return false;
   }
-  nlohmann::ordered_json doc = {{"machine", machine_description()},
+  nlohmann::ordered_json backends = nlohmann::ordered_json::array(), structs = nlohmann::ordered_json::array();
+  for (const auto& [name, mode] : so.backends) backends.push_back(name + ":" + mode);
+  for (Structure st : structures) structs.push_back(structure_name(st));
+  nlohmann::ordered_json doc = {{"tool", "quelkit wisconsin"},
+                                {"machine", machine_description()},
                                 {"build", QUELKIT_BUILD_TYPE},
                                 {"quick", quick},
                                 {"reps", o.reps},
                                 {"min_time_s", o.min_time},
+                                {"settings",
+                                 {{"backends", backends},
+                                  {"sqlite", !o.no_sqlite},
+                                  {"structures", structs},
+                                  {"sizes", sizes},
+                                  {"figures", o.figures.empty() ? nlohmann::ordered_json("all")
+                                                                : nlohmann::ordered_json(cli::split(o.figures))},
+                                  {"large_reps", o.large_reps},
+                                  {"cold_runs", o.cold_runs},
+                                  {"jit_cpu", o.jit_cpu}}},
                                 {"results", nlohmann::ordered_json::array()}};
   csv << "figure,id,kind,tuples,structure,input,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,"
          "prepare_ns,prepares,cache_hits,rows_scanned,timed_runs,rows_min,rows_max,spread\n";
   for (const auto& r : rows)
     for (const auto& c : r.cells) {
+      // No input (an append of constants): no per-tuple figure, null and an
+      // empty CSV field, as the table's dash; a 0 would read as a measurement.
       const double pt = r.input ? c.m.median_ns / double(r.input) : 0;
+      const nlohmann::ordered_json pt_json = r.input ? nlohmann::ordered_json(pt) : nlohmann::ordered_json(nullptr);
       const uint64_t rmin = c.timed_runs ? c.rows_min : c.rows, rmax = c.timed_runs ? c.rows_max : c.rows;
       nlohmann::ordered_json j = {{"figure", r.figure},
                                   {"id", r.id},
@@ -227,7 +252,7 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
                                   {"min_ns", c.m.min_ns},
                                   {"max_ns", c.m.max_ns},
                                   {"spread", c.m.spread()},
-                                  {"per_tuple_ns", pt},
+                                  {"per_tuple_ns", pt_json},
                                   {"prepare_ns", c.prepare_ns},
                                   {"prepares", c.prepares},
                                   {"cache_hits", c.cache_hits},
@@ -239,7 +264,7 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
       csv << r.figure << ',' << r.id << ',' << r.kind << ',' << r.size << ',' << structure_name(r.structure) << ','
           << r.input << ',' << c.runner << ',' << c.rows << ',' << (c.rows_only ? "" : checksum_hex(c.checksum)) << ','
           << figure_text(c.m.median_ns) << ',' << figure_text(c.m.min_ns) << ',' << figure_text(c.m.max_ns) << ','
-          << figure_text(pt) << ',' << figure_text(c.prepare_ns) << ',' << c.prepares << ',' << c.cache_hits << ','
+          << (r.input ? figure_text(pt) : "") << ',' << figure_text(c.prepare_ns) << ',' << c.prepares << ',' << c.cache_hits << ','
           << c.scanned << ',' << c.timed_runs << ',' << rmin << ',' << rmax << ',' << figure_text(c.m.spread()) << '\n';
     }
   js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
@@ -249,6 +274,7 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
 }
 
 int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
+  cli::apply_memory_budget(opt.memory_budget);  // before any size is checked against it
   // --quick sets what was not given beside it.
   WisconsinOptions o = opt;
   auto given = [&](const char* name) { return app.count(name) > 0; };
@@ -389,7 +415,7 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
     std::cout << "\nsqlite ran " << statements - without << " of " << statements << " statements"
               << (without ? " (— for the rest, which have no faithful SQL: see measure/quel_sql.h)" : "")
               << "\n";
-  if (!o.out_dir.empty() && !write_files(rows, o, o.quick)) return 1;
+  if (!o.out_dir.empty() && !write_files(rows, o, o.quick, sizes, structures, so)) return 1;
   return mismatch ? 1 : 0;
 }
 

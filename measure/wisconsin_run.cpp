@@ -394,7 +394,12 @@ bool measure_wisconsin(const SessionOptions& so_in, const WisconsinDataSet& data
         *err += "quelkit wisconsin: " + failed;
         return false;
       }
-      for (size_t k = 0; k < ms.size(); ++k) row.cells[k].m = std::move(ms[k]);
+      // Timed: the repetitions' runs, not the calibrating run before them
+      // (which the counter above saw too, and whose rows rows_min/max keep).
+      for (size_t k = 0; k < ms.size(); ++k) {
+        row.cells[k].timed_runs = uint64_t(ms[k].reps) * ms[k].iters;
+        row.cells[k].m = std::move(ms[k]);
+      }
       if (o.cold_runs == 0)
         for (size_t k = 1; k < row.cells.size(); ++k) disagree(row.cells[k]);
       // The statement's effect, for the statements after it: every run above

@@ -27,8 +27,9 @@ struct WisconsinScript {
 // cannot be read or does not parse.
 bool load_wisconsin_scripts(const std::string& dir, std::vector<WisconsinScript>* out, std::string* err);
 
-// A cell of the report: Cell's figures, and the rows of every timed run
-// (all equal when every repetition saw the same state).
+// A cell of the report: Cell's figures, and the rows of every run (all equal
+// when every repetition saw the same state). timed_runs counts runs as they
+// go; once measured, the runs the repetitions timed (reps x iterations).
 struct WisconsinCell : Cell {
   uint64_t timed_runs = 0, rows_min = UINT64_MAX, rows_max = 0;
   bool rows_only = false;  // SQLite after an update: its changed rows compared, no checksum

@@ -691,7 +691,7 @@ TEST(Cli, PaperReportCoversHeapIsamAndHashAndAgreesWithTheOracle) {
 }
 
 TEST(Cli, PaperSizesPlusAddsToTheDefaults) {
-  Out o = sh(kBin + " paper --sizes +7 --keyed-sizes 1 --keyed-structures hash --queries a --reps 1 "
+  Out o = sh(kBin + " paper --sizes +7 --queries a --reps 1 "
                     "--min-time 0.001 -b interp --no-sqlite");
   ASSERT_EQ(o.status, 0) << o.text;
   // (a)'s block lists every size: the defaults with 7 in order.
@@ -710,7 +710,7 @@ TEST(Cli, PaperTakesMoreRepetitionsWhereTheTargetsAreChecked) {
   char dir[] = "/tmp/quelkit-paper-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   auto reps_by_size = [&](const std::string& budget) {
-    Out o = sh(kBin + " paper --sizes 210,1000000 --queries b --count-sizes= --keyed-sizes 1 --keyed-structures hash "
+    Out o = sh(kBin + " paper --sizes 210,1000000 --queries b --count-sizes= "
                       "--reps 2 --target-reps 4 --min-time 0.001 --children 0 -b threaded:goto --no-sqlite" + budget +
                " --out " + dir);
     EXPECT_EQ(o.status, 0) << o.text;
@@ -745,7 +745,7 @@ TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
   const std::string compiled =
       sh(kBin + " -b llvm -e 'retrieve (a = 1)'").status == 0 ? "llvm:fused" : "threaded:call";
   // A size or point named twice runs once.
-  Out o = sh(kBin + " sweep --sizes 3000,3000 --reps 1 --min-time 0 --points 0,50,100,50 -b threaded:goto," + compiled +
+  Out o = sh(kBin + " sweep --sizes 3000,3000 --reps 1 --min-time 0.0001 --points 0,50,100,50 -b threaded:goto," + compiled +
              ",vector:inplace --out " + dir);
   ASSERT_EQ(o.status, 0) << o.text;
   const std::vector<std::string> said = {"single:", "pct_first:", "half_first:", compiled + "/nobranch",
@@ -756,14 +756,21 @@ TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
   std::ifstream csv(std::string(dir) + "/sweep.csv");
   std::string line;
   std::getline(csv, line);
-  EXPECT_EQ(line, "tuples,family,percent,backend,selection,ns_per_tuple,ran,spread");
+  EXPECT_EQ(line, "tuples,family,percent,backend,selection,ns_per_tuple,ran,spread,rows,reps");
   int rows = 0, auto_rows = 0;
   while (std::getline(csv, line)) {
     ++rows;
     std::vector<std::string> f;
     std::stringstream fields(line);
     for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
-    ASSERT_EQ(f.size(), 8u) << line;
+    ASSERT_EQ(f.size(), 10u) << line;
+    // The qualifying rows: what the point's selectivity came to on 3000 tuples.
+    if (f[1] == "single" && f[2] == "0") {
+      EXPECT_EQ(f[8], "0") << line;
+    }
+    if (f[1] == "single" && f[2] == "100") {
+      EXPECT_EQ(f[8], "3000") << line;
+    }
     if (f[4] == "auto") {
       ++auto_rows;
       EXPECT_EQ(f[6].rfind("auto:", 0), 0u) << "auto says what it chose: " << line;
@@ -773,13 +780,27 @@ TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
   }
   EXPECT_EQ(rows, 3 * 3 * 3 * 3);  // families x points x back ends x selections
   EXPECT_EQ(auto_rows, 3 * 3 * 3);
+  // sweep.json: the settings that made the run, the points and every check
+  // with its verdict, as many as the report counted.
+  std::ifstream js(std::string(dir) + "/sweep.json");
+  const std::string json((std::istreambuf_iterator<char>(js)), std::istreambuf_iterator<char>());
+  for (const char* key : {"\"tool\": \"quelkit sweep\"", "\"machine\":", "\"min_time_s\": 0.0001", "\"selections\":",
+                          "\"points\":", "\"checks\":"})
+    EXPECT_NE(json.find(key), std::string::npos) << key << "\n" << json.substr(0, 400);
+  size_t checks = 0;
+  for (size_t at = json.find("\"met\":"); at != std::string::npos; at = json.find("\"met\":", at + 1)) ++checks;
+  EXPECT_NE(o.text.find(" of the selection axis's " + std::to_string(checks) + " checks"), std::string::npos)
+      << checks << "\n" << o.text;
   std::filesystem::remove_all(dir);
+  // A repetition of no time is no measurement; +N adds to the default sizes (paper's way).
+  EXPECT_EQ(sh(kBin + " sweep --min-time 0").status, 2);
+  EXPECT_EQ(sh(kBin + " sweep --sizes +0").status, 2);
   EXPECT_EQ(sh(kBin + " sweep --points 101").status, 2);
   EXPECT_EQ(sh(kBin + " sweep --selections sometimes").status, 2);
   EXPECT_EQ(sh(kBin + " sweep --reps 0").status, 2);
   EXPECT_EQ(sh(kBin + " sweep -b nosuch").status, 2);
   // The JIT code the lanes' runners were made for, as --jit-opt and --jit-cpu ask.
-  o = sh(kBin + " sweep --sizes 3000 --reps 1 --min-time 0 --points 50 -b " + compiled + " --selections branch "
+  o = sh(kBin + " sweep --sizes 3000 --reps 1 --min-time 0.0001 --points 50 -b " + compiled + " --selections branch "
                 "--jit-opt 0 --jit-cpu native");
   ASSERT_EQ(o.status, 0) << o.text;
   EXPECT_NE(o.text.find("JIT code: --jit-opt 0, this machine's CPU"), std::string::npos) << o.text;

@@ -53,6 +53,18 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"paper --reps 0", "--reps"},
       {"paper --min-time abc", "--min-time"},
       {"paper --min-time 0", "--min-time"},
+      {"paper --min-time 1e300", "--min-time"},  // no bound once ran until killed
+      {"paper --out ''", "--out: needs a directory"},  // once exit 0, nothing written
+      {"sweep --out ''", "--out: needs a directory"},
+      {"sweep --min-time 0", "--min-time"},
+      {"sweep --sizes +", "--sizes"},
+      {"paper --queries a --count-sizes 1000", "--count-sizes: the count block runs (b)-(e)"},  // once ignored
+      // The budget a size is refused against is the one --memory-budget sets
+      // (the message named the option, which these commands lacked).
+      {"paper --memory-budget abc", "--memory-budget"},
+      {"sweep --memory-budget 1M --sizes 100000", "more than the memory budget of 1.0 MiB (--memory-budget)"},
+      {"wisconsin --memory-budget 1M --sizes 100000", "more than the memory budget of 1.0 MiB (--memory-budget)"},
+      {"paper --queries a --keyed-sizes 1000", "--keyed-sizes: the keyed relation runs (e)-(i)"},
       {"paper --queries z", "--queries"},
       {"paper --target-reps 0", "--target-reps"},
       {"paper --target-budget 0", "--target-budget"},
