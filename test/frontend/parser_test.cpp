@@ -263,7 +263,14 @@ TEST(Parser, MonitorCommandsInAScript) {
   EXPECT_EQ(errors_of("retrieve (a = 1)\n\\p\\g\nretrieve (b = 2)", &parsed),
             "syntax 2:1 monitor command '\\p' works only in the terminal monitor (a script may use \\g and \\q)");
   EXPECT_EQ(parsed, 2u);
-  EXPECT_EQ(errors_of("retrieve (x = 1 + \\g 2)", &parsed), "syntax 1:19 expected an expression but found '\\g'");
+  // \g ends the statement before it, a failed one too, as in the monitor:
+  // what follows it is the next statement's (here none: an error of its own).
+  EXPECT_EQ(errors_of("retrieve (x = 1 + \\g 2)", &parsed),
+            "syntax 1:19 expected an expression but found '\\g'; syntax 1:22 expected a statement (range, retrieve, "
+            "create, append, delete, replace, copy, modify, destroy, print, help) but found '2'");
+  EXPECT_EQ(parsed, 0u);
+  // A \q after a failed statement still ends the script (recovery skipped it).
+  EXPECT_EQ(errors_of("retrieve (x = )\n\\q\nretrieve (b = 2)", &parsed), "syntax 1:15 expected an expression but found ')'");
   EXPECT_EQ(parsed, 0u);
   // A backslash in a string is the string's.
   EXPECT_EQ(errors_of("retrieve (s = \"a\\g\")", &parsed), "");

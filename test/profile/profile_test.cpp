@@ -240,10 +240,10 @@ TEST(ProfileInstructions, StencilCountsAreRightAfterArenaPagesAreReused) {
   std::string script = "range of p is parts";
   for (int k = 0; k < kStatements; ++k) script += " retrieve (p.pnum) where p.qoh < " + std::to_string(k * 3);
   const std::string last = "range of p is parts retrieve (p.pnum) where p.qoh < " + std::to_string((kStatements - 1) * 3);
-  const std::string common = " --parts 28 -b stencil:fused --format none";
+  const std::string common = " --parts 28 -b stencil:fused";
 
   // The rows each statement returns, natively, each plan prepared anew.
-  Out native = sh(kBin + common + " --no-plan-cache --stats=json -e '" + script + "'");
+  Out native = sh(kBin + common + " --format none --no-plan-cache --stats=json -e '" + script + "'");
   ASSERT_EQ(native.status, 0) << native.err;
   std::vector<double> rows;
   std::istringstream lines(native.out);
