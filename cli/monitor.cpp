@@ -127,7 +127,7 @@ class Monitor {
       } else if (word == "i" || word == "include" || word == "read") {
         return include(l.substr(j));  // the rest of the line was the file name
       } else {
-        std::cerr << "quelkit: unknown monitor command \\" << word << " (" << kCommands << ")\n";
+        std::cerr << "quelkit: " << where() << "unknown monitor command \\" << word << " (" << kCommands << ")\n";
         ok_ = false;
       }
       if (harness::cancel_requested()) return Next::More;
@@ -203,7 +203,7 @@ class Monitor {
     path = b == std::string::npos ? "" : path.substr(b, e - b + 1);
     if (path.size() >= 2 && path.front() == '"' && path.back() == '"') path = path.substr(1, path.size() - 2);
     if (path.empty()) {
-      std::cerr << "quelkit: \\i needs a file name\n";
+      std::cerr << "quelkit: " << where() << "\\i needs a file name\n";
       ok_ = false;
       return Next::More;
     }
@@ -214,21 +214,21 @@ class Monitor {
     const bool known = stat(path.c_str(), &st) == 0;
     for (const Reading& r : reading_)
       if (known && r.dev == st.st_dev && r.ino == st.st_ino) {
-        std::cerr << "quelkit: \\i " << path << ": error: " << path
+        std::cerr << "quelkit: " << where() << "\\i " << path << ": error: " << path
                   << " is being read already (a file that includes itself, directly or through others, would "
                      "run again and again); nothing of it runs\n";
         ok_ = false;
         return Next::More;
       }
     if (reading_.size() >= kMaxIncludeDepth) {
-      std::cerr << "quelkit: \\i " << path << ": error: files included " << kMaxIncludeDepth
+      std::cerr << "quelkit: " << where() << "\\i " << path << ": error: files included " << kMaxIncludeDepth
                 << " deep, the most there may be\n";
       ok_ = false;
       return Next::More;
     }
     std::string text, err;
     if (!read_script(path, &text, &err)) {
-      std::cerr << "quelkit: \\i " << path << ": error: " << err << "\n";
+      std::cerr << "quelkit: " << where() << "\\i " << path << ": error: " << err << "\n";
       ok_ = false;
       return Next::More;
     }
@@ -259,7 +259,8 @@ class Monitor {
     std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/quelkit-XXXXXX.quel";
     int fd = mkstemps(path.data(), 5);
     if (fd < 0) {
-      std::cerr << "quelkit: \\e: cannot create a file for the editor: " << std::strerror(errno) << "\n";
+      std::cerr << "quelkit: " << where() << "\\e: cannot create a file for the editor: " << std::strerror(errno)
+                << "\n";
       ok_ = false;
       return;
     }
@@ -281,10 +282,10 @@ class Monitor {
     harness::clear_cancel();  // a Ctrl-C typed in the editor was the editor's
     std::string text, err;
     if (!written || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      std::cerr << "quelkit: \\e: the editor (" << ed << ") failed; the buffer is unchanged\n";
+      std::cerr << "quelkit: " << where() << "\\e: the editor (" << ed << ") failed; the buffer is unchanged\n";
       ok_ = false;
     } else if (!read_script(path, &text, &err)) {
-      std::cerr << "quelkit: \\e: cannot read the edited buffer: " << err << "\n";
+      std::cerr << "quelkit: " << where() << "\\e: cannot read the edited buffer: " << err << "\n";
       ok_ = false;
     } else {
       buf_ = text;
@@ -292,6 +293,13 @@ class Monitor {
       if (!buf_.empty() && buf_.back() != '\n') buf_ += '\n';
     }
     unlink(path.c_str());
+  }
+
+  // Where the line being read came from, for the monitor's own errors: an
+  // included file's name and line ("a.quel:6: "; a typed line: "", the
+  // user has just typed it). Statements' errors name it through their source.
+  std::string where() const {
+    return reading_.empty() ? "" : reading_.back().name + ":" + std::to_string(reading_.back().line) + ": ";
   }
 
   struct Reading {  // a file \i is reading, and its line being read

@@ -179,6 +179,8 @@ TEST(Cli, BackslashIReadsAFileAsIfTyped) {
          "retrieve (after = 1)\\n\\\\g\\n' | " + kBin + " --format csv");
   EXPECT_EQ(o.status, 1) << o.text;
   EXPECT_NE(o.text.find("self.quel: error: " + self + " is being read already"), std::string::npos) << o.text;
+  // The monitor's own error names the file and line of the \i it refused.
+  EXPECT_NE(o.text.find("quelkit: " + self + ":2: \\i " + self + ": error:"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("n\n1\n"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("after\n1\n"), std::string::npos) << o.text;
   // Through another file (a includes b includes a), by another name of it.
@@ -199,6 +201,9 @@ TEST(Cli, BackslashIReadsAFileAsIfTyped) {
   EXPECT_NE(o.text.find("d15\n1\n"), std::string::npos) << o.text;
   EXPECT_EQ(o.text.find("d16\n1\n"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("d16.quel: error: files included 16 deep, the most there may be"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("d15.quel:3: \\i " + std::string(dir) + "/d16.quel: error: files included"),
+            std::string::npos)
+      << o.text;
   std::filesystem::remove_all(dir);
 }
 
