@@ -162,6 +162,10 @@ class Oracle {
         else if (tc == Tk::F8) qk_ascii_f8(a.f8, scratch_ + n.scratch, n.type.len);
         else qk_ascii_i4(a.i, scratch_ + n.scratch, n.type.len);
         return true;
+#ifdef QUELKIT_TEST_OPERATOR
+      // The test-only operator (ops.def): what a newcomer's row adds here.
+      case Generic::Twice: return fail(rt::twice_i4(a.i, &r.i));
+#endif
       case Generic::Concat:
         qk_concat(a.s, a.len, b.s, b.len, scratch_ + n.scratch);
         r.s = scratch_ + n.scratch;

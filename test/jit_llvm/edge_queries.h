@@ -81,6 +81,9 @@ inline const char* const kEdgeQueries[] = {
     "retrieve (x = t.a) where t.f != float4(t.a) and t.f > float4(t.c) or t.f < float4(t.b) and t.f >= float4(t.c)",
     "retrieve (x = t.a) where t.a <= t.b or t.a >= 46341 or t.d <= 2.5",
     "retrieve (t.s) where t.s <= t.u or t.s >= \"p\"",
+#ifdef QUELKIT_TEST_OPERATOR
+    "retrieve (x = twice(t.a))",  // the test-only operator (ops.def): OVERFLOW at INT32_MIN
+#endif
 };
 
 }  // namespace quelkit::test
