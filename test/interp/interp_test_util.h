@@ -19,6 +19,7 @@
 #include "harness/page.h"
 #include "harness/plan.h"
 #include "harness/runtime/runtime.h"
+#include "harness/runtime/rules.h"
 #include "harness/runtime/runtime_inline.h"
 #include "interp/interp.h"
 #include "test/op_lists.h"
