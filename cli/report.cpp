@@ -153,7 +153,8 @@ int run_paper(const PaperOptions& p) {
   if (p.count_sizes != "+" && !count_sizes.empty() && !wanted("bcde"))
     cli::usage_error("--count-sizes: the count block runs (b)-(e), and --queries " + only + " asks for none of them");
   if (p.keyed_sizes != "+" && !keyed.empty() && !wanted("efghi"))
-    cli::usage_error("--keyed-sizes: the keyed relation runs (e)-(i), and --queries " + only + " asks for none of them");
+    cli::usage_error("--keyed-sizes: the keyed relation runs (e)-(i), and --queries " + only +
+                     " asks for none of them");
   // A relation the memory budget cannot hold is refused before the first
   // measurement (--sizes +3000000000 would abort after the smaller sizes).
   auto parts_need = [](uint64_t n, Structure s, bool wide) {

@@ -240,7 +240,8 @@ Result run_stmt(Workload& w, const Stmt& e, const frontend::ast::Stmt& st, Runne
     if (!err.err.src) err.err.src = w.sources[e.src];
     child_fail("statement " + std::to_string(e.k) + " failed: " + err.err.format());
   }
-  if (scope && !scope->ok()) child_fail("statement " + std::to_string(e.k) + " failed: " + scope->failed().error.format());
+  if (scope && !scope->ok())
+    child_fail("statement " + std::to_string(e.k) + " failed: " + scope->failed().error.format());
   frontend::BoundQuery q = bind_stmt(w, e, scope ? scope->statement() : st);
   Result res = evaluate(w, e, q, r, keep);
   if (scope) res.stats.add_scan(scope->stats());  // the aggregates' queries are the statement's work
@@ -298,8 +299,9 @@ int child_perf(const Options& o) {
     for (size_t i = 0; i < w.stmts.size(); ++i) {
       const Stmt& e = w.stmts[i];
       bool keep = e.print && o.format != OutFormat::None;
+      // The tuples counted once, on the first repetition, not on the sampled ones.
       uint64_t tuples = 0;
-      Result res = run_stmt(w, e, *parsed[e.src][e.index], r, keep, &tuples);
+      Result res = run_stmt(w, e, *parsed[e.src][e.index], r, keep, first ? &tuples : nullptr);
       if (keep) {
         if (o.format == OutFormat::Table) print_table(w.devnull, res.layout, res.rows);
         else print_csv(w.devnull, res.layout, res.rows);

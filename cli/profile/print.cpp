@@ -273,7 +273,8 @@ void print_report(std::ostream& os, const std::vector<BackendProfile>& ps, const
        << (o.format == harness::OutFormat::None ? "" : ", format the rows (to /dev/null)")
        << "; statements that change the database are evaluated, not applied\n";
   else
-    os << "run phase only: " << o.reps << (o.reps == 1 ? " warm evaluation" : " warm evaluations") << " per statement (plan cache warm, every prepare() "
+    os << "run phase only: " << o.reps << (o.reps == 1 ? " warm evaluation" : " warm evaluations")
+       << " per statement (plan cache warm, every prepare() "
        << "excluded);\nper tuple = instructions / (evaluations x tuples in the statement's largest relation)\n";
   if (!note.empty()) os << note << "\n";
   for (const auto& p : ps) print_profile(os, p, o);
