@@ -15,6 +15,7 @@
 #include <memory>
 #include <sstream>
 
+#include "bench/context.h"
 #include "measure/reference.h"
 #include "measure/backends.h"
 #include "measure/paper_queries.h"
@@ -284,6 +285,7 @@ int main(int argc, char** argv) {
         }
     }
   }
+  bench::add_kit_context(labels, std::to_string(kDefaultPageSize));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -11,6 +11,7 @@
 #include <memory>
 #include <sstream>
 
+#include "bench/context.h"
 #include "measure/backends.h"
 #include "measure/paper_queries.h"
 #include "frontend/frontend.h"
@@ -109,6 +110,9 @@ int main(int argc, char** argv) {
         for (uint32_t batch : {64u, 96u, 128u, 192u, 256u, 1024u}) add(l, batch);
     }
   }
+  std::vector<std::string> all = others;
+  all.insert(all.end(), vector_modes.begin(), vector_modes.end());
+  bench::add_kit_context(all, "1024,16384,65536 (in each name)");
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

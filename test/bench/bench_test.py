@@ -12,7 +12,7 @@ same ones. In the JSON, ns_per_tuple is nanoseconds (it was seconds, an
 inverted rate): Time / tuples for paper/, reference/ and sqlite/; prepare/'s
 Time is its prepare, prepare_ns. quelkit_stencil_numbers (a build with the
 stencil back end) answers --help and refuses an unknown argument (exit 2)
-without measuring anything.
+without measuring anything. The JSON's context carries the kit's settings.
 """
 
 import csv
@@ -41,7 +41,16 @@ def check_bench(bench):
     # The file opens with the run's context (date, machine), then the table.
     start = text.find("\nname,")
     rows = list(csv.DictReader(io.StringIO(text[start + 1:]))) if start >= 0 else []
-    runs = json.loads(p.stdout)["benchmarks"]
+    doc = json.loads(p.stdout)
+    runs = doc["benchmarks"]
+    # The context names what the kit measured with (bench/context.h), beside
+    # the library's host fields: its build type, not the library's, and every
+    # back end the binary registers.
+    ctx = doc["context"]
+    missing = [k for k in ("quelkit_build", "quelkit_machine", "quelkit_backends", "quelkit_page_bytes",
+                           "quelkit_jit_opt", "quelkit_jit_cpu", "quelkit_selection") if not ctx.get(k)]
+    if missing or "interp:switch" not in ctx["quelkit_backends"].split(","):
+        sys.exit(f"JSON context lacks the kit's settings {missing}: {ctx}")
     families = {r["name"].split("/")[0] for r in runs}
     if families != {"paper", "reference", "sqlite", "prepare"}:
         sys.exit(f"expected a run of each family, got {sorted(families)}")
