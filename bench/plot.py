@@ -27,7 +27,11 @@ import json
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:  # one line, not a traceback (plot_sweep.py and plot_wisconsin.py import it from here)
+    sys.exit(f"{os.path.basename(sys.argv[0])}: needs Debian's python3-matplotlib "
+             "(apt-get install python3-matplotlib; ./kit paper --plots installs it)")
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402

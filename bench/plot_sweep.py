@@ -16,12 +16,8 @@ import csv
 import os
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
-
-from plot import fail, run_dir  # noqa: E402  (bench/plot.py: the script's argument, checked; a bad file, said)
+# bench/plot.py: matplotlib, imported once (its absence said in one line); the argument checked; a bad file said
+from plot import fail, plt, run_dir
 
 COLUMNS = ("tuples", "family", "backend", "selection", "percent", "ns_per_tuple")
 

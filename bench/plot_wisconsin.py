@@ -17,13 +17,9 @@ python3-matplotlib.
 import os
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
-
-# bench/plot.py: its argument; PNG and SVG, 120 dpi; the file read and checked, a bad one said in one line
-from plot import NUMBER, TEXT, check_fields, fail, load_json, records, run_dir, save  # noqa: E402
+# bench/plot.py: matplotlib (its absence said in one line); its argument; PNG and SVG, 120 dpi; the file
+# read and checked, a bad one said in one line
+from plot import NUMBER, TEXT, check_fields, fail, load_json, plt, records, run_dir, save
 
 
 def main():

@@ -10,7 +10,8 @@ and no traceback (they used to raise JSONDecodeError, KeyError, TypeError or
 matplotlib's "Number of rows must be a positive integer"). A small well-formed
 file of each is plotted too, and plot.py gives each series one colour in every
 panel (by position, a panel without a reference loop drew its scan in the
-reference's colour). Needs no quelkit run; without matplotlib this exits 77
+reference's colour). Without python3-matplotlib each says so in one line.
+Needs no quelkit run; without matplotlib this exits 77
 (skipped).
 """
 
@@ -101,6 +102,26 @@ def check_colours(py, src):
     return []
 
 
+def check_without_matplotlib(py, src, directory):
+    """Each script where python3-matplotlib is missing (a package of that name
+    that fails to import stands in for it): one line naming the package, not
+    an ImportError's traceback."""
+    fake = os.path.join(directory, "no-matplotlib")
+    os.makedirs(os.path.join(fake, "matplotlib"))
+    with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
+        f.write("raise ImportError('No module named matplotlib')\n")
+    env = dict(os.environ, PYTHONPATH=fake)
+    failures = []
+    for script in ("plot.py", "plot_sweep.py", "plot_wisconsin.py"):
+        p = subprocess.run([py, os.path.join(src, "bench", script), directory], capture_output=True, text=True,
+                           timeout=120, env=env)
+        lines = p.stderr.strip().splitlines()
+        if p.returncode != 1 or len(lines) != 1 or "python3-matplotlib" not in lines[0] or script not in lines[0]:
+            failures.append(f"{script} without matplotlib: exit {p.returncode}, expected 1 and one line naming "
+                            f"python3-matplotlib:\n{p.stderr[-2000:]}")
+    return failures
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -129,6 +150,7 @@ def main():
                 failures.append(f"{script} on {name} holding {text[:60]!r}: exit {p.returncode}, expected 1 and one "
                                 f"line naming {path} and saying '{says}':\n{p.stderr[-2000:]}")
         failures += check_colours(py, src)
+        failures += check_without_matplotlib(py, src, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if failures:
