@@ -124,8 +124,12 @@ class AdaptiveBackend final : public Backend {
 
   bool reuses_plans() const override { return reuses_; }
   std::unique_ptr<Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override;
-  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
-    return (mid_ && mid_->dump(plan, form, params, os)) || base_->dump(plan, form, params, os);
+  // Each tier's own form: threaded code, the stencils, and LLVM's at --jit-opt
+  // (the level the model starts from; it may compile at another).
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
+            std::ostream& os) override {
+    if (form == "llvm" && fast_spec_) return fast(opt_.jit_opt)->dump(plan, form, params, variant, os);
+    return (mid_ && mid_->dump(plan, form, params, variant, os)) || base_->dump(plan, form, params, variant, os);
   }
   // The statement is over: a compile still running is no longer needed.
   void statement_ends(TierReport* r) override {
@@ -612,6 +616,13 @@ void register_backend() {
   spec.name = "adaptive";
   spec.modes = {"tiered", "switch-every-page", "compile-at-start"};
   spec.test_modes = {"switch-every-page", "compile-at-start"};
+  // Its tiers' dump forms (registered before it: measure/backends.cpp).
+  for (const char* tier : {"threaded", "stencil", "llvm"})
+    if (const harness::BackendSpec* t = harness::find_backend(tier)) {
+      spec.dump_forms.insert(spec.dump_forms.end(), t->dump_forms.begin(), t->dump_forms.end());
+      spec.variant_dump_forms.insert(spec.variant_dump_forms.end(), t->variant_dump_forms.begin(),
+                                     t->variant_dump_forms.end());
+    }
   spec.make = [](const std::string& mode, const harness::PrepareOptions& opt) -> std::unique_ptr<Backend> {
     if (mode == "switch-every-page") return make_backend(Policy::EveryPage, opt);
     if (mode == "compile-at-start") return make_backend(Policy::AtStart, opt);

@@ -131,17 +131,19 @@ int run_session(const CLI::App& app, MainOptions& m) {
     }
     if (!selected) {
       std::string owners;
+      int owner_count = 0;
       for (const BackendSpec& s : registered_backends()) {
         for (const auto& f : s.dump_forms)
           if (std::find(forms.begin(), forms.end(), f) == forms.end()) forms.push_back(f);
         if (std::find(s.dump_forms.begin(), s.dump_forms.end(), d) != s.dump_forms.end())
-          owners += (owners.empty() ? "" : ", ") + s.name;
+          owners += (owner_count++ ? ", " : "") + s.name;
       }
       std::string all;
       for (const auto& f : forms) all += (all.empty() ? "" : " ") + f;
       if (d.empty()) cli::usage_error("--dump needs a form (" + all + ")");
       cli::usage_error(owners.empty() ? "--dump=" + d + ": unknown form (" + all + ")"
-                                      : "--dump=" + d + ": no selected back end prints that form (" + owners + " does)");
+                                      : "--dump=" + d + ": no selected back end prints that form (" + owners +
+                                            (owner_count > 1 ? " do)" : " does)"));
     }
     opt.dumps.insert(d);
   }

@@ -155,9 +155,13 @@ class Backend {
   // `params` is the block the plan will first run with (never null when the
   // plan has parameters); back ends that reuse plans must not depend on it.
   virtual std::unique_ptr<Prepared> prepare(const Plan& plan, const uint8_t* params) = 0;
-  // Prints a form this back end owns (--dump=postfix, threaded, llvm, ...).
-  virtual bool dump(const Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) {
-    (void)plan, (void)form, (void)params, (void)os;
+  // Prints a form this back end owns (--dump=postfix, threaded, llvm, ...),
+  // its page kernel in the selection `variant` (Branch or NoBranch; the
+  // harness prints both under --selection auto, for the forms the spec's
+  // variant_dump_forms names).
+  virtual bool dump(const Plan& plan, std::string_view form, const uint8_t* params, Selection variant,
+                    std::ostream& os) {
+    (void)plan, (void)form, (void)params, (void)variant, (void)os;
     return false;
   }
   // Called when a statement's scans are over, on its clock: background work
@@ -181,6 +185,11 @@ struct BackendSpec {
   // Modes that exist for tests (adaptive:switch-every-page): `all`, the corpus
   // and difftest run them; the paper report and the benchmarks leave them out.
   std::vector<std::string> test_modes = {};
+  // Dump forms whose text differs by the kernel's selection (the JITs' code,
+  // vector's program): under --selection auto the harness prints both
+  // variants, branch (a scan starts with it) and nobranch (it may switch).
+  // Threaded code is one program for both and prints once.
+  std::vector<std::string> variant_dump_forms = {};
 };
 
 void register_backend(BackendSpec spec);

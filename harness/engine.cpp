@@ -63,10 +63,11 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
     failed(std::move(e.err));
   }
   uint64_t total = now_ns() - t0;
-  res.stats.run_ns = total > res.stats.prepare_ns ? total - res.stats.prepare_ns : 0;
+  const uint64_t off_clock = res.stats.prepare_ns + res.stats.dump_ns;
+  res.stats.run_ns = total > off_clock ? total - off_clock : 0;
   runner.drop_statement_plans();
 
-  if (verify) {
+  if (verify && res.ok) {  // a failed statement holds no rows: nothing to verify (verify_ns 0)
     const uint64_t v0 = now_ns();
     res.rows.for_each_run([&](const uint8_t* run, size_t n) { res.checksum.add_rows(res.layout, run, n); });
     res.stats.verify_ns = now_ns() - v0;

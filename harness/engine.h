@@ -65,6 +65,9 @@ struct ExecStats {
   uint64_t prepare_ns = 0, irgen_ns = 0, opt_ns = 0, codegen_ns = 0;
   uint64_t run_ns = 0;         // wall time of the statement minus prepare time
   uint64_t verify_ns = 0;      // checksum over the stored result, after run_ns stopped
+  // --dump's printing of a back end's forms (Runner::get): off both clocks,
+  // so a run that dumps times as one that does not. Not reported.
+  uint64_t dump_ns = 0;
   uint64_t checksum = 0;
   // Back ends that change tiers mid-scan (adaptive/; docs/stats.md): tuples
   // per tier ("stencil:fused 2240, llvm:fused/1 97760"), the statement's page
@@ -195,6 +198,8 @@ class Runner {
   // running statement. Lowering one again (a substitution's) is run time.
   std::set<std::string> lowered_;
   std::set<std::string> dumped_;  // plan keys already dumped
+  // Prints --dump's back-end forms of a plan just prepared as p.
+  void dump(const Plan& plan, const Prepared& p, const uint8_t* params);
 };
 
 // Evaluates bound statements against a catalog on one runner.

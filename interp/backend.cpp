@@ -45,7 +45,9 @@ class InterpBackend final : public harness::Backend {
     return std::make_unique<PreparedProgram<SwitchDispatch>>(std::move(prog));
   }
 
-  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
+            std::ostream& os) override {
+    (void)variant;  // tuple at a time: no kernel
     if (form != "postfix") return false;
     dump_postfix(plan, lower(plan, params), os);
     return true;

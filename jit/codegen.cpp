@@ -1068,14 +1068,17 @@ harness::BackendSpec backend_spec(
     std::string name, std::vector<std::string> dump_forms,
     std::function<std::unique_ptr<harness::Backend>(Mode, const harness::PrepareOptions&)> make) {
   return harness::BackendSpec{
-      std::move(name), mode_names(), std::move(dump_forms),
+      std::move(name), mode_names(), dump_forms,
       [make = std::move(make)](const std::string& mode,
                                const harness::PrepareOptions& opt) -> std::unique_ptr<harness::Backend> {
         Mode m;
         if (!parse_mode(mode, &m)) return nullptr;
         return make(m, opt);
       },
-      {mode_name(Mode::Qual)}};
+      {mode_name(Mode::Qual)},
+      {},
+      // The kernel's code differs by selection; the qual mode has none.
+      dump_forms};
 }
 
 }  // namespace quelkit::jit

@@ -50,8 +50,9 @@ class ThreadedBackend final : public harness::Backend {
     return std::make_unique<PreparedProgram<Dispatch::Call>>(std::move(p));
   }
 
-  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
-    (void)params;
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
+            std::ostream& os) override {
+    (void)params, (void)variant;  // both selections run this one program
     if (form != "threaded") return false;
     lower(plan, d_, &os);
     return true;

@@ -73,10 +73,13 @@ class VectorBackend final : public harness::Backend {
     return std::make_unique<PreparedProgram>(plan, opt_, keep_plans_);
   }
 
-  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
+            std::ostream& os) override {
     (void)params;
     if (form != "vector") return false;
-    lower(plan, opt_, &os);
+    Options o = opt_;
+    o.selection = variant == harness::Selection::NoBranch ? Selection::NoBranch : Selection::Branch;
+    lower(plan, o, &os);
     return true;
   }
 
@@ -114,7 +117,10 @@ void register_backend() {
         Options o;
         if (!parse_mode(mode, popt, &o)) return nullptr;
         return make_backend(o, popt.selection == harness::Selection::Auto);
-      }});
+      },
+      {},
+      {},
+      {"vector"}});  // its program differs by selection
 }
 
 }  // namespace quelkit::vector

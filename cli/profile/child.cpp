@@ -57,8 +57,9 @@ class ExcludePrepare final : public Backend {
     CALLGRIND_TOGGLE_COLLECT;
     return p;
   }
-  bool dump(const Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
-    return b_->dump(plan, form, params, os);
+  bool dump(const Plan& plan, std::string_view form, const uint8_t* params, Selection variant,
+            std::ostream& os) override {
+    return b_->dump(plan, form, params, variant, os);
   }
 
  private:

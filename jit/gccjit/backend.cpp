@@ -132,10 +132,13 @@ class GccjitBackend final : public harness::Backend {
     return p;
   }
 
-  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
+            std::ostream& os) override {
     (void)params;
     if (form != "gimple") return false;
-    print_gimple(plan, mode_, opt_, os);
+    harness::PrepareOptions o = opt_;
+    o.selection = variant;
+    print_gimple(plan, mode_, o, os);
     return true;
   }
 
@@ -165,7 +168,7 @@ void print_gimple(const harness::Plan& plan, Mode mode, const harness::PrepareOp
   {
     Context ctx(opt.jit_opt, opt.jit_native_cpu);
     ctx.dump_gimple(optimized.string());
-    // The kernel in the variant prepare starts with (nobranch only when asked for).
+    // The kernel in the variant asked for (Backend::dump's).
     record(ctx, plan, functions_for(mode, plan), GenOptions{opt.jit_checks, opt.selection == harness::Selection::NoBranch},
            nullptr, nullptr);
     // libgccjit prints the initial GIMPLE to stderr: point stderr at a file

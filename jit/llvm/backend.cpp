@@ -97,13 +97,16 @@ class LlvmBackend final : public harness::Backend {
     return p;
   }
 
-  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
+            std::ostream& os) override {
     (void)params;
     if (form != "llvm") return false;
+    harness::PrepareOptions o = opt_;
+    o.selection = variant;
     os << "; llvm:" << mode_name(mode_) << " " << base_name(plan) << ", before optimisation\n";
-    print_module(plan, mode_, opt_, false, os);
+    print_module(plan, mode_, o, false, os);
     os << "; llvm:" << mode_name(mode_) << " " << base_name(plan) << ", after --jit-opt " << opt_.jit_opt << "\n";
-    print_module(plan, mode_, opt_, true, os);
+    print_module(plan, mode_, o, true, os);
     return true;
   }
 
@@ -119,7 +122,7 @@ void print_module(const harness::Plan& plan, Mode mode, const harness::PrepareOp
   Jit& jit = Jit::get(opt.jit_native_cpu);
   Jit::NewModule nm = jit.new_module(base_name(plan), opt.jit_opt);
   LlvmEmitter em(*nm.mod, "");
-  // The kernel in the variant prepare starts with (nobranch only when asked for).
+  // The kernel in the variant asked for (Backend::dump's).
   const bool nobranch = opt.selection == harness::Selection::NoBranch;
   generate(plan, functions_for(mode, plan), kernel_base(base_name(plan), nobranch), GenOptions{opt.jit_checks, nobranch},
            em);

@@ -85,7 +85,8 @@ class StencilBackend final : public harness::Backend {
     return p;
   }
 
-  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, std::ostream& os) override {
+  bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
+            std::ostream& os) override {
     (void)params;
     if (form != "stencil") return false;
     Functions which = functions_for(mode_, plan);
@@ -93,8 +94,8 @@ class StencilBackend final : public harness::Backend {
       os << "stencil:" << mode_name(mode_) << " " << base_name(plan) << ": no code (nothing to qualify or project)\n";
       return true;
     }
-    // The kernel in the variant prepare starts with (nobranch only when asked for).
-    const bool nobranch = which.kernel && opt_.selection == harness::Selection::NoBranch;
+    // The kernel in the variant asked for.
+    const bool nobranch = which.kernel && variant == harness::Selection::NoBranch;
     Program p = build(plan, which, kernel_base(base_name(plan), nobranch), nobranch);
     Stitched s = stitch(p);
     os << "; stencil:" << mode_name(mode_) << " " << base_name(plan) << "\n";

@@ -112,7 +112,7 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"--dump= -e 'retrieve (a = 1)'", "--dump needs a form (ast ir folded"},
       {"--dump=ast,,ir -e 'retrieve (a = 1)'", "--dump: has an empty element in 'ast,,ir'"},
       {"--dump=ast, -e 'retrieve (a = 1)'", "has an empty element in 'ast,'"},
-      {"--dump=ast,stencil -e 'retrieve (a = 1)'", "--dump=stencil: no selected back end prints that form (stencil does)"},
+      {"--dump=ast,stencil -e 'retrieve (a = 1)'", "--dump=stencil: no selected back end prints that form (stencil, adaptive do)"},
       // Each below ends in an option that, read loosely, stops the run before
       // any work, so a value let through fails on the wrong message, quickly.
       {"paper -b interp, --queries a --sizes=", "--backend: has an empty element in 'interp,'"},
@@ -174,6 +174,46 @@ TEST(Options, ValuesAndScriptsReadAsBefore) {
     EXPECT_EQ(o.status, 0) << dumps << o.text;
     EXPECT_NE(o.text.find("-- ast q1\n(retrieve (targets (a (+ 1 2))))"), std::string::npos) << dumps << o.text;
     EXPECT_NE(o.text.find("-- folded q1\ntarget a:\n"), std::string::npos) << dumps << o.text;
+  }
+}
+
+// Under --selection auto a scan starts with the branch kernel and may switch
+// to nobranch (harness/selection.h), so a dump of a form that differs by
+// selection prints both variants, each said; one asked for prints it alone,
+// and threaded code (one program for both) and a plan without a
+// qualification print once. A dump printed one variant, branch's, where
+// --stats said auto:nobranch ran. adaptive prints its tiers' forms.
+TEST(Options, DumpUnderAutoPrintsBothKernelVariants) {
+  const std::string q = " --parts 100 --format none -e 'range of p is parts retrieve (p.pnum) where p.qoh < 50'";
+  Out o = sh(kBin + " --dump vector,threaded -b vector,threaded" + q);
+  ASSERT_EQ(o.status, 0) << o.text;
+  const size_t b = o.text.find("-- vector q2 (vector:inplace), --selection auto: branch, which a scan starts with\n");
+  const size_t nb = o.text.find("-- vector q2 (vector:inplace), --selection auto: nobranch, which a scan may switch "
+                                "to (--stats' selection says which ran)\n");
+  ASSERT_NE(b, std::string::npos) << o.text;
+  ASSERT_NE(nb, std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("selection: branch (", b), std::string::npos) << o.text;
+  EXPECT_LT(o.text.find("selection: branch (", b), nb) << o.text;
+  EXPECT_NE(o.text.find("selection: nobranch (", nb), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("-- threaded q2 (threaded:goto)\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("-- threaded q2 (threaded:goto),"), std::string::npos) << "threaded prints once:\n" << o.text;
+
+  o = sh(kBin + " --dump vector -b vector --selection nobranch" + q);
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("-- vector q2 (vector:inplace)\nvector q2:"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("selection: nobranch ("), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("selection: branch ("), std::string::npos) << o.text;
+
+  o = sh(kBin + " --parts 100 --format none --dump vector -b vector -e 'range of p is parts retrieve (p.pnum)'");
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(o.text.find("auto:"), std::string::npos) << "every tuple qualifies: branch alone\n" << o.text;
+
+  if (sh(kBin + " -b stencil -e 'retrieve (a = 1)'").status == 0) {
+    o = sh(kBin + " --dump stencil,threaded -b adaptive" + q);
+    ASSERT_EQ(o.status, 0) << o.text;
+    EXPECT_NE(o.text.find("q2_kernel at"), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find("q2_nb_kernel at"), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find("-- threaded q2 (adaptive:tiered)\n"), std::string::npos) << o.text;
   }
 }
 

@@ -100,7 +100,7 @@ TEST(Lower, DumpQueryD) {
   Schema parts = parts_schema();
   harness::Plan plan = query_d(parts);
   std::ostringstream os;
-  ASSERT_TRUE(interp::make_backend(false)->dump(plan, "postfix", nullptr, os));
+  ASSERT_TRUE(interp::make_backend(false)->dump(plan, "postfix", nullptr, harness::Selection::Branch, os));
   EXPECT_EQ(os.str(),
             "postfix d (stack 3)\n"
             "qual:\n"
@@ -124,7 +124,7 @@ TEST(Lower, DumpGivesNoPositionToAStoreNoTextMade) {
   for (auto* list : {&plan.targets, &plan.targets_folded})
     for (auto& n : *list) n->pos = {};
   std::ostringstream os;
-  ASSERT_TRUE(interp::make_backend(false)->dump(plan, "postfix", nullptr, os));
+  ASSERT_TRUE(interp::make_backend(false)->dump(plan, "postfix", nullptr, harness::Selection::Branch, os));
   EXPECT_NE(os.str().find("   1  Store    i2     row+0\n"), std::string::npos) << os.str();
   EXPECT_NE(os.str().find("<                    @1:31\n"), std::string::npos) << os.str();
 }
@@ -143,7 +143,7 @@ TEST(Lower, DumpQueryCWithAParameter) {
   plan.params = ps;
   plan.qual = literal_as_param(*plan.qual, {1, 43}, ps, 0);
   std::ostringstream os;
-  ASSERT_TRUE(interp::make_backend(true)->dump(plan, "postfix", block.data(), os));
+  ASSERT_TRUE(interp::make_backend(true)->dump(plan, "postfix", block.data(), harness::Selection::Branch, os));
   EXPECT_EQ(os.str(),
             "postfix c (stack 2)\n"
             "qual:\n"
@@ -166,7 +166,7 @@ TEST(Lower, DumpQueryCWithAParameter) {
             "   3  Store    i2     row+20               @1:20\n"
             "   4  End      -\n");
   std::ostringstream other;
-  EXPECT_FALSE(interp::make_backend(false)->dump(plan, "threaded", block.data(), other));
+  EXPECT_FALSE(interp::make_backend(false)->dump(plan, "threaded", block.data(), harness::Selection::Branch, other));
 }
 
 TEST(Lower, SymbolsAreTwoWords) {
