@@ -36,6 +36,7 @@ size_t count(const std::string& hay, const std::string& needle) {
 std::string dump_gimple(const std::string& backend, const std::string& stmt, int level = 1) {
   auto o = options(backend, level, false);
   o.dumps.insert("gimple");
+  o.prepare.selection = harness::Selection::Branch;  // one kernel variant (auto prints both)
   std::ostringstream out, err;
   harness::Session s(o, out, err);
   s.catalog().add(harness::make_parts(100, false, harness::Structure::Heap));

@@ -40,6 +40,7 @@ std::string llvm_hex(double d) {
 std::string dump_llvm(const std::string& backend, const std::string& stmt, int level = 1) {
   auto o = options(backend, level, false);
   o.dumps.insert("llvm");
+  o.prepare.selection = harness::Selection::Branch;  // one kernel variant (auto prints both)
   std::ostringstream out, err;
   harness::Session s(o, out, err);
   s.catalog().add(harness::make_parts(100, false, harness::Structure::Heap));
