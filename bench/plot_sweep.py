@@ -5,7 +5,8 @@
 
 writes next to it, as PNG and SVG, sweep_<family>_<tuples>.{png,svg}: ns per
 tuple against selectivity, one panel per back end, one line per selection
-(branch, nobranch, auto). Where branch's curve rises above nobranch's in the
+(branch, nobranch, auto; one, "tuple at a time", for a back end without a
+page kernel, whose selection column is empty). Where branch's curve rises above nobranch's in the
 middle, mispredicted branches cost more than writing every row; auto should
 follow the lower of the two. A sweep.csv without points, or not shaped as
 `quelkit sweep` writes it, is said in one line (exit 1). Needs Debian's
@@ -21,7 +22,9 @@ from plot import fail, plt, run_dir
 
 COLUMNS = ("tuples", "family", "backend", "selection", "percent", "ns_per_tuple")
 
-STYLE = {"branch": "-o", "nobranch": "-s", "auto": "--^"}
+# "": a back end without a page kernel, one curve (it evaluates tuple at a time whatever the selection)
+STYLE = {"branch": "-o", "nobranch": "-s", "auto": "--^", "": "-x"}
+LABEL = {"": "tuple at a time"}
 
 
 def main():
@@ -56,10 +59,11 @@ def main():
         # constrained layout: each panel's title clear of the axis label above it
         fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False, layout="constrained")
         for ax, b in zip(axes.flat, backends):
-            for sel in ("branch", "nobranch", "auto"):
+            for sel in STYLE:
                 pts = sorted(lines.get((b, sel), []))
                 if pts:
-                    ax.plot([p for p, _ in pts], [v for _, v in pts], STYLE[sel], label=sel, markersize=4)
+                    ax.plot([p for p, _ in pts], [v for _, v in pts], STYLE[sel], label=LABEL.get(sel, sel),
+                            markersize=4)
             ax.set_title(b)
             ax.set_xlabel("selectivity (%)")
             ax.set_ylabel("ns per tuple")

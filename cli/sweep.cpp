@@ -88,12 +88,16 @@ struct Lane {
   std::string backend;
   Selection selection;
   harness::Runner* runner = nullptr;  // owned by the session, shared by the back end's lanes
-  // Its statements ran tuple at a time (--stats' selection empty): a back end
-  // without a page kernel (interp, the JITs' qual mode), asked for by name.
-  // It has no selection axis: its lanes run the same code, and no check of
-  // the axis is made for it.
+  // A mode without a page kernel (interp, the JITs' qual mode: its
+  // registration's tuple_modes), asked for by name: it evaluates tuple at a
+  // time whatever the selection, so it has one lane, not one per selection
+  // (three lanes timed one loop three times), named without a selection:
+  // "none" in the table, empty in the CSV, null in the JSON.
+  bool no_kernel = false;
+  // Its statements ran tuple at a time (--stats' selection empty): it has
+  // no selection axis, and no check of the axis is made for it.
   bool tuple_at_a_time = false;
-  std::string label() const { return backend + "/" + harness::selection_name(selection); }
+  std::string label() const { return no_kernel ? backend : backend + "/" + harness::selection_name(selection); }
 };
 
 // The CSV's `ran`: what a lane's statements ran (--stats' selection), the
@@ -255,12 +259,15 @@ int run_sweep(const SweepOptions& o) {
         po.selection = Selection::Auto;
         const auto [name, mode] = harness::parse_backend_list(b).at(0);
         harness::Runner* runner = &session.add_runner(name, mode, po);
+        const bool no_kernel = !harness::has_page_kernel(name, mode);
         for (Selection sel : selections) {
           auto l = std::make_unique<Lane>();
           l->backend = b;
-          l->selection = sel;
+          l->selection = no_kernel ? Selection::Auto : sel;
+          l->no_kernel = no_kernel;
           l->runner = runner;
           lanes.push_back(std::move(l));
+          if (no_kernel) break;
         }
       }
       if (n == sizes.front() && !lanes.empty()) {  // as the lanes' runners were made
@@ -328,8 +335,9 @@ int run_sweep(const SweepOptions& o) {
             const double v = ms[li].median_ns / double(n);
             std::printf(" %16.2f", v);
             if (csv.is_open()) {
-              csv << n << ',' << f.name << ',' << p << ',' << lanes[li]->backend << ','
-                  << harness::selection_name(lanes[li]->selection) << ',' << harness::figure_text(v) << ','
+              const Lane& l = *lanes[li];
+              csv << n << ',' << f.name << ',' << p << ',' << l.backend << ','
+                  << (l.no_kernel ? "" : harness::selection_name(l.selection)) << ',' << harness::figure_text(v) << ','
                   << ran_column(chose[li]) << ',' << harness::figure_text(ms[li].spread()) << ',' << answer.rows
                   << ',' << ms[li].reps << '\n';
               doc["points"].push_back({{"tuples", n},
@@ -337,7 +345,8 @@ int run_sweep(const SweepOptions& o) {
                                        {"percent", p},
                                        {"rows", answer.rows},  // the qualifying rows: the selectivity that ran
                                        {"backend", lanes[li]->backend},
-                                       {"selection", harness::selection_name(lanes[li]->selection)},
+                                       {"selection", l.no_kernel ? nlohmann::ordered_json(nullptr)
+                                                                 : nlohmann::ordered_json(harness::selection_name(l.selection))},
                                        {"ns_per_tuple", v},
                                        {"min_ns_per_tuple", ms[li].min_ns / double(n)},
                                        {"max_ns_per_tuple", ms[li].max_ns / double(n)},
