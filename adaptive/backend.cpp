@@ -616,7 +616,9 @@ void register_backend() {
   spec.name = "adaptive";
   spec.modes = {"tiered", "switch-every-page", "compile-at-start"};
   spec.test_modes = {"switch-every-page", "compile-at-start"};
-  // Its tiers' dump forms (registered before it: measure/backends.cpp).
+  // Its LLVM tier's options, and its tiers' dump forms (registered before it:
+  // measure/backends.cpp).
+  spec.reads_options = {"--jit-opt", "--jit-checks", "--jit-cpu"};
   for (const char* tier : {"threaded", "stencil", "llvm"})
     if (const harness::BackendSpec* t = harness::find_backend(tier)) {
       spec.dump_forms.insert(spec.dump_forms.end(), t->dump_forms.begin(), t->dump_forms.end());

@@ -190,6 +190,10 @@ struct BackendSpec {
   // variants, branch (a scan starts with it) and nobranch (it may switch).
   // Threaded code is one program for both and prints once.
   std::vector<std::string> variant_dump_forms = {};
+  // The back-end options of the command line it reads ("--jit-opt",
+  // "--jit-checks", "--jit-cpu", "--vector-batch"): one given where no
+  // selected back end reads it would do nothing, and is a usage error.
+  std::vector<std::string> reads_options = {};
 };
 
 void register_backend(BackendSpec spec);

@@ -120,7 +120,8 @@ void register_backend() {
       },
       {},
       {},
-      {"vector"}});  // its program differs by selection
+      {"vector"},  // its program differs by selection
+      {"--vector-batch"}});
 }
 
 }  // namespace quelkit::vector

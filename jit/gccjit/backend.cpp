@@ -200,6 +200,10 @@ std::unique_ptr<harness::Backend> make_backend(Mode mode, const harness::Prepare
   return std::make_unique<GccjitBackend>(mode, opt);
 }
 
-void register_backend() { harness::register_backend(backend_spec("gccjit", {"gimple"}, make_backend)); }
+void register_backend() {
+  harness::BackendSpec spec = backend_spec("gccjit", {"gimple"}, make_backend);
+  spec.reads_options = {"--jit-opt", "--jit-checks", "--jit-cpu"};
+  harness::register_backend(std::move(spec));
+}
 
 }  // namespace quelkit::jit::gccjit

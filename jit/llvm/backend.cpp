@@ -157,6 +157,10 @@ std::unique_ptr<harness::Backend> make_backend(Mode mode, const harness::Prepare
   return std::make_unique<LlvmBackend>(mode, opt);
 }
 
-void register_backend() { harness::register_backend(backend_spec("llvm", {"llvm"}, make_backend)); }
+void register_backend() {
+  harness::BackendSpec spec = backend_spec("llvm", {"llvm"}, make_backend);
+  spec.reads_options = {"--jit-opt", "--jit-checks", "--jit-cpu"};
+  harness::register_backend(std::move(spec));
+}
 
 }  // namespace quelkit::jit::llvmjit

@@ -113,6 +113,18 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"--dump=ast,,ir -e 'retrieve (a = 1)'", "--dump: has an empty element in 'ast,,ir'"},
       {"--dump=ast, -e 'retrieve (a = 1)'", "has an empty element in 'ast,'"},
       {"--dump=ast,stencil -e 'retrieve (a = 1)'", "--dump=stencil: no selected back end prints that form (stencil, adaptive do)"},
+      // A back-end option no selected back end reads would do nothing (they
+      // were accepted, exit 0); --plan-cache-size contradicts --no-plan-cache.
+      {"-b interp,threaded --jit-opt 3 -e 'retrieve (a = 1)'",
+       "--jit-opt would do nothing: no selected back end reads it (llvm, gccjit, adaptive)"},
+      {"-b interp --jit-checks -e 'retrieve (a = 1)'", "--jit-checks would do nothing"},
+      {"-b vector --jit-cpu native -e 'retrieve (a = 1)'", "--jit-cpu would do nothing"},
+      {"-b threaded --vector-batch 3 -e 'retrieve (a = 1)'",
+       "--vector-batch would do nothing: no selected back end reads it (vector)"},
+      {"-b interp --selection nobranch -e 'retrieve (a = 1)'",
+       "--selection would do nothing: every selected back end evaluates tuple at a time"},
+      {"--no-plan-cache --plan-cache-size 5 -e 'retrieve (a = 1)'",
+       "--plan-cache-size and --no-plan-cache contradict each other"},
       // Each below ends in an option that, read loosely, stops the run before
       // any work, so a value let through fails on the wrong message, quickly.
       {"paper -b interp, --queries a --sizes=", "--backend: has an empty element in 'interp,'"},
@@ -175,6 +187,11 @@ TEST(Options, ValuesAndScriptsReadAsBefore) {
     EXPECT_NE(o.text.find("-- ast q1\n(retrieve (targets (a (+ 1 2))))"), std::string::npos) << dumps << o.text;
     EXPECT_NE(o.text.find("-- folded q1\ntarget a:\n"), std::string::npos) << dumps << o.text;
   }
+  // A back-end option is taken when one selected back end reads it.
+  o = sh(kBin + " -b interp,vector,adaptive --jit-opt 3 --jit-checks --vector-batch 7 --selection branch --format csv "
+                "-e 'retrieve (a = 1)'");
+  EXPECT_EQ(o.status, 0) << o.text;
+  EXPECT_EQ(o.text, "a\n1\n");
 }
 
 // Under --selection auto a scan starts with the branch kernel and may switch
