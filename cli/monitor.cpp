@@ -402,7 +402,15 @@ int monitor_stream(harness::Session& session, std::istream& in) {
   // A script piped in may begin with a byte-order mark, as a file may.
   for (bool first = true; std::getline(in, line); first = false) {
     if (first) line = std::string(strip_bom(line));
-    if (m.line(line) == Monitor::Next::Quit) return m.cancelled() ? 130 : m.ok() ? 0 : 1;
+    if (m.line(line) == Monitor::Next::Quit) {
+      // Piped in, a \q ends the input: what waits in the buffer runs, as at
+      // the input's end, and as a script file runs the statements before its
+      // \q. Dropped here, `retrieve (b = 2)` then `\q` piped to `quelkit -`
+      // printed nothing, exit 0, where the same text as a file printed b.
+      // (At the terminal \q quits without running it: the user sees it.)
+      if (!m.cancelled()) m.finish();
+      return m.cancelled() ? 130 : m.ok() ? 0 : 1;
+    }
     if (m.cancelled()) return 130;
   }
   m.finish();

@@ -121,6 +121,14 @@ TEST(Cli, ScriptsWrittenForTheMonitorRunAsScripts) {
   // A \q right after a refused command or a failed statement still ends the
   // script (the error's recovery once skipped it with the text, and the
   // statements after it ran); a second refused command is reported too.
+  // Piped in (`-` or no script), the statements before a \q run as they do
+  // in the file: the monitor's \q dropped the buffer there, silently, exit 0.
+  std::ofstream(f) << "retrieve (b = 2)\n\\q\nretrieve (never = 1)\n";
+  for (const std::string& how : {std::string(" -"), std::string(), " " + f}) {
+    o = sh("cat " + f + " | " + kBin + " --format csv" + how);
+    EXPECT_EQ(o.status, 0) << how << o.text;
+    EXPECT_EQ(o.text, "b\n2\n") << how;
+  }
   std::ofstream(f) << "retrieve (a = 1)\n\\p\n\\r\n\\q\nretrieve (after_quit = 1)\n";
   o = sh(kBin + " --format csv " + f);
   EXPECT_EQ(o.status, 1) << o.text;
