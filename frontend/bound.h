@@ -46,6 +46,10 @@ struct BoundQuery {
   // Its rows as errors name them (the memory budget's): an aggregate's inner
   // query names them "the rows aggregated by count", not "the result".
   std::string rows_what = "the result";
+  // Its plans' names (--dump, profiles) start with this; "" is the
+  // statement's, q<statement>. An aggregate's inner query is q<statement>_a<k>,
+  // so that two of them and the statement's own plan are told apart.
+  std::string plan_name;
   std::vector<SortKey> sort;
   // append: target relation; replace/delete: the updated variable
   std::string relation;

@@ -305,6 +305,11 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
   // Over the memory budget, the rows that did not fit are the aggregate's,
   // not the statement's one-row result: named so.
   bq.rows_what = "the rows aggregated by " + agg.text;
+  // Its plans are q<statement>_a<k>, told apart from each other's and the
+  // statement's in --dump and profiles (all were q<statement>); its ir is
+  // dumped before it runs, on the first runner (its back-end forms follow).
+  bq.plan_name = "q" + std::to_string(session_.statement_number()) + "_a" + std::to_string(++inner_queries_);
+  if (&runner_ == session_.runners().front().get()) session_.dump_ir(bq, bq.plan_name);
   // Nobody sees them but the accumulation, so no checksum is taken of them.
   Result r = session_.evaluate(bq, runner_, src_, true, false);
   stats_.add_scan(r.stats);

@@ -52,6 +52,7 @@ class AggregateScope {
   std::vector<std::string> temps_;  // relation = range variable name
   ExecStats stats_;
   Result failed_;
+  int inner_queries_ = 0;  // run so far: the next is q<statement>_a<inner_queries_ + 1>
 };
 
 }  // namespace quelkit::harness

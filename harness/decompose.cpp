@@ -111,7 +111,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
   if (live.size() <= 1) {
     int v = live.empty() ? -1 : live[0];
     Relation* rel = v >= 0 ? lv.vars[size_t(v)]->rel : nullptr;
-    std::string name = "q" + std::to_string(stmt_no_) + (depth ? "_s" + std::to_string(depth) : "");
+    std::string name = plan_base() + (depth ? "_s" + std::to_string(depth) : "");
     Plan plan = make_plan(lv, v, lv.conjuncts, targets, names, name);
     int key_attr = rel ? rel->key_attr() : -1;
     AccessSpec acc = choose_access(plan, rel, key_attr);
@@ -166,7 +166,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
       cols.push_back(n.get());
       col_nodes.push_back(std::move(n));
     }
-    std::string name = "q" + std::to_string(stmt_no_) + "_d" + std::to_string(++ndetach_);
+    std::string name = plan_base() + "_d" + std::to_string(++ndetach_);
     Plan plan = make_plan(lv, v, mine, cols, col_names, name);
     Relation* src = vs.rel;
     AccessSpec acc = choose_access(plan, src, src->key_attr());
@@ -232,7 +232,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     // so its plan (and access path) is built once; only parameters change.
     int v = rest_vars[0];
     Relation* rel = inner.vars[size_t(v)]->rel;
-    std::string name = "q" + std::to_string(stmt_no_) + "_s" + std::to_string(depth + 1);
+    std::string name = plan_base() + "_s" + std::to_string(depth + 1);
     Plan plan = make_plan(inner, v, inner.conjuncts, targets, names, name);
     AccessSpec acc = choose_access(plan, rel, rel->key_attr());
     note_access(q_.vars[size_t(v)].name + ":" + acc.text);

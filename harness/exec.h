@@ -84,6 +84,8 @@ class Exec {
     if (std::find(access_texts_.begin(), access_texts_.end(), t) == access_texts_.end())
       access_texts_.push_back(t);
   }
+  // The name its plans start with (BoundQuery::plan_name).
+  std::string plan_base() const { return q_.plan_name.empty() ? "q" + std::to_string(stmt_no_) : q_.plan_name; }
   void note_selection(const std::string& t) {
     if (std::find(selection_texts_.begin(), selection_texts_.end(), t) == selection_texts_.end())
       selection_texts_.push_back(t);

@@ -230,6 +230,17 @@ Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceR
   }
 }
 
+void Session::dump_ir(const frontend::BoundQuery& q, const std::string& name) {
+  for (const char* form : {"ir", "folded"}) {
+    if (!opt_.dumps.count(form)) continue;
+    bool folded = form[0] == 'f';
+    listing() << "-- " << form << " " << name << "\n";
+    if (q.qual) listing() << "where:\n" << ir::dump(folded ? *frontend::fold(*q.qual) : *q.qual, 1);
+    for (const auto& t : q.targets)
+      listing() << "target " << t.name << ":\n" << ir::dump(folded ? *frontend::fold(*t.expr) : *t.expr, 1);
+  }
+}
+
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   // A statement with aggregates is bound per runner, once its aggregates have
   // values (harness/aggregate.h); the first runner's binding is then applied.
@@ -245,18 +256,10 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     check_into(*bound);
   }
   // With aggregates, the statement as rewritten on the first runner (their
-  // values as constants, aggregate functions' temporaries joined back).
-  auto dump_ir = [&](const frontend::BoundQuery& q) {
-    for (const char* form : {"ir", "folded"}) {
-      if (!opt_.dumps.count(form)) continue;
-      bool folded = form[0] == 'f';
-      listing() << "-- " << form << " q" << stmt_no_ << "\n";
-      if (q.qual) listing() << "where:\n" << ir::dump(folded ? *frontend::fold(*q.qual) : *q.qual, 1);
-      for (const auto& t : q.targets)
-        listing() << "target " << t.name << ":\n" << ir::dump(folded ? *frontend::fold(*t.expr) : *t.expr, 1);
-    }
-  };
-  if (bound) dump_ir(*bound);
+  // values as constants, aggregate functions' temporaries joined back),
+  // after its aggregates' inner queries (AggregateScope dumps each).
+  const std::string stmt_plans = "q" + std::to_string(stmt_no_);
+  if (bound) dump_ir(*bound, stmt_plans);
   // Rows are needed unless a plain retrieve prints nothing (--format none).
   const bool keep = !(s.kind == Stmt::Retrieve && s.relation.empty() && opt_.format == OutFormat::None);
   std::vector<Result> results;
@@ -282,7 +285,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     if (scope && !inner_failed) {
       local = frontend::bind(scope->statement(), ranges_, cat_, src);
       check_into(*local);
-      if (r == runners_.front()) dump_ir(*local);
+      if (r == runners_.front()) dump_ir(*local, stmt_plans);
     }
     const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
     Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep, verify_);

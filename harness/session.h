@@ -81,6 +81,10 @@ class Session {
   // Drops cached plans over a relation on every runner.
   void invalidate(const std::string& relation);
   void print_error(const Error& e);
+  // The statement running now (1-based; names its plans q<n>).
+  int statement_number() const { return stmt_no_; }
+  // --dump=ir and folded of a bound query, headed with `name`.
+  void dump_ir(const frontend::BoundQuery& q, const std::string& name);
 
  private:
   bool exec(const frontend::ast::Stmt& s, const SourceRef& src);

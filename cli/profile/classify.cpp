@@ -76,12 +76,17 @@ std::string jit_what(std::string plan, const std::string& fn, std::string_view b
     which += ", selecting without a branch,";
   }
   std::string jit = backend.empty() ? "JIT" : std::string(backend.substr(0, backend.find(':')));
-  std::string of = "statement " + plan.substr(1);
-  if (auto u = plan.find('_'); u != std::string::npos) {
-    std::string part = plan.substr(u + 1);
-    of = "statement " + plan.substr(1, u - 1) + (part[0] == 'd' ? ", detachment " : ", substituted query ") +
-         part.substr(1);
+  // q3, q3_d1, q3_s2, q3_a1 (an aggregate's inner query), q3_a1_s1: the
+  // statement, then each part of it the plan belongs to.
+  std::string of = "statement ";
+  size_t at = 1;
+  for (size_t u; (u = plan.find('_', at)) != std::string::npos; at = u + 1) {
+    of += plan.substr(at, u - at) + ", ";
+    const char part = u + 1 < plan.size() ? plan[u + 1] : ' ';
+    of += part == 'd' ? "detachment " : part == 'a' ? "aggregate query " : "substituted query ";
+    ++u;  // the part's letter; its number follows
   }
+  of += plan.substr(at);
   return "generated " + which + " of " + of + " (" + jit + ")";
 }
 

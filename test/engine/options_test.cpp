@@ -234,6 +234,30 @@ TEST(Options, DumpUnderAutoPrintsBothKernelVariants) {
   }
 }
 
+// A statement's aggregates' inner queries are plans of their own, named
+// q<statement>_a<k>, each dumped (ir, folded and the back ends' forms) as it
+// runs, before the statement's: all were q<statement>, two of them not told
+// apart, and none had its ir dumped (nor the statement, when one failed).
+TEST(Options, DumpOfAggregatesNamesEachInnerQuery) {
+  const std::string q = " --parts 200 --format none --dump ir,threaded -b threaded -e 'range of p is parts "
+                        "retrieve (n = count(p.pnum where p.qoh > 5), s = sum(p.qoh)) where p.pnum < 3'";
+  Out o = sh(kBin + q);
+  ASSERT_EQ(o.status, 0) << o.text;
+  std::vector<size_t> at;
+  for (const char* head : {"-- ir q2_a1\n", "-- threaded q2_a1 (threaded:goto)\n", "-- ir q2_a2\n",
+                           "-- threaded q2_a2 (threaded:goto)\n", "-- ir q2\n", "-- threaded q2 (threaded:goto)\n"}) {
+    at.push_back(o.text.find(head));
+    ASSERT_NE(at.back(), std::string::npos) << head << o.text;
+  }
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end())) << o.text;
+  // A failing aggregate: its query's ir is there, before its error.
+  o = sh(kBin + " --parts 200 --format none --dump ir -b threaded -e 'range of p is parts "
+                "retrieve (s = sum(p.qoh / (p.pnum - 150)))'");
+  EXPECT_EQ(o.status, 1) << o.text;
+  EXPECT_NE(o.text.find("-- ir q2_a1\ntarget value:\n"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("division by zero"), std::string::npos) << o.text;
+}
+
 // `paper --queries` takes the letters run together or comma-separated, as
 // every other list option takes its list: a,c runs (a) and (c), as ac does.
 TEST(Options, PaperQueriesTakeCommas) {

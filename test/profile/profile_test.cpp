@@ -423,6 +423,12 @@ TEST(ProfileNames, Classify) {
   auto s = prof::classify("q5_s1_qual.2", "[JIT]", "gccjit:qual");
   EXPECT_EQ(s.name, "q5_s1_qual");
   EXPECT_NE(s.what.find("substituted query 1"), std::string::npos) << s.what;
+  // An aggregate's inner query (harness/aggregate.cpp names its plans q<k>_a<n>).
+  EXPECT_EQ(prof::classify("q4_a2_nb_kernel", "[JIT]", "llvm:fused").what,
+            "generated page kernel (qualify + project), selecting without a branch, of statement 4, aggregate query 2 "
+            "(llvm)");
+  EXPECT_EQ(prof::classify("q4_a1_s1_qual", "[JIT]", "llvm:qual").what,
+            "generated qualification of statement 4, aggregate query 1, substituted query 1 (llvm)");
   EXPECT_EQ(prof::classify("quelkit::interp::getsymbol(quelkit::interp::Symbol const*)", "quelkit").role, "GETSYMBOL");
   EXPECT_EQ(prof::classify("quelkit::interp::interpret(quelkit::interp::SwitchDispatch)", "quelkit").role,
             "INTERPRET");
