@@ -168,7 +168,12 @@ class Binder {
       if (et.kind == Tk::B)
         fail(ErrKind::Type, t.expr->pos, "cannot assign a condition to attribute '" + name + "'");
       if (ct.is_numeric() && et.is_numeric()) {
+        // The conversion is the attribute's: its range error points at the
+        // attribute assigned (`v` of `v = x.v + 10`), not at the operator of
+        // an expression that did not overflow.
+        const ir::Node* operand = e.get();
         e = convert(std::move(e), ct.kind, true);
+        if (e.get() != operand) e->pos = t.pos;
       } else if (ct.is_char() != et.is_char()) {
         fail(ErrKind::Type, t.expr->pos,
              std::string("cannot assign ") + (et.is_char() ? "characters" : "a number") + " to " +
