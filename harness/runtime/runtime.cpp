@@ -172,42 +172,4 @@ void qk_ascii_f8(double v, uint8_t* out, uint32_t width) noexcept {
   put_text(buf, size_t(r.ptr - buf), out, width);
 }
 
-#define QK_WRAP2(name, T, R) \
-  int qk_##name(T a, T b, R* r) noexcept { return rt::name(a, b, r); }
-#define QK_WRAP1(name, T, R) \
-  int qk_##name(T a, R* r) noexcept { return rt::name(a, r); }
-QK_WRAP2(add_i4, int32_t, int32_t)
-QK_WRAP2(sub_i4, int32_t, int32_t)
-QK_WRAP2(mul_i4, int32_t, int32_t)
-QK_WRAP2(div_i4, int32_t, int32_t)
-QK_WRAP2(mod_i4, int32_t, int32_t)
-QK_WRAP1(neg_i4, int32_t, int32_t)
-QK_WRAP1(abs_i4, int32_t, int32_t)
-QK_WRAP2(add_f4, float, float)
-QK_WRAP2(sub_f4, float, float)
-QK_WRAP2(mul_f4, float, float)
-QK_WRAP2(div_f4, float, float)
-QK_WRAP2(add_f8, double, double)
-QK_WRAP2(sub_f8, double, double)
-QK_WRAP2(mul_f8, double, double)
-QK_WRAP2(div_f8, double, double)
-QK_WRAP2(pow_f8, double, double)
-QK_WRAP1(sqrt_f8, double, double)
-QK_WRAP1(log_f8, double, double)
-QK_WRAP1(exp_f8, double, double)
-QK_WRAP1(sin_f8, double, double)
-QK_WRAP1(cos_f8, double, double)
-QK_WRAP1(atan_f8, double, double)
-QK_WRAP1(cvt_f8_i4, double, int32_t)
-QK_WRAP1(cvt_f8_i2, double, int32_t)
-QK_WRAP1(cvt_f8_i1, double, int32_t)
-QK_WRAP1(cvt_i4_i2, int32_t, int32_t)
-QK_WRAP1(cvt_i4_i1, int32_t, int32_t)
-QK_WRAP1(cvt_f8_f4, double, float)
-#undef QK_WRAP1
-#undef QK_WRAP2
-
-uint64_t qk_mix64(uint64_t x) noexcept { return rt::mix64(x); }
-uint64_t qk_fnv1a64(const uint8_t* p, uint64_t n, uint64_t h) noexcept { return rt::fnv1a64(p, n, h); }
-
 }  // extern "C"

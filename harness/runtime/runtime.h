@@ -4,10 +4,12 @@
  * semantics (checked arithmetic, conversions, string comparison, pattern
  * matching, error raising) live here and nowhere else.
  *
- * The ABI is plain C (extern "C", noexcept): generated code calls these by
- * symbol name. C++ callers may use the inline twins in namespace quelkit::rt
- * (runtime_inline.h), from which the C functions are defined, so there is one
- * definition of each rule. Depends on nothing else of the kit.
+ * The ABI is plain C (extern "C", noexcept): generated and stitched code
+ * calls these by symbol name (an operator's own rule through the JITs'
+ * generated qk_rule_<OP> helper, jit/codegen.cpp). C++ callers use the inline
+ * twins in namespace quelkit::rt (runtime_inline.h), from which the C
+ * functions are defined, so there is one definition of each rule. Depends on
+ * nothing else of the kit.
  *
  * Status convention: functions that can fail return 0 or a qk_err code and
  * write their result through a pointer; they never touch qk_ctx. Callers
@@ -84,43 +86,7 @@ void qk_ascii_i4(int32_t v, uint8_t* out, uint32_t width) QK_NOEXCEPT;
 void qk_ascii_f4(float v, uint8_t* out, uint32_t width) QK_NOEXCEPT;
 void qk_ascii_f8(double v, uint8_t* out, uint32_t width) QK_NOEXCEPT;
 
-/* Checked integer arithmetic (i4). */
-int qk_add_i4(int32_t a, int32_t b, int32_t* r) QK_NOEXCEPT;
-int qk_sub_i4(int32_t a, int32_t b, int32_t* r) QK_NOEXCEPT;
-int qk_mul_i4(int32_t a, int32_t b, int32_t* r) QK_NOEXCEPT;
-int qk_div_i4(int32_t a, int32_t b, int32_t* r) QK_NOEXCEPT;
-int qk_mod_i4(int32_t a, int32_t b, int32_t* r) QK_NOEXCEPT;
-int qk_neg_i4(int32_t a, int32_t* r) QK_NOEXCEPT;
-int qk_abs_i4(int32_t a, int32_t* r) QK_NOEXCEPT;
-
-/* Checked float arithmetic: f4 in single precision; inf/NaN -> FLOAT_RESULT. */
-int qk_add_f4(float a, float b, float* r) QK_NOEXCEPT;
-int qk_sub_f4(float a, float b, float* r) QK_NOEXCEPT;
-int qk_mul_f4(float a, float b, float* r) QK_NOEXCEPT;
-int qk_div_f4(float a, float b, float* r) QK_NOEXCEPT;
-int qk_add_f8(double a, double b, double* r) QK_NOEXCEPT;
-int qk_sub_f8(double a, double b, double* r) QK_NOEXCEPT;
-int qk_mul_f8(double a, double b, double* r) QK_NOEXCEPT;
-int qk_div_f8(double a, double b, double* r) QK_NOEXCEPT;
-int qk_pow_f8(double a, double b, double* r) QK_NOEXCEPT;
-int qk_sqrt_f8(double a, double* r) QK_NOEXCEPT;
-int qk_log_f8(double a, double* r) QK_NOEXCEPT;
-int qk_exp_f8(double a, double* r) QK_NOEXCEPT;
-int qk_sin_f8(double a, double* r) QK_NOEXCEPT;
-int qk_cos_f8(double a, double* r) QK_NOEXCEPT;
-int qk_atan_f8(double a, double* r) QK_NOEXCEPT;
-
-/* Checked conversions (to integers: truncate toward zero; range/NaN -> CONVERT_RANGE). */
-int qk_cvt_f8_i4(double a, int32_t* r) QK_NOEXCEPT;
-int qk_cvt_f8_i2(double a, int32_t* r) QK_NOEXCEPT;
-int qk_cvt_f8_i1(double a, int32_t* r) QK_NOEXCEPT;
-int qk_cvt_i4_i2(int32_t a, int32_t* r) QK_NOEXCEPT;
-int qk_cvt_i4_i1(int32_t a, int32_t* r) QK_NOEXCEPT;
-int qk_cvt_f8_f4(double a, float* r) QK_NOEXCEPT;
-
-/* Hashing shared by the checksum, hash access paths and the PARTS generator. */
-uint64_t qk_mix64(uint64_t x) QK_NOEXCEPT;
-uint64_t qk_fnv1a64(const uint8_t* p, uint64_t n, uint64_t h) QK_NOEXCEPT;
+/* The checksum's and hash access paths' FNV-1a seed (rt::fnv1a64). */
 #define QK_FNV_OFFSET 0xcbf29ce484222325ULL
 
 #ifdef __cplusplus

@@ -465,7 +465,7 @@ TEST(ProfileMaps, CallgrindNamesJitAddressesFromThePerfMap) {
     f << "# callgrind format\nversion: 1\npositions: instr\nevents: Ir\n"
          "desc: Trigger: Client Request: quelkit-profile 2\n\n"
          "ob=???\nfl=???\nfn=0x0000000004a00000\n0x4a00000 10\n0x4a00010 5\n"
-         "cob=/bin/q\ncfn=qk_log_f8\ncalls=3 0x1000\n0x4a00014 900\n"
+         "cob=/bin/q\ncfn=qk_rule_LOG_F8\ncalls=3 0x1000\n0x4a00014 900\n"
          "0x4a00100 7\n\n"
          "ob=/bin/q\nfl=x.cpp\nfn=quelkit::interp::getsymbol(int)\n0x1000 20\n0x1004 3\n";
   }
