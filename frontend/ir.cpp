@@ -141,7 +141,7 @@ static void shape_into(const Node& n, std::string& s) {
     case Op::PARAM: s += " $" + std::to_string(n.offset); break;
     default: break;
   }
-  if (n.op == Op::CONCAT_C || op_info(n.op).generic == Generic::Ascii) s += " s" + std::to_string(n.scratch);
+  if (generic_info(op_info(n.op).generic).scratch) s += " s" + std::to_string(n.scratch);
   for (const auto& k : n.kid)
     if (k) {
       s += ' ';
@@ -170,7 +170,7 @@ std::string dump(const Node& n, int indent) {
     default: break;
   }
   if (n.implicit) s += " implicit";
-  if (n.op == Op::CONCAT_C || op_info(n.op).generic == Generic::Ascii) s += " scratch@" + std::to_string(n.scratch);
+  if (generic_info(op_info(n.op).generic).scratch) s += " scratch@" + std::to_string(n.scratch);
   if (n.pos.line) s += "  @" + std::to_string(n.pos.line) + ":" + std::to_string(n.pos.col);
   s += '\n';
   for (const auto& k : n.kid)

@@ -126,6 +126,26 @@ constexpr bool cvt_op(Tk from, Tk to, Op* out) {
   return false;
 }
 
+// a op b == b op' a, for back ends that keep a loaded or constant operand on
+// one side and so swap (threaded's attribute-operand nodes, vector's
+// primitives): the order comparisons mirrored (< and >, <= and >=), = and !=
+// as they are, and + and * (exactly commutative in IEEE arithmetic and in
+// checked i4 arithmetic, overflow included). False for every other operator,
+// pattern matches included: its operands keep their order.
+constexpr bool mirrored(Op op, Op* out) {
+  const OpInfo& r = op_info(op);
+  Generic m;
+  switch (r.generic) {
+    case Generic::Add: case Generic::Mul: case Generic::Eq: case Generic::Ne: m = r.generic; break;
+    case Generic::Lt: m = Generic::Gt; break;
+    case Generic::Gt: m = Generic::Lt; break;
+    case Generic::Le: m = Generic::Ge; break;
+    case Generic::Ge: m = Generic::Le; break;
+    default: return false;
+  }
+  return typed_op(m, r.left, out);
+}
+
 // A generic operator by its QUEL spelling: an infix/prefix operator with that
 // many operands, or a function. Pattern matches are never found (the binder
 // derives them from = and !=).

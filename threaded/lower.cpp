@@ -274,28 +274,6 @@ class Lowerer {
     return materialize(o, dst);
   }
 
-  // a op b == b op' a: the order comparisons mirrored, = and != as they are,
-  // and + and * (exactly commutative in IEEE arithmetic and in checked i4
-  // arithmetic, overflow included). Patterns and the rest keep their order.
-  static bool swapped(Op op, Op* out) {
-    const OpRow& r = op_row(op);
-    Generic g = r.generic;
-    if (g == Generic::Add || g == Generic::Mul) {
-      *out = op;
-      return true;
-    }
-    if (!is_compare(r)) return false;
-    Generic m = g == Generic::Lt ? Generic::Gt : g == Generic::Gt ? Generic::Lt : g == Generic::Le ? Generic::Ge
-              : g == Generic::Ge ? Generic::Le : g;
-    if (g == Generic::Match || g == Generic::NoMatch) return false;
-    for (int i = 0; i < ir::kNumOps; ++i)
-      if (ir::kOps[i].generic == m && ir::kOps[i].left == r.left) {
-        *out = Op(i);
-        return true;
-      }
-    return false;
-  }
-
   // Emits the nodes of a non-leaf IR node; returns its result register.
   uint16_t compute(const ir::Node& n, int it, int dst) {
     const OpRow& row = op_row(n.op);
@@ -334,7 +312,7 @@ class Lowerer {
         node.alen = l.len;
         node.blen = r.cmp_len;
         fused = &l;
-      } else if (r.where == Opnd::Attr && swapped(n.op, &m) && kKinds.attr_op[size_t(m)][size_t(r.src)]) {
+      } else if (r.where == Opnd::Attr && ir::mirrored(n.op, &m) && kKinds.attr_op[size_t(m)][size_t(r.src)]) {
         kind = kKinds.attr_op[size_t(m)][size_t(r.src)];
         node.b = materialize(l, -1);
         node.off = r.off;

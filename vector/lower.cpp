@@ -238,23 +238,6 @@ class Lowerer {
     return way_of(Operand{Src::Attr, o.stored});
   }
 
-  // a op b == b op' a: comparisons mirrored, = and != as they are, and + and *
-  // (exactly commutative in IEEE arithmetic and in checked i4 arithmetic,
-  // overflow included). Patterns and the rest keep their order.
-  static bool mirrored(Op op, Op* out) {
-    const ir::OpInfo& r = ir::op_info(op);
-    Generic g = r.generic, m;
-    switch (g) {
-      case Generic::Add: case Generic::Mul: case Generic::Eq: case Generic::Ne: m = g; break;
-      case Generic::Lt: m = Generic::Gt; break;
-      case Generic::Gt: m = Generic::Lt; break;
-      case Generic::Le: m = Generic::Ge; break;
-      case Generic::Ge: m = Generic::Le; break;
-      default: return false;
-    }
-    return ir::typed_op(m, r.left, out);
-  }
-
   // Emits the primitive of IR node n (a computed row) over operands l and r;
   // returns the register it writes (a vector, or a selection for a comparison).
   uint16_t apply(const ir::Node& n, Opnd l, Opnd r, uint16_t sel, std::vector<Instr>& to) {
@@ -266,7 +249,7 @@ class Lowerer {
     if (p_.opt.attrs == Attrs::Gather) {
       l = gathered(l, sel, to);
       if (!unary) r = gathered(r, sel, to);
-    } else if (l.where != Opnd::Attr && !unary && r.where == Opnd::Attr && mirrored(op, &m) &&
+    } else if (l.where != Opnd::Attr && !unary && r.where == Opnd::Attr && ir::mirrored(op, &m) &&
                table[size_t(m)][size_t(way(r))][0][0]) {
       std::swap(l, r);  // read the right attribute in place
       op = m;
