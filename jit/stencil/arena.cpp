@@ -35,36 +35,13 @@ constexpr size_t kTrampoline = 16;  // jmp *0(%rip); .quad address; 2 bytes of p
 }  // namespace
 
 void* Arena::extern_address(int index) {
+  // Generated from the list, so an entry cannot be out of its order; the
+  // type picks the overload (::log is one of several under <cmath>).
   static void* const table[] = {
-      reinterpret_cast<void*>(&qk_raise),
-      reinterpret_cast<void*>(&qk_pattern_match),
-      reinterpret_cast<void*>(&qk_char_cmp),
-      reinterpret_cast<void*>(&qk_concat),
-      reinterpret_cast<void*>(&qk_ascii_i4),
-      reinterpret_cast<void*>(&qk_ascii_f4),
-      reinterpret_cast<void*>(&qk_ascii_f8),
-      reinterpret_cast<void*>(static_cast<int (*)(const void*, const void*, size_t)>(&std::memcmp)),
-      reinterpret_cast<void*>(static_cast<void* (*)(void*, const void*, size_t)>(&std::memcpy)),
-      reinterpret_cast<void*>(static_cast<void* (*)(void*, const void*, size_t)>(&std::memmove)),
-      reinterpret_cast<void*>(static_cast<void* (*)(void*, int, size_t)>(&std::memset)),
-      reinterpret_cast<void*>(static_cast<int (*)(const void*, const void*, size_t)>(&::bcmp)),
-      reinterpret_cast<void*>(static_cast<double (*)(double)>(&::log)),
-      reinterpret_cast<void*>(static_cast<double (*)(double)>(&::exp)),
-      reinterpret_cast<void*>(static_cast<double (*)(double)>(&::sin)),
-      reinterpret_cast<void*>(static_cast<double (*)(double)>(&::cos)),
-      reinterpret_cast<void*>(static_cast<double (*)(double)>(&::atan)),
-      reinterpret_cast<void*>(static_cast<double (*)(double, double)>(&::pow)),
-      reinterpret_cast<void*>(static_cast<double (*)(double)>(&::sqrt)),
-      reinterpret_cast<void*>(static_cast<double (*)(double)>(&::trunc)),
-      reinterpret_cast<void*>(static_cast<float (*)(float)>(&::truncf)),
-      reinterpret_cast<void*>(static_cast<double (*)(double, double)>(&::fmod)),
+#define QK_STENCIL_EXTERN_ADDRESS(name, type) reinterpret_cast<void*>(static_cast<type>(&::name)),
+      QK_STENCIL_EXTERNS(QK_STENCIL_EXTERN_ADDRESS)
+#undef QK_STENCIL_EXTERN_ADDRESS
   };
-  constexpr int n = 0
-#define QK_STENCIL_EXTERN_COUNT(name) +1
-      QK_STENCIL_EXTERNS(QK_STENCIL_EXTERN_COUNT)
-#undef QK_STENCIL_EXTERN_COUNT
-      ;
-  static_assert(sizeof table / sizeof table[0] == n, "one address per QK_STENCIL_EXTERNS entry, in its order");
   return table[index];
 }
 
@@ -90,7 +67,7 @@ Arena::Arena() {
   // Page 0: the trampolines, written once, then executable for good.
   protect(base_, 1, PROT_READ | PROT_WRITE);
   constexpr int n = 0
-#define QK_STENCIL_EXTERN_COUNT(name) +1
+#define QK_STENCIL_EXTERN_COUNT(name, type) +1
       QK_STENCIL_EXTERNS(QK_STENCIL_EXTERN_COUNT)
 #undef QK_STENCIL_EXTERN_COUNT
       ;
@@ -119,12 +96,6 @@ uint64_t Arena::call_target(int index, const uint8_t* site) const {
   const int64_t d = a - int64_t(reinterpret_cast<uintptr_t>(site)) - 4;
   if (d == int64_t(int32_t(d))) return uint64_t(a);
   return reinterpret_cast<uint64_t>(trampolines_ + size_t(index) * kTrampoline);
-}
-
-size_t Arena::free_pages() const {
-  size_t n = 0;
-  for (const auto& [p, k] : free_) n += k;
-  return n;
 }
 
 // A new read-write window of at least `need` pages: the old one's written

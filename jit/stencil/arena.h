@@ -47,10 +47,9 @@ class Arena {
   uint64_t call_target(int index, const uint8_t* site) const;
   static void* extern_address(int index);
 
-  // Counters: pages handed out and not released, pages in free runs, the
-  // reservation's pages ever touched, mprotect calls made.
+  // Counters: pages handed out and not released, the reservation's pages
+  // ever touched, mprotect calls made.
   size_t live_pages() const { return live_pages_; }
-  size_t free_pages() const;
   size_t touched_pages() const { return top_; }
   size_t protect_calls() const { return protect_calls_; }
   bool contains(const void* p) const { return p >= base_ && p < base_ + reserved_; }

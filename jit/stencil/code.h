@@ -46,12 +46,26 @@ enum class Sym : uint8_t {
 constexpr bool is_jump(Sym s) { return s == Sym::Continue || s == Sym::Target || s == Sym::Error; }
 
 // The functions stencils may call (runtime helpers and what the inline rules
-// call in libc and libm). The extractor refuses a call to anything else;
-// prepare binds each by address (jit/stencil/externs.cpp).
-#define QK_STENCIL_EXTERNS(X)                                                                            \
-  X(qk_raise) X(qk_pattern_match) X(qk_char_cmp) X(qk_concat) X(qk_ascii_i4) X(qk_ascii_f4) X(qk_ascii_f8) \
-  X(memcmp) X(memcpy) X(memmove) X(memset) X(bcmp)                                                       \
-  X(log) X(exp) X(sin) X(cos) X(atan) X(pow) X(sqrt) X(trunc) X(truncf) X(fmod)
+// call in libc and libm), each with its type, which picks the one overload of
+// a libm name. The extractor refuses a call to anything else; prepare binds
+// each by address (Arena::extern_address, whose table this generates).
+#define QK_STENCIL_EXTERNS(X)                                                                    \
+  X(qk_raise, int (*)(qk_ctx*, int32_t, uint64_t))                                               \
+  X(qk_pattern_match, int (*)(const uint8_t*, uint32_t, const uint8_t*, uint32_t))               \
+  X(qk_char_cmp, int (*)(const uint8_t*, uint32_t, const uint8_t*, uint32_t))                    \
+  X(qk_concat, void (*)(const uint8_t*, uint32_t, const uint8_t*, uint32_t, uint8_t*))           \
+  X(qk_ascii_i4, void (*)(int32_t, uint8_t*, uint32_t))                                          \
+  X(qk_ascii_f4, void (*)(float, uint8_t*, uint32_t))                                            \
+  X(qk_ascii_f8, void (*)(double, uint8_t*, uint32_t))                                           \
+  X(memcmp, int (*)(const void*, const void*, size_t))                                           \
+  X(memcpy, void* (*)(void*, const void*, size_t))                                               \
+  X(memmove, void* (*)(void*, const void*, size_t))                                              \
+  X(memset, void* (*)(void*, int, size_t))                                                       \
+  X(bcmp, int (*)(const void*, const void*, size_t))                                             \
+  X(log, double (*)(double)) X(exp, double (*)(double)) X(sin, double (*)(double))               \
+  X(cos, double (*)(double)) X(atan, double (*)(double)) X(pow, double (*)(double, double))      \
+  X(sqrt, double (*)(double)) X(trunc, double (*)(double)) X(truncf, float (*)(float))           \
+  X(fmod, double (*)(double, double))
 
 struct Hole {
   uint16_t offset;  // in the stencil's bytes

@@ -28,7 +28,7 @@ const char* const kSymNames[] = {
 #undef QK_STENCIL_SYM_NAME
 };
 const char* const kExternNames[] = {
-#define QK_STENCIL_EXTERN_NAME(name) #name,
+#define QK_STENCIL_EXTERN_NAME(name, type) #name,
     QK_STENCIL_EXTERNS(QK_STENCIL_EXTERN_NAME)
 #undef QK_STENCIL_EXTERN_NAME
 };
