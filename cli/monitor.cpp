@@ -146,7 +146,6 @@ class Monitor {
   bool cancelled() const { return cancelled_; }
   // Text waiting for \g (not blanks alone).
   bool pending() const { return buf_.find_first_not_of(" \t\r\n") != std::string::npos; }
-  void forget_failures() { ok_ = true; }
 
  private:
   // Text of a line: each line of the buffer ends in a newline. Blank text

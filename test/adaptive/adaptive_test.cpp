@@ -4,7 +4,7 @@
 // needs abandoned, joined and its code freed; the tier fields of --stats;
 // eviction of plans holding compiled tiers. The corpus and difftest run it
 // too (every registered mode). These tests also run under ThreadSanitizer
-// (test/sanitize/README.md).
+// (`./kit tsan`; suppressions in test/sanitize/tsan.supp).
 #include <gtest/gtest.h>
 
 #include <string>
