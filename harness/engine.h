@@ -198,8 +198,9 @@ class Runner {
   // running statement. Lowering one again (a substitution's) is run time.
   std::set<std::string> lowered_;
   std::set<std::string> dumped_;  // plan keys already dumped
-  // Prints --dump's back-end forms of a plan just prepared as p.
-  void dump(const Plan& plan, const Prepared& p, const uint8_t* params);
+  // Prints --dump's back-end forms of a plan just prepared as p (null: its
+  // prepare failed), once per plan key.
+  void dump(const Plan& plan, const Prepared* p, const uint8_t* params);
 };
 
 // Evaluates bound statements against a catalog on one runner.

@@ -108,8 +108,22 @@ Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   // the others stay on the run clock (docs/stats.md). Timed apart, they had
   // taken half the interpreter's join work off its per-tuple figure.
   const bool again = !reuse && !lowered_.insert(key).second;
+  const bool dumping = !opt_.dumps.empty() && opt_.dump_out && !dumped_.count(plan.key);
   uint64_t t0 = now_ns();
-  std::unique_ptr<Prepared> p = backend_->prepare(plan, params);
+  std::unique_ptr<Prepared> p;
+  try {
+    p = backend_->prepare(plan, params);
+  } catch (...) {
+    // A prepare that failed (a compile's error): its dump is what shows why.
+    // A dump that fails as well leaves the prepare's error to be reported.
+    if (dumping) {
+      try {
+        dump(plan, nullptr, params);
+      } catch (...) {
+      }
+    }
+    throw;
+  }
   ++st.prepares;
   if (!again) {
     st.prepare_ns += now_ns() - t0;
@@ -121,9 +135,9 @@ Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   // dump's own code generation (LLVM's first module, a stencil stitched)
   // warmed what the prepare then did, which timed 4x faster, and its
   // printing (milliseconds of LLVM IR) was charged to run_ns.
-  if (!opt_.dumps.empty() && opt_.dump_out && dumped_.insert(plan.key).second) {
+  if (dumping) {
     const uint64_t d0 = now_ns();
-    dump(plan, *p, params);
+    dump(plan, p.get(), params);
     st.dump_ns += now_ns() - d0;
   }
   if (reuse) return cache.insert(key, std::move(p), plan_positions(plan), positions);
@@ -148,25 +162,28 @@ void as_prepare(Prepared& p, ExecStats& st, F&& f) {
 
 }  // namespace
 
-void Runner::dump(const Plan& plan, const Prepared& p, const uint8_t* params) {
+void Runner::dump(const Plan& plan, const Prepared* p, const uint8_t* params) {
+  dumped_.insert(plan.key);
   std::ostream& os = *opt_.dump_out;
   const BackendSpec* spec = find_backend(name_);
   // Under auto a scan starts with branch and may switch to nobranch (scan.cpp,
   // selection.h): a dump of one variant showed code that need not be what
   // ran, so both are printed, each said. A plan every tuple of which
   // qualifies runs branch only.
-  const bool both = popt_.selection == Selection::Auto && p.has_kernel() && !plan.always_qualifies();
+  // (No prepared plan: its prepare failed, and the variant it started with is printed.)
+  const bool both = popt_.selection == Selection::Auto && p && p->has_kernel() && !plan.always_qualifies();
   const Selection asked = popt_.selection == Selection::NoBranch ? Selection::NoBranch : Selection::Branch;
+  static const std::vector<std::string> none;
+  const std::vector<std::string>& forms = spec ? spec->variant_dump_forms : none;
   for (const auto& form : opt_.dumps) {
-    const bool by_variant =
-        both && spec &&
-        std::find(spec->variant_dump_forms.begin(), spec->variant_dump_forms.end(), form) != spec->variant_dump_forms.end();
+    const bool by_variant = both && std::find(forms.begin(), forms.end(), form) != forms.end();
     if (!by_variant) {
       os << "-- " << form << " " << plan.name << " (" << label() << ")\n";
       backend_->dump(plan, form, params, asked, os);
       continue;
     }
-    os << "-- " << form << " " << plan.name << " (" << label() << "), --selection auto: branch, which a scan starts with\n";
+    os << "-- " << form << " " << plan.name << " (" << label()
+       << "), --selection auto: branch, which a scan starts with\n";
     backend_->dump(plan, form, params, Selection::Branch, os);
     os << "-- " << form << " " << plan.name << " (" << label()
        << "), --selection auto: nobranch, which a scan may switch to (--stats' selection says which ran)\n";
