@@ -91,8 +91,8 @@ struct Lane {
   // A mode without a page kernel (interp, the JITs' qual mode: its
   // registration's tuple_modes), asked for by name: it evaluates tuple at a
   // time whatever the selection, so it has one lane, not one per selection
-  // (three lanes timed one loop three times), named without a selection:
-  // "none" in the table, empty in the CSV, null in the JSON.
+  // (three lanes timed one loop three times), named without a selection: the
+  // back end alone in the table, an empty selection in the CSV, null in the JSON.
   bool no_kernel = false;
   // Its statements ran tuple at a time (--stats' selection empty): it has
   // no selection axis, and no check of the axis is made for it.
