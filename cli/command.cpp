@@ -16,6 +16,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "harness/backend.h"
 #include "harness/budget.h"
 #include "harness/relation.h"
 #include "harness/session.h"
@@ -119,6 +120,34 @@ void apply_memory_budget(const std::string& value) {
   std::string err;
   if (!harness::parse_memory_size(value, &bytes, &err)) usage_error("--memory-budget: " + err);
   harness::memory_budget().set_limit(bytes);
+}
+
+void refuse_unread_backend_options(const CLI::App& app,
+                                   const std::vector<std::pair<std::string, std::string>>& backends) {
+  // The list is the kit's back-end options, not the registrations' union:
+  // where no JIT back end is built --jit-opt is still declared, and is
+  // refused ("none is built") rather than let through.
+  for (const char* option : {"--jit-opt", "--jit-checks", "--jit-cpu", "--vector-batch"}) {
+    const CLI::Option* declared = app.get_option_no_throw(option);
+    if (!declared || declared->count() == 0) continue;
+    std::string readers;
+    bool read = false;
+    for (const harness::BackendSpec& s : harness::registered_backends())
+      if (std::find(s.reads_options.begin(), s.reads_options.end(), option) != s.reads_options.end()) {
+        readers += (readers.empty() ? "" : ", ") + s.name;
+        for (const auto& [b, mode] : backends) read = read || b == s.name;
+      }
+    if (!read)
+      usage_error(std::string(option) + " would do nothing: no selected back end reads it (" +
+                  (readers.empty() ? "none is built" : readers) + ")");
+  }
+  if (const CLI::Option* selection = app.get_option_no_throw("--selection"); selection && selection->count() > 0) {
+    bool kernel = false;
+    for (const auto& [b, mode] : backends) kernel = kernel || harness::has_page_kernel(b, mode);
+    if (!kernel)
+      usage_error("--selection would do nothing: every selected back end evaluates tuple at a time (no page "
+                  "kernel)");
+  }
 }
 
 const char* jit_cpu_description(bool native) {

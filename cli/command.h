@@ -94,6 +94,15 @@ std::vector<T> drop_repeats(std::vector<T> v) {
 void add_jit_cpu_option(CLI::App& app, std::string* value);
 const char* jit_cpu_description(bool native);
 
+// Back-end options that the selected back ends would not read are usage
+// errors, in every command that takes them: --jit-opt, --jit-checks,
+// --jit-cpu or --vector-batch, given (whichever `app` declares) where no back
+// end in `backends` names it in its registration's reads_options ("--jit-opt
+// would do nothing: no selected back end reads it (llvm, gccjit, adaptive)");
+// and --selection where every selected mode evaluates tuple at a time.
+void refuse_unread_backend_options(const CLI::App& app,
+                                   const std::vector<std::pair<std::string, std::string>>& backends);
+
 // --memory-budget (the monitor, paper, sweep, wisconsin): a size (K M G T) or
 // a share of available memory (N%), into *value; apply_memory_budget sets the
 // budget from it ("" leaves the default), before anything is sized against it.

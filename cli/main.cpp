@@ -93,32 +93,11 @@ int read_standard_input(Session& session) {
   return rc;
 }
 
-// A back-end option that no selected back end reads (`-b interp --jit-opt 3`)
-// would do nothing, and --selection where every selected mode evaluates tuple
-// at a time likewise: usage errors, as the other options that do nothing.
-// --plan-cache-size beside --no-plan-cache contradicts it.
-void check_backend_options(const CLI::App& app, const MainOptions& m,
+// --plan-cache-size beside --no-plan-cache contradicts it (the back-end
+// options no selected back end reads are refused as in every command).
+void check_session_options(const CLI::App& app, const MainOptions& m,
                            const std::vector<std::pair<std::string, std::string>>& backends) {
-  for (const char* option : {"--jit-opt", "--jit-checks", "--jit-cpu", "--vector-batch"}) {
-    if (!app.count(option)) continue;
-    std::string readers;
-    bool read = false;
-    for (const BackendSpec& s : registered_backends())
-      if (std::find(s.reads_options.begin(), s.reads_options.end(), option) != s.reads_options.end()) {
-        readers += (readers.empty() ? "" : ", ") + s.name;
-        for (const auto& [b, mode] : backends) read = read || b == s.name;
-      }
-    if (!read)
-      cli::usage_error(std::string(option) + " would do nothing: no selected back end reads it (" +
-                       (readers.empty() ? "none is built" : readers) + ")");
-  }
-  if (!m.selection.empty()) {
-    bool kernel = false;
-    for (const auto& [b, mode] : backends) kernel = kernel || has_page_kernel(b, mode);
-    if (!kernel)
-      cli::usage_error("--selection would do nothing: every selected back end evaluates tuple at a time (no page "
-                       "kernel)");
-  }
+  cli::refuse_unread_backend_options(app, backends);
   if (m.no_plan_cache && app.count("--plan-cache-size"))
     cli::usage_error("--plan-cache-size and --no-plan-cache contradict each other (no cache keeps no plans)");
 }
@@ -126,7 +105,7 @@ void check_backend_options(const CLI::App& app, const MainOptions& m,
 int run_session(const CLI::App& app, MainOptions& m) {
   SessionOptions& opt = m.opt;
   opt.backends = parse_backend_list(m.backends);  // validated while parsing
-  check_backend_options(app, m, opt.backends);
+  check_session_options(app, m, opt.backends);
   opt.page_size = m.page_size;
   opt.runner.plan_cache = !m.no_plan_cache;
   if (m.format == "table") opt.format = OutFormat::Table;

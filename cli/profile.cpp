@@ -159,6 +159,9 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
   return [&app, args, o, texts, files, parts, format] {
     o->format = *format == "csv" ? OutFormat::Csv : *format == "none" ? OutFormat::None : OutFormat::Table;
     finish_options(app, *o, *texts, *files, *parts);
+    // The parent checks the options once; a child gets them all with its
+    // one back end, which need not read each.
+    if (o->child.empty()) cli::refuse_unread_backend_options(app, backend_list(*o));
     return run_profile(args, *o);
   };
 }

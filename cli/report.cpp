@@ -119,7 +119,10 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-sqlite", p->no_sqlite, "leave out the SQLite reference");
   cli::add_jit_cpu_option(app, &p->jit_cpu);
   cli::add_memory_budget_option(app, &p->memory_budget);
-  return [p] { return run_paper(*p); };
+  return [p, &app] {
+    cli::refuse_unread_backend_options(app, parse_backend_list(p->backends, /*measured=*/true));
+    return run_paper(*p);
+  };
 }
 
 namespace {

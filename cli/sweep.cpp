@@ -168,7 +168,12 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
       ->type_name("0-3");
   cli::add_jit_cpu_option(app, &o->jit_cpu);
   cli::add_memory_budget_option(app, &o->memory_budget);
-  return [o] { return run_sweep(*o); };
+  return [o, &app] {
+    // No --backend: every page kernel built, the JITs' among them.
+    cli::refuse_unread_backend_options(app, harness::parse_backend_list(o->backends.empty() ? "all" : o->backends,
+                                                                        /*measured=*/true));
+    return run_sweep(*o);
+  };
 }
 
 int run_sweep(const SweepOptions& o) {

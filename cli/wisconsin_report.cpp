@@ -275,6 +275,7 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
 
 int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
   cli::apply_memory_budget(opt.memory_budget);  // before any size is checked against it
+  cli::refuse_unread_backend_options(app, parse_backend_list(opt.backends, /*measured=*/true));
   // --quick sets what was not given beside it.
   WisconsinOptions o = opt;
   auto given = [&](const char* name) { return app.count(name) > 0; };

@@ -116,7 +116,10 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   for (const char* random_only : {"--seed", "--count", "--minutes", "--seconds", "--max-mismatches", "--aggregates",
                                   "--no-shrink", "--no-sqlite", "--no-storage"})
     corpus->excludes(app.get_option(random_only));
-  return [d] { return run_difftest(*d); };
+  return [d, &app] {
+    cli::refuse_unread_backend_options(app, harness::parse_backend_list(d->backends));
+    return run_difftest(*d);
+  };
 }
 
 namespace {

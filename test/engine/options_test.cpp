@@ -123,6 +123,16 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
        "--vector-batch would do nothing: no selected back end reads it (vector)"},
       {"-b interp --selection nobranch -e 'retrieve (a = 1)'",
        "--selection would do nothing: every selected back end evaluates tuple at a time"},
+      // So in every command that takes them (they were accepted there);
+      // each ends in what the old code refused, or failed on, quickly.
+      {"sweep -b interp,threaded --jit-opt 2 --selections=",
+       "--jit-opt would do nothing: no selected back end reads it"},
+      {"sweep -b vector --jit-cpu native --selections=", "--jit-cpu would do nothing"},
+      {"paper -b interp --jit-cpu native --queries a --sizes=", "--jit-cpu would do nothing"},
+      {"wisconsin -b threaded --jit-cpu native --figures=", "--jit-cpu would do nothing"},
+      {"profile -b interp --jit-opt 2 /nonexistent/x.quel", "--jit-opt would do nothing"},
+      {"difftest -b interp,threaded --jit-opt 2 --corpus /dev/null", "--jit-opt would do nothing"},
+      {"difftest -b interp --selection branch --corpus /dev/null", "--selection would do nothing"},
       {"--no-plan-cache --plan-cache-size 5 -e 'retrieve (a = 1)'",
        "--plan-cache-size and --no-plan-cache contradict each other"},
       // Each below ends in an option that, read loosely, stops the run before
