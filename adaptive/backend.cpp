@@ -619,6 +619,7 @@ void register_backend() {
   // Its LLVM tier's options, and its tiers' dump forms (registered before it:
   // measure/backends.cpp).
   spec.reads_options = {"--jit-opt", "--jit-checks", "--jit-cpu"};
+  spec.settings = [](const harness::PrepareOptions& opt) { return "llvm tier " + harness::jit_settings(opt); };
   for (const char* tier : {"threaded", "stencil", "llvm"})
     if (const harness::BackendSpec* t = harness::find_backend(tier)) {
       spec.dump_forms.insert(spec.dump_forms.end(), t->dump_forms.begin(), t->dump_forms.end());

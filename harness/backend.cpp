@@ -4,6 +4,7 @@
 #include "harness/backend.h"
 
 #include <algorithm>
+#include <string>
 
 namespace quelkit::harness {
 
@@ -27,6 +28,11 @@ const BackendSpec* find_backend(std::string_view name) {
   for (const auto& s : registry())
     if (s.name == name) return &s;
   return nullptr;
+}
+
+std::string jit_settings(const PrepareOptions& opt) {
+  return "-O" + std::to_string(opt.jit_opt) + (opt.jit_native_cpu ? ", native CPU" : ", generic CPU") +
+         (opt.jit_checks ? ", checks" : "");
 }
 
 bool has_page_kernel(std::string_view backend, std::string_view mode) {

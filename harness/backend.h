@@ -194,11 +194,18 @@ struct BackendSpec {
   // "--jit-checks", "--jit-cpu", "--vector-batch"): one given where no
   // selected back end reads it would do nothing, and is a usage error.
   std::vector<std::string> reads_options = {};
+  // The options in force that shaped its code, as --stats names them beside
+  // the mode ("-O1, generic CPU", "batch 128"), so that a figure says what
+  // to give to reproduce it; none where no option does (interp, stencil).
+  std::function<std::string(const PrepareOptions&)> settings = {};
 };
 
 void register_backend(BackendSpec spec);
 const std::vector<BackendSpec>& registered_backends();
 const BackendSpec* find_backend(std::string_view name);
+// The JIT options as a JIT back end's settings name them: "-O1, generic CPU"
+// (", checks" with --jit-checks).
+std::string jit_settings(const PrepareOptions& opt);
 // Whether `mode` of that back end runs a page kernel (not one of its
 // tuple_modes; "" is its default mode). False for an unknown back end.
 bool has_page_kernel(std::string_view backend, std::string_view mode);

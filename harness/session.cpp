@@ -506,6 +506,8 @@ static std::string tier_text(const ExecStats& s) {
 
 void Session::emit_stats(const StmtReport& r) {
   const ExecStats& s = r.stats;
+  const BackendSpec* spec = find_backend(r.backend);
+  const std::string settings = spec && spec->settings ? spec->settings(opt_.prepare) : std::string();
   if (opt_.stats_json) {
     // One object per line, fields in docs/stats.md's order.
     const nlohmann::ordered_json j = {
@@ -514,6 +516,8 @@ void Session::emit_stats(const StmtReport& r) {
         {"backend", r.backend},
         {"mode", r.mode},
         {"jit_opt", opt_.prepare.jit_opt},
+        {"settings", settings},
+        {"page_bytes", opt_.page_size},
         {"access_path", s.access_path},
         {"selection", s.selection},
         {"rows_scanned", s.rows_scanned},
@@ -543,10 +547,16 @@ void Session::emit_stats(const StmtReport& r) {
     out_ << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     return;
   }
-  out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode << ": " << s.access_path
+  // A JIT's phases, where it reported them (a cache hit prepares nothing).
+  std::string phases;
+  if (s.irgen_ns || s.opt_ns || s.codegen_ns)
+    phases = " (irgen " + stats_us_text(s.irgen_ns) + ", opt " + stats_us_text(s.opt_ns) + ", codegen " +
+             stats_us_text(s.codegen_ns) + ")";
+  out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode
+       << (settings.empty() ? "" : " [" + settings + "]") << ": " << s.access_path
        << (s.selection.empty() ? "" : " (" + s.selection + ")") << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << stats_us_text(s.prepare_ns)
-       << " us, run " << stats_us_text(s.run_ns) << " us (min " << stats_us_text(r.run_ns_min) << ", max "
+       << " us" << phases << ", run " << stats_us_text(s.run_ns) << " us (min " << stats_us_text(r.run_ns_min) << ", max "
        << stats_us_text(r.run_ns_max) << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << stats_us_text(s.verify_ns) << " us; checksum " << checksum_hex(s.checksum)
        << tier_text(s) << (r.error.empty() ? "" : "; error") << "\n";
 }

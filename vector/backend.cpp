@@ -3,7 +3,9 @@
 // parameter block), run = the program over batches of tuples that span
 // pages, or
 // over a batch of one for the harness's tuple-at-a-time entry points.
+#include <algorithm>
 #include <ostream>
+#include <string>
 
 #include "vector/vector.h"
 
@@ -94,6 +96,15 @@ std::unique_ptr<harness::Backend> make_backend(const Options& opt, bool auto_sel
   return std::make_unique<VectorBackend>(opt, auto_selection);
 }
 
+namespace {
+
+// --vector-batch's tuples per batch, or the measured default.
+uint32_t batch_of(const harness::PrepareOptions& popt) {
+  return std::min(popt.vector_batch ? popt.vector_batch : kDefaultBatch, kMaxBatch);
+}
+
+}  // namespace
+
 bool parse_mode(const std::string& mode, const harness::PrepareOptions& popt, Options* out) {
   Options o;
   if (mode == "inplace" || mode.empty()) o.attrs = Attrs::InPlace;
@@ -101,14 +112,13 @@ bool parse_mode(const std::string& mode, const harness::PrepareOptions& popt, Op
   else return false;
   // --selection: auto starts with branch, as every page kernel does.
   o.selection = popt.selection == harness::Selection::NoBranch ? Selection::NoBranch : Selection::Branch;
-  o.batch = popt.vector_batch ? popt.vector_batch : kDefaultBatch;
-  if (o.batch > kMaxBatch) o.batch = kMaxBatch;
+  o.batch = batch_of(popt);
   *out = o;
   return true;
 }
 
 void register_backend() {
-  harness::register_backend(harness::BackendSpec{
+  harness::BackendSpec spec{
       "vector",
       // in place first: measured the faster (vector/README.md); selection is --selection's
       {"inplace", "gather"},
@@ -121,7 +131,9 @@ void register_backend() {
       {},
       {},
       {"vector"},  // its program differs by selection
-      {"--vector-batch"}});
+      {"--vector-batch"}};
+  spec.settings = [](const harness::PrepareOptions& popt) { return "batch " + std::to_string(batch_of(popt)); };
+  harness::register_backend(std::move(spec));
 }
 
 }  // namespace quelkit::vector

@@ -324,8 +324,30 @@ TEST(Cli, StatsJsonHasEveryField) {
                         "\"access_path\":", "\"rows_scanned\":210", "\"rows_qualified\":44", "\"rows_out\":44",
                         "\"prepares\":1", "\"cache_hits\":0", "\"prepare_ns\":", "\"irgen_ns\":", "\"opt_ns\":",
                         "\"codegen_ns\":", "\"run_ns\":", "\"run_ns_min\":", "\"run_ns_max\":",
-                        "\"repeat\":3", "\"checksum\":\"629a105994fe2a1e\"", "\"error\":null"})
+                        "\"repeat\":3", "\"checksum\":\"629a105994fe2a1e\"", "\"error\":null",
+                        "\"settings\":\"\",", "\"page_bytes\":1024,"})
     EXPECT_NE(o.text.find(f), std::string::npos) << f << "\n" << o.text;
+}
+
+// What shaped a back end's code is named beside it, so a figure says what to
+// give to reproduce it: the JIT options, vector's batch (its default too);
+// and a JIT's phases after its prepare time.
+TEST(Cli, StatsNameTheSettingsInForce) {
+  const std::string q = " -e 'range of p is parts retrieve (p.pnum) where p.qoh < 10'";
+  Out o = sh(kBin + " --parts 210 --page-size 8192 --format none --stats=json -b threaded,vector --vector-batch 64" + q);
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("\"backend\":\"threaded\",\"mode\":\"goto\",\"jit_opt\":1,\"settings\":\"\",\"page_bytes\":8192,"),
+            std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("\"settings\":\"batch 64\""), std::string::npos) << o.text;
+  o = sh(kBin + " --parts 210 --format none --stats -b vector" + q);
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find(") vector:inplace [batch 128]: p:heap full scan"), std::string::npos) << o.text;
+  if (sh(kBin + " -b llvm -e 'create t (a = i4)'").status != 0) return;  // llvm is not built
+  o = sh(kBin + " --parts 210 --format none --stats -b llvm:fused,adaptive --jit-opt 2 --jit-checks" + q);
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find(") llvm:fused [-O2, generic CPU, checks]: "), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find(") adaptive:tiered [llvm tier -O2, generic CPU, checks]: "), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find(" us (irgen "), std::string::npos) << o.text;
 }
 
 // --repeat repeats a retrieve only (an update applied K times would change
