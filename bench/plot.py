@@ -75,6 +75,7 @@ def load_json(path):
 
 
 NUMBER = "a number"
+NUMBER_OR_NULL = "a number or null"
 TEXT = "a string"
 
 
@@ -100,7 +101,8 @@ def check_fields(r, path, where, fields):
         fail(path, f"has a {where} that is not an object")
     for name, kind in fields.items():
         v = r.get(name)
-        ok = isinstance(v, str) if kind is TEXT else isinstance(v, (int, float)) and not isinstance(v, bool)
+        number = isinstance(v, (int, float)) and not isinstance(v, bool)
+        ok = isinstance(v, str) if kind is TEXT else number or (kind is NUMBER_OR_NULL and name in r and v is None)
         if not ok:
             fail(path, f"has a {where} whose \"{name}\" is {'missing' if v is None else repr(v)}, not {kind}")
 
@@ -131,7 +133,8 @@ def structure(r):
 
 
 def plot_per_tuple(data, out_dir, colour):
-    results = [r for r in data["results"] if r.get("sink", "rows") == "rows"]
+    # A query that reads no relation ((a)) has no per-tuple figure (null): no panel.
+    results = [r for r in data["results"] if r.get("sink", "rows") == "rows" and r["per_tuple_ns"] is not None]
     # One panel per query and storage structure (the keyed queries run on
     # ISAM and on hash).
     order = {"heap": 0, "isam": 1, "hash": 2}  # the paper's ISAM before hash
@@ -169,7 +172,8 @@ def plot_per_tuple(data, out_dir, colour):
 def plot_one_off(data, out_dir, colour):
     first = data.get("first_prepare_ns") or {}
     results = [r for r in data["results"]
-               if r.get("sink", "rows") == "rows" and structure(r) == "heap" and r["backend"] not in REFERENCES]
+               if r.get("sink", "rows") == "rows" and structure(r) == "heap" and r["backend"] not in REFERENCES
+               and r["per_tuple_ns"] is not None]
     queries = sorted({r["query"] for r in results})
     if not queries:
         return
@@ -232,7 +236,8 @@ def main():
     # (one_off's prepare and statement times too), the compile levels' and
     # the first-in-process prepares' when present.
     results = records(data, path, "results", {"query": TEXT, "backend": TEXT, "tuples": NUMBER,
-                                              "per_tuple_ns": NUMBER, "prepare_ns": NUMBER, "statement_ns": NUMBER})
+                                              "per_tuple_ns": NUMBER_OR_NULL, "prepare_ns": NUMBER,
+                                              "statement_ns": NUMBER})
     if not results:
         fail(path, "holds no results")
     if not any(r.get("sink", "rows") == "rows" for r in results):

@@ -55,7 +55,8 @@ bool write_files(const Measured& m, const std::string& out_dir) {
       // The paper measured ISAM, and (e) keyed: not (e)'s full scan of the heap.
       auto it = r.structure == Structure::Hash || pq->keyed != r.keyed ? pq->vax.end() : pq->vax.find(r.size);
       for (const auto& c : r.cells) {
-        double pt = c.m.median_ns / double(std::max<uint64_t>(r.size, 1));
+        // (a) reads no relation: no per-tuple figure (null, an empty CSV field).
+        const double pt = r.reads ? c.m.median_ns / double(std::max<uint64_t>(r.size, 1)) : 0;
         // kind: a back end's cell, or a reference's (sqlite, reference, scan,
         // floor), which has no prepare, cache or scan count of the kit's: 0 there.
         static const char* const kKinds[] = {"backend", "sqlite", "reference", "scan", "floor"};
@@ -70,7 +71,7 @@ bool write_files(const Measured& m, const std::string& out_dir) {
                                     {"statement_ns", c.m.median_ns},
                                     {"min_ns", c.m.min_ns},
                                     {"max_ns", c.m.max_ns},
-                                    {"per_tuple_ns", pt},
+                                    {"per_tuple_ns", r.reads ? nlohmann::ordered_json(pt) : nlohmann::ordered_json()},
                                     {"prepare_ns", c.prepare_ns},
                                     {"prepares", c.prepares},
                                     {"cache_hits", c.cache_hits},
@@ -86,7 +87,7 @@ bool write_files(const Measured& m, const std::string& out_dir) {
         csv << r.query << ',' << r.size << ',' << (r.keyed ? 1 : 0) << ',' << structure_name(r.structure) << ','
             << c.runner << ',' << c.rows << ','
             << checksum_hex(c.checksum) << ',' << figure_text(c.m.median_ns) << ',' << figure_text(c.m.min_ns) << ','
-            << figure_text(c.m.max_ns) << ',' << figure_text(pt) << ',' << figure_text(c.prepare_ns) << ','
+            << figure_text(c.m.max_ns) << ',' << (r.reads ? figure_text(pt) : "") << ',' << figure_text(c.prepare_ns) << ','
             << c.prepares << ',' << c.cache_hits << ',' << c.scanned << ','
             << (it != pq->vax.end() ? figure_text(it->second.first) : "") << ','
             << (it != pq->vax.end() ? figure_text(it->second.second) : "") << ',' << (r.count ? "count" : "rows")

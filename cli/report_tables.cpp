@@ -44,8 +44,13 @@ void line(const char* what, const std::vector<const Row*>& qs, const std::functi
   std::cout << "\n";
 }
 
-// Per-tuple times of every cell, then the ratios to the floor.
+// Per-tuple times of every cell, then the ratios to the floor; none for a
+// statement that reads no relation ((a)).
 void per_tuple_block(const std::vector<const Row*>& qs) {
+  if (!qs[0]->reads) {
+    std::cout << "  (reads no relation: no per-tuple figure, scan or floor)\n";
+    return;
+  }
   line("per tuple", qs, [](const Row& r) { return std::to_string(r.size) + " tuples"; });
   for (size_t k = 0; k < qs[0]->cells.size(); ++k) {
     std::cout << "  " << std::left << std::setw(18) << qs[0]->cells[k].runner << std::right;

@@ -43,6 +43,7 @@ bool measure_query(Session& session, const PaperQuerySpec& pq, uint64_t n, Struc
   row->size = n;
   row->keyed = structure != Structure::Heap;
   row->structure = structure;
+  row->reads = !q.vars.empty();
   std::vector<std::function<void()>> runs;
   std::vector<std::function<uint64_t()>> statement_runs;  // by index of runs: a statement, timed by its run_ns
   auto disagree = [&](const Cell& c) {
@@ -126,7 +127,7 @@ bool measure_query(Session& session, const PaperQuerySpec& pq, uint64_t n, Struc
       bench::run_reference(id, rel, &r2);
     });
   }
-  if (o.references) {
+  if (o.references && row->reads) {
     Cell s;
     s.runner = "scan (walk only)";
     s.kind = CellKind::Scan;

@@ -40,6 +40,10 @@ struct Row {
   harness::Structure structure = harness::Structure::Heap;
   std::vector<Cell> cells;
   double floor_gbs = 0;  // the streaming floor's bandwidth, GB/s
+  // Whether the statement reads the relation. (a) names no range variable:
+  // its time is the statement's alone, with no per-tuple figure, and no scan
+  // or floor is measured beside it (they would time a relation it never reads).
+  bool reads = true;
   const Cell* find(CellKind k) const;
   // The fastest back end (not a reference), or nullptr.
   const Cell* best() const;

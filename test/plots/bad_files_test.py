@@ -39,6 +39,7 @@ BAD = [
     ("plot.py", "paper.json", '{"results": []}', "holds no results"),
     ("plot.py", "paper.json", json.dumps({"results": [{"query": "b"}]}), '"backend" is missing'),
     ("plot.py", "paper.json", json.dumps({"results": [dict(RESULT, tuples="10")]}), '"tuples" is \'10\''),
+    ("plot.py", "paper.json", json.dumps({"results": [dict(RESULT, per_tuple_ns="5")]}), '"per_tuple_ns" is \'5\''),
     ("plot.py", "paper.json", json.dumps({"results": [dict(RESULT, sink="count")]}), "no --sink rows results"),
     ("plot.py", "paper.json", json.dumps({"results": [RESULT], "compile_levels": [{"backend": "x"}]}),
      "compile_levels[0]"),
@@ -59,7 +60,9 @@ GOOD_PAPER = {"machine": "test", "results": [
          per_tuple_ns=ns * (2 if n == 10 else 1))
     for q, backends in (("b", ("interp:switch", "reference", "scan (walk only)", "floor (stream)")),
                         ("f", ("interp:switch", "scan (walk only)", "floor (stream)")))
-    for ns, b in enumerate(backends, start=1) for n in (10, 100)]}
+    for ns, b in enumerate(backends, start=1) for n in (10, 100)] + [
+    # (a) reads no relation: no per-tuple figure, and no panel for it.
+    dict(RESULT, query="a", tuples=n, per_tuple_ns=None) for n in (10, 100)]}
 GOOD = [
     ("plot.py", "paper.json", json.dumps(GOOD_PAPER), "per_tuple.png"),
     ("plot_sweep.py", "sweep.csv", SWEEP_HEADER + "100,single,interp,branch,0,3\n100,single,interp,branch,50,4\n",
