@@ -12,6 +12,7 @@
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -362,6 +363,10 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   }
   if (!diff.empty()) return false;
   const frontend::BoundQuery& q = *bound;
+  // A Ctrl-C that came after the scans ended: the last moment nothing has
+  // changed, so the statement is cancelled whole, not applied and then
+  // followed by a silent stop (a 200,000-row replace was).
+  check_cancel();
 
   const uint32_t len = res.layout.tuple_len;
   switch (q.kind) {
@@ -435,13 +440,14 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     case frontend::BoundKind::Replace: {
       Relation* rel = cat_.find(q.vars[size_t(q.update_var)].relation);
       const Schema& sch = rel->schema();
-      // A tuple qualifying through several combinations is updated once, by the first.
+      // A tuple qualifying through several combinations is updated once, by
+      // the first. A set of the Tids seen: comparing with every earlier one
+      // made a 200,000-row replace take 12 s (its scan, 74 ms).
       std::vector<std::pair<Tid, size_t>> todo;
-      for (size_t i = 0; i < res.tids.size(); ++i) {
-        bool seen = false;
-        for (const auto& [t, k] : todo) seen = seen || t == res.tids[i];
-        if (!seen) todo.emplace_back(res.tids[i], i);
-      }
+      std::unordered_set<uint64_t> seen;
+      seen.reserve(res.tids.size());
+      for (size_t i = 0; i < res.tids.size(); ++i)
+        if (seen.insert(uint64_t(res.tids[i].page) << 16 | res.tids[i].line).second) todo.emplace_back(res.tids[i], i);
       if (q.kind == frontend::BoundKind::Delete) {
         for (const auto& [t, k] : todo) rel->erase(t);
         *msg_ << "(" << rows_text(todo.size()) << " deleted from " << rel->name()
