@@ -29,7 +29,7 @@ size_t utf8_sequence(const unsigned char* p, size_t n, char32_t& cp) {
 // A short table in the spirit of Markus Kuhn's wcwidth, so that what the kit
 // prints does not depend on the process's locale.
 size_t columns_of(char32_t c) {
-  if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f) || (c >= 0xfe00 && c <= 0xfe0f) || c == 0xfeff)
+  if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200d) || (c >= 0xfe00 && c <= 0xfe0f))
     return 0;
   if ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf && c != 0x303f) || (c >= 0xac00 && c <= 0xd7a3) ||
       (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
@@ -37,6 +37,15 @@ size_t columns_of(char32_t c) {
       (c >= 0x20000 && c <= 0x3fffd))
     return 2;
   return 1;
+}
+
+// Format characters that move or break the text after them on a terminal,
+// as controls do: bidirectional marks, embeddings, overrides and isolates
+// (U+202E shows the rest of the line reversed), the line and paragraph
+// separators, and the byte-order mark inside a text. Shown as their bytes.
+bool moves_text(char32_t c) {
+  return c == 0x061c || c == 0x200e || c == 0x200f || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ||
+         c == 0xfeff;
 }
 
 }  // namespace
@@ -54,7 +63,7 @@ std::vector<ShownChar> shown_chars(std::string_view text, bool keep_tabs) {
     }
     char32_t cp = 0;
     // C1 controls (U+0080..U+009F) are well-formed UTF-8 but still controls.
-    if (size_t len = c >= 0x80 ? utf8_sequence(p + i, text.size() - i, cp) : 0; len && cp >= 0xa0) {
+    if (size_t len = c >= 0x80 ? utf8_sequence(p + i, text.size() - i, cp) : 0; len && cp >= 0xa0 && !moves_text(cp)) {
       out.push_back({i, std::string(text.substr(i, len)), columns_of(cp)});
       i += len;
       continue;

@@ -33,6 +33,12 @@ TEST(ShownText, AsciiIsShownAsItIsAndOtherTextCharacterByCharacter) {
       {"\xe4\xb8\xad", "\xe4\xb8\xad", 2},      // a wide character takes two columns
       {"a\x7f" "b", "a\\x7fb", 6},             // DEL is a control byte
       {"x\xff", "x\\xff", 5},                   // not UTF-8
+      // Format characters that move the text after them, as controls do:
+      // a right-to-left override, a byte-order mark, a line separator.
+      {"r\xe2\x80\xaes", "r\\xe2\\x80\\xaes", 14},
+      {"a\xef\xbb\xbf" "b", "a\\xef\\xbb\\xbfb", 14},
+      {"a\xe2\x80\xa8" "b", "a\\xe2\\x80\\xa8b", 14},
+      {"a\xe2\x80\x8d" "b", "a\xe2\x80\x8d" "b", 2},  // a zero-width joiner (emoji sequences) stays
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
