@@ -331,8 +331,17 @@ std::vector<uint8_t> parse_records(Input& input, const std::string& file, const 
       // is missing.
       const bool cr = std::any_of(header.begin(), header.end(),
                                   [](const std::string& h) { return h.find('\r') != std::string::npos; });
+      // A name with blanks around it ("a ,b") is not the column: say which.
+      std::string padded;
+      for (const std::string& h : header) {
+        const size_t b = h.find_first_not_of(" \t"), e = h.find_last_not_of(" \t");
+        if (padded.empty() && b != std::string::npos && (b > 0 || e + 1 < h.size()) &&
+            iequal(h.substr(b, e - b + 1), cols[c].name))
+          padded = " (the header has \"" + h + "\": blanks around a name are part of it)";
+      }
       in.fail(line, "no column " + cols[c].name + " in the header" +
-                        (cr ? " (it holds a carriage return: lines that end in CR alone are not read as lines)" : ""));
+                        (cr ? " (it holds a carriage return: lines that end in CR alone are not read as lines)"
+                            : padded));
     }
     where[c] = found;
   }

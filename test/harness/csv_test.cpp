@@ -152,6 +152,9 @@ TEST(Csv, ReaderErrors) {
   expect_io(parse_error("a,b\r1,2\r", sc, {{"b", Type::i2()}, {"s", Type::c(3)}}),
             "data.csv:1: no column b in the header (it holds a carriage return: lines that end in CR alone are not "
             "read as lines)");
+  // A name with blanks around it is not the column: the message says which it is.
+  expect_io(parse_error("a ,b \n1,2\n", sc, b_only),
+            "data.csv:1: no column b in the header (the header has \"b \": blanks around a name are part of it)");
   expect_io(parse_error("b,B\n1,2\n", sc, b_only), "data.csv:1: column b appears twice in the header");
   expect_io(parse_error("b,x\n1,2\n3\n", sc, b_only), "data.csv:3: expected 2 fields, found 1");
   expect_io(parse_error("b\n1\n2,3\n", sc, b_only), "data.csv:3: expected 1 fields, found 2");
