@@ -70,13 +70,14 @@ CLI::Validator whole(uint64_t lo, uint64_t hi) {
       "");
 }
 
-CLI::Validator real_above(double lo) {
+CLI::Validator real_above(double lo, double hi) {
   std::ostringstream want;
   want << "a number > " << lo;
+  if (hi < HUGE_VAL) want << " and at most " << hi;
   return CLI::Validator(
-      [w = want.str(), lo](std::string& s) -> std::string {
+      [w = want.str(), lo, hi](std::string& s) -> std::string {
         double d = 0;
-        if (!parse_double(s, &d) || !(d > lo)) return "needs " + w + ", not '" + s + "'";
+        if (!parse_double(s, &d) || !(d > lo) || d > hi) return "needs " + w + ", not '" + s + "'";
         return {};
       },
       "");

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include <cstdint>
 #include <functional>
@@ -52,7 +53,7 @@ struct UsageError : std::runtime_error {
 // Validators. Each checks the text before CLI11 converts it, so the message
 // names what was expected ("--reps: needs a whole number >= 1, not '0'").
 CLI::Validator whole(uint64_t lo, uint64_t hi = UINT64_MAX);  // decimal digits only, lo..hi
-CLI::Validator real_above(double lo);                          // a number > lo
+CLI::Validator real_above(double lo, double hi = HUGE_VAL);    // a number > lo (and <= hi)
 CLI::Validator real_between(double lo, double hi);             // lo <= number <= hi
 CLI::Validator one_of(std::vector<std::string> words);
 CLI::Validator a_name(const char* what);  // not empty: "needs a file name, not ''"

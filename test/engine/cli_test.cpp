@@ -249,7 +249,7 @@ TEST(Cli, TextAfterAMonitorCommandKeepsItsColumns) {
 // does: the same counts (a --seconds run once said only how many ran).
 // --no-sqlite leaves SQLite out of --aggregates too (it was still compared).
 TEST(Cli, DifftestSaysHowToRerunItAndLeavesSqliteOut) {
-  Out o = sh(kBin + " difftest --seed 11 --seconds 1 -b interp --selection nobranch --no-sqlite --aggregates 5");
+  Out o = sh(kBin + " difftest --seed 11 --seconds 1 -b threaded --selection nobranch --no-sqlite --aggregates 5");
   ASSERT_EQ(o.status, 0) << o.text;
   EXPECT_NE(o.text.find("SQLite compared: 0\n"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("aggregates: 5 statements; raised a runtime error: "), std::string::npos) << o.text;
@@ -257,7 +257,7 @@ TEST(Cli, DifftestSaysHowToRerunItAndLeavesSqliteOut) {
   const size_t at = o.text.find("  rerun: quelkit difftest --seed 11 --count ");
   ASSERT_NE(at, std::string::npos) << o.text;
   const std::string rerun = o.text.substr(at + 9, o.text.find('\n', at) - at - 9);  // after "  rerun: "
-  EXPECT_NE(rerun.find(" -b interp --selection nobranch --aggregates 5 --no-sqlite"), std::string::npos) << rerun;
+  EXPECT_NE(rerun.find(" -b threaded --selection nobranch --aggregates 5 --no-sqlite"), std::string::npos) << rerun;
   Out again = sh(kBin + rerun.substr(std::string("quelkit").size()));
   ASSERT_EQ(again.status, 0) << again.text;
   auto counts = [](const std::string& text) {  // the summary less its first line (which has the time)

@@ -67,6 +67,11 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"paper --queries a --keyed-sizes 1000", "--keyed-sizes: the keyed relation runs (e)-(i)"},
       {"paper --queries z", "--queries"},
       {"paper --target-reps 0", "--target-reps"},
+      // Fewer at the target sizes than --reps would be silently more.
+      {"paper --target-reps 2 --reps 5 --queries a --sizes=", "--target-reps 2 is fewer than --reps 5"},
+      // One message for the one range (two checks said "> 0" and "from 0 to 60").
+      {"wisconsin --min-time 100", "--min-time: needs a number > 0 and at most 60, not '100'"},
+      {"sweep --min-time 0", "--min-time: needs a number > 0 and at most 60, not '0'"},
       {"paper --target-budget 0", "--target-budget"},
       {"paper --children x", "--children"},
       {"paper --sizes 0", "--sizes"},
