@@ -1,6 +1,6 @@
 // What a Google Benchmark run of the kit measured with, added to the JSON's
 // "context" (and the console header) beside the library's own host and CPU
-// fields: the kit's build type, the machine as `quelkit paper` names it, and
+// fields: the kit's version and commit, its build type, the machine as `quelkit paper` names it, and
 // the preparation settings every benchmark of the binary runs under, so a
 // results file can be compared with paper.json and sweep.json without
 // guessing. Google Benchmark's own "library_build_type" is the library's, not
@@ -15,6 +15,7 @@
 #include "harness/backend.h"
 #include "harness/measure.h"
 #include "harness/page.h"
+#include "harness/version.h"
 
 namespace quelkit::bench {
 
@@ -22,6 +23,8 @@ inline void add_kit_context(const std::vector<std::string>& backends, const std:
   harness::PrepareOptions defaults;
   std::string list;
   for (const auto& b : backends) list += (list.empty() ? "" : ",") + b;
+  benchmark::AddCustomContext("quelkit_version", harness::kit_version());
+  benchmark::AddCustomContext("quelkit_commit", harness::kit_commit());
   benchmark::AddCustomContext("quelkit_build", QUELKIT_BUILD_TYPE);
   benchmark::AddCustomContext("quelkit_machine", harness::machine_description());
   benchmark::AddCustomContext("quelkit_backends", list);

@@ -33,6 +33,7 @@
 #include "harness/budget.h"
 #include "harness/parts.h"
 #include "harness/session.h"
+#include "harness/version.h"
 #include "harness/wisconsin.h"
 
 using namespace quelkit;
@@ -238,7 +239,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
 cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
   auto m = std::make_shared<MainOptions>();
   app.description(kAbout);
-  app.set_version_flag("--version", "quelkit 0.1.0");
+  app.set_version_flag("--version", std::string("quelkit ") + harness::kit_version() + " (" + harness::kit_commit() + ")");
   cli::add_script_options(app, &m->texts, &m->files);
   app.add_option("-b,--backend", m->backends,
                  "back ends (and modes) to run each statement on; with several, results must agree: the first "

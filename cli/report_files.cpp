@@ -10,6 +10,7 @@
 #include "cli/report_parts.h"
 #include "harness/checksum.h"
 #include "harness/measure.h"
+#include "harness/version.h"
 
 namespace quelkit::report {
 
@@ -26,6 +27,8 @@ bool write_files(const Measured& m, const std::string& out_dir) {
     nlohmann::ordered_json structures = nlohmann::ordered_json::array();
     for (Structure st : m.keyed_structures) structures.push_back(structure_name(st));
     nlohmann::ordered_json doc = {{"tool", "quelkit paper"},
+                                  {"version", harness::kit_version()},
+                                  {"commit", harness::kit_commit()},
                                   {"machine", machine_description()},
                                   {"build", QUELKIT_BUILD_TYPE},
                                   {"settings",

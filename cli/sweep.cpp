@@ -40,6 +40,7 @@
 #include "harness/selection.h"
 #include "harness/session.h"
 #include "harness/sweep_data.h"
+#include "harness/version.h"
 
 namespace quelkit {
 
@@ -226,6 +227,8 @@ int run_sweep(const SweepOptions& o) {
     csv.open(std::filesystem::path(out_dir) / "sweep.csv");
     csv << "tuples,family,percent,backend,selection,ns_per_tuple,ran,spread,rows,reps\n";
     doc = {{"tool", "quelkit sweep"},
+           {"version", harness::kit_version()},
+           {"commit", harness::kit_commit()},
            {"machine", harness::machine_description()},
            {"build", QUELKIT_BUILD_TYPE},
            {"settings",

@@ -25,6 +25,7 @@
 #include "cli/report_parts.h"
 #include "harness/checksum.h"
 #include "harness/measure.h"
+#include "harness/version.h"
 #include "harness/wisconsin.h"
 
 namespace quelkit {
@@ -211,6 +212,8 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
   for (const auto& [name, mode] : so.backends) backends.push_back(name + ":" + mode);
   for (Structure st : structures) structs.push_back(structure_name(st));
   nlohmann::ordered_json doc = {{"tool", "quelkit wisconsin"},
+                                {"version", harness::kit_version()},
+                                {"commit", harness::kit_commit()},
                                 {"machine", machine_description()},
                                 {"build", QUELKIT_BUILD_TYPE},
                                 {"quick", quick},

@@ -47,7 +47,7 @@ def check_bench(bench):
     # the library's host fields: its build type, not the library's, and every
     # back end the binary registers.
     ctx = doc["context"]
-    missing = [k for k in ("quelkit_build", "quelkit_machine", "quelkit_backends", "quelkit_page_bytes",
+    missing = [k for k in ("quelkit_version", "quelkit_commit", "quelkit_build", "quelkit_machine", "quelkit_backends", "quelkit_page_bytes",
                            "quelkit_jit_opt", "quelkit_jit_cpu", "quelkit_selection") if not ctx.get(k)]
     if missing or "interp:switch" not in ctx["quelkit_backends"].split(","):
         sys.exit(f"JSON context lacks the kit's settings {missing}: {ctx}")

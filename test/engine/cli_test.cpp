@@ -700,6 +700,9 @@ TEST(Cli, PaperReportCoversHeapIsamAndHashAndAgreesWithTheOracle) {
   // digits: prepare_ns 6.2375e+06), reps and spread included.
   std::ifstream csv2(std::string(dir) + "/paper.csv"), js(std::string(dir) + "/paper.json");
   const nlohmann::json doc = nlohmann::json::parse(js);
+  // The file names the code that measured it, as --version does.
+  EXPECT_EQ(sh(kBin + " --version").text,
+            "quelkit " + doc["version"].get<std::string>() + " (" + doc["commit"].get<std::string>() + ")\n");
   std::getline(csv2, line);
   std::vector<std::string> header;
   std::stringstream hs(line);
@@ -820,7 +823,7 @@ TEST(Cli, SweepCoversEveryFamilySelectionAndPoint) {
   std::ifstream js(std::string(dir) + "/sweep.json");
   const std::string json((std::istreambuf_iterator<char>(js)), std::istreambuf_iterator<char>());
   for (const char* key : {"\"tool\": \"quelkit sweep\"", "\"machine\":", "\"min_time_s\": 0.0001", "\"selections\":",
-                          "\"points\":", "\"checks\":"})
+                          "\"points\":", "\"checks\":", "\"version\": \"0.1.0\"", "\"commit\": \""})
     EXPECT_NE(json.find(key), std::string::npos) << key << "\n" << json.substr(0, 400);
   size_t checks = 0;
   for (size_t at = json.find("\"met\":"); at != std::string::npos; at = json.find("\"met\":", at + 1)) ++checks;
