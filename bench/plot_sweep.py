@@ -65,7 +65,10 @@ def main():
                     ax.plot([p for p, _ in pts], [v for _, v in pts], STYLE[sel], label=LABEL.get(sel, sel),
                             markersize=4)
             ax.set_title(b)
-            ax.set_xlabel("selectivity (%)")
+            # The conjunctions' point is s.pct's selectivity; s.half = 0
+            # keeps half of it (sweep.csv's rows: what ran).
+            ax.set_xlabel("selectivity (%)" if family == "single"
+                          else "s.pct < K: K (%); the conjunction selects about K/2")
             ax.set_ylabel("ns per tuple")
             ax.set_ylim(bottom=0)
             ax.grid(True, alpha=0.3)

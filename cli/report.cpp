@@ -191,9 +191,11 @@ int run_paper(const PaperOptions& p) {
             << "), the cells of a table interleaved (A B C, B C A, ...); spread = (max - min) / median\n"
             << "JIT code: " << cli::jit_cpu_description(jit_native_cpu) << "\n"
             << "per tuple = statement time / tuples in the relation (result rows projected and stored on the clock,\n"
-            << "the checksum after it); prepare = cold preparation of the statement's plans, kept apart from\n"
-            << "statement time (warm cache); floor = a sum of the relation's pages as 8-byte words (generic x86-64);\n"
-            << "scan = the page walk touching each tuple, nothing else\n\n";
+            << "the checksum after it; the joins (f)-(i) of parts with itself divide by its tuples once, where the\n"
+            << "Wisconsin report divides a join by the tuples of every relation it reads); prepare = cold\n"
+            << "preparation of the statement's plans, kept apart from statement time (warm cache); floor = a sum\n"
+            << "of the relation's pages as 8-byte words (generic x86-64); scan = the page walk touching each tuple,\n"
+            << "nothing else\n\n";
 
   report::Measured m;
   m.keyed_structures = keyed_structures;

@@ -282,8 +282,11 @@ int run_sweep(const SweepOptions& o) {
         std::printf("JIT code: --jit-opt %d, %s\n", made.jit_opt, cli::jit_cpu_description(made.jit_native_cpu));
       }
       for (const Family& f : kFamilies) {
-        std::printf("\n%llu tuples, %s: retrieve (s.v) where %ss.pct < K%s\n", static_cast<unsigned long long>(n),
-                    f.name, f.before, f.after);
+        // A conjunction's point is K, s.pct's selectivity: s.half = 0 keeps
+        // about half of those (the CSV's rows say what was selected).
+        std::printf("\n%llu tuples, %s: retrieve (s.v) where %ss.pct < K%s%s\n", static_cast<unsigned long long>(n),
+                    f.name, f.before, f.after,
+                    *f.before || *f.after ? " (pct: K; the conjunction selects about K/2)" : " (pct: K, the selectivity)");
         std::printf("  %-6s", "pct");
         for (const auto& l : lanes) std::printf(" %16s", l->label().c_str());
         std::printf("\n");
