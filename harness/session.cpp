@@ -367,7 +367,14 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   // changed, so the statement is cancelled whole, not applied and then
   // followed by a silent stop (a 200,000-row replace was).
   check_cancel();
+  return apply(s, src, q, res);
+}
 
+// What a statement's result does, once every runner agreed on it: a
+// retrieve's rows printed (or stored by `into`), an append's tuples added,
+// a replace's or delete's tuples changed. Each is one change: what can fail
+// (the memory budget, a relation that exists) fails before anything changes.
+bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQuery& q, Result& res) {
   const uint32_t len = res.layout.tuple_len;
   switch (q.kind) {
     case frontend::BoundKind::Retrieve: {

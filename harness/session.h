@@ -89,6 +89,7 @@ class Session {
  private:
   bool exec(const frontend::ast::Stmt& s, const SourceRef& src);
   bool exec_query(const frontend::ast::Stmt& s, const SourceRef& src);
+  bool apply(const frontend::ast::Stmt& s, const SourceRef& src, const frontend::BoundQuery& q, Result& res);
   void exec_create(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_copy(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_modify(const frontend::ast::Stmt& s, const SourceRef& src);
