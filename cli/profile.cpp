@@ -215,8 +215,11 @@ int run_profile(const std::vector<std::string>& words, const Options& o) {
   std::string note, method = o.instructions ? "callgrind" : "perf";
   if (!o.instructions) {
     std::string why;
+    // A path given (--perf /opt/perf) is not a package to install.
     if (!on_path(o.perf))
-      why = o.perf + " is not installed (Debian package linux-perf; ./kit profile installs it)";
+      why = o.perf.find('/') != std::string::npos
+                ? o.perf + " is not an executable file (--perf)"
+                : o.perf + " is not installed (Debian package linux-perf; ./kit profile installs it)";
     for (const auto& [name, mode] : labels) {
       if (!why.empty()) break;
       BackendProfile p;

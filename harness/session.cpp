@@ -340,11 +340,14 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     // such, not a disagreement between answers. The reasons: the memory
     // budget, refusing a later runner for the first's rows held to compare
     // with; an I/O error of its own (gccjit's toolchain unable to compile).
+    // The one that ran may have failed too (division by zero): that error
+    // is its answer, and is said first, as the statement's.
     const Result& other = results[differs];
     const bool over_budget = res.ok && !other.ok && other.error.code == QK_ERR_MEMORY;
-    const bool first_stopped = !res.ok && other.ok && res.error.kind == ErrKind::IO;
-    if (over_budget || first_stopped || (res.ok && !other.ok && other.error.kind == ErrKind::IO)) {
-      const size_t failed = first_stopped ? 0 : differs, ran = first_stopped ? differs : 0;
+    const bool io_first = !res.ok && res.error.kind == ErrKind::IO, io_other = !other.ok && other.error.kind == ErrKind::IO;
+    if (over_budget || io_first != io_other) {
+      const size_t failed = io_first ? 0 : differs, ran = io_first ? differs : 0;
+      if (!over_budget && !results[ran].ok) print_error(results[ran].error);
       print_error(results[failed].error);
       if (over_budget)
         err_ << "(" << runners_[failed]->label() << " ran while " << runners_[ran]->label()

@@ -45,8 +45,8 @@ void print_summary(std::ostream& os, const Summary& s, const std::vector<std::st
     for (const auto& [r, n] : s.sqlite_skipped) os << " " << r << " " << n;
   }
   auto missing = s.coverage.missing();
-  os << "\n  operators never generated: " << (missing.empty() ? "none" : "");
-  for (const auto& m : missing) os << m << " ";
+  os << "\n  operators never generated:" << (missing.empty() ? " none" : "");
+  for (const auto& m : missing) os << " " << m;
   os << "\n  generator errors: " << s.bind_failures << "\n  mismatches: " << s.mismatches.size() << "\n";
 }
 
@@ -244,20 +244,27 @@ int run_difftest(const DifftestOptions& d) {
     Checker ch(backends, std::cerr, jit_opt, selection, o.sqlite);
     Summary s = ch.run(o);
     print_summary(std::cout, s, ch.runner_labels(), o.seed);
-    // The same queries again, whatever stopped this run (a time limit too).
-    std::cout << "  rerun: quelkit difftest --seed " << o.seed << " --count "
-              << std::max<uint64_t>(s.queries + s.bind_failures, 1) << " -b " << backends << " --selection "
-              << d.selection;
-    if (jit_opt >= 0) std::cout << " --jit-opt " << jit_opt;
-    if (o.max_mismatches != RunOptions{}.max_mismatches) std::cout << " --max-mismatches " << o.max_mismatches;
-    if (aggregates) std::cout << " --aggregates " << aggregates;
-    for (const auto& [off, flag] :
-         {std::pair{d.no_sqlite, "--no-sqlite"}, {d.no_storage, "--no-storage"}, {d.no_shrink, "--no-shrink"}})
-      if (off) std::cout << " " << flag;
-    std::cout << "\n";
+    // The same queries again, whatever stopped this run (a time limit too):
+    // the summary's last line. --selection only where a selected mode has a
+    // page kernel (elsewhere it would do nothing, and is refused).
+    auto rerun = [&] {
+      bool kernel = false;
+      for (const auto& [b, m] : harness::parse_backend_list(backends)) kernel = kernel || harness::has_page_kernel(b, m);
+      std::cout << "  rerun: quelkit difftest --seed " << o.seed << " --count "
+                << std::max<uint64_t>(s.queries + s.bind_failures, 1) << " -b " << backends;
+      if (kernel) std::cout << " --selection " << d.selection;
+      if (jit_opt >= 0) std::cout << " --jit-opt " << jit_opt;
+      if (o.max_mismatches != RunOptions{}.max_mismatches) std::cout << " --max-mismatches " << o.max_mismatches;
+      if (aggregates) std::cout << " --aggregates " << aggregates;
+      for (const auto& [off, flag] :
+           {std::pair{d.no_sqlite, "--no-sqlite"}, {d.no_storage, "--no-storage"}, {d.no_shrink, "--no-shrink"}})
+        if (off) std::cout << " " << flag;
+      std::cout << "\n";
+    };
     // A run that compared nothing (a time limit shorter than one query) is
     // no pass.
     if (s.queries == 0) {
+      rerun();
       std::cerr << "quelkit difftest: error: no query ran in the time given\n";
       return 1;
     }
@@ -272,6 +279,7 @@ int run_difftest(const DifftestOptions& d) {
       std::cout << "; mismatches: " << as.mismatches.size() << "\n";
       agg_mismatches = as.mismatches.size();
     }
+    rerun();
     return s.mismatches.empty() && agg_mismatches == 0 ? 0 : 1;
   } catch (QuelError& e) {
     cli::usage_error(e.err.message);

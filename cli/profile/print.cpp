@@ -113,7 +113,8 @@ void print_profile(std::ostream& os, const BackendProfile& p, const Options& o) 
        << (o.reps == 1 ? " evaluation" : " evaluations") << " per statement, preparation excluded)\n";
   } else {
     os << "-- " << num(p.total) << " cpu-clock samples (perf, " << o.freq << " Hz) over "
-       << num(double(p.ns) / 1e9, 2) << " s: " << p.executions << " executions of the script"
+       << num(double(p.ns) / 1e9, 2) << " s: " << p.executions
+       << (p.executions == 1 ? " execution of the script" : " executions of the script")
        << (o.cold ? " (plan cache cleared each time)" : " (plan cache warm)");
     if (p.executions) os << ", " << num(double(p.ns) / double(p.executions) / 1e3, 1) << " us each";
     os << "\n";

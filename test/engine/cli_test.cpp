@@ -265,6 +265,17 @@ TEST(Cli, DifftestSaysHowToRerunItAndLeavesSqliteOut) {
     return text.substr(from, text.find("  rerun:") - from);
   };
   EXPECT_EQ(counts(again.text), counts(o.text));
+  // The summary ends with it, the aggregates' line before it.
+  EXPECT_LT(o.text.find("aggregates: 5 statements"), at) << o.text;
+  // Where every mode evaluates tuple at a time it gives no --selection,
+  // which would do nothing there and is refused: the line still runs.
+  o = sh(kBin + " difftest --seed 11 --count 5 -b interp --no-sqlite");
+  ASSERT_EQ(o.status, 0) << o.text;
+  const size_t at2 = o.text.find("  rerun: ");
+  ASSERT_NE(at2, std::string::npos) << o.text;
+  const std::string rerun2 = o.text.substr(at2 + 9, o.text.find('\n', at2) - at2 - 9);
+  EXPECT_EQ(rerun2.find("--selection"), std::string::npos) << rerun2;
+  EXPECT_EQ(sh(kBin + rerun2.substr(std::string("quelkit").size())).status, 0) << rerun2;
 }
 
 // difftest --rewrite fills `?` placeholders with what ran, and the file it
@@ -538,6 +549,29 @@ TEST(Cli, GccjitThatCannotRunItsToolchainFailsTheStatementAlone) {
         << o.text;
     EXPECT_EQ(o.text.find("disagree"), std::string::npos) << o.text;
     EXPECT_NE(o.text.find("Tuples:              100"), std::string::npos) << o.text;  // the next statement ran
+    // Where the one that ran failed as well, its error is its answer, said
+    // first; still not a disagreement (it was "different errors").
+    Out d = sh("bash -c \"" + env + kBin + " --parts 100 -b interp,gccjit -e 'range of p is parts retrieve (x = p.pnum / 0)'\"");
+    EXPECT_EQ(d.status, 1) << d.text;
+    EXPECT_EQ(d.text.find("disagree"), std::string::npos) << d.text;
+    const size_t div = d.text.find("<-e 1>:1:42: error: division by zero"), cc = d.text.find("gccjit could not compile");
+    ASSERT_NE(div, std::string::npos) << d.text;
+    ASSERT_NE(cc, std::string::npos) << d.text;
+    EXPECT_LT(div, cc) << d.text;
+    // A corpus case says so once, naming who ran, and fails: the answer
+    // missing is no pass, and no second failure besides it.
+    char dir[] = "/tmp/quelkit-missing-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string file = std::string(dir) + "/div.quel";
+    std::ofstream(file) << "retrieve (x = 1 / 0)\n/*= error 1:17: division by zero */\n";
+    Out c = sh("bash -c \"" + env + kBin + " difftest --corpus " + file + " -b interp,gccjit\"");
+    EXPECT_EQ(c.status, 1) << c.text;
+    EXPECT_NE(c.text.find(file + ":2: gccjit:fused could not run the statement; interp:switch did: an answer missing, "
+                                 "not one differing: 1:1: gccjit could not compile"),
+              std::string::npos)
+        << c.text;
+    EXPECT_NE(c.text.find("1 failure; 1 of 1 case failed"), std::string::npos) << c.text;
+    std::filesystem::remove_all(dir);
   }
 }
 
