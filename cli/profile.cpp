@@ -142,7 +142,9 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
   app.add_option("--jit-opt", o->jit_opt, "JIT optimisation level (default 1)")
       ->check(cli::whole(0, 3))
       ->type_name("0-3");
-  app.add_option("--keep", o->keep, "keep the raw perf.data / callgrind files in DIR (checked before any work)")
+  app.add_option("--keep", o->keep,
+                 "keep the raw perf.data / callgrind files in DIR (checked before any work), with perf's JIT symbol "
+                 "maps perf-PID.map (copy one to /tmp for perf report to name generated code)")
       ->check(cli::a_name("a directory"))
       ->type_name("DIR");
   app.add_option("--perf", o->perf, "the perf to sample with (default: perf on PATH)")

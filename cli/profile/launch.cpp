@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -277,8 +278,17 @@ int run_perf(const std::vector<std::string>& args, size_t i, const std::string& 
     return -1;
   }
   Costs c;
-  bool ok = perf_samples(o.perf, data, dir, label, read_perf_map(harness::perfmap_path(m.pid)), c, err);
-  std::remove(harness::perfmap_path(m.pid).c_str());
+  const std::string map = harness::perfmap_path(m.pid);
+  bool ok = perf_samples(o.perf, data, dir, label, read_perf_map(map), c, err);
+  // --keep keeps the JIT symbols beside perf.data (`perf report` names JIT
+  // code from /tmp/perf-PID.map: copy it back there), else the kept
+  // samples in generated code read [JIT] and an address.
+  if (!o.keep.empty()) {
+    std::error_code ec;
+    std::filesystem::copy_file(map, std::filesystem::path(dir) / std::filesystem::path(map).filename(),
+                               std::filesystem::copy_options::overwrite_existing, ec);
+  }
+  std::remove(map.c_str());
   if (!ok) return 0;
   double total = 0;
   for (const auto& [k, v] : c.self) total += v;

@@ -323,6 +323,19 @@ TEST(Profile, KeepsTheRawFilesOfASample) {
   EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/meta.interp:switch")) << o.err;
   EXPECT_EQ(o.err.find("could not copy"), std::string::npos) << o.err;
   std::filesystem::remove_all(dir);
+  // Generated code's names go with it: perf's JIT map (kept data named
+  // [JIT] and an address without it).
+  if (sh(kBin + " -b llvm -e 'create t (a = i4)'").status != 0) return;  // llvm is not built
+  char jit[] = "/tmp/quelkit-profile-keep-XXXXXX";
+  ASSERT_NE(mkdtemp(jit), nullptr);
+  o = sh(kBin + " profile --seconds 0.2 --parts 28 --query d -b llvm:fused --keep " + std::string(jit));
+  ASSERT_EQ(o.status, 0) << o.err;
+  bool map = false;
+  for (const auto& f : std::filesystem::directory_iterator(jit))
+    map = map || (f.path().filename().string().starts_with("perf-") && f.path().extension() == ".map" &&
+                  f.file_size() > 0);
+  EXPECT_TRUE(map) << o.err;
+  std::filesystem::remove_all(jit);
 }
 
 TEST(Profile, UsageErrors) {
