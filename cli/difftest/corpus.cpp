@@ -174,6 +174,16 @@ CorpusFile parse_corpus(const std::string& name, const std::string& text) {
         if (nl != std::string::npos && !trim(body.substr(nl)).empty())
           throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": '" + cc.kind + "' is one line");
         cc.expected = rest;
+        // A checksum that no run can give is a mistake in the file, said as
+        // one, not a failing case: ROWS and 16 hex digits.
+        const size_t sp = rest.find(' ');
+        auto digits = [](const std::string& s, const char* set) {
+          return !s.empty() && s.find_first_not_of(set) == std::string::npos;
+        };
+        if (cc.kind == "checksum" && (sp == std::string::npos || !digits(rest.substr(0, sp), "0123456789") ||
+                                      rest.size() - sp - 1 != 16 || !digits(rest.substr(sp + 1), "0123456789abcdef")))
+          throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": 'checksum' takes ROWS and 16 hex digits ("
+                                   "checksum 3 00c0ffee00c0ffee), not '" + rest + "'");
       } else if (cc.kind == "ok" || cc.kind == "?") {
       } else {
         throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": unknown expectation '" + cc.kind +

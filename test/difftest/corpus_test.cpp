@@ -79,6 +79,17 @@ TEST(CorpusFormat, ParsesEveryKindOfExpectation) {
   EXPECT_EQ(f.cases[3].kind, "ok");
   EXPECT_EQ(f.cases[4].kind, "?");  // the comment-like text inside the string is no expectation
   EXPECT_THROW(difftest::parse_corpus("t.quel", "retrieve (x = 1)\n/*= bogus */\n"), std::runtime_error);
+  // A checksum no run can give is the file's mistake (it read as a failing case).
+  for (const char* bad : {"abc", "3", "x 0000000000000000", "3 00000000000000", "3 000000000000000G"}) {
+    SCOPED_TRACE(bad);
+    try {
+      difftest::parse_corpus("t.quel", "retrieve (x = 1)\n/*= checksum " + std::string(bad) + " */\n");
+      ADD_FAILURE() << "accepted";
+    } catch (std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("t.quel:2: 'checksum' takes ROWS and 16 hex digits"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 // Directives are checked as their command-line options are, with the line:
