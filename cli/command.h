@@ -90,7 +90,7 @@ std::vector<T> drop_repeats(std::vector<T> v) {
   return out;
 }
 
-// The measuring commands' --jit-cpu (paper, sweep, wisconsin): generic (the
+// The --jit-cpu of paper, sweep, wisconsin, profile and difftest: generic (the
 // default) or native, into *value; and how their headers name the choice.
 void add_jit_cpu_option(CLI::App& app, std::string* value);
 const char* jit_cpu_description(bool native);

@@ -48,10 +48,11 @@ std::string multiset_difference(const Result& a, const Result& b) {
 // ---- the checker ----
 
 Checker::Checker(const std::string& backends, std::ostream& log, int jit_opt, harness::Selection selection,
-                 bool sqlite)
+                 bool sqlite, bool jit_native_cpu)
     : log_(log), backends_(backends), selection_(selection) {
   harness::SessionOptions o;
   if (jit_opt >= 0) o.prepare.jit_opt = jit_opt;
+  o.prepare.jit_native_cpu = jit_native_cpu;
   o.prepare.selection = selection;
   o.backends = harness::parse_backend_list(backends);
   o.format = harness::OutFormat::None;

@@ -79,8 +79,9 @@ class Checker {
   // jit_opt: --jit-opt for the JIT back ends (-1: their default).
   // selection: how the page kernels select (--selection).
   // sqlite: open the SQLite oracle (--no-sqlite: not, nor for --aggregates).
+  // jit_native_cpu: --jit-cpu native (the JITs' code for this machine's CPU).
   Checker(const std::string& backends, std::ostream& log, int jit_opt = -1,
-          harness::Selection selection = harness::Selection::Auto, bool sqlite = true);
+          harness::Selection selection = harness::Selection::Auto, bool sqlite = true, bool jit_native_cpu = false);
   ~Checker();
 
   // Runs the generator from o.seed; stops at o.count queries, o.seconds, or

@@ -25,6 +25,7 @@ struct DifftestOptions {
   std::vector<std::string> corpus;
   bool rewrite = false, no_shrink = false, no_sqlite = false, no_storage = false;
   int jit_opt = -1;
+  std::string jit_cpu = "generic";
   double minutes = 0, seconds = 0;
   uint64_t aggregates = 0;
 };
@@ -82,6 +83,7 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--jit-opt", d->jit_opt, "optimisation level of the JIT back ends")
       ->check(cli::whole(0, 3))
       ->type_name("0-3");
+  cli::add_jit_cpu_option(app, &d->jit_cpu);
   app.add_option("--selection", d->selection, "how page kernels select: branch, nobranch or auto (default)")
       ->check(cli::one_of({"branch", "nobranch", "auto"}))
       ->type_name("branch|nobranch|auto");
@@ -134,6 +136,7 @@ int run_difftest(const DifftestOptions& d) {
   const std::string& backends = d.backends;
   const bool rewrite = d.rewrite;
   const int jit_opt = d.jit_opt;
+  const bool native = d.jit_cpu == "native";
   const uint64_t aggregates = d.aggregates;
   harness::Selection selection = harness::Selection::Auto;
   harness::parse_selection(d.selection, &selection);
@@ -173,7 +176,7 @@ int run_difftest(const DifftestOptions& d) {
       for (CorpusFile& file : loaded) {
         ++files;
         const std::string p = file.name;
-        CorpusReport r = run_corpus(file, backends, selection, jit_opt);
+        CorpusReport r = run_corpus(file, backends, selection, jit_opt, native);
         cases += r.cases;
         passed += r.passed;
         uncased += r.uncased;
@@ -200,7 +203,7 @@ int run_difftest(const DifftestOptions& d) {
         std::string text = r.rewritten;
         for (int again = 0; again < 4 && text != file.text; ++again) {
           file = parse_corpus(p, text);
-          text = run_corpus(file, backends, selection, jit_opt).rewritten;
+          text = run_corpus(file, backends, selection, jit_opt, native).rewritten;
         }
         if (r.stale == 0) continue;
         std::ofstream out(p, std::ios::binary);
@@ -241,7 +244,7 @@ int run_difftest(const DifftestOptions& d) {
       }
       return failed ? 1 : 0;
     }
-    Checker ch(backends, std::cerr, jit_opt, selection, o.sqlite);
+    Checker ch(backends, std::cerr, jit_opt, selection, o.sqlite, native);
     Summary s = ch.run(o);
     print_summary(std::cout, s, ch.runner_labels(), o.seed);
     // The same queries again, whatever stopped this run (a time limit too):
@@ -254,6 +257,7 @@ int run_difftest(const DifftestOptions& d) {
                 << std::max<uint64_t>(s.queries + s.bind_failures, 1) << " -b " << backends;
       if (kernel) std::cout << " --selection " << d.selection;
       if (jit_opt >= 0) std::cout << " --jit-opt " << jit_opt;
+      if (native) std::cout << " --jit-cpu native";
       if (o.max_mismatches != RunOptions{}.max_mismatches) std::cout << " --max-mismatches " << o.max_mismatches;
       if (aggregates) std::cout << " --aggregates " << aggregates;
       for (const auto& [off, flag] :

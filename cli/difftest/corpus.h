@@ -76,9 +76,11 @@ struct CorpusReport {
 // one session: every back end must agree (the session compares them) and the
 // first one's answer must equal the expectation.
 // `selection`: how the page kernels select (--selection); `jit_opt`: the JIT
-// back ends' optimisation level (--jit-opt; -1: their default).
+// back ends' optimisation level (--jit-opt; -1: their default);
+// `jit_native_cpu`: --jit-cpu native.
 CorpusReport run_corpus(const CorpusFile& f, const std::string& backends,
-                        harness::Selection selection = harness::Selection::Auto, int jit_opt = -1);
+                        harness::Selection selection = harness::Selection::Auto, int jit_opt = -1,
+                        bool jit_native_cpu = false);
 
 // Every .quel file under a directory, sorted.
 std::vector<std::string> corpus_files(const std::string& dir);

@@ -107,6 +107,7 @@ void setup(Workload& w, const Options& o, bool wrap) {
   so.format = OutFormat::None;
   so.page_size = o.page_size;
   so.prepare.jit_opt = o.jit_opt;
+  so.prepare.jit_native_cpu = o.jit_cpu == "native";
   w.session = std::make_unique<Session>(so, w.devnull, std::cerr);
   Session& s = *w.session;
   if (wrap) {

@@ -27,6 +27,7 @@ struct Options {
   harness::OutFormat format = harness::OutFormat::Table;
   uint32_t page_size = harness::kDefaultPageSize;
   int jit_opt = 1;
+  std::string jit_cpu = "generic";  // --jit-cpu
   std::string keep;
   std::string perf = "perf";  // the perf program (--perf PATH)
   // The child's side.

@@ -251,7 +251,7 @@ std::vector<std::string> parts_specs(const Options& o) {
 }
 
 std::string settings_line(const Options& o, const std::string& method) {
-  std::string s = "settings: --jit-opt " + std::to_string(o.jit_opt) + " (generic CPU), --page-size " +
+  std::string s = "settings: --jit-opt " + std::to_string(o.jit_opt) + " (" + o.jit_cpu + " CPU), --page-size " +
                   std::to_string(o.page_size);
   if (method == "perf")
     s += std::string(", --format ") + (o.format == harness::OutFormat::None  ? "none"
@@ -303,7 +303,7 @@ void print_json(std::ostream& os, const std::vector<BackendProfile>& ps, const O
   doc["note"] = note.empty() ? Json(nullptr) : Json(note);
   doc["machine"] = harness::machine_description();
   doc["settings"] = {{"jit_opt", o.jit_opt},
-                     {"jit_cpu", "generic"},
+                     {"jit_cpu", o.jit_cpu},
                      {"page_size", o.page_size},
                      {"parts", parts_specs(o)}};
   if (method == "perf")  // how the sampled repetitions format their rows; callgrind's format none

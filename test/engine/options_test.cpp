@@ -138,6 +138,9 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"profile -b interp --jit-opt 2 /nonexistent/x.quel", "--jit-opt would do nothing"},
       {"difftest -b interp,threaded --jit-opt 2 --corpus /dev/null", "--jit-opt would do nothing"},
       {"difftest -b interp --selection branch --corpus /dev/null", "--selection would do nothing"},
+      {"difftest -b threaded --jit-cpu native --corpus /dev/null", "--jit-cpu would do nothing"},
+      {"profile -b interp --jit-cpu native /nonexistent/x.quel", "--jit-cpu would do nothing"},
+      {"difftest --jit-cpu fast", "--jit-cpu"},
       {"--no-plan-cache --plan-cache-size 5 -e 'retrieve (a = 1)'",
        "--plan-cache-size and --no-plan-cache contradict each other"},
       // Each below ends in an option that, read loosely, stops the run before
