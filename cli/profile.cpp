@@ -230,8 +230,9 @@ int run_profile(const std::vector<std::string>& words, const Options& o) {
       int r = run_perf(args, i, dir.path, name + ":" + mode, o, p, &err);
       if (stop_signal()) return stopped();
       if (r < 0) {
-        std::cerr << err << "quelkit profile: the script failed under " << name << ":" << mode << "\n";
-        return 1;
+        const bool nothing = err.find(kNothingToProfile) != std::string::npos;
+        std::cerr << err << (nothing ? "" : "quelkit profile: the script failed under " + name + ":" + mode + "\n");
+        return nothing ? 2 : 1;
       }
       if (r == 0) {
         why = err;
@@ -255,9 +256,10 @@ int run_profile(const std::vector<std::string>& words, const Options& o) {
     const bool counted = run_callgrind(args, i, dir.path, names, profiles, &err);
     if (stop_signal()) return stopped();
     if (!counted) {
+      const bool nothing = err.find(kNothingToProfile) != std::string::npos;
       std::cerr << err << (err.empty() || err.back() == '\n' ? "" : "\n")
-                << "quelkit profile: counting instructions failed\n";
-      return 1;
+                << (nothing ? "" : "quelkit profile: counting instructions failed\n");
+      return nothing ? 2 : 1;
     }
   }
   // The raw files: the regular ones (perf's control FIFOs are not files to keep).

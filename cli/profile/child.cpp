@@ -168,7 +168,7 @@ void setup(Workload& w, const Options& o, bool wrap) {
     w.sources.push_back(src);
     w.parsed.push_back(std::move(stmts));
   }
-  if (w.stmts.empty()) child_fail("nothing to profile: the script has no retrieve, append, replace or delete");
+  if (w.stmts.empty()) child_fail(kNothingToProfile);
 }
 
 // Binding again against the database as the script left it can fail (the

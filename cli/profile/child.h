@@ -16,4 +16,9 @@ int child_perf(const Options& o);
 // collection on and every prepare() off, and a cold preparation counted apart.
 int child_callgrind(const Options& o);
 
+// What a child says of a script with no expression statement: the parent
+// passes it on as a usage error (exit 2), not as a script that failed.
+inline constexpr const char* kNothingToProfile =
+    "nothing to profile: the script has no retrieve, append, replace or delete";
+
 }  // namespace quelkit::profile

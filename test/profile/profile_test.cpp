@@ -340,6 +340,19 @@ TEST(Profile, KeepsTheRawFilesOfASample) {
 
 TEST(Profile, UsageErrors) {
   EXPECT_EQ(sh(kBin + " profile").status, 2);
+  // A script with no expression statement profiles nothing: said once, exit
+  // 2 (it went on "the script failed under interp:switch", exit 1).
+  {
+    char tmp[] = "/tmp/quelkit-profile-empty-XXXXXX";
+    ASSERT_NE(mkdtemp(tmp), nullptr);
+    const std::string file = std::string(tmp) + "/create.quel";
+    std::ofstream(file) << "create t (a = i4)\n";
+    Out o = sh(kBin + " profile -b interp " + file);
+    EXPECT_EQ(o.status, 2) << o.err;
+    EXPECT_NE(o.err.find("nothing to profile: the script has no retrieve"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("failed"), std::string::npos) << o.err;
+    std::filesystem::remove_all(tmp);
+  }
   EXPECT_EQ(sh(kBin + " profile --query z").status, 2);
   EXPECT_EQ(sh(kBin + " profile --query de").status, 2);  // heap and keyed queries together
   EXPECT_EQ(sh(kBin + " profile -b nosuch --query d").status, 2);
