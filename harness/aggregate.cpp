@@ -432,6 +432,24 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
     put_value(schema.attrs[nby], g.acc.value(), tuple.data());
     rel->insert(tuple.data());
   }
+  // Hashed on the by value with the most distinct values among those joined
+  // back as a bare attribute (`by p.color`, not `by p.qoh / 10`): the outer
+  // query's variable is then substituted and each of its tuples looks its
+  // group up (decompose.cpp), where scanning the temporary once per outer
+  // tuple made a by list of n groups over n tuples cost n * n.
+  int key_attr = -1;
+  size_t most = 0;
+  for (size_t i = 0; i < nby; ++i) {
+    if (agg.by[i]->kind != Expr::Attr) continue;
+    std::unordered_set<std::string> distinct;
+    for (const Group& g : order) {
+      key.clear();
+      append_equality_key(groups.layout.attrs[i], g.row.data(), &key);
+      distinct.insert(key);
+    }
+    if (key_attr < 0 || distinct.size() > most) key_attr = int(i), most = distinct.size();
+  }
+  if (key_attr >= 0) rel->modify(Structure::Hash, key_attr, 0);
   session_.catalog().add(std::move(rel));
   stats_.run_ns += now_ns() - t0;
   session_.ranges().set(name, name);

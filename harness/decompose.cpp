@@ -2,10 +2,13 @@
 //
 // A statement over k variables becomes one-variable plans as INGRES did it:
 // each variable's own conjuncts are detached into a heap temporary first, then
-// the variable with the fewest tuples is substituted tuple by tuple, its values
-// becoming parameters of the remaining query, recursively. The substituted
+// the variable whose substitution reads the fewest tuples is substituted tuple
+// by tuple, its values becoming parameters of the remaining query,
+// recursively: a variable another one is joined to on its hash or ISAM key
+// is looked up, not scanned, per substituted tuple (keyed_join). The substituted
 // query has the same shape for every tuple, so a back end that reuses plans
 // prepares it once (DC-INGRES plan reuse) and only the parameter block changes.
+#include <algorithm>
 #include <cstring>
 
 #include "frontend/frontend.h"
@@ -39,6 +42,49 @@ void attr_refs(const Node& n, int var, std::set<int>& out) {
   for (const auto& k : n.kid)
     if (k) attr_refs(*k, var, out);
 }
+
+// Whether a conjunct of `lv` is `v.key = s.attr` (either side, through
+// integer widening) for v's key in its current relation: substituting s then
+// makes it `v.key = parameter`, a lookup (choose_access). An expression of s
+// on the other side is no bound, so it is not counted.
+namespace {
+bool keyed_join(const Level& lv, int v, int s) {
+  const Relation* rel = lv.vars[size_t(v)]->rel;
+  if (rel->structure() == Structure::Heap || rel->key_attr() < 0) return false;
+  auto bare = [](const Node* n) {
+    while (n && n->implicit && ir::op_info(n->op).generic == ir::Generic::Cvt && is_int(n->type.kind)) n = n->kid[0].get();
+    return n && n->op == Op::ATTR ? n : nullptr;
+  };
+  const std::vector<int>& map = lv.vars[size_t(v)]->attr_map;
+  for (const Node* c : lv.conjuncts) {
+    if (ir::op_info(c->op).generic != ir::Generic::Eq || c->kid.size() != 2) continue;
+    const Node* a = bare(c->kid[0].get());
+    const Node* b = bare(c->kid[1].get());
+    if (!a || !b) continue;
+    if (a->var != v) std::swap(a, b);
+    if (a->var == v && b->var == s && map[size_t(a->attr)] == rel->key_attr()) return true;
+  }
+  return false;
+}
+
+// Where the variable a replace or delete changes is the one substituted, the
+// rows of each substituted execution are its substituted tuple's: their
+// identifier is that tuple's, which the scan beneath cannot give.
+class SubstitutedTid : public Sink {
+ public:
+  explicit SubstitutedTid(Sink& out) : out_(out) {}
+  uint8_t* room(size_t min_rows, size_t* room) override { return out_.room(min_rows, room); }
+  void wrote(size_t n, const Tid*) override {
+    tids_.assign(n, tid);
+    out_.wrote(n, tids_.data());
+  }
+  Tid tid{};
+
+ private:
+  Sink& out_;
+  std::vector<Tid> tids_;
+};
+}  // namespace
 
 NodePtr Exec::rewrite(const Node& n, const Level& lv, int scan_var) {
   if (n.op == Op::ATTR) {
@@ -184,11 +230,27 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     lv.conjuncts = std::move(rest);
   }
 
-  // 2. Tuple substitution: fewest tuples, ties to the variable named first.
+  // 2. Tuple substitution: the variable whose substitution reads the fewest
+  // tuples, an estimate: its tuples, times what each substituted execution
+  // reads of every other variable, all of it, or a bucket's or primary
+  // page's worth where keyed_join makes it a lookup. Ties (every estimate
+  // alike where nothing is keyed) go to the fewest tuples, then to the
+  // variable named first.
+  auto ntuples = [&](int v) { return double(lv.vars[size_t(v)]->rel->ntuples()); };
+  auto reads = [&](int s) {
+    double per = 1;
+    for (int v : live) {
+      if (v == s) continue;
+      const Relation* rel = lv.vars[size_t(v)]->rel;
+      per *= keyed_join(lv, v, s) ? std::max(1.0, ntuples(v) / std::max(1u, rel->nprimary())) : ntuples(v);
+    }
+    return ntuples(s) * (1 + per);
+  };
   int s = -1;
+  double best = 0;
   for (int v : live) {
-    if (v == q_.update_var) continue;
-    if (s < 0 || lv.vars[size_t(v)]->rel->ntuples() < lv.vars[size_t(s)]->rel->ntuples()) s = v;
+    const double r = reads(v);
+    if (s < 0 || r < best || (r == best && ntuples(v) < ntuples(s))) s = v, best = r;
   }
   VarState& sv = *lv.vars[size_t(s)];
   std::set<int> need;
@@ -218,11 +280,19 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
   // Scan the substituted variable in full-scan order; each of its tuples
   // becomes a parameter block for the rest of the query.
   std::vector<const uint8_t*> tuples;
-  sv.rel->for_each([&](Tid, const uint8_t* p) { tuples.push_back(p); });
+  std::vector<Tid> tids;  // the updated variable's (its rows' identifiers)
+  const bool update_var = s == q_.update_var;
+  sv.rel->for_each([&](Tid t, const uint8_t* p) {
+    tuples.push_back(p);
+    if (update_var) tids.push_back(t);
+  });
   res_.stats.rows_scanned += tuples.size();
-  auto load_params = [&](const uint8_t* tp) {
-    for (size_t i = 0; i < copies.size(); ++i)
-      std::memcpy(params.data() + copies[i].second, tp + copies[i].first, lens[i]);
+  SubstitutedTid with_tid(out);
+  Sink& into = update_var ? with_tid : out;
+  auto load_params = [&](size_t i) {
+    for (size_t c = 0; c < copies.size(); ++c)
+      std::memcpy(params.data() + copies[c].second, tuples[i] + copies[c].first, lens[c]);
+    if (update_var) with_tid.tid = tids[i];
   };
   std::vector<int> rest_vars;
   for (int v : live)
@@ -238,11 +308,11 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     note_access(q_.vars[size_t(v)].name + ":" + acc.text);
     // The cache key is built once: only the parameter block changes per tuple.
     const std::string key = rel_id(*inner.vars[size_t(v)]) + "|" + plan.key;
-    bool tids = updating && v == q_.update_var;
+    bool want_tids = updating && v == q_.update_var;
     loops_.emplace_back(0, tuples.size());
-    for (const uint8_t* tp : tuples) {
-      load_params(tp);
-      execute(plan, rel, key, acc, params, out, tids);
+    for (size_t i = 0; i < tuples.size(); ++i) {
+      load_params(i);
+      execute(plan, rel, key, acc, params, into, want_tids);
       ++loops_.back().first;
     }
     loops_.pop_back();
@@ -250,8 +320,8 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     // Inner levels detach into temporaries of their own: give them fresh
     // variable states per substituted tuple so this level's stay intact.
     loops_.emplace_back(0, tuples.size());
-    for (const uint8_t* tp : tuples) {
-      load_params(tp);
+    for (size_t i = 0; i < tuples.size(); ++i) {
+      load_params(i);
       std::vector<std::unique_ptr<VarState>> fresh;
       Level lv2;
       lv2.conjuncts = inner.conjuncts;
@@ -265,7 +335,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
         lv2.vars.push_back(c.get());
         fresh.push_back(std::move(c));
       }
-      run_level(lv2, params, out, depth + 1);
+      run_level(lv2, params, into, depth + 1);
       ++loops_.back().first;
     }
     loops_.pop_back();
