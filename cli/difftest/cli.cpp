@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include <unistd.h>
+
 #include "cli/command.h"
 #include "cli/difftest/aggregates.h"
 #include "cli/difftest/check.h"
@@ -173,10 +175,26 @@ int run_difftest(const DifftestOptions& d) {
   try {
     if (!d.corpus.empty()) {
       int files = 0, cases = 0, passed = 0, failed = 0, uncased = 0, stale = 0, kept = 0;
+      // At a terminal, the file running now, on a line cleared once it has
+      // run (a whole corpus under -b all takes minutes: gccjit compiles each
+      // case); in a log, nothing.
+      const bool progress = isatty(STDERR_FILENO);
+      size_t shown = 0;
+      auto clear_progress = [&] {
+        if (shown) std::cerr << '\r' << std::string(shown, ' ') << '\r' << std::flush;
+        shown = 0;
+      };
       for (CorpusFile& file : loaded) {
         ++files;
         const std::string p = file.name;
+        if (progress) {
+          const std::string line =
+              "corpus: file " + std::to_string(files) + " of " + std::to_string(loaded.size()) + ": " + p;
+          std::cerr << line << std::flush;
+          shown = line.size();
+        }
         CorpusReport r = run_corpus(file, backends, selection, jit_opt, native);
+        clear_progress();  // before what the file's run says
         cases += r.cases;
         passed += r.passed;
         uncased += r.uncased;

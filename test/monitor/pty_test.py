@@ -9,7 +9,8 @@ interactive session exits 0 after \\q whatever failed before; a cancelled
 gccjit compile leaves no /tmp/libgccjit-* directory, nor does SIGTERM or SIGHUP
 in a compile (they still end quelkit). Without a terminal,
 Ctrl-C (SIGINT) cancels a script (statements piped in are one), which exits 130, a copy waiting on a FIFO
-included; a copy into a FIFO whose reader leaves is an I/O error, not SIGPIPE.
+included; a copy into a FIFO whose reader leaves is an I/O error, not SIGPIPE. `difftest --corpus` names
+the file it runs at a terminal, and in a log says nothing but its summary.
 
 Run by ctest, one test per case:  pty_test.py QUELKIT_BINARY [unittest names]
 """
@@ -485,6 +486,29 @@ class MonitorTest(unittest.TestCase):
         self.assertEqual(p.returncode, 130, err)
         self.assertIn(b"<monitor:1>:4:1: error: cancelled", err)
         self.assertNotIn(b"never", out)
+
+    def test_difftest_corpus_names_the_file_running_at_a_terminal(self):
+        corpus = os.path.join(self.home, "corpus")
+        os.mkdir(corpus)
+        for name, value in (("first", 1), ("second", 2)):
+            with open(os.path.join(corpus, name + ".quel"), "w") as f:
+                f.write("retrieve (a = %d)\n/*= rows\na\n%d\n*/\n" % (value, value))
+        t = Terminal(["difftest", "--corpus", corpus, "-b", "interp"], self.home)
+        self.terms.append(t)
+        self.assertEqual(t.wait(), 0, t.text())
+        text = t.text()
+        self.assertIn("corpus: file 1 of 2: " + os.path.join(corpus, "first.quel"), text)
+        self.assertIn("corpus: file 2 of 2: " + os.path.join(corpus, "second.quel"), text)
+        self.assertIn("corpus: 2 files, 2 cases on interp:switch: all pass", text)
+        # Each line is blanked once its file has run: the summary starts on
+        # a line of its own, after the blanks.
+        self.assertRegex(text, r"\r +\rcorpus: 2 files")
+        # In a log (no terminal), only the summary.
+        p = subprocess.run([BIN, "difftest", "--corpus", corpus, "-b", "interp"], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, "")
+        self.assertEqual(p.stdout, "corpus: 2 files, 2 cases on interp:switch: all pass\n")
 
     def run_until_sigint(self, args, after):
         """quelkit ARGS without a terminal, SIGINT `after` seconds into its
