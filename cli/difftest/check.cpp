@@ -47,13 +47,20 @@ std::string multiset_difference(const Result& a, const Result& b) {
 
 // ---- the checker ----
 
-Checker::Checker(const std::string& backends, std::ostream& log, int jit_opt, harness::Selection selection,
-                 bool sqlite, bool jit_native_cpu)
-    : log_(log), backends_(backends), selection_(selection) {
+std::string code_options(const harness::PrepareOptions& p) {
+  const harness::PrepareOptions defaults;
+  std::string s;
+  if (p.jit_opt != defaults.jit_opt) s += " --jit-opt " + std::to_string(p.jit_opt);
+  if (p.jit_checks) s += " --jit-checks";
+  if (p.jit_native_cpu) s += " --jit-cpu native";
+  if (p.vector_batch != defaults.vector_batch) s += " --vector-batch " + std::to_string(p.vector_batch);
+  return s;
+}
+
+Checker::Checker(const std::string& backends, std::ostream& log, const harness::PrepareOptions& prepare, bool sqlite)
+    : log_(log), backends_(backends), prepare_(prepare) {
   harness::SessionOptions o;
-  if (jit_opt >= 0) o.prepare.jit_opt = jit_opt;
-  o.prepare.jit_native_cpu = jit_native_cpu;
-  o.prepare.selection = selection;
+  o.prepare = prepare;
   o.backends = harness::parse_backend_list(backends);
   o.format = harness::OutFormat::None;
   o.page_size = TestData::kPageSize;

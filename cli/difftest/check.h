@@ -73,15 +73,19 @@ struct Outcome {
   std::vector<harness::Result> results;  // one per runner asked for
 };
 
+// The options of `p` other than --selection that differ from their defaults,
+// as command-line text (" --jit-opt 2 --jit-checks"): what a rerun or a
+// reproducer must give to run the same code.
+std::string code_options(const harness::PrepareOptions& p);
+
 class Checker {
  public:
   // backends: "all" or a -b list. log: progress and mismatch reports.
-  // jit_opt: --jit-opt for the JIT back ends (-1: their default).
-  // selection: how the page kernels select (--selection).
+  // prepare: the options that shape each back end's code (--selection,
+  // --jit-opt, --jit-checks, --jit-cpu, --vector-batch).
   // sqlite: open the SQLite oracle (--no-sqlite: not, nor for --aggregates).
-  // jit_native_cpu: --jit-cpu native (the JITs' code for this machine's CPU).
-  Checker(const std::string& backends, std::ostream& log, int jit_opt = -1,
-          harness::Selection selection = harness::Selection::Auto, bool sqlite = true, bool jit_native_cpu = false);
+  Checker(const std::string& backends, std::ostream& log, const harness::PrepareOptions& prepare = {},
+          bool sqlite = true);
   ~Checker();
 
   // Runs the generator from o.seed; stops at o.count queries, o.seconds, or
@@ -122,7 +126,7 @@ class Checker {
   std::unique_ptr<harness::Session> session_;
   std::unique_ptr<SqliteOracle> sqlite_;
   std::string backends_;
-  harness::Selection selection_;
+  harness::PrepareOptions prepare_;
   uint64_t variant_pick_ = 0;
 };
 

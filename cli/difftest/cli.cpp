@@ -27,7 +27,9 @@ struct DifftestOptions {
   std::vector<std::string> corpus;
   bool rewrite = false, no_shrink = false, no_sqlite = false, no_storage = false;
   int jit_opt = -1;
+  bool jit_checks = false;
   std::string jit_cpu = "generic";
+  uint32_t vector_batch = 0;
   double minutes = 0, seconds = 0;
   uint64_t aggregates = 0;
 };
@@ -85,7 +87,11 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--jit-opt", d->jit_opt, "optimisation level of the JIT back ends")
       ->check(cli::whole(0, 3))
       ->type_name("0-3");
+  app.add_flag("--jit-checks", d->jit_checks, "bounds assertions in the JIT back ends' generated code");
   cli::add_jit_cpu_option(app, &d->jit_cpu);
+  app.add_option("--vector-batch", d->vector_batch, "tuples per batch of the vector back end (default 128)")
+      ->check(cli::whole(1, 65535))
+      ->type_name("N");
   app.add_option("--selection", d->selection, "how page kernels select: branch, nobranch or auto (default)")
       ->check(cli::one_of({"branch", "nobranch", "auto"}))
       ->type_name("branch|nobranch|auto");
@@ -137,11 +143,14 @@ int run_difftest(const DifftestOptions& d) {
   o.storage = !d.no_storage;
   const std::string& backends = d.backends;
   const bool rewrite = d.rewrite;
-  const int jit_opt = d.jit_opt;
-  const bool native = d.jit_cpu == "native";
   const uint64_t aggregates = d.aggregates;
-  harness::Selection selection = harness::Selection::Auto;
-  harness::parse_selection(d.selection, &selection);
+  // What shapes each back end's code, as the session's options give it.
+  harness::PrepareOptions prepare;
+  harness::parse_selection(d.selection, &prepare.selection);
+  if (d.jit_opt >= 0) prepare.jit_opt = d.jit_opt;
+  prepare.jit_checks = d.jit_checks;
+  prepare.jit_native_cpu = d.jit_cpu == "native";
+  prepare.vector_batch = d.vector_batch;
   // The files first, all of them: a corpus with no case in it is an error,
   // not a pass.
   std::vector<std::string> paths;
@@ -193,7 +202,7 @@ int run_difftest(const DifftestOptions& d) {
           std::cerr << line << std::flush;
           shown = line.size();
         }
-        CorpusReport r = run_corpus(file, backends, selection, jit_opt, native);
+        CorpusReport r = run_corpus(file, backends, prepare);
         clear_progress();  // before what the file's run says
         cases += r.cases;
         passed += r.passed;
@@ -221,7 +230,7 @@ int run_difftest(const DifftestOptions& d) {
         std::string text = r.rewritten;
         for (int again = 0; again < 4 && text != file.text; ++again) {
           file = parse_corpus(p, text);
-          text = run_corpus(file, backends, selection, jit_opt, native).rewritten;
+          text = run_corpus(file, backends, prepare).rewritten;
         }
         if (r.stale == 0) continue;
         std::ofstream out(p, std::ios::binary);
@@ -262,7 +271,7 @@ int run_difftest(const DifftestOptions& d) {
       }
       return failed ? 1 : 0;
     }
-    Checker ch(backends, std::cerr, jit_opt, selection, o.sqlite, native);
+    Checker ch(backends, std::cerr, prepare, o.sqlite);
     Summary s = ch.run(o);
     print_summary(std::cout, s, ch.runner_labels(), o.seed);
     // The same queries again, whatever stopped this run (a time limit too):
@@ -274,8 +283,7 @@ int run_difftest(const DifftestOptions& d) {
       std::cout << "  rerun: quelkit difftest --seed " << o.seed << " --count "
                 << std::max<uint64_t>(s.queries + s.bind_failures, 1) << " -b " << backends;
       if (kernel) std::cout << " --selection " << d.selection;
-      if (jit_opt >= 0) std::cout << " --jit-opt " << jit_opt;
-      if (native) std::cout << " --jit-cpu native";
+      std::cout << code_options(prepare);
       if (o.max_mismatches != RunOptions{}.max_mismatches) std::cout << " --max-mismatches " << o.max_mismatches;
       if (aggregates) std::cout << " --aggregates " << aggregates;
       for (const auto& [off, flag] :

@@ -228,15 +228,12 @@ std::vector<std::string> corpus_files(const std::string& dir) {
   return v;
 }
 
-CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, harness::Selection selection,
-                        int jit_opt, bool jit_native_cpu) {
+CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const harness::PrepareOptions& prepare) {
   CorpusReport rep;
   std::ostringstream out, err;
   harness::SessionOptions o;
   o.backends = harness::parse_backend_list(backends);
-  o.prepare.selection = selection;
-  if (jit_opt >= 0) o.prepare.jit_opt = jit_opt;
-  o.prepare.jit_native_cpu = jit_native_cpu;
+  o.prepare = prepare;
   o.format = harness::OutFormat::Csv;
   if (f.page_size) o.page_size = f.page_size;
   harness::Session session(o, out, err);

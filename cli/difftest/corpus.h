@@ -25,8 +25,8 @@
 // cases too). Cases run in order in one session per file.
 #pragma once
 
+#include "harness/backend.h"
 #include "harness/parts.h"
-#include "harness/selection.h"
 #include "harness/wisconsin.h"
 
 #include <cstdint>
@@ -75,12 +75,10 @@ struct CorpusReport {
 // Runs a file on the back ends of `backends` ("interp:switch", "all", ...) in
 // one session: every back end must agree (the session compares them) and the
 // first one's answer must equal the expectation.
-// `selection`: how the page kernels select (--selection); `jit_opt`: the JIT
-// back ends' optimisation level (--jit-opt; -1: their default);
-// `jit_native_cpu`: --jit-cpu native.
+// `prepare`: the options that shape each back end's code (--selection,
+// --jit-opt, --jit-checks, --jit-cpu, --vector-batch).
 CorpusReport run_corpus(const CorpusFile& f, const std::string& backends,
-                        harness::Selection selection = harness::Selection::Auto, int jit_opt = -1,
-                        bool jit_native_cpu = false);
+                        const harness::PrepareOptions& prepare = {});
 
 // Every .quel file under a directory, sorted.
 std::vector<std::string> corpus_files(const std::string& dir);

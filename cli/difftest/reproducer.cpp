@@ -17,7 +17,9 @@ std::string Checker::reproducer(const Mismatch& m) {
   // A comment must not end early.
   for (size_t p = 0; (p = detail.find("*/", p)) != std::string::npos;) detail.replace(p, 2, "* /");
   std::string runners = m.kind == Mismatch::Backends ? m.a + "," + m.b : m.a;
-  if (selection_ != harness::Selection::Auto) runners += std::string(" --selection ") + harness::selection_name(selection_);
+  if (prepare_.selection != harness::Selection::Auto)
+    runners += std::string(" --selection ") + harness::selection_name(prepare_.selection);
+  runners += code_options(prepare_);
   std::string head = "/* quelkit difftest --seed " + std::to_string(m.seed) + ": query " + std::to_string(m.index) +
                      (m.original_operators ? ", shrunk from " + std::to_string(m.original_operators) + " to " +
                                                  std::to_string(m.query.operators()) + " operators"

@@ -46,7 +46,9 @@ class Corpus : public ::testing::TestWithParam<Param> {};
 TEST_P(Corpus, MatchesExpectations) {
   const auto& [file, label, backends, selection] = GetParam();
   difftest::CorpusFile f = difftest::load_corpus(file);
-  difftest::CorpusReport r = difftest::run_corpus(f, backends, selection);
+  harness::PrepareOptions prepare;
+  prepare.selection = selection;
+  difftest::CorpusReport r = difftest::run_corpus(f, backends, prepare);
   for (const auto& fail : r.failures) ADD_FAILURE() << fail;
   EXPECT_GT(r.cases, 0) << file << " has no cases";
   EXPECT_EQ(r.passed, r.cases);

@@ -43,7 +43,9 @@ class DifftestSelection : public ::testing::TestWithParam<harness::Selection> {}
 TEST_P(DifftestSelection, FixedSeedOnEveryBackendIsClean) {
   register_all_backends();
   std::ostringstream log;
-  Checker ch(GetParam() == harness::Selection::Branch ? "all" : kernel_backend_list(), log, -1, GetParam());
+  harness::PrepareOptions prepare;
+  prepare.selection = GetParam();
+  Checker ch(GetParam() == harness::Selection::Branch ? "all" : kernel_backend_list(), log, prepare);
   RunOptions o;
   o.seed = 1981;
   o.seconds = 1800;

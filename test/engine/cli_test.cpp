@@ -278,6 +278,28 @@ TEST(Cli, DifftestSaysHowToRerunItAndLeavesSqliteOut) {
   EXPECT_EQ(sh(kBin + rerun2.substr(std::string("quelkit").size())).status, 0) << rerun2;
 }
 
+// The options that shape a back end's code, as the session takes them, so
+// that code under --jit-checks or another batch size can be difftested: the
+// rerun line gives them again, and an option no selected back end reads is
+// refused, as in every command.
+TEST(Cli, DifftestTakesTheCodeShapingOptionsAndRerunsWithThem) {
+  Out o = sh(kBin + " difftest --seed 5 --count 20 -b vector:inplace,llvm:fused --vector-batch 7 --jit-checks "
+                    "--jit-opt 2 --no-sqlite");
+  ASSERT_EQ(o.status, 0) << o.text;
+  const size_t at = o.text.find("  rerun: ");
+  ASSERT_NE(at, std::string::npos) << o.text;
+  const std::string rerun = o.text.substr(at + 9, o.text.find('\n', at) - at - 9);
+  EXPECT_NE(rerun.find(" --jit-opt 2 --jit-checks --vector-batch 7"), std::string::npos) << rerun;
+  Out corpus = sh(kBin + " difftest --corpus " + std::string(QUELKIT_SOURCE_DIR) +
+                  "/test/queries/evaluation_order.quel -b interp,vector --vector-batch 1");
+  EXPECT_EQ(corpus.status, 0) << corpus.text;
+  EXPECT_NE(corpus.text.find("all pass"), std::string::npos) << corpus.text;
+  for (const char* refused : {" --vector-batch 7 -b interp", " --jit-checks -b vector"}) {
+    Out r = sh(kBin + " difftest --count 1" + refused);
+    EXPECT_EQ(r.status, 2) << refused << ": " << r.text;
+  }
+}
+
 // difftest --rewrite fills `?` placeholders with what ran, and the file it
 // writes passes as it stands: rows filled in above an error move the error's
 // statement down, and its expected line with it (it kept the line of the
