@@ -73,7 +73,7 @@ struct Job {
   int level = 1;
   double size = 0;
 
-  std::unique_ptr<Prepared> out;
+  std::unique_ptr<Prepared> out;  // null where the compile failed
   uint64_t wall_ns = 0, cpu_ns = 0;
   std::atomic<bool> done{false};
 
@@ -83,8 +83,15 @@ struct Job {
   void run() {
     const uint64_t c0 = thread_cpu_ns(), t0 = now_ns();
     std::unique_ptr<Prepared> p = std::move(in);
-    if (!p) p = be->prepare(plan, params.empty() ? nullptr : params.data());
-    if (p->has_kernel() && p->kernel_selection() != sel) p->select_kernel(sel);
+    // A compile that throws (std::bad_alloc, say) leaves
+    // no code: the plan stays on the tier it runs, whose answers are the
+    // same. Thrown out of this thread, it would end the process.
+    try {
+      if (!p) p = be->prepare(plan, params.empty() ? nullptr : params.data());
+      if (p->has_kernel() && p->kernel_selection() != sel) p->select_kernel(sel);
+    } catch (...) {
+      p.reset();
+    }
     wall_ns = now_ns() - t0;
     cpu_ns = thread_cpu_ns() - c0;
     out = std::move(p);
