@@ -52,7 +52,8 @@ bool keyed_join(const Level& lv, int v, int s) {
   const Relation* rel = lv.vars[size_t(v)]->rel;
   if (rel->structure() == Structure::Heap || rel->key_attr() < 0) return false;
   auto bare = [](const Node* n) {
-    while (n && n->implicit && ir::op_info(n->op).generic == ir::Generic::Cvt && is_int(n->type.kind)) n = n->kid[0].get();
+    while (n && n->implicit && ir::op_info(n->op).generic == ir::Generic::Cvt && is_int(n->type.kind))
+      n = n->kid[0].get();
     return n && n->op == Op::ATTR ? n : nullptr;
   };
   const std::vector<int>& map = lv.vars[size_t(v)]->attr_map;
