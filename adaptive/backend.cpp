@@ -83,9 +83,9 @@ struct Job {
   void run() {
     const uint64_t c0 = thread_cpu_ns(), t0 = now_ns();
     std::unique_ptr<Prepared> p = std::move(in);
-    // A compile that throws (std::bad_alloc, say) leaves
-    // no code: the plan stays on the tier it runs, whose answers are the
-    // same. Thrown out of this thread, it would end the process.
+    // A compile that throws (std::bad_alloc, say) leaves no code: the plan
+    // stays on the tier it runs, whose answers are the same. Thrown out of
+    // this thread, it would end the process.
     try {
       if (!p) p = be->prepare(plan, params.empty() ? nullptr : params.data());
       if (p->has_kernel() && p->kernel_selection() != sel) p->select_kernel(sel);

@@ -101,6 +101,12 @@ void add_jit_cpu_option(CLI::App& app, std::string* value) {
       ->type_name("generic|native");
 }
 
+void add_vector_batch_option(CLI::App& app, uint32_t* value) {
+  app.add_option("--vector-batch", *value, "tuples per batch of the vector back end (default 128; batches span pages)")
+      ->check(whole(1, 65535))
+      ->type_name("N");
+}
+
 void add_memory_budget_option(CLI::App& app, std::string* value) {
   app.add_option("--memory-budget", *value,
                  "memory for relations, temporaries and results; beyond it a statement fails (default 50% of "

@@ -90,6 +90,10 @@ std::vector<T> drop_repeats(std::vector<T> v) {
   return out;
 }
 
+// The --vector-batch of the session and difftest: tuples per batch of the
+// vector back end, 1 to 65535, into *value (0, its default, where not given).
+void add_vector_batch_option(CLI::App& app, uint32_t* value);
+
 // The --jit-cpu of paper, sweep, wisconsin, profile and difftest: generic (the
 // default) or native, into *value; and how their headers name the choice.
 void add_jit_cpu_option(CLI::App& app, std::string* value);

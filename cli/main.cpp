@@ -299,10 +299,7 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
                  "this machine's CPU")
       ->check(cli::one_of({"generic", "native"}))
       ->type_name("generic|native");
-  app.add_option("--vector-batch", m->opt.prepare.vector_batch,
-                 "tuples per batch of the vector back end (default 128; batches span pages)")
-      ->check(cli::whole(1, 65535))
-      ->type_name("N");
+  cli::add_vector_batch_option(app, &m->opt.prepare.vector_batch);
   app.add_option("--selection", m->selection,
                  "how page kernels select: a branch on the qualification, or the row written and kept by its "
                  "value; auto (default) probes the first pages with branch and picks by selectivity")

@@ -89,9 +89,7 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
       ->type_name("0-3");
   app.add_flag("--jit-checks", d->jit_checks, "bounds assertions in the JIT back ends' generated code");
   cli::add_jit_cpu_option(app, &d->jit_cpu);
-  app.add_option("--vector-batch", d->vector_batch, "tuples per batch of the vector back end (default 128)")
-      ->check(cli::whole(1, 65535))
-      ->type_name("N");
+  cli::add_vector_batch_option(app, &d->vector_batch);
   app.add_option("--selection", d->selection, "how page kernels select: branch, nobranch or auto (default)")
       ->check(cli::one_of({"branch", "nobranch", "auto"}))
       ->type_name("branch|nobranch|auto");
