@@ -625,7 +625,7 @@ void register_backend() {
   spec.test_modes = {"switch-every-page", "compile-at-start"};
   // Its LLVM tier's options, and its tiers' dump forms (registered before it:
   // measure/backends.cpp).
-  spec.reads_options = {"--jit-opt", "--jit-checks", "--jit-cpu"};
+  spec.reads_options = harness::kJitOptions;
   spec.settings = [](const harness::PrepareOptions& opt) { return "llvm tier " + harness::jit_settings(opt); };
   for (const char* tier : {"threaded", "stencil", "llvm"})
     if (const harness::BackendSpec* t = harness::find_backend(tier)) {

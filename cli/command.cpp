@@ -95,8 +95,14 @@ CLI::Validator real_between(double lo, double hi) {
       "");
 }
 
+void add_jit_opt_option(CLI::App& app, int* value) {
+  app.add_option("--jit-opt", *value, "JIT optimisation level (default 1)")->check(whole(0, 3))->type_name("0-3");
+}
+
 void add_jit_cpu_option(CLI::App& app, std::string* value) {
-  app.add_option("--jit-cpu", *value, "JIT target: generic (default) or this machine's CPU")
+  app.add_option("--jit-cpu", *value,
+                 "JIT target: the generic CPU the kit itself is built for (default), or every instruction of this "
+                 "machine's CPU")
       ->check(one_of({"generic", "native"}))
       ->type_name("generic|native");
 }
@@ -105,6 +111,18 @@ void add_vector_batch_option(CLI::App& app, uint32_t* value) {
   app.add_option("--vector-batch", *value, "tuples per batch of the vector back end (default 128; batches span pages)")
       ->check(whole(1, 65535))
       ->type_name("N");
+}
+
+void add_code_options(CLI::App& app, CodeOptions* o) {
+  add_jit_opt_option(app, &o->jit_opt);
+  app.add_flag("--jit-checks", o->jit_checks, "bounds assertions in the JIT back ends' generated code");
+  add_jit_cpu_option(app, &o->jit_cpu);
+  add_vector_batch_option(app, &o->vector_batch);
+  app.add_option("--selection", o->selection,
+                 "how page kernels select: a branch on the qualification, or the row written and kept by its "
+                 "value; auto (default) probes the first pages with branch and picks by selectivity")
+      ->check(one_of({"branch", "nobranch", "auto"}))
+      ->type_name("branch|nobranch|auto");
 }
 
 void add_memory_budget_option(CLI::App& app, std::string* value) {

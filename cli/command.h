@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "cli/code_options.h"
+
 namespace quelkit::harness {
 class Relation;
 }
@@ -90,14 +92,18 @@ std::vector<T> drop_repeats(std::vector<T> v) {
   return out;
 }
 
-// The --vector-batch of the session and difftest: tuples per batch of the
-// vector back end, 1 to 65535, into *value (0, its default, where not given).
-void add_vector_batch_option(CLI::App& app, uint32_t* value);
-
-// The --jit-cpu of paper, sweep, wisconsin, profile and difftest: generic (the
-// default) or native, into *value; and how their headers name the choice.
+// The code-shaping options (code_options.h), each declared once:
+// --jit-opt 0-3 (the session, difftest, profile, sweep); --jit-cpu generic
+// (the default) or native (those and paper, wisconsin), and how their
+// headers name the choice; --vector-batch, tuples per batch of the vector
+// back end, 1 to 65535 (0, its default, where not given).
+void add_jit_opt_option(CLI::App& app, int* value);
 void add_jit_cpu_option(CLI::App& app, std::string* value);
 const char* jit_cpu_description(bool native);
+void add_vector_batch_option(CLI::App& app, uint32_t* value);
+// All five, for the commands that prepare code a user asks about (the
+// session, difftest, profile): the above, --jit-checks and --selection.
+void add_code_options(CLI::App& app, CodeOptions* o);
 
 // Back-end options that the selected back ends would not read are usage
 // errors, in every command that takes them: --jit-opt, --jit-checks,

@@ -70,7 +70,8 @@ struct MainOptions {
   SessionOptions opt;
   std::vector<std::string> texts, files;
   std::vector<std::string> parts_specs, wisconsin_specs, dumps;
-  std::string backends = "interp", format, stats, sink, memory_budget, jit_cpu, selection;
+  std::string backends = "interp", format, stats, sink, memory_budget;
+  cli::CodeOptions code;  // --jit-opt, --jit-checks, --jit-cpu, --vector-batch, --selection
   uint32_t page_size = kDefaultPageSize;
   bool no_plan_cache = false;
 };
@@ -115,8 +116,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
   opt.stats = !m.stats.empty();
   opt.stats_json = m.stats == "json";
   opt.runner.count_sink = m.sink == "count";
-  opt.prepare.jit_native_cpu = m.jit_cpu == "native";
-  if (!m.selection.empty()) harness::parse_selection(m.selection, &opt.prepare.selection);
+  opt.prepare = m.code.prepare();
   cli::apply_memory_budget(m.memory_budget);
   std::vector<PartsSpec> parts;
   for (const auto& s : m.parts_specs) {
@@ -290,21 +290,7 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
                  "plans kept per back end before eviction (default 1024; 0: no limit)")
       ->check(cli::whole(0))
       ->type_name("N");
-  app.add_option("--jit-opt", m->opt.prepare.jit_opt, "JIT optimisation level (default 1)")
-      ->check(cli::whole(0, 3))
-      ->type_name("0-3");
-  app.add_flag("--jit-checks", m->opt.prepare.jit_checks, "bounds assertions in generated code");
-  app.add_option("--jit-cpu", m->jit_cpu,
-                 "JIT target: the generic CPU the kit itself is built for (default), or every instruction of "
-                 "this machine's CPU")
-      ->check(cli::one_of({"generic", "native"}))
-      ->type_name("generic|native");
-  cli::add_vector_batch_option(app, &m->opt.prepare.vector_batch);
-  app.add_option("--selection", m->selection,
-                 "how page kernels select: a branch on the qualification, or the row written and kept by its "
-                 "value; auto (default) probes the first pages with branch and picks by selectivity")
-      ->check(cli::one_of({"branch", "nobranch", "auto"}))
-      ->type_name("branch|nobranch|auto");
+  cli::add_code_options(app, &m->code);
   return [&app, m] { return run_session(app, *m); };
 }
 

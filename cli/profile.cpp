@@ -139,10 +139,7 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
   app.add_option("--page-size", o->page_size, "page size of new relations (default 1024)")
       ->check(cli::whole(64, kMaxPageSize))
       ->type_name("BYTES");
-  app.add_option("--jit-opt", o->jit_opt, "JIT optimisation level (default 1)")
-      ->check(cli::whole(0, 3))
-      ->type_name("0-3");
-  cli::add_jit_cpu_option(app, &o->jit_cpu);
+  cli::add_code_options(app, &o->code);
   app.add_option("--keep", o->keep,
                  "keep the raw perf.data / callgrind files in DIR (checked before any work), with perf's JIT symbol "
                  "maps perf-PID.map (copy one to /tmp for perf report to name generated code)")

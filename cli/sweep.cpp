@@ -163,9 +163,7 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
       ->type_name("DIR");
   // The JIT back ends' code, as the report and the monitor take it: the
   // curves of one kernel compiled at another level, or for this machine.
-  app.add_option("--jit-opt", o->jit_opt, "JIT optimisation level (default 1)")
-      ->check(cli::whole(0, 3))
-      ->type_name("0-3");
+  cli::add_jit_opt_option(app, &o->jit_opt);
   cli::add_jit_cpu_option(app, &o->jit_cpu);
   cli::add_memory_budget_option(app, &o->memory_budget);
   return [o, &app] {

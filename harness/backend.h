@@ -38,6 +38,10 @@ struct PrepareOptions {
   Selection selection = Selection::Auto;
 };
 
+// The command-line options every JIT back end reads (llvm, gccjit, and
+// adaptive for its LLVM tier): its registration's reads_options.
+inline const std::vector<std::string> kJitOptions = {"--jit-opt", "--jit-checks", "--jit-cpu"};
+
 // Compile cost split the way JITs report it (zero where it does not apply).
 struct PrepareTimes {
   uint64_t irgen_ns = 0, opt_ns = 0, codegen_ns = 0;
@@ -193,7 +197,7 @@ struct BackendSpec {
   // The back-end options of the command line it reads ("--jit-opt",
   // "--jit-checks", "--jit-cpu", "--vector-batch"): one given where no
   // selected back end reads it would do nothing, and is a usage error.
-  std::vector<std::string> reads_options = {};
+  std::vector<std::string> reads_options = {};  // kJitOptions for each JIT
   // The options in force that shaped its code, as --stats names them beside
   // the mode ("-O1, generic CPU", "batch 128"), so that a figure says what
   // to give to reproduce it; none where no option does (interp, stencil).

@@ -23,13 +23,10 @@ namespace {
 
 struct DifftestOptions {
   RunOptions run;
-  std::string backends = "all", selection = "auto";
+  std::string backends = "all";
   std::vector<std::string> corpus;
   bool rewrite = false, no_shrink = false, no_sqlite = false, no_storage = false;
-  int jit_opt = -1;
-  bool jit_checks = false;
-  std::string jit_cpu = "generic";
-  uint32_t vector_batch = 0;
+  cli::CodeOptions code;  // --jit-opt, --jit-checks, --jit-cpu, --vector-batch, --selection
   double minutes = 0, seconds = 0;
   uint64_t aggregates = 0;
 };
@@ -84,15 +81,7 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--rewrite", d->rewrite,
                "with --corpus: replace every expectation by what the first back end answers, where all agree")
       ->needs(corpus);  // alone it would run the random queries and rewrite nothing
-  app.add_option("--jit-opt", d->jit_opt, "optimisation level of the JIT back ends")
-      ->check(cli::whole(0, 3))
-      ->type_name("0-3");
-  app.add_flag("--jit-checks", d->jit_checks, "bounds assertions in the JIT back ends' generated code");
-  cli::add_jit_cpu_option(app, &d->jit_cpu);
-  cli::add_vector_batch_option(app, &d->vector_batch);
-  app.add_option("--selection", d->selection, "how page kernels select: branch, nobranch or auto (default)")
-      ->check(cli::one_of({"branch", "nobranch", "auto"}))
-      ->type_name("branch|nobranch|auto");
+  cli::add_code_options(app, &d->code);
   app.add_option("--aggregates", d->aggregates,
                  "then N random aggregates (simple and by, with inner qualifications) on every back end and "
                  "against SQLite (grouped subquery joined back)")
@@ -143,12 +132,7 @@ int run_difftest(const DifftestOptions& d) {
   const bool rewrite = d.rewrite;
   const uint64_t aggregates = d.aggregates;
   // What shapes each back end's code, as the session's options give it.
-  harness::PrepareOptions prepare;
-  harness::parse_selection(d.selection, &prepare.selection);
-  if (d.jit_opt >= 0) prepare.jit_opt = d.jit_opt;
-  prepare.jit_checks = d.jit_checks;
-  prepare.jit_native_cpu = d.jit_cpu == "native";
-  prepare.vector_batch = d.vector_batch;
+  const harness::PrepareOptions prepare = d.code.prepare();
   // The files first, all of them: a corpus with no case in it is an error,
   // not a pass.
   std::vector<std::string> paths;
@@ -280,7 +264,7 @@ int run_difftest(const DifftestOptions& d) {
       for (const auto& [b, m] : harness::parse_backend_list(backends)) kernel = kernel || harness::has_page_kernel(b, m);
       std::cout << "  rerun: quelkit difftest --seed " << o.seed << " --count "
                 << std::max<uint64_t>(s.queries + s.bind_failures, 1) << " -b " << backends;
-      if (kernel) std::cout << " --selection " << d.selection;
+      if (kernel) std::cout << " --selection " << d.code.selection;
       std::cout << code_options(prepare);
       if (o.max_mismatches != RunOptions{}.max_mismatches) std::cout << " --max-mismatches " << o.max_mismatches;
       if (aggregates) std::cout << " --aggregates " << aggregates;

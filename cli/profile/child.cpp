@@ -106,8 +106,7 @@ void setup(Workload& w, const Options& o, bool wrap) {
   so.backends = backend_list(o);
   so.format = OutFormat::None;
   so.page_size = o.page_size;
-  so.prepare.jit_opt = o.jit_opt;
-  so.prepare.jit_native_cpu = o.jit_cpu == "native";
+  so.prepare = o.code.prepare();
   w.session = std::make_unique<Session>(so, w.devnull, std::cerr);
   Session& s = *w.session;
   if (wrap) {

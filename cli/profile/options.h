@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/code_options.h"
 #include "harness/page.h"
 #include "harness/parts.h"
 #include "harness/session.h"
@@ -26,8 +27,7 @@ struct Options {
   int top = 15;
   harness::OutFormat format = harness::OutFormat::Table;
   uint32_t page_size = harness::kDefaultPageSize;
-  int jit_opt = 1;
-  std::string jit_cpu = "generic";  // --jit-cpu
+  cli::CodeOptions code;  // --jit-opt, --jit-checks, --jit-cpu, --vector-batch, --selection
   std::string keep;
   std::string perf = "perf";  // the perf program (--perf PATH)
   // The child's side.

@@ -251,8 +251,12 @@ std::vector<std::string> parts_specs(const Options& o) {
 }
 
 std::string settings_line(const Options& o, const std::string& method) {
-  std::string s = "settings: --jit-opt " + std::to_string(o.jit_opt) + " (" + o.jit_cpu + " CPU), --page-size " +
-                  std::to_string(o.page_size);
+  // Every code-shaping option, given or not, but --vector-batch only where
+  // given (its default is the vector back end's own).
+  std::string s = "settings: --jit-opt " + std::to_string(o.code.jit_opt) + " (" + o.code.jit_cpu + " CPU)" +
+                  (o.code.jit_checks ? ", --jit-checks" : "") + ", --selection " + o.code.selection +
+                  (o.code.vector_batch ? ", --vector-batch " + std::to_string(o.code.vector_batch) : "") +
+                  ", --page-size " + std::to_string(o.page_size);
   if (method == "perf")
     s += std::string(", --format ") + (o.format == harness::OutFormat::None  ? "none"
                                        : o.format == harness::OutFormat::Csv ? "csv"
@@ -302,8 +306,12 @@ void print_json(std::ostream& os, const std::vector<BackendProfile>& ps, const O
   doc["unit"] = method == "callgrind" ? "instructions" : "cpu-clock samples";
   doc["note"] = note.empty() ? Json(nullptr) : Json(note);
   doc["machine"] = harness::machine_description();
-  doc["settings"] = {{"jit_opt", o.jit_opt},
-                     {"jit_cpu", o.jit_cpu},
+  doc["settings"] = {{"jit_opt", o.code.jit_opt},
+                     {"jit_cpu", o.code.jit_cpu},
+                     {"jit_checks", o.code.jit_checks},
+                     {"selection", o.code.selection},
+                     // null: the vector back end's default
+                     {"vector_batch", o.code.vector_batch ? Json(o.code.vector_batch) : Json(nullptr)},
                      {"page_size", o.page_size},
                      {"parts", parts_specs(o)}};
   if (method == "perf")  // how the sampled repetitions format their rows; callgrind's format none

@@ -159,7 +159,7 @@ std::unique_ptr<harness::Backend> make_backend(Mode mode, const harness::Prepare
 
 void register_backend() {
   harness::BackendSpec spec = backend_spec("llvm", {"llvm"}, make_backend);
-  spec.reads_options = {"--jit-opt", "--jit-checks", "--jit-cpu"};
+  spec.reads_options = harness::kJitOptions;
   spec.settings = harness::jit_settings;
   harness::register_backend(std::move(spec));
 }

@@ -196,6 +196,40 @@ TEST(ProfileInstructions, TwoRunsCountTheSame) {
   EXPECT_EQ(a.out, b.out);
 }
 
+// The options that shape a back end's code reach the profiled child as they
+// reach a session (profile took --jit-opt and --jit-cpu alone): vector's
+// batch of one tuple does its per-batch work per tuple, and the settings
+// say which code ran.
+TEST(ProfileInstructions, CodeOptionsShapeTheProfiledCode) {
+  NEED_VALGRIND();
+  quelkit::register_all_backends();
+  if (!quelkit::harness::find_backend("vector")) GTEST_SKIP() << "vector is not built";
+  const Json dflt = instructions("vector");
+  const Json one = instructions("vector", "--vector-batch 1 --selection nobranch");
+  ASSERT_EQ(dflt.kind, Json::Obj);
+  ASSERT_EQ(one.kind, Json::Obj);
+  EXPECT_EQ(dflt["settings"]["vector_batch"].kind, Json::Null);  // the back end's default
+  EXPECT_EQ(dflt["settings"]["selection"].str, "auto");
+  EXPECT_EQ(dflt["settings"]["jit_checks"].kind, Json::Bool);
+  EXPECT_FALSE(dflt["settings"]["jit_checks"].b);
+  EXPECT_EQ(one["settings"]["vector_batch"].num, 1);
+  EXPECT_EQ(one["settings"]["selection"].str, "nobranch");
+  const double batched = dflt["backends"].arr.at(0)["statements"].arr.at(0)["instructions_per_tuple"].num;
+  const double single = one["backends"].arr.at(0)["statements"].arr.at(0)["instructions_per_tuple"].num;
+  ASSERT_GT(batched, 0);
+  EXPECT_GT(single, 1.3 * batched) << "a batch of one tuple counted " << single << " instructions per tuple, "
+                                   << "the default batch " << batched;
+  // The text report's settings line names them too.
+  if (quelkit::harness::find_backend("llvm")) {
+    Out text = sh(kBin + " profile --instructions --no-prepare --reps 1 --parts 28 --query d -b llvm:fused "
+                         "--jit-checks --selection branch");
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("settings: --jit-opt 1 (generic CPU), --jit-checks, --selection branch, --page-size "),
+              std::string::npos)
+        << text.out.substr(0, 1000);
+  }
+}
+
 // Statements a user profiles as a session runs them: one with aggregates
 // (their inner queries first; it once failed to bind, "an aggregate cannot
 // appear inside another aggregate"), a script read from standard input (the
