@@ -4,6 +4,7 @@ arguments, on short runs.
 
   bench_test.py QUELKIT_BENCH [QUELKIT_STENCIL_NUMBERS]
 
+(a), which reads no relation, is registered once per back end, at 0 tuples.
 quelkit_bench runs one benchmark of each family (paper/ first, then
 reference/, sqlite/ and prepare/) at a minimum time of 0.01 s, writing JSON to
 stdout and CSV to a file: Google Benchmark 1.7.1's CSV reporter aborts when a
@@ -22,12 +23,30 @@ import subprocess
 import sys
 import tempfile
 
-FILTER = ("^(paper/[ab]/interp:switch/210/|reference/c/210/|sqlite/c/210/|prepare/c/interp:switch($|/))")
+FILTER = ("^(paper/a/interp:switch/0/|paper/b/interp:switch/210/|reference/c/210/|sqlite/c/210/|prepare/c/interp:switch($|/))")
 COUNTERS = ("rows", "ns_per_tuple", "prepare_ns", "prepares", "cache_hits")
 
 
 def near(a, b, rel):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-9)
+
+
+def check_names(bench):
+    """(a) reads no relation: one paper/ and one sqlite/ benchmark per back end
+    at the 0 tuples it reads, not six copies of one figure, the largest over a
+    10M-tuple relation built for nothing; (b) keeps every size."""
+    p = subprocess.run([bench, "--benchmark_list_tests=true"], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        sys.exit(f"quelkit_bench --benchmark_list_tests: exit {p.returncode}:\n{p.stderr[-2000:]}")
+    names = p.stdout.split()
+    # A name's size: paper/<query>/<backend:mode>/<tuples>/..., sqlite/<query>/<tuples>/...
+    a = {n.split("/min_time")[0] for n in names if n.startswith(("paper/a/", "sqlite/a/"))}
+    wrong = [n for n in a if n.split("/")[3 if n.startswith("paper/") else 2] != "0"]
+    if wrong or "paper/a/interp:switch/0" not in a or "sqlite/a/0" not in a:
+        sys.exit(f"(a) is registered at sizes it does not read: {sorted(wrong)[:6]} (of {len(a)})")
+    b = {n.split("/")[3] for n in names if n.startswith("paper/b/interp:switch/")}
+    if b != {"1", "210", "3360", "100000", "1000000", "10000000"}:
+        sys.exit(f"paper/b/interp:switch sizes: {sorted(b)}")
 
 
 def check_bench(bench):
@@ -104,6 +123,7 @@ def check_stencil_numbers(exe):
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
+    check_names(sys.argv[1])
     check_bench(sys.argv[1])
     if len(sys.argv) == 3:
         check_stencil_numbers(sys.argv[2])
