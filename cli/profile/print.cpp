@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "harness/backend.h"
 #include "harness/measure.h"
 
 namespace quelkit::profile {
@@ -105,9 +106,18 @@ void print_routines(std::ostream& os, const BackendProfile& p, const Options& o,
   if (rest_n) os << "  " << std::setw(7) << pct(rest) << "  (" << rest_n << " more routines)\n";
 }
 
+// The options in force that shaped this back end's code, as --stats names
+// them beside the mode (BackendSpec::settings: "-O1, generic CPU", "batch
+// 128"); "" where no option does (interp, threaded, stencil).
+std::string backend_settings(const std::string& label, const Options& o) {
+  const harness::BackendSpec* spec = harness::find_backend(label.substr(0, label.find(':')));
+  return spec && spec->settings ? spec->settings(o.code.prepare()) : std::string();
+}
+
 void print_profile(std::ostream& os, const BackendProfile& p, const Options& o) {
   bool ins = p.method == "callgrind";
-  os << "\n== " << p.label << " ";
+  const std::string settings = backend_settings(p.label, o);
+  os << "\n== " << p.label << (settings.empty() ? "" : " [" + settings + "]") << " ";
   if (ins) {
     os << "-- " << num(p.total) << " instructions (callgrind; run phase only, " << o.reps
        << (o.reps == 1 ? " evaluation" : " evaluations") << " per statement, preparation excluded)\n";
@@ -174,7 +184,7 @@ Json subsystem_shares(const std::map<std::string, double>& shares) {
   return j;
 }
 
-Json backend_json(const BackendProfile& p) {
+Json backend_json(const BackendProfile& p, const Options& o) {
   bool ins = p.method == "callgrind";
   auto c = p.label.find(':');
   double tt = tuples_total(p);
@@ -182,6 +192,7 @@ Json backend_json(const BackendProfile& p) {
   b["backend"] = p.label.substr(0, c);
   b["mode"] = c == std::string::npos ? "" : p.label.substr(c + 1);
   b["label"] = p.label;
+  b["settings"] = backend_settings(p.label, o);
   b["total"] = number(p.total, 0);
   if (ins) {
     b["instructions_per_tuple"] = number(tt > 0 ? p.total / tt : 0, 3);
@@ -329,7 +340,7 @@ void print_json(std::ostream& os, const std::vector<BackendProfile>& ps, const O
   for (const auto& r : paper_table3()) paper.push_back({{"routine", r.name}, {"percent", number(r.percent)}, {"what", r.what}});
   doc["paper_table3"] = std::move(paper);
   Json backends = Json::array();
-  for (const auto& p : ps) backends.push_back(backend_json(p));
+  for (const auto& p : ps) backends.push_back(backend_json(p, o));
   doc["backends"] = std::move(backends);
   // Statement texts come from the user's files: bytes that are not UTF-8 become U+FFFD.
   os << doc.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";

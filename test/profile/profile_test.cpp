@@ -214,6 +214,9 @@ TEST(ProfileInstructions, CodeOptionsShapeTheProfiledCode) {
   EXPECT_FALSE(dflt["settings"]["jit_checks"].b);
   EXPECT_EQ(one["settings"]["vector_batch"].num, 1);
   EXPECT_EQ(one["settings"]["selection"].str, "nobranch");
+  // Each back end's own, as --stats names them beside the mode.
+  EXPECT_EQ(dflt["backends"].arr.at(0)["settings"].str, "batch 128");
+  EXPECT_EQ(one["backends"].arr.at(0)["settings"].str, "batch 1");
   const double batched = dflt["backends"].arr.at(0)["statements"].arr.at(0)["instructions_per_tuple"].num;
   const double single = one["backends"].arr.at(0)["statements"].arr.at(0)["instructions_per_tuple"].num;
   ASSERT_GT(batched, 0);
@@ -226,6 +229,8 @@ TEST(ProfileInstructions, CodeOptionsShapeTheProfiledCode) {
     ASSERT_EQ(text.status, 0) << text.err;
     EXPECT_NE(text.out.find("settings: --jit-opt 1 (generic CPU), --jit-checks, --selection branch, --page-size "),
               std::string::npos)
+        << text.out.substr(0, 1000);
+    EXPECT_NE(text.out.find("\n== llvm:fused [-O1, generic CPU, checks] -- "), std::string::npos)
         << text.out.substr(0, 1000);
   }
 }
