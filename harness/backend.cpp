@@ -30,6 +30,11 @@ const BackendSpec* find_backend(std::string_view name) {
   return nullptr;
 }
 
+std::string backend_settings(std::string_view backend, const PrepareOptions& opt) {
+  const BackendSpec* spec = find_backend(backend);
+  return spec && spec->settings ? spec->settings(opt) : std::string();
+}
+
 std::string jit_settings(const PrepareOptions& opt) {
   return "-O" + std::to_string(opt.jit_opt) + (opt.jit_native_cpu ? ", native CPU" : ", generic CPU") +
          (opt.jit_checks ? ", checks" : "");

@@ -210,6 +210,11 @@ const BackendSpec* find_backend(std::string_view name);
 // The JIT options as a JIT back end's settings name them: "-O1, generic CPU"
 // (", checks" with --jit-checks).
 std::string jit_settings(const PrepareOptions& opt);
+// The options in force that shaped `backend`'s code, as its registration
+// names them (BackendSpec::settings: "-O1, generic CPU", "batch 128"); ""
+// where no option does (interp, threaded, stencil) or for an unknown name.
+// --stats and profile print it beside the mode.
+std::string backend_settings(std::string_view backend, const PrepareOptions& opt);
 // Whether `mode` of that back end runs a page kernel (not one of its
 // tuple_modes; "" is its default mode). False for an unknown back end.
 bool has_page_kernel(std::string_view backend, std::string_view mode);

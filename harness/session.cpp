@@ -522,8 +522,7 @@ static std::string tier_text(const ExecStats& s) {
 
 void Session::emit_stats(const StmtReport& r) {
   const ExecStats& s = r.stats;
-  const BackendSpec* spec = find_backend(r.backend);
-  const std::string settings = spec && spec->settings ? spec->settings(opt_.prepare) : std::string();
+  const std::string settings = backend_settings(r.backend, opt_.prepare);
   if (opt_.stats_json) {
     // One object per line, fields in docs/stats.md's order.
     const nlohmann::ordered_json j = {

@@ -106,12 +106,9 @@ void print_routines(std::ostream& os, const BackendProfile& p, const Options& o,
   if (rest_n) os << "  " << std::setw(7) << pct(rest) << "  (" << rest_n << " more routines)\n";
 }
 
-// The options in force that shaped this back end's code, as --stats names
-// them beside the mode (BackendSpec::settings: "-O1, generic CPU", "batch
-// 128"); "" where no option does (interp, threaded, stencil).
+// The settings that shaped a back end's code, as --stats names them.
 std::string backend_settings(const std::string& label, const Options& o) {
-  const harness::BackendSpec* spec = harness::find_backend(label.substr(0, label.find(':')));
-  return spec && spec->settings ? spec->settings(o.code.prepare()) : std::string();
+  return harness::backend_settings(std::string_view(label).substr(0, label.find(':')), o.code.prepare());
 }
 
 void print_profile(std::ostream& os, const BackendProfile& p, const Options& o) {
