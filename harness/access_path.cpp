@@ -1,7 +1,9 @@
 // Access-path choice and key bounds (access_path.h).
 #include "harness/access_path.h"
 
+#include "frontend/consteval.h"
 #include "harness/exec.h"
+#include "harness/rows.h"
 #include "harness/runtime/runtime_inline.h"
 
 namespace quelkit::harness {
@@ -52,14 +54,44 @@ int64_t first_passing(int64_t lo, int64_t hi, Pass pass) {
   return lo;
 }
 
+// Whether `n` is a value each execution computes before its scan: operators
+// over constants and parameters, no attribute of the scanned tuple and no
+// connective (a key's value is never a condition).
+bool per_execution(const Node& n) {
+  if (n.op == Op::ATTR || ir::is_nary(n.op)) return false;
+  for (const auto& k : n.kid)
+    if (k && !per_execution(*k)) return false;
+  return true;
+}
+
+// The value of a per_execution() tree over the parameter block, by the
+// run-time rules (consteval.h); false where an operator raises an error.
+bool evaluate(const Node& n, const std::vector<uint8_t>& params, ir::Value* out) {
+  if (n.op == Op::CONST) {
+    *out = n.val;
+    return true;
+  }
+  if (n.op == Op::PARAM) {
+    *out = get_value(Attribute{"", n.type, n.offset}, params.data());
+    return true;
+  }
+  ir::Value args[2];
+  const int arity = n.arity();
+  for (int i = 0; i < arity; ++i)
+    if (!evaluate(*n.kid[size_t(i)], params, &args[i])) return false;
+  int err = 0;
+  return frontend::eval_const(n.op, n.type, args, out, &err);
+}
+
 }  // namespace
 
-// Key lookups and ranges come from conjuncts `key op constant-or-parameter`
-// of the folded qualification, looking through integer widening and through
-// the conversion of a mixed comparison (an integer key or an f4 key made f4
-// or f8, a parameter made the key's float type). A key through a pattern or
-// a function is never used as a key. Bounds only narrow the pages: the
-// whole qualification is still evaluated on every tuple fetched.
+// Key lookups and ranges come from conjuncts `key op value` of the folded
+// qualification, the value a constant, a parameter or an expression of
+// them, looking through integer widening and through the conversion of a
+// mixed comparison (an integer key or an f4 key made f4 or f8, a value made
+// the key's float type). A key through a pattern or a function is never
+// used as a key. Bounds only narrow the pages: the whole qualification is
+// still evaluated on every tuple fetched.
 AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr) {
   AccessSpec a;
   if (!rel) {
@@ -104,6 +136,15 @@ AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr) {
       out.present = true;
       out.is_param = true;
       out.offset = v->offset;
+      out.type = v->type;
+      return true;
+    }
+    // An expression of parameters: each execution evaluates it (with any
+    // conversion to the comparison's float type, which is part of the tree).
+    if (per_execution(*v)) {
+      out.present = true;
+      out.is_param = false;
+      out.expr = v->clone();
       out.type = v->type;
       return true;
     }
@@ -178,9 +219,24 @@ AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr) {
 KeyBounds resolve_bounds(const AccessSpec& a, const std::vector<uint8_t>& params) {
   KeyBounds b;
   b.kind = a.kind;
+  bool raised = false;  // an expression bound raised an error: no bounds
   auto val = [&](const BoundSrc& s) {
-    if (!s.is_param) return s.val;
     KeyVal v;
+    if (s.expr) {
+      ir::Value x;
+      if (!evaluate(*s.expr, params, &x)) {
+        raised = true;
+        return v;
+      }
+      switch (s.type.kind) {
+        case Tk::F4: v.f = double(x.f4); break;
+        case Tk::F8: v.f = x.f8; break;
+        case Tk::C: v.s = std::string(rt::strip(x.s)); break;
+        default: v.i = x.i; break;
+      }
+      return v;
+    }
+    if (!s.is_param) return s.val;
     const uint8_t* p = params.data() + s.offset;
     switch (s.type.kind) {
       case Tk::I1: v.i = int8_t(p[0]); break;
@@ -215,6 +271,7 @@ KeyBounds resolve_bounds(const AccessSpec& a, const std::vector<uint8_t>& params
   };
   if (a.kind == KeyBounds::Eq) {
     b.lo = val(a.lo);
+    if (raised) return KeyBounds{};
     b.has_lo = true;
     if (const Tk in = a.lo.key_in; in != kNoTk) {
       const double c = b.lo.f;
@@ -238,7 +295,7 @@ KeyBounds resolve_bounds(const AccessSpec& a, const std::vector<uint8_t>& params
       if (a.hi.key_in != kNoTk) b.hi = hi_key(b.hi.f, a.hi.incl, a.hi.key_in), b.hi_incl = true;
     }
   }
-  return b;
+  return raised ? KeyBounds{} : b;
 }
 
 }  // namespace quelkit::harness

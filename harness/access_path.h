@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,11 +14,15 @@
 
 namespace quelkit::harness {
 
-// Where a key bound's value comes from: a constant of the query or a parameter.
+// Where a key bound's value comes from: a constant of the query, a
+// parameter, or an expression of parameters and constants (`v.key = s.a / 10`
+// once s is substituted; an aggregate's by value that is an expression joined
+// back), evaluated once per execution.
 struct BoundSrc {
   bool present = false;
   bool is_param = false;
   KeyVal val;            // constant
+  std::shared_ptr<const ir::Node> expr;  // expression (leaves CONST and PARAM), of the comparison's type
   uint32_t offset = 0;   // parameter
   Type type;             // parameter type
   Tk param_to = kNoTk;   // the float type a parameter is converted to before comparing (kNoTk: none)
@@ -32,12 +37,16 @@ struct AccessSpec {
   std::string text;  // "full scan", "isam key =", ...
 };
 
-// Key lookups and ranges come from conjuncts `key op constant-or-parameter`,
-// compared in the key's type or in a float type the key converts to (an i2
+// Key lookups and ranges come from conjuncts `key op value`, the value a
+// constant, a parameter or an expression of them (no attribute of the
+// scanned tuple), compared in the key's type or in a float type the key converts to (an i2
 // key against 5.5, an f4 key against an i4 parameter): the bounds are then
 // the keys whose converted value satisfies the comparison.
 AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr);
-// The bounds of `a` for one execution, its parameters read from `params`.
+// The bounds of `a` for one execution, its parameters read from `params`. A
+// bound whose expression raises an error makes the scan a full one (kind
+// All): the qualification then raises it where tuple-at-a-time evaluation
+// of the whole relation does, at the first tuple that reaches it.
 KeyBounds resolve_bounds(const AccessSpec& a, const std::vector<uint8_t>& params);
 
 }  // namespace quelkit::harness

@@ -432,15 +432,15 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
     put_value(schema.attrs[nby], g.acc.value(), tuple.data());
     rel->insert(tuple.data());
   }
-  // Hashed on the by value with the most distinct values among those joined
-  // back as a bare attribute (`by p.color`, not `by p.qoh / 10`): the outer
-  // query's variable is then substituted and each of its tuples looks its
-  // group up (decompose.cpp), where scanning the temporary once per outer
-  // tuple made a by list of n groups over n tuples cost n * n.
+  // Hashed on the by value with the most distinct values (`by p.color`, or
+  // `by p.qoh / 10`, an expression each substituted tuple evaluates before
+  // its lookup: access_path.h): the outer query's variable is then
+  // substituted and each of its tuples looks its group up (decompose.cpp),
+  // where scanning the temporary once per outer tuple made a by list of n
+  // groups over n tuples cost n * n.
   int key_attr = -1;
   size_t most = 0;
   for (size_t i = 0; i < nby; ++i) {
-    if (agg.by[i]->kind != Expr::Attr) continue;
     std::unordered_set<std::string> distinct;
     for (const Group& g : order) {
       key.clear();

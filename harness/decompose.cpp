@@ -10,6 +10,7 @@
 // prepares it once (DC-INGRES plan reuse) and only the parameter block changes.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "frontend/frontend.h"
 #include "harness/exec.h"
@@ -43,10 +44,12 @@ void attr_refs(const Node& n, int var, std::set<int>& out) {
     if (k) attr_refs(*k, var, out);
 }
 
-// Whether a conjunct of `lv` is `v.key = s.attr` (either side, through
-// integer widening) for v's key in its current relation: substituting s then
-// makes it `v.key = parameter`, a lookup (choose_access). An expression of s
-// on the other side is no bound, so it is not counted.
+// Whether a conjunct of `lv` is `v.key = e` (either side, the key through
+// integer widening) for v's key in its current relation, where e is an
+// attribute of s or an expression of s and of variables already substituted
+// (`s.a`, `s.a / 10`): substituting s then makes it `v.key = parameter` or
+// an expression of parameters, a lookup (choose_access). An expression of a
+// key type's kind only: an integer for an integer key, else the key's type.
 namespace {
 bool keyed_join(const Level& lv, int v, int s) {
   const Relation* rel = lv.vars[size_t(v)]->rel;
@@ -56,14 +59,33 @@ bool keyed_join(const Level& lv, int v, int s) {
       n = n->kid[0].get();
     return n && n->op == Op::ATTR ? n : nullptr;
   };
+  // Every attribute in n is of s or of a substituted variable, at least one
+  // of s, and n holds no connective.
+  auto of_s = [&](const Node* n) {
+    bool names_s = false;
+    std::function<bool(const Node&)> ok = [&](const Node& x) {
+      if (ir::is_nary(x.op)) return false;
+      if (x.op == Op::ATTR) {
+        names_s |= x.var == s;
+        return x.var == s || lv.vars[size_t(x.var)]->substituted;
+      }
+      for (const auto& k : x.kid)
+        if (k && !ok(*k)) return false;
+      return true;
+    };
+    return ok(*n) && names_s;
+  };
   const std::vector<int>& map = lv.vars[size_t(v)]->attr_map;
+  const Type key = rel->schema().attrs[size_t(rel->key_attr())].type;
   for (const Node* c : lv.conjuncts) {
     if (ir::op_info(c->op).generic != ir::Generic::Eq || c->kid.size() != 2) continue;
-    const Node* a = bare(c->kid[0].get());
-    const Node* b = bare(c->kid[1].get());
-    if (!a || !b) continue;
-    if (a->var != v) std::swap(a, b);
-    if (a->var == v && b->var == s && map[size_t(a->attr)] == rel->key_attr()) return true;
+    for (int side = 0; side < 2; ++side) {
+      const Node* a = bare(c->kid[size_t(side)].get());
+      const Node* e = c->kid[size_t(1 - side)].get();
+      if (!a || a->var != v || map[size_t(a->attr)] != rel->key_attr()) continue;
+      if (const Node* b = bare(e); b && b->var == s) return true;
+      if ((key.is_int() ? e->type.is_int() : e->type.kind == key.kind) && of_s(e)) return true;
+    }
   }
   return false;
 }

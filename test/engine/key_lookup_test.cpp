@@ -54,6 +54,11 @@ const Case kCases[] = {
     {"K = s.xf", true},
     {"K = s.xd", true},
     {"K < s.xf and K > s.xf - 3", false},
+    // Expressions of parameters, evaluated before each lookup.
+    {"K = s.x4 - 0", true},
+    {"K = s.xd * 1.0", true},
+    {"K = -s.x4 + 10", true},
+    {"K >= s.x4 - 1 and K < s.xd + 1.0", false},
 };
 
 TEST(KeyLookup, MixedTypeComparisonsUseTheKeyAndFindWhatAFullScanFinds) {
@@ -84,6 +89,36 @@ TEST(KeyLookup, MixedTypeComparisonsUseTheKeyAndFindWhatAFullScanFinds) {
       EXPECT_EQ(hash.last_report().stats.access_path.find("r:hash key =") != std::string::npos, hashed)
           << hash.last_report().stats.access_path;
     }
+  }
+}
+
+// A bound whose expression raises (16777217 * 1000 overflows i4) is no
+// bound: that substituted execution scans the whole relation and the
+// qualification raises the error where a heap's full scan raises it, the
+// same message at the same position. The first substituted tuple's lookup
+// (5 * 1000) still finds its rows.
+TEST(KeyLookup, ABoundThatRaisesScansAndRaisesAsAFullScanDoes) {
+  for (const char* key : {"k2", "k4", "kf"}) {
+    Kit heap("all"), isam("all"), hash("all");
+    ASSERT_TRUE(heap.run(kData).ok);
+    ASSERT_TRUE(isam.run(std::string(kData) + "modify r to isam on " + key).ok);
+    ASSERT_TRUE(hash.run(std::string(kData) + "modify r to hash on " + key).ok);
+    const std::string text = std::string("retrieve (r.id) where r.") + key + " = s.x4 * 1000";
+    SCOPED_TRACE(text);
+    auto want = heap.run(text);
+    ASSERT_FALSE(want.ok);
+    EXPECT_NE(want.err.find("overflow"), std::string::npos) << want.err;
+    for (Kit* k : {&isam, &hash}) {
+      auto got = k->run(text);
+      ASSERT_FALSE(got.ok);
+      EXPECT_EQ(got.err, want.err);
+      EXPECT_NE(k->last_report().stats.access_path.find(" key"), std::string::npos)
+          << k->last_report().stats.access_path;
+    }
+    // Without the overflowing tuple, the lookups answer.
+    const std::string fine = text + " and s.x4 < 100";
+    ASSERT_TRUE(heap.run(fine).ok);
+    ASSERT_TRUE(hash.run(fine).ok);
   }
 }
 
