@@ -155,12 +155,24 @@ std::optional<Mismatch> Checker::check_storage(const GQuery& q, const Outcome& h
   for (size_t i = 0; i < q.vars.size() && i < 2; ++i)
     for (const auto& r : TestData::relations())
       if (r.base == q.vars[i].base && r.name != r.base) variants[i].push_back(&r);
-  // Two variants per query, in turn: over a run every variant meets every kind of query.
+  // Two variants per query, in turn: over a run every variant meets every
+  // kind of query. The first keeps to variants keyed on the attribute a key
+  // conjunct compares, where there are some: a lookup or a range then serves
+  // it, its bounds resolved per substituted tuple in a join.
+  auto keyed_on = [](const GRelation& r, const std::string& attr) {
+    return !attr.empty() && r.name.size() > attr.size() &&
+           r.name.compare(r.name.size() - attr.size() - 1, std::string::npos, "_" + attr) == 0;
+  };
   for (int k = 0; k < 2; ++k) {
     GQuery v = q.clone();
     for (size_t i = 0; i < v.vars.size() && i < 2; ++i) {
-      if (variants[i].empty()) continue;
-      v.vars[i].relation = variants[i][(variant_pick_ + i) % variants[i].size()]->name;
+      std::vector<const GRelation*> pick;
+      if (k == 0)
+        for (const GRelation* r : variants[i])
+          if (keyed_on(*r, v.vars[i].key_hint)) pick.push_back(r);
+      if (pick.empty()) pick = variants[i];
+      if (pick.empty()) continue;
+      v.vars[i].relation = pick[(variant_pick_ + i) % pick.size()]->name;
     }
     ++variant_pick_;
     Outcome o = evaluate(v, {session_->runners()[0].get()});

@@ -287,17 +287,52 @@ Generator::Typed Generator::typed(Tk k, int depth, const std::vector<GVar>& vars
 GPtr Generator::expr(Tk k, int depth, const std::vector<GVar>& vars) { return typed(k, depth, vars).node; }
 
 // `v.attr <op> literal`: what makes ISAM and hash variants use a key lookup
-// or a key range.
-GPtr Generator::key_conjunct(const std::vector<GVar>& vars) {
-  const GVar& v = vars[rng_.below(vars.size())];
+// or a key range. In a query of several variables, sometimes `v.attr <op>
+// w.attr` or an expression of w: once w is substituted, a bound each
+// execution computes from its parameters (and, where the expression raises,
+// a full scan: harness/access_path.h).
+GPtr Generator::key_conjunct(std::vector<GVar>& vars) {
+  const size_t vi = rng_.below(vars.size());
+  GVar& v = vars[vi];
   const GRelation* r = TestData::find(v.base);
   const auto& a = r->attrs[rng_.below(r->attrs.size())];
+  v.key_hint = a.first;
   GPtr attr = make_attr(v.name, a.first);
   static const Generic cmp[] = {Generic::Eq, Generic::Eq, Generic::Eq, Generic::Lt, Generic::Le, Generic::Gt,
                                 Generic::Ge, Generic::Ne};
   Generic g = cmp[rng_.below(std::size(cmp))];
   GPtr lit;
-  if (a.second.kind == Tk::C) {
+  if (vars.size() >= 2 && rng_.chance(40)) {
+    const std::vector<GVar> w = {vars[(vi + 1 + rng_.below(vars.size() - 1)) % vars.size()]};
+    if (a.second.kind == Tk::C) {
+      const GRelation* wr = TestData::find(w[0].base);
+      std::vector<std::string> chars;
+      for (const auto& b : wr->attrs)
+        if (b.second.kind == Tk::C) chars.push_back(b.first);
+      lit = make_attr(w[0].name, chars[rng_.below(chars.size())]);
+    } else if (rng_.chance(50)) {
+      lit = expr(a.second.is_int() ? Tk::I4 : Tk::F8, 1, w);  // any expression: often raising, rarely equal
+    } else {
+      // w's same attribute where w ranges over the same relation (every row
+      // then has a partner), shifted by 0 or 1, times 1 or negated: a bound
+      // that finds rows, so a wrong one shows as a missing row.
+      const GRelation* wr = TestData::find(w[0].base);
+      std::string b = a.first;
+      if (w[0].base != v.base) {
+        std::vector<std::string> nums;
+        for (const auto& c : wr->attrs)
+          if (c.second.is_numeric()) nums.push_back(c.first);
+        b = nums[rng_.below(nums.size())];
+      }
+      lit = make_attr(w[0].name, b);
+      switch (rng_.below(4)) {
+        case 0: lit = make_op(Generic::Add, std::move(lit), int_lit(rng_.below(2))); break;
+        case 1: lit = make_op(Generic::Sub, std::move(lit), int_lit(rng_.below(2))); break;
+        case 2: lit = make_op(Generic::Mul, std::move(lit), int_lit(1)); break;
+        default: lit = make_op(Generic::Neg, std::move(lit)); break;
+      }
+    }
+  } else if (a.second.kind == Tk::C) {
     lit = no_pattern(string_lit(char_value()));
   } else if (rng_.chance(70)) {
     int64_t v2 = rng_.chance(80) ? kSmallInts[rng_.below(std::size(kSmallInts))] : kBigInts[rng_.below(std::size(kBigInts))];

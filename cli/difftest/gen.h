@@ -66,7 +66,7 @@ class Generator {
   Typed leaf(Tk k, const std::vector<GVar>& vars);
   Typed op_node(ir::Op row, int depth, const std::vector<GVar>& vars);
   Typed numeric(std::vector<Tk> kinds, int depth, const std::vector<GVar>& vars);
-  GPtr key_conjunct(const std::vector<GVar>& vars);
+  GPtr key_conjunct(std::vector<GVar>& vars);
   std::string pattern_text();
   std::string char_value();
   // n with the type the binder gives it; nullopt if the binder rejects it.

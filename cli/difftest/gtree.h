@@ -50,6 +50,7 @@ struct GVar {
   std::string name;      // range variable
   std::string base;      // "edge" or "parts"
   std::string relation;  // relation actually ranged over (a storage variant of base)
+  std::string key_hint;  // the attribute a key conjunct compares (the storage check's variant keyed on it first)
 };
 
 struct GQuery {
