@@ -40,7 +40,7 @@ struct CorpusCase {
   size_t begin = 0, end = 0;          // the case's text
   size_t exp_begin = 0, exp_end = 0;  // the expectation comment (empty range: none)
   std::string kind;                   // rows out error checksum ok ?
-  std::string expected;               // rows/out: the lines; error: "L:C: msg"; checksum: "N HEX"
+  std::string expected;               // rows/out: the lines; error: "L:C: msg"; checksum: "N HEX" or "?"
   uint32_t line = 0;                  // line of the expectation (or of the case text)
 };
 

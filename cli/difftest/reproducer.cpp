@@ -16,7 +16,10 @@ std::string Checker::reproducer(const Mismatch& m) {
   for (size_t p = 0; (p = detail.find('\n', p)) != std::string::npos; p += 4) detail.replace(p, 1, "\n * ");
   // A comment must not end early.
   for (size_t p = 0; (p = detail.find("*/", p)) != std::string::npos;) detail.replace(p, 2, "* /");
-  std::string runners = m.kind == Mismatch::Backends ? m.a + "," + m.b : m.a;
+  // A storage mismatch is between relations ("heap" vs the keyed ones), run
+  // on the first back end, as the storage check ran it.
+  const std::string first_backend = m.kind == Mismatch::Storage ? runner_labels()[0] : m.a;
+  std::string runners = m.kind == Mismatch::Backends ? m.a + "," + m.b : first_backend;
   if (prepare_.selection != harness::Selection::Auto)
     runners += std::string(" --selection ") + harness::selection_name(prepare_.selection);
   runners += code_options(prepare_);
@@ -44,23 +47,25 @@ std::string Checker::reproducer(const Mismatch& m) {
   for (auto& v : heap.vars) v.relation = v.base;
   const GQuery& first = m.kind == Mismatch::Storage ? heap : m.query;
   text += first.ranges_text() + first.statement_text();
-  text += m.kind == Mismatch::Storage ? "/*= checksum */\n" : "/*= ? */\n";
+  text += m.kind == Mismatch::Storage ? "/*= checksum ? */\n" : "/*= ? */\n";
   bool twice = false;
   if (m.kind == Mismatch::Backends && reproduces(m, m.query, &twice) && twice)
     text += "/* the same statement again: it reuses the plans the first one prepared */" + std::string(kAgain) +
             m.query.statement_text() + "/*= ? */\n";
   std::string filled = text;
   try {
-    CorpusReport r = run_corpus(parse_corpus("repro.quel", text), m.a == "heap" ? runner_labels()[0] : m.a);
+    CorpusReport r = run_corpus(parse_corpus("repro.quel", text), first_backend);
     filled = r.rewritten;
   } catch (std::exception& e) {
     filled += "/* could not run the reproducer: " + std::string(e.what()) + " */\n";
   }
   if (m.kind == Mismatch::Storage) {
-    // The same statement over the keyed relations must give the heap's checksum.
-    size_t b = filled.rfind("/*= checksum"), e = filled.find("*/", b);
-    std::string block = filled.substr(b, e + 2 - b);
-    filled += m.query.ranges_text() + m.query.statement_text() + block + "\n";
+    // The same statement over the keyed relations must give the heap's
+    // answer: its checksum (the storage check compares only where the heap
+    // statement succeeded), or whatever block the rewrite wrote.
+    const size_t b = filled.rfind("/*= "), e = b == std::string::npos ? b : filled.find("*/", b);
+    if (e != std::string::npos)
+      filled += m.query.ranges_text() + m.query.statement_text() + filled.substr(b, e + 2 - b) + "\n";
   }
   if (m.kind == Mismatch::Sqlite && sqlite_) {
     std::string why;

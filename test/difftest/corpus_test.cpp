@@ -138,6 +138,22 @@ TEST(CorpusFormat, ReportsWrongAnswersAndRewrites) {
   EXPECT_TRUE(r.unmendable.empty()) << r.unmendable.front();
 }
 
+// `checksum ?` is a placeholder the rewrite fills with a checksum, even for
+// a row short enough to be written as rows.
+TEST(CorpusFormat, AChecksumPlaceholderIsFilledWithAChecksum) {
+  auto f = difftest::parse_corpus("t.quel", "retrieve (y = 1)\n/*= checksum ? */\n");
+  auto r = difftest::run_corpus(f, "interp");
+  EXPECT_EQ(r.cases, 1);
+  EXPECT_EQ(r.passed, 0);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].find("t.quel:2: /*= checksum ? */ is still to fill (--rewrite writes what ran): /*= checksum 1 "),
+            std::string::npos)
+      << r.failures[0];
+  ASSERT_EQ(r.rewritten.rfind("retrieve (y = 1)\n/*= checksum 1 ", 0), 0u) << r.rewritten;
+  auto again = difftest::run_corpus(difftest::parse_corpus("t.quel", r.rewritten), "interp");
+  EXPECT_EQ(again.passed, 1) << (again.failures.empty() ? "" : again.failures.front());
+}
+
 // What no expectation mends: a statement that fails before a case or without
 // an expectation after it. --rewrite leaves such a file as it was.
 TEST(CorpusFormat, FailuresOutsideExpectationsAreUnmendable) {
