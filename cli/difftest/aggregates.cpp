@@ -23,16 +23,16 @@ const char* const kFunctions[] = {"count", "countu", "sum", "sumu", "avg", "avgu
 struct AggQuery {
   std::string fn;
   GVar var;
-  std::string by;  // "" for a simple aggregate
+  GPtr by;         // null for a simple aggregate
   GPtr arg, qual;  // qual may be null
   bool unique = false;
   std::string text() const {
     std::string a = fn + "(" + quel_text(*arg);
-    if (!by.empty()) a += " by v." + by;
+    if (by) a += " by " + quel_text(*by);
     if (qual) a += " where " + quel_text(*qual);
     a += ")";
-    if (by.empty()) return "retrieve (a = " + a + ")";
-    return std::string("retrieve ") + (unique ? "unique " : "") + "(b = v." + by + ", a = " + a + ")";
+    if (!by) return "retrieve (a = " + a + ")";
+    return std::string("retrieve ") + (unique ? "unique " : "") + "(b = " + quel_text(*by) + ", a = " + a + ")";
   }
 };
 
@@ -82,7 +82,20 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
     q.var = GVar{"v", rng.chance(50) ? "parts" : "edge", ""};
     q.var.relation = q.var.base;
     const GRelation* rel = TestData::find(q.var.base);
-    if (rng.chance(60)) q.by = rel->attrs[rng.below(rel->attrs.size())].first;
+    if (rng.chance(60)) {
+      const auto& a = rel->attrs[rng.below(rel->attrs.size())];
+      q.by = make_attr("v", a.first);
+      // A by value that is an expression, which each tuple computes to look
+      // its group up (harness/access_path.h): a numeric attribute shifted,
+      // scaled or divided (groups that merge), or any expression.
+      if (rng.chance(30)) {
+        static const ir::Generic kOps[] = {ir::Generic::Add, ir::Generic::Mul, ir::Generic::Div, ir::Generic::Sub};
+        if (a.second.is_numeric() && rng.chance(70))
+          q.by = make_op(kOps[rng.below(std::size(kOps))], std::move(q.by), Generator::int_lit(1 + rng.below(3)));
+        else
+          q.by = gen.expr(rng.chance(50) ? Tk::I4 : Tk::C, 1, {q.var});
+      }
+    }
     const bool numeric = q.fn.rfind("sum", 0) == 0 || q.fn.rfind("avg", 0) == 0;
     static const std::vector<Tk> kNumeric = {Tk::I4, Tk::F8, Tk::I2}, kAny = {Tk::I4, Tk::F8, Tk::C};
     q.arg = gen.expr(rng.pick(numeric ? kNumeric : kAny), 2, {q.var});
@@ -133,12 +146,12 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
     if (!sql) continue;
     GQuery inner;
     inner.vars = {q.var};
-    if (!q.by.empty()) inner.targets.emplace_back("b", make_attr("v", q.by));
+    if (q.by) inner.targets.emplace_back("b", q.by->clone());
     inner.targets.emplace_back("x", q.arg->clone());
     if (q.qual) inner.where = q.qual->clone();
     GQuery groups;
     groups.vars = {q.var};
-    groups.targets.emplace_back("b", make_attr("v", q.by.empty() ? rel->attrs[0].first : q.by));
+    groups.targets.emplace_back("b", q.by ? q.by->clone() : make_attr("v", rel->attrs[0].first));
     std::string why;
     auto ti = sql->translate(inner, &why);
     auto tg = sql->translate(groups, &why);
@@ -149,7 +162,7 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
     const bool chars = results[0].layout.attrs.back().type.is_char();
     SqliteOracle::Translation t;
     t.params = ti->params;
-    if (q.by.empty()) {
+    if (!q.by) {
       t.sql = "WITH i(x) AS (" + ti->sql + ") SELECT " + sql_aggregate(q.fn, chars) + " FROM i";
       t.columns = {0};
     } else {
