@@ -79,7 +79,7 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
   for (uint64_t n = 0; n < count; ++n) {
     AggQuery q;
     q.fn = kFunctions[rng.below(std::size(kFunctions))];
-    q.var = GVar{"v", rng.chance(50) ? "parts" : "edge", ""};
+    q.var = GVar{"v", rng.chance(50) ? "parts" : "edge", "", ""};
     q.var.relation = q.var.base;
     const GRelation* rel = TestData::find(q.var.base);
     if (rng.chance(60)) {

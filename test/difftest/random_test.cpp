@@ -129,7 +129,7 @@ TEST(SqliteOracle, TranslatesTheSharedSubsetOnly) {
     return o;
   }();
   GQuery q;
-  q.vars.push_back({"e", "edge", "edge"});
+  q.vars.push_back({"e", "edge", "edge", ""});
   q.targets.emplace_back("t1", attr("e", "i2"));
   q.where = op(ir::Generic::Lt, op(ir::Generic::Add, attr("e", "i2"), Generator::int_lit(3)), Generator::float_lit("2.5"));
   std::string why;
