@@ -10,7 +10,6 @@
 // prepares it once (DC-INGRES plan reuse) and only the parameter block changes.
 #include <algorithm>
 #include <cstring>
-#include <functional>
 
 #include "frontend/frontend.h"
 #include "harness/exec.h"
@@ -59,21 +58,14 @@ bool keyed_join(const Level& lv, int v, int s) {
       n = n->kid[0].get();
     return n && n->op == Op::ATTR ? n : nullptr;
   };
-  // Every attribute in n is of s or of a substituted variable, at least one
-  // of s, and n holds no connective.
-  auto of_s = [&](const Node* n) {
-    bool names_s = false;
-    std::function<bool(const Node&)> ok = [&](const Node& x) {
-      if (ir::is_nary(x.op)) return false;
-      if (x.op == Op::ATTR) {
-        names_s |= x.var == s;
-        return x.var == s || lv.vars[size_t(x.var)]->substituted;
-      }
-      for (const auto& k : x.kid)
-        if (k && !ok(*k)) return false;
-      return true;
-    };
-    return ok(*n) && names_s;
+  // Every variable e names is s or one already substituted, and s is one
+  // of them (a value of the key's kind is no condition, so holds no connective).
+  auto of_s = [&](const Node& e) {
+    std::set<int> vars;
+    refs(e, vars);
+    for (int x : vars)
+      if (x != s && !lv.vars[size_t(x)]->substituted) return false;
+    return vars.count(s) > 0;
   };
   const std::vector<int>& map = lv.vars[size_t(v)]->attr_map;
   const Type key = rel->schema().attrs[size_t(rel->key_attr())].type;
@@ -83,8 +75,7 @@ bool keyed_join(const Level& lv, int v, int s) {
       const Node* a = bare(c->kid[size_t(side)].get());
       const Node* e = c->kid[size_t(1 - side)].get();
       if (!a || a->var != v || map[size_t(a->attr)] != rel->key_attr()) continue;
-      if (const Node* b = bare(e); b && b->var == s) return true;
-      if ((key.is_int() ? e->type.is_int() : e->type.kind == key.kind) && of_s(e)) return true;
+      if ((key.is_int() ? e->type.is_int() : e->type.kind == key.kind) && of_s(*e)) return true;
     }
   }
   return false;
