@@ -70,6 +70,12 @@ class Exec {
   ir::NodePtr rewrite(const ir::Node& n, const Level& lv, int scan_var);
   void execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
                std::vector<uint8_t>& params, Sink& out, bool want_tids);
+  // One scan of a plan over a relation's pages (scan.cpp).
+  class Scan;
+  // The runtime error ctx holds, raised at scan ordinal `ordinal` of rel (null:
+  // the plan has no variable) with the positions of this plan's source.
+  [[noreturn]] void failed(const Plan& plan, const std::vector<uint64_t>* prepared_at, const Relation* rel,
+                           const qk_ctx& ctx, int64_t ordinal) const;
   [[noreturn]] void cancelled() const;
   // The tuples of a page before line `slot` that a kernel qualified (and
   // projected): what the tuple-at-a-time loop counts before a failing tuple.

@@ -23,7 +23,8 @@ inline constexpr std::string_view kSinks = "result rows: sink and checksum";
 // Exec (the scan loop and the statement driver, exec.h) and the plan helpers
 // are internal to the engine: their rows are checked by name only.
 inline constexpr HotRoutine kHotRoutines[] = {
-    {"harness::Exec::execute", hot::Scan, "scan loop: page walk, line table, tuple fetch, qualify/project calls",
+    {"harness::Exec::execute", hot::Scan, "scan loop: setting up a plan's scan", "SCAN"},
+    {"harness::Exec::Scan::*", hot::Scan, "scan loop: page walk, line table, tuple fetch, qualify/project calls",
      "SCAN"},
     {"harness::Relation::scan_pages", hot::Scan, "access path: the relation's pages in scan order", "SCAN",
      hot::address_of<&Relation::scan_pages>},
