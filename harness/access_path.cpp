@@ -85,6 +85,20 @@ bool evaluate(const Node& n, const std::vector<uint8_t>& params, ir::Value* out)
 
 }  // namespace
 
+const Node* key_side(const Node* n, Structure st, const Type& key, Tk* cmp) {
+  n = strip_widen(n);
+  *cmp = to_float(n);
+  if (*cmp != kNoTk) {
+    if (key.is_int() ? st == Structure::Hash && !exact_in(key.kind, *cmp) : key.kind != Tk::F4) return nullptr;
+    n = strip_widen(n->kid[0].get());
+  }
+  return n && n->op == Op::ATTR ? n : nullptr;
+}
+
+bool bounds_key(const Type& v, const Type& key, Tk cmp) {
+  return key.is_int() && cmp == kNoTk ? v.is_int() : v.kind == (cmp != kNoTk ? cmp : key.kind);
+}
+
 // Key lookups and ranges come from conjuncts `key op value` of the folded
 // qualification, the value a constant, a parameter or an expression of
 // them, looking through integer widening and through the conversion of a
@@ -111,10 +125,7 @@ AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr) {
   // perhaps converted to it.
   auto value_src = [&](const Node* v, Tk cmp, BoundSrc& out) -> bool {
     v = strip_widen(v);
-    if (!v) return false;
-    const Tk want = cmp != kNoTk ? cmp : key.type.kind;
-    const bool ok_type = key.type.is_int() && cmp == kNoTk ? v->type.is_int() : v->type.kind == want;
-    if (!ok_type) return false;
+    if (!v || !bounds_key(v->type, key.type, cmp)) return false;
     if (Tk to = to_float(v); to != kNoTk && v->kid[0] && strip_widen(v->kid[0].get())->op == Op::PARAM) {
       const Node* p = strip_widen(v->kid[0].get());
       out.present = true;
@@ -154,14 +165,8 @@ AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr) {
   // integer key to f4 or f8, an f4 key to f8. A hash lookup takes one key
   // value, so not an i4 key compared in f4, where rounding makes many equal.
   auto is_key = [&](const Node* n, Tk* cmp) {
-    n = strip_widen(n);
-    *cmp = to_float(n);
-    if (*cmp != kNoTk) {
-      const bool hashed = rel->structure() == Structure::Hash;
-      if (key.type.is_int() ? hashed && !exact_in(key.type.kind, *cmp) : key.type.kind != Tk::F4) return false;
-      n = strip_widen(n->kid[0].get());
-    }
-    return n && n->op == Op::ATTR && n->offset == key.offset && n->type == key.type;
+    n = key_side(n, rel->structure(), key.type, cmp);
+    return n && n->offset == key.offset && n->type == key.type;
   };
   // An integer key compared in a float type: the bound is made an integer
   // when each execution resolves it (resolve_bounds). A float key compared

@@ -43,6 +43,15 @@ struct AccessSpec {
 // key against 5.5, an f4 key against an i4 parameter): the bounds are then
 // the keys whose converted value satisfies the comparison.
 AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr);
+// One side of `key op value` as choose_access reads it, for a key of type
+// `key` on `st` storage: the attribute under integer widening, or under the
+// conversion of a mixed comparison to a float type (*cmp set to that type,
+// else kNoTk): an integer key to f4 or f8, an f4 key to f8; not an i4 key in
+// f4 on hash storage, where rounding makes many keys one value. Null for
+// anything else. The caller says whether the attribute is the key.
+const ir::Node* key_side(const ir::Node* n, Structure st, const Type& key, Tk* cmp);
+// Whether a value of type `v` can bound such a key compared in `cmp`.
+bool bounds_key(const Type& v, const Type& key, Tk cmp);
 // The bounds of `a` for one execution, its parameters read from `params`. A
 // bound whose expression raises an error makes the scan a full one (kind
 // All): the qualification then raises it where tuple-at-a-time evaluation

@@ -43,21 +43,18 @@ void attr_refs(const Node& n, int var, std::set<int>& out) {
     if (k) attr_refs(*k, var, out);
 }
 
-// Whether a conjunct of `lv` is `v.key = e` (either side, the key through
-// integer widening) for v's key in its current relation, where e is an
-// attribute of s or an expression of s and of variables already substituted
-// (`s.a`, `s.a / 10`): substituting s then makes it `v.key = parameter` or
-// an expression of parameters, a lookup (choose_access). An expression of a
-// key type's kind only: an integer for an integer key, else the key's type.
+// Whether a conjunct of `lv` is `v.key = e` (either side; the key as
+// choose_access reads it, key_side: through integer widening, or converted
+// for a mixed comparison, `float4(v.key) = s.w`) for v's key in its current
+// relation, where e is an attribute of s or an expression of s and of
+// variables already substituted (`s.a`, `s.a / 10`): substituting s then
+// makes it `v.key = parameter` or an expression of parameters, a lookup
+// (choose_access). e of the type the key compares as (bounds_key): an
+// integer for an integer key in its own type, else that type.
 namespace {
 bool keyed_join(const Level& lv, int v, int s) {
   const Relation* rel = lv.vars[size_t(v)]->rel;
   if (rel->structure() == Structure::Heap || rel->key_attr() < 0) return false;
-  auto bare = [](const Node* n) {
-    while (n && n->implicit && ir::op_info(n->op).generic == ir::Generic::Cvt && is_int(n->type.kind))
-      n = n->kid[0].get();
-    return n && n->op == Op::ATTR ? n : nullptr;
-  };
   // Every variable e names is s or one already substituted, and s is one
   // of them (a value of the key's kind is no condition, so holds no connective).
   auto of_s = [&](const Node& e) {
@@ -72,10 +69,11 @@ bool keyed_join(const Level& lv, int v, int s) {
   for (const Node* c : lv.conjuncts) {
     if (ir::op_info(c->op).generic != ir::Generic::Eq || c->kid.size() != 2) continue;
     for (int side = 0; side < 2; ++side) {
-      const Node* a = bare(c->kid[size_t(side)].get());
+      Tk cmp = kNoTk;
+      const Node* a = key_side(c->kid[size_t(side)].get(), rel->structure(), key, &cmp);
       const Node* e = c->kid[size_t(1 - side)].get();
       if (!a || a->var != v || map[size_t(a->attr)] != rel->key_attr()) continue;
-      if ((key.is_int() ? e->type.is_int() : e->type.kind == key.kind) && of_s(*e)) return true;
+      if (bounds_key(e->type, key, cmp) && of_s(*e)) return true;
     }
   }
   return false;

@@ -101,6 +101,13 @@ TEST(Decomposition, AVariableJoinedOnItsKeyIsLookedUpNotScanned) {
   EXPECT_EQ(hashed.checksum, heap.checksum);
   // Each lookup reads one bucket's chain (a page or two of tuples).
   EXPECT_LT(hashed.rows_scanned, 2000u * 100u);
+  // The key converted for a mixed comparison (i4 compared in f8, exact) is
+  // looked up too, as the access path takes it.
+  r = k.run("retrieve (p.qoh, k.w) where k.pnum = p.pnum * 1.0");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(path_of(k), "p:substituted; k:hash key =");
+  EXPECT_EQ(k.last_report().stats.checksum, heap.checksum);
+  EXPECT_LT(k.last_report().stats.rows_scanned, 2000u * 100u);
   // Where the keyed side fits a bucket, a lookup reads all of it: the
   // fewest tuples are substituted again.
   r = k.run("range of s is parts retrieve into few (pnum = s.pnum) where s.pnum <= 2 "
