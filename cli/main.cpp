@@ -311,7 +311,9 @@ int main(int argc, char** argv) {
   // earlier left it long overwritten ("No such file or directory" was seen).
   errno = 0;
   std::cout.flush();
-  const bool lost = !std::cout.good() | (std::fflush(stdout) != 0) | (std::ferror(stdout) != 0);
+  const bool cout_failed = !std::cout.good();
+  const bool flush_failed = std::fflush(stdout) != 0;  // flushed whatever cout says
+  const bool lost = cout_failed || flush_failed || std::ferror(stdout) != 0;
   const int why = errno;
   if (lost && rc == 0) {
     std::cerr << "quelkit: error: writing standard output: "

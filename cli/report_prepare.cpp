@@ -90,7 +90,6 @@ BreakEven break_even(const Measured& m, const char* qid, const std::string& x, c
       if (c.runner == label) return &c;
     return nullptr;
   };
-  BreakEven b;
   bool seen = false;
   double prev_n = 0, prev_d = 0;
   for (const Row* r : rows) {

@@ -603,7 +603,7 @@ TEST(Cli, GccjitThatCannotRunItsToolchainFailsTheStatementAlone) {
 // reserving address space"). It reserves less where it must now. Not under
 // AddressSanitizer, whose shadow memory no such limit admits.
 TEST(Cli, StencilRunsUnderAnAddressSpaceLimit) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef QUELKIT_SANITIZED
   GTEST_SKIP() << "AddressSanitizer needs more address space than the limit";
 #endif
   if (sh(kBin + " -b stencil -e 'create t (a = i4)'").status != 0) GTEST_SKIP() << "stencil is not built";
@@ -617,7 +617,7 @@ TEST(Cli, StencilRunsUnderAnAddressSpaceLimit) {
 // leaves, so a result too big for it is the budget's error, naming what would
 // not fit (it was "internal limit: std::bad_alloc"), and the session goes on.
 TEST(Cli, AnAddressSpaceLimitBoundsTheDefaultBudget) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef QUELKIT_SANITIZED
   GTEST_SKIP() << "AddressSanitizer needs more address space than the limit";
 #endif
   Out o = sh("bash -c \"ulimit -v 900000; " + kBin +

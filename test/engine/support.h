@@ -42,8 +42,8 @@ inline const char* const kPaperQueries[] = {
     "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum",
     "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\"",
     "retrieve (p.qoh) where p.pnum = q.pnum and p.pnum < 2500",
-    "retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\" and p.qoh < log(9.5) * p.weight "
-    "and q.qoh < log(9.5) * p.weight",
+    ("retrieve (p.qoh, q.qoh) where p.pnum = q.pnum and p.color = \"black\" and p.qoh < log(9.5) * p.weight "
+     "and q.qoh < log(9.5) * p.weight"),
 };
 
 // Tuple-at-a-time back ends and modes (the interpreters, the JITs' qual mode:
