@@ -59,9 +59,7 @@ std::string join_selections(const std::string& first, const std::string& then) {
 }
 
 void ExecStats::add_tiers(const TierReport& r, uint64_t pages_before) {
-  for (const auto& tier : r.tuples) {
-    const auto& name = tier.first;  // not a structured binding: clang 14 (./kit fuzz) cannot capture one
-    const uint64_t n = tier.second;
+  for (const auto& [name, n] : r.tuples) {
     // Most scans report the tier the last one did: look there first.
     if (!tier_tuples.empty() && tier_tuples.back().first == name) {
       tier_tuples.back().second += n;

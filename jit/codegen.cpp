@@ -299,9 +299,7 @@ class Walk {
   // tuple qualified and, if it qualifies, projected into the next row.
   void kernel_function(const std::string& name) {
     if (refines_selection()) return refined_kernel_function(name);
-    // Named values, not a structured binding: clang 14 (./kit fuzz) cannot capture one in a lambda.
-    const KernelParams params = begin_kernel(name);
-    const Value page = params.page, rows = params.rows;
+    const auto [page, rows] = begin_kernel(name);
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value nlines = page_prelude(page);
@@ -465,9 +463,7 @@ class Walk {
   // compacting it in place by its term, then the selected tuples projected
   // into consecutive rows.
   void refined_kernel_function(const std::string& name) {
-    // Named values, not a structured binding: clang 14 (./kit fuzz) cannot capture one in a lambda.
-    const KernelParams params = begin_kernel(name);
-    const Value page = params.page, rows = params.rows;
+    const auto [page, rows] = begin_kernel(name);
     const Node& q = *plan_.qual_folded;
     e_.note(q);
     Value nlines = page_prelude(page);
