@@ -88,7 +88,7 @@ struct Job {
     // this thread, it would end the process.
     try {
       if (!p) p = be->prepare(plan, params.empty() ? nullptr : params.data());
-      if (p->has_kernel() && p->kernel_selection() != sel) p->select_kernel(sel);
+      p->entries(harness::Use::Page, sel);  // its kernel in `sel`, where it has one
     } catch (...) {
       p.reset();
     }
@@ -106,9 +106,10 @@ struct Job {
 
 class AdaptivePlan;
 
-class AdaptiveBackend final : public Backend {
+class AdaptiveBackend final : public Backend, public harness::AdaptHooks {
  public:
   AdaptiveBackend(Policy policy, const harness::PrepareOptions& opt) : policy_(policy), opt_(opt) {
+    hooks = this;
     // By name, through the registry: the tiers' headers are not ours to include.
     const harness::BackendSpec* t = harness::find_backend("threaded");
     if (!t) {
@@ -138,6 +139,8 @@ class AdaptiveBackend final : public Backend {
     if (form == "llvm" && fast_spec_) return fast(opt_.jit_opt)->dump(plan, form, params, variant, os);
     return (mid_ && mid_->dump(plan, form, params, variant, os)) || base_->dump(plan, form, params, variant, os);
   }
+  void scan_begins(Prepared& p, const harness::ScanOutlook& o) override;
+  void scan_ends(Prepared& p, bool last, TierReport* r) override;
   // The statement is over: a compile still running is no longer needed.
   void statement_ends(TierReport* r) override {
     if (!active_ || active_->settled) return;
@@ -207,14 +210,16 @@ class AdaptiveBackend final : public Backend {
 class AdaptivePlan final : public Prepared {
  public:
   AdaptivePlan(AdaptiveBackend& be, std::unique_ptr<Prepared> base, const harness::Plan& plan, const uint8_t* params)
-      : be_(be), base_(std::move(base)), cur_(base_.get()), sel_(base_->kernel_selection()) {
+      : be_(be), base_(std::move(base)), cur_(base_.get()) {
+    cur_e_ = base_->entries(harness::Use::Page, Selection::Auto);
+    sel_ = cur_e_.selection;
     times = base_->times;
     // The plan is copied for the background compile only when the first
     // scan's outlook shows one could pay (scan_begins): a scan of a few
     // pages that no later scan of the plan follows never copies.
     // The harness scans a plan it prepared before that execution ends, so the
     // plan is still there then.
-    if ((be_.fast_spec_ || be_.mid_) && base_->has_kernel()) {
+    if ((be_.fast_spec_ || be_.mid_) && cur_e_.page) {
       plan_ = &plan;
       first_params_ = params;
     }
@@ -225,52 +230,63 @@ class AdaptivePlan final : public Prepared {
 
   // Tuple at a time (replace, delete, no page kernel) is the first tier's:
   // its per-tuple functions are cheap to make, the compiled tier's would be
-  // an LLVM compile on the statement's thread.
-  int qualify(const uint8_t* tuple, qk_ctx* ctx) override {
-    ++scan_tuples_[0];
-    return base_->qualify(tuple, ctx);
+  // an LLVM compile on the statement's thread. The page entry is this plan's
+  // own (run_page). Code a tier generates here is this plan's lazy time.
+  harness::Entries entries(harness::Use use, Selection s) override {
+    const harness::PrepareTimes before = tier_times();
+    harness::Entries e;
+    e.state = this;
+    if (use == harness::Use::Tuple) {
+      base_tuple_ = base_->entries(harness::Use::Tuple, s);
+      e.qualify = &qualify_entry;
+      e.project = &project_entry;
+    } else if (cur_e_.page) {
+      if (s != Selection::Auto) select(s);
+      e.page = &page_entry;
+      e.selection = sel_;
+    }
+    const harness::PrepareTimes after = tier_times();
+    times.irgen_ns += after.irgen_ns - before.irgen_ns;
+    times.opt_ns += after.opt_ns - before.opt_ns;
+    times.codegen_ns += after.codegen_ns - before.codegen_ns;
+    times.lazy_ns += after.lazy_ns - before.lazy_ns;
+    return e;
   }
-  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return base_->project(tuple, row, ctx); }
-  bool has_kernel() const override { return base_->has_kernel(); }
-  bool tuple_functions_pending() const override { return base_->tuple_functions_pending(); }
-  void make_tuple_functions() override { base_->make_tuple_functions(); }
 
   // Every tier runs the selection the harness chose. Only the running tier
   // follows each choice at once (under --selection auto the harness
   // alternates selections page by page while it probes, and generating or
   // switching three tiers' variants each time cost more than the probe); a
   // tier that takes over later is brought to it then (use()).
-  Selection kernel_selection() const override { return sel_; }
-  bool kernel_selection_pending(Selection s) const override { return cur_->kernel_selection_pending(s); }
-  void select_kernel(Selection s) override {
+  void select(Selection s) {
     if (s != sel_ && page_ > 0) {
       // Under --selection auto the harness alternates the selections over
       // some of a scan's pages, generating the other variant and entering it
-      // fresh: pages that measured 10-33 ns a tuple where the scan then ran
-      // at 3 (stencil, (c) at 10M), and made later statements start on
-      // threaded code. And a window that mixes the two selections measures
-      // neither: the compiled tier timed half in branch on a coin-toss
-      // conjunct (4.5 ns a tuple) against a first tier timed in nobranch
-      // (1.8) taught the model that compiling never pays, and the first tier
-      // so measured stopped stencil being adopted (the sweep's half_first at
-      // 0-25% then ran threaded code at 7.2-7.8 ns where stencil runs 1.8).
-      // So a window being measured starts again once the selection settles,
-      // and each tier's cost is kept per selection (pick_tier). (A scan's
-      // first selection, set before its first page, perturbs nothing:
-      // one-page substituted scans would otherwise never close a window.)
+      // fresh: those pages measure far slower than the scan then runs, and
+      // made later statements start on threaded code. And a window that
+      // mixes the two selections measures neither: the compiled tier timed
+      // half in branch on a coin-toss conjunct against a first tier timed in
+      // nobranch taught the model that compiling never pays, and the first
+      // tier so measured stopped stencil being adopted (docs/DESIGN.md,
+      // Measurements). So a window being measured starts again once the
+      // selection settles, and each tier's cost is kept per selection
+      // (pick_tier). (A scan's first selection, set before its first page,
+      // perturbs nothing: one-page substituted scans would otherwise never
+      // close a window.)
       restart_window(0);
       restart_window(1);
       last_t_ = 0;
     }
     sel_ = s;
-    cur_->select_kernel(s);
+    cur_e_ = cur_->entries(harness::Use::Page, s);
     if (fast_ && be_.policy_ == Policy::Tiered) {
       pick_tier();
       update_watch();
     }
   }
 
-  void scan_begins(const harness::ScanOutlook& o) override {
+  void scan_begins(const harness::ScanOutlook& o) {
+    in_scan_ = true;
     // The tuples coming for this plan: this scan's, and the later scans'.
     // (Computed only where a choice needs them: (f)-(i) begin thousands of
     // one-page scans of a plan whose choices are made.)
@@ -311,7 +327,8 @@ class AdaptivePlan final : public Prepared {
     update_watch();
   }
 
-  void scan_ends(bool last, TierReport* r) override {
+  void scan_ends(bool last, TierReport* r) {
+    in_scan_ = false;
     if (last_t_) {  // the scan's last page, timed to its end
       timed(now_ns());
     }
@@ -340,7 +357,10 @@ class AdaptivePlan final : public Prepared {
     last_t_ = 0;  // a page's time ends at the next page of the same scan
   }
 
-  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
+  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
+    // A failed page recounted after the scan ended (AdaptHooks::scan_ends)
+    // is not a page of the scan: its tuples were counted, whole, when it ran.
+    if (!in_scan_) return run_tier(page, rows, ctx);
     // The page's lines, deleted ones included: what the tier is handed.
     const uint32_t lines = harness::page_nlines(page);
     if (watch_) {
@@ -365,29 +385,64 @@ class AdaptivePlan final : public Prepared {
     }
     scan_tuples_[tier_] += lines;
     ++page_;
-    return cur_->run_page(page, rows, ctx);
-  }
-  // The failed page's tuples were counted, whole, when it ran.
-  int64_t recount_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
-    return cur_->recount_page(page, rows, ctx);
+    return run_tier(page, rows, ctx);
   }
 
+
  private:
+  // The entry points the harness calls: ctx->plan is this plan; a tier's
+  // entry is called with its own state there.
+  static int32_t qualify_entry(const uint8_t* tuple, qk_ctx* ctx) {
+    auto* me = static_cast<AdaptivePlan*>(ctx->plan);
+    ++me->scan_tuples_[0];
+    ctx->plan = me->base_tuple_.state;
+    const int32_t r = me->base_tuple_.qualify(tuple, ctx);
+    ctx->plan = me;
+    return r;
+  }
+  static int32_t project_entry(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) {
+    auto* me = static_cast<AdaptivePlan*>(ctx->plan);
+    ctx->plan = me->base_tuple_.state;
+    const int32_t r = me->base_tuple_.project(tuple, row, ctx);
+    ctx->plan = me;
+    return r;
+  }
+  static int64_t page_entry(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
+    return static_cast<AdaptivePlan*>(ctx->plan)->run_page(page, rows, ctx);
+  }
+  int64_t run_tier(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
+    ctx->plan = cur_e_.state;
+    const int64_t n = cur_e_.page(page, rows, ctx);
+    ctx->plan = this;
+    return n;
+  }
+  // What the tiers have generated so far (their prepare and lazy times).
+  harness::PrepareTimes tier_times() const {
+    harness::PrepareTimes t;
+    for (const Prepared* p : {base_.get(), mid_.get(), fast_.get()}) {
+      if (!p) continue;
+      t.irgen_ns += p->times.irgen_ns;
+      t.opt_ns += p->times.opt_ns;
+      t.codegen_ns += p->times.codegen_ns;
+      t.lazy_ns += p->times.lazy_ns;
+    }
+    return t;
+  }
+
   void use(int tier) {
     tier_ = tier;
     cur_ = tier ? fast_.get() : mid_ ? mid_.get() : base_.get();
-    if (cur_->kernel_selection() != sel_) cur_->select_kernel(sel_);
+    cur_e_ = cur_->entries(harness::Use::Page, sel_);
   }
   // stencil:fused becomes the first tier, in the selection running now; its
   // preparation is timed for the model and charged to the scan that asked.
   void adopt_stencil(const harness::Plan& plan, const uint8_t* params) {
     const uint64_t t0 = now_ns();
     std::unique_ptr<Prepared> p = be_.mid_->prepare(plan, params);
-    if (!p->has_kernel()) {
+    if (!p->entries(harness::Use::Page, sel_).page) {
       no_stencil_ = true;  // not again at every later scan of this plan
       return;
     }
-    if (p->kernel_selection() != sel_) p->select_kernel(sel_);
     be_.first_.prepared(double(now_ns() - t0));
     mid_ = std::move(p);
     restart_window();  // the per-tuple cost measured so far was threaded's
@@ -557,15 +612,13 @@ class AdaptivePlan final : public Prepared {
     if (j->settled) return;  // abandoned by the statement's end: start afresh later
     be_.settle(*j, false, &pending_);
     std::unique_ptr<Prepared> p = std::move(j->out);
-    if (!p || !p->has_kernel()) {
+    if (!p || !p->entries(harness::Use::Page, Selection::Auto).page) {
       kept_.reset();  // no compiled kernel for this plan: stay on the first tier
       return;
     }
-    const Selection sel = sel_;
-    if (p->kernel_selection() != sel) {
-      if (be_.policy_ != Policy::EveryPage && p->kernel_selection_pending(sel) && launch(j->level, p)) return;
-      p->select_kernel(sel);
-    }
+    // The selection changed while it compiled: its variant is generated in
+    // the background too (where it exists already, that job only selects it).
+    if (j->sel != sel_ && be_.policy_ != Policy::EveryPage && launch(j->level, p)) return;
     fast_ = std::move(p);
     fast_cost_[0] = fast_cost_[1] = fast_cost_[2] = 0;  // new code: measured afresh
     fast_level_ = j->level;
@@ -577,7 +630,10 @@ class AdaptivePlan final : public Prepared {
   AdaptiveBackend& be_;
   std::unique_ptr<Prepared> base_, mid_, fast_;  // threaded, stencil (when adopted), llvm
   Prepared* cur_;
+  harness::Entries cur_e_;       // cur_'s page entry, in sel_
+  harness::Entries base_tuple_;  // base_'s tuple entries
   Selection sel_;  // the selection the harness chose last: every tier's, once it runs
+  bool in_scan_ = false;  // between scan_begins and scan_ends
   int tier_ = 0;
   bool no_stencil_ = false;  // stencil gave this plan no page kernel: it stays on threaded
   const harness::Plan* plan_ = nullptr;  // until the first scan begins: the plan prepared
@@ -610,6 +666,14 @@ std::unique_ptr<Prepared> AdaptiveBackend::prepare(const harness::Plan& plan, co
   return std::make_unique<AdaptivePlan>(*this, base_->prepare(plan, params), plan, params);
 }
 
+// Every plan of this back end is an AdaptivePlan.
+void AdaptiveBackend::scan_begins(Prepared& p, const harness::ScanOutlook& o) {
+  static_cast<AdaptivePlan&>(p).scan_begins(o);
+}
+void AdaptiveBackend::scan_ends(Prepared& p, bool last, TierReport* r) {
+  static_cast<AdaptivePlan&>(p).scan_ends(last, r);
+}
+
 }  // namespace
 
 int compiles_in_flight() { return g_in_flight.load(std::memory_order_relaxed); }
@@ -621,8 +685,7 @@ std::unique_ptr<Backend> make_backend(Policy policy, const harness::PrepareOptio
 void register_backend() {
   harness::BackendSpec spec;
   spec.name = "adaptive";
-  spec.modes = {"tiered", "switch-every-page", "compile-at-start"};
-  spec.test_modes = {"switch-every-page", "compile-at-start"};
+  spec.modes = {{"tiered"}, {"switch-every-page", true, true}, {"compile-at-start", true, true}};
   // Its LLVM tier's options, and its tiers' dump forms (registered before it:
   // measure/backends.cpp).
   spec.reads_options = harness::kJitOptions;
@@ -630,8 +693,6 @@ void register_backend() {
   for (const char* tier : {"threaded", "stencil", "llvm"})
     if (const harness::BackendSpec* t = harness::find_backend(tier)) {
       spec.dump_forms.insert(spec.dump_forms.end(), t->dump_forms.begin(), t->dump_forms.end());
-      spec.variant_dump_forms.insert(spec.variant_dump_forms.end(), t->variant_dump_forms.begin(),
-                                     t->variant_dump_forms.end());
     }
   spec.make = [](const std::string& mode, const harness::PrepareOptions& opt) -> std::unique_ptr<Backend> {
     if (mode == "switch-every-page") return make_backend(Policy::EveryPage, opt);

@@ -265,8 +265,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> labels;
   for (const auto& b : registered_backends())
     for (const auto& m : b.modes)
-      if (std::find(b.test_modes.begin(), b.test_modes.end(), m) == b.test_modes.end())
-        labels.push_back(b.name + ":" + m);
+      if (!m.for_tests) labels.push_back(b.name + ":" + m.name);
   for (const auto& pq : paper_queries()) {
     // Fixtures are built on first use, so the large sizes cost nothing unless
     // selected (--benchmark_filter); the keyed relation keeps the paper's

@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> vector_modes, others;
   for (const auto& b : registered_backends()) {
     if (b.name == "vector")
-      for (const auto& m : b.modes) vector_modes.push_back("vector:" + m);
+      for (const auto& m : b.modes) vector_modes.push_back("vector:" + m.name);
     if (b.name == "threaded") others.push_back("threaded:goto");
     if (b.name == "llvm") others.push_back("llvm:fused");
   }

@@ -138,15 +138,15 @@ int run_session(const CLI::App& app, MainOptions& m) {
     bool selected = std::find(forms.begin(), forms.end(), d) != forms.end();
     for (const auto& [b, mode] : opt.backends) {
       const BackendSpec* s = find_backend(b);
-      selected = selected || std::find(s->dump_forms.begin(), s->dump_forms.end(), d) != s->dump_forms.end();
+      selected = selected || s->dumps(d);
     }
     if (!selected) {
       std::string owners;
       int owner_count = 0;
       for (const BackendSpec& s : registered_backends()) {
         for (const auto& f : s.dump_forms)
-          if (std::find(forms.begin(), forms.end(), f) == forms.end()) forms.push_back(f);
-        if (std::find(s.dump_forms.begin(), s.dump_forms.end(), d) != s.dump_forms.end())
+          if (std::find(forms.begin(), forms.end(), f.name) == forms.end()) forms.push_back(f.name);
+        if (s.dumps(d))
           owners += (owner_count++ ? ", " : "") + s.name;
       }
       std::string all;

@@ -31,7 +31,7 @@ std::vector<std::pair<std::string, std::string>> backend_list(const Options& o) 
   if (!o.child_backend.empty()) return parse_backend_list(o.child_backend);
   if (!o.backends.empty()) return parse_backend_list(o.backends);
   std::vector<std::pair<std::string, std::string>> all;
-  for (const auto& b : registered_backends()) all.emplace_back(b.name, b.modes.front());
+  for (const auto& b : registered_backends()) all.emplace_back(b.name, b.modes.front().name);
   return all;
 }
 

@@ -90,7 +90,7 @@ struct Lane {
   Selection selection;
   harness::Runner* runner = nullptr;  // owned by the session, shared by the back end's lanes
   // A mode without a page kernel (interp, the JITs' qual mode: its
-  // registration's tuple_modes), asked for by name: it evaluates tuple at a
+  // registration's ModeSpec::page_kernel), asked for by name: it evaluates tuple at a
   // time whatever the selection, so it has one lane, not one per selection
   // (three lanes timed one loop three times), named without a selection: the
   // back end alone in the table, an empty selection in the CSV, null in the JSON.
@@ -197,7 +197,7 @@ int run_sweep(const SweepOptions& o) {
 
   // Back ends: those asked for, else every built mode with a page kernel (the
   // interpreters and the JITs' qual mode evaluate tuple at a time: their
-  // registrations' tuple_modes).
+  // registrations' ModeSpec::page_kernel).
   std::vector<std::string> lanes_of;
   try {
     for (const auto& [b, m] : harness::parse_backend_list(backends.empty() ? "all" : backends, /*measured=*/true)) {

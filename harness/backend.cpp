@@ -40,11 +40,26 @@ std::string jit_settings(const PrepareOptions& opt) {
          (opt.jit_checks ? ", checks" : "");
 }
 
+const ModeSpec* BackendSpec::mode(std::string_view m) const {
+  if (m.empty()) return modes.empty() ? nullptr : &modes.front();
+  for (const ModeSpec& s : modes)
+    if (s.name == m) return &s;
+  return nullptr;
+}
+
+bool BackendSpec::dumps(std::string_view form) const {
+  return std::any_of(dump_forms.begin(), dump_forms.end(), [&](const DumpForm& f) { return f.name == form; });
+}
+
+bool BackendSpec::dumps_by_selection(std::string_view form) const {
+  return std::any_of(dump_forms.begin(), dump_forms.end(),
+                     [&](const DumpForm& f) { return f.name == form && f.by_selection; });
+}
+
 bool has_page_kernel(std::string_view backend, std::string_view mode) {
   const BackendSpec* b = find_backend(backend);
-  if (!b || b->modes.empty()) return false;
-  const std::string_view m = mode.empty() ? std::string_view(b->modes.front()) : mode;
-  return std::find(b->tuple_modes.begin(), b->tuple_modes.end(), m) == b->tuple_modes.end();
+  const ModeSpec* m = b ? b->mode(mode) : nullptr;
+  return m && m->page_kernel;
 }
 
 }  // namespace quelkit::harness

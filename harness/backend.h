@@ -1,8 +1,8 @@
 // The back-end interface (docs/adding-a-backend.md). A back end turns a Plan
-// into a Prepared object; the harness owns scans, storage, sinks and the plan
-// cache and drives a Prepared either tuple by tuple (qualify, then project the
-// qualifying tuples) or, when the back end offers one, through a fused
-// page-at-a-time kernel. The harness knows no back end by name: each registers
+// into a Prepared object, which hands the harness entry points (Entries); the
+// harness owns scans, storage, sinks and the plan cache and calls them either
+// tuple by tuple (qualify, then project the qualifying tuples) or, when the
+// back end offers one, through a fused page-at-a-time kernel. The harness knows no back end by name: each registers
 // a BackendSpec (measure/backends.cpp lists them; its library links them all).
 #pragma once
 
@@ -30,7 +30,7 @@ struct PrepareOptions {
   // and the reference loops on the same instruction set.
   bool jit_native_cpu = false;
   // --vector-batch: tuples per batch of the vector back end (0: its default);
-  // batches span pages (Prepared::run_pages).
+  // batches span pages (Entries::pages).
   uint32_t vector_batch = 0;
   // --selection: how fused page kernels select (selection.h). Branch or
   // NoBranch: the kernel is prepared in that variant. Auto: prepared with
@@ -42,14 +42,7 @@ struct PrepareOptions {
 // adaptive for its LLVM tier): its registration's reads_options.
 inline const std::vector<std::string> kJitOptions = {"--jit-opt", "--jit-checks", "--jit-cpu"};
 
-// Compile cost split the way JITs report it (zero where it does not apply).
-struct PrepareTimes {
-  uint64_t irgen_ns = 0, opt_ns = 0, codegen_ns = 0;
-};
-
-constexpr uint32_t kMaxPagesPerCall = 64;
-
-// What a scan knows of its work when it starts (Prepared::scan_begins), for
+// What a scan knows of its work when it starts (AdaptHooks::scan_begins), for
 // back ends that adapt while they run (adaptive/): estimates, not promises.
 struct ScanOutlook {
   uint64_t pages = 0;       // primary pages this scan visits (a key lookup: 1; an ISAM range: its pages)
@@ -62,15 +55,14 @@ struct ScanOutlook {
   uint64_t runs_after = 0;
 };
 
-// What a back end that changes tiers mid-scan ran (Prepared::scan_ends,
-// Backend::statement_ends); the harness adds it to --stats (docs/stats.md).
+// What a back end that changes tiers mid-scan ran (AdaptHooks); the harness
+// adds it to --stats (docs/stats.md).
 struct TierReport {
   // Tier label, tuples it ran, in order of first use. The labels are views:
   // the back end's names outlive the report, which the harness adds to the
   // statement's ExecStats (copying a label the first time it appears) at
-  // once. A substituted statement ends thousands of one-page scans, and a
-  // label copied per scan and looked up by string was most of what
-  // reporting a scan cost.
+  // once, so that the thousands of one-page scans of a substituted statement
+  // copy and look up no string each.
   std::vector<std::pair<std::string_view, uint64_t>> tuples;
   int64_t switch_page = -1;  // page of the scan (0-based) on which a faster tier first ran; -1 none
   uint64_t bg_compiles = 0;  // background compiles that ended (installed or abandoned) here
@@ -85,68 +77,83 @@ struct TierReport {
   }
 };
 
+// A prepared plan's entry points, in the runtime's C ABI: the harness calls
+// them as it calls generated code, which is what the JITs hand it. Before any
+// call the harness sets ctx->plan = state (a back end's own object, for entries
+// that are C++; generated code ignores it). Which are set depends on what was
+// asked (Prepared::entries):
+//   Use::Tuple  qualify   1 qualifies, 0 does not, -1 error (raised into ctx with qk_raise)
+//               project   writes plan.out.tuple_len bytes of the row; 0 ok, -1 error
+//   Use::Page   page      every live tuple of the page (line order) qualified and,
+//                         if it qualifies, projected into rows (consecutive rows of
+//                         plan.out.tuple_len bytes); rows written, or -1 with
+//                         ctx->err_slot = the failing line index. nullptr: the plan
+//                         has no page kernel (it runs tuple at a time).
+//               pages     where the kernel's batches span pages (vector): pages of
+//                         about batch_tuples tuples per call (at most
+//                         kMaxPagesPerCall), in scan order, rows for all of them
+//                         consecutive; -1 when a tuple failed (the scan then runs
+//                         those pages again through `page`, one at a time, to find it).
+//               selection the variant `page` runs (Branch or NoBranch)
+// New uses (an accumulating kernel, say) are new members and a new Use, asked
+// for the same way.
+using QualifyFn = int32_t (*)(const uint8_t* tuple, qk_ctx* ctx);
+using ProjectFn = int32_t (*)(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx);
+using PageFn = int64_t (*)(const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
+using PagesFn = int64_t (*)(const uint8_t* const* pages, uint32_t n, uint8_t* rows, qk_ctx* ctx);
+
+constexpr uint32_t kMaxPagesPerCall = 64;
+
+enum class Use : uint8_t { Tuple, Page };
+
+struct Entries {
+  void* state = nullptr;
+  QualifyFn qualify = nullptr;
+  ProjectFn project = nullptr;
+  PageFn page = nullptr;
+  PagesFn pages = nullptr;
+  uint32_t batch_tuples = 0;
+  Selection selection = Selection::Branch;
+};
+
+// Compile cost split the way JITs report it (zero where it does not apply).
+// `lazy_ns`: wall time of code generated after prepare() returned (a fused
+// plan's per-tuple functions, a kernel's other selection), which the back end
+// times itself, as PostgreSQL's JIT counts its generation time; the harness
+// charges its growth across an entries() call to prepare, not to run time.
+struct PrepareTimes {
+  uint64_t irgen_ns = 0, opt_ns = 0, codegen_ns = 0, lazy_ns = 0;
+};
+
 class Prepared {
  public:
   virtual ~Prepared() = default;
-  // 1 qualifies, 0 does not, -1 runtime error (raised into ctx with qk_raise).
-  virtual int qualify(const uint8_t* tuple, qk_ctx* ctx) = 0;
-  // Writes plan.out.tuple_len bytes of the projected row; 0 ok, -1 error.
-  virtual int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) = 0;
-  // Optional fused kernel: every live tuple of the page (line order) is
-  // qualified and, if it qualifies, projected into rows (consecutive rows of
-  // plan.out.tuple_len bytes). Returns rows written, or -1 on error with
-  // ctx->err_slot = the line index of the failing tuple.
-  virtual bool has_kernel() const { return false; }
-  virtual int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
-    (void)page, (void)rows, (void)ctx;
-    return -1;
-  }
-  // run_page as one plain function, where it is no more than a call of one
-  // (generated code): the scan's steady loop calls it straight, without a
-  // virtual call per page. Valid until the next select_kernel; nullptr where
-  // run_page does more (the scan then calls run_page).
-  // run_page again on a page that failed, cut short before its failing line,
-  // only to count what qualified before it: not a page of the scan, so a
-  // back end that counts the tuples each tier ran (adaptive) leaves it out.
-  virtual int64_t recount_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) { return run_page(page, rows, ctx); }
-  using PageKernel = int64_t (*)(const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
-  virtual PageKernel page_kernel() { return nullptr; }
-  // Optional: a kernel whose batches span pages. batch_tuples() > 0 is how
-  // many tuples it evaluates at once; the scan then hands it the pages of
-  // about one batch per run_pages call (at most kMaxPagesPerCall), in scan
-  // order, rows for all of them consecutive. Returns rows written, or -1 when
-  // a tuple failed: the scan then runs those pages again through run_page,
-  // one at a time, to find the failing tuple and count what came before it.
-  virtual uint32_t batch_tuples() const { return 0; }
-  virtual int64_t run_pages(const uint8_t* const* pages, uint32_t n, uint8_t* rows, qk_ctx* ctx) {
-    (void)pages, (void)n, (void)rows, (void)ctx;
-    return -1;
-  }
-  // A plan prepared as a fused kernel only may still have per-tuple functions
-  // to generate before qualify/project run (replace/delete and plans with no
-  // variable drive them tuple by tuple). The harness asks first and has them
-  // made under its prepare timer, so that compile is prepare time, not run time.
-  virtual bool tuple_functions_pending() const { return false; }
-  virtual void make_tuple_functions() {}
-  // The page kernel's selection (selection.h): the variant run_page runs now
-  // (Branch or NoBranch), and a switch to the other. A variant not prepared yet
-  // is generated by select_kernel, which the harness times as prepare.
-  // Back ends whose kernel has one variant keep these defaults.
-  virtual Selection kernel_selection() const { return Selection::Branch; }
-  virtual bool kernel_selection_pending(Selection s) const { (void)s; return false; }
-  virtual void select_kernel(Selection s) { (void)s; }
-  // Optional, for back ends that adapt while a scan runs (adaptive/): the
-  // scan's outlook before its first page, and after its last page (or its
-  // failure, `last` then true) what ran. `last`: no further scan of this plan
-  // is expected in the statement, so background work for it is no longer
-  // needed. Both run on the statement's clock.
-  virtual void scan_begins(const ScanOutlook& o) { (void)o; }
-  virtual void scan_ends(bool last, TierReport* r) { (void)last, (void)r; }
+  // The entry points for `use`; for Use::Page in selection `s` (Branch or
+  // NoBranch; a kernel of one variant returns it for both). Code not generated
+  // yet is generated now, its time added to `times` (lazy_ns and the phases).
+  // Entries stay valid until the next entries() call on this plan.
+  virtual Entries entries(Use use, Selection s) = 0;
   PrepareTimes times;
-  // What --selection auto remembers of this plan's scans: its last choice,
-  // which the next scan's probe waits in before timing the two, and the
-  // verdict of its last timed short scan (selection.h, AutoMemory).
-  AutoMemory auto_memory;
+};
+
+// For back ends that adapt while they run (adaptive/), offered through
+// Backend::hooks: what lies ahead of a scan of one of its plans, what ran when
+// it is over, and the statement's end. Every call is on the statement's clock.
+class AdaptHooks {
+ public:
+  // Before the scan's first page.
+  virtual void scan_begins(Prepared& p, const ScanOutlook& o) = 0;
+  // After its last page or its failure (`last` then true: no further scan of
+  // this plan is expected in the statement, so background work for it is no
+  // longer needed). A page entry called after this and before the next
+  // scan_begins (a failed page recounted) is not a page of a scan.
+  virtual void scan_ends(Prepared& p, bool last, TierReport* r) = 0;
+  // The statement's scans are over: background work it started and no longer
+  // needs is abandoned (and joined) here, so none runs into the next one's clock.
+  virtual void statement_ends(TierReport* r) = 0;
+
+ protected:
+  ~AdaptHooks() = default;
 };
 
 class Backend {
@@ -161,39 +168,44 @@ class Backend {
   virtual std::unique_ptr<Prepared> prepare(const Plan& plan, const uint8_t* params) = 0;
   // Prints a form this back end owns (--dump=postfix, threaded, llvm, ...),
   // its page kernel in the selection `variant` (Branch or NoBranch; the
-  // harness prints both under --selection auto, for the forms the spec's
-  // variant_dump_forms names).
+  // harness prints both under --selection auto, for forms that differ by it).
   virtual bool dump(const Plan& plan, std::string_view form, const uint8_t* params, Selection variant,
                     std::ostream& os) {
     (void)plan, (void)form, (void)params, (void)variant, (void)os;
     return false;
   }
-  // Called when a statement's scans are over, on its clock: background work
-  // the statement started and no longer needs is abandoned (and joined) here,
-  // so none runs into the next statement's clock.
-  virtual void statement_ends(TierReport* r) { (void)r; }
+  AdaptHooks* hooks = nullptr;  // set by back ends that adapt mid-scan
+};
+
+// A mode of a back end and what it is.
+struct ModeSpec {
+  std::string name;  // "switch"
+  // False for modes that evaluate tuple at a time (interp's, the JITs' qual):
+  // they build no page kernel, so --selection does not reach them, --stats
+  // reports no selection for them and the sweep has no axis to draw. The
+  // corpus and difftest run every other mode again under branch and nobranch
+  // (test/engine/support.h); Selections.WhatRanIsWhatWasAsked checks this
+  // against what every mode reports.
+  bool page_kernel = true;
+  // Modes that exist for tests (adaptive:switch-every-page): `all`, the corpus
+  // and difftest run them; the paper report and the benchmarks leave them out.
+  bool for_tests = false;
+};
+
+// A --dump form a back end prints, and whether its text differs by the
+// kernel's selection (the JITs' code, vector's program): under --selection
+// auto the harness prints both variants, branch (a scan starts with it) and
+// nobranch (it may switch). Threaded code is one program for both.
+struct DumpForm {
+  std::string name;  // "llvm"
+  bool by_selection = false;
 };
 
 struct BackendSpec {
-  std::string name;                     // "interp"
-  std::vector<std::string> modes;       // first is the default: {"switch", "goto"}
-  std::vector<std::string> dump_forms;  // forms dump() understands
+  std::string name;              // "interp"
+  std::vector<ModeSpec> modes;   // first is the default
+  std::vector<DumpForm> dump_forms;
   std::function<std::unique_ptr<Backend>(const std::string& mode, const PrepareOptions&)> make;
-  // Modes that evaluate tuple at a time (interp's, the JITs' qual): they build
-  // no page kernel, so --selection does not reach them, --stats reports no
-  // selection for them and the sweep has no axis to draw. The corpus and
-  // difftest run every other mode again under branch and nobranch (test/engine/
-  // support.h); Selections.WhatRanIsWhatWasAsked checks this list against
-  // what every mode reports.
-  std::vector<std::string> tuple_modes = {};
-  // Modes that exist for tests (adaptive:switch-every-page): `all`, the corpus
-  // and difftest run them; the paper report and the benchmarks leave them out.
-  std::vector<std::string> test_modes = {};
-  // Dump forms whose text differs by the kernel's selection (the JITs' code,
-  // vector's program): under --selection auto the harness prints both
-  // variants, branch (a scan starts with it) and nobranch (it may switch).
-  // Threaded code is one program for both and prints once.
-  std::vector<std::string> variant_dump_forms = {};
   // The back-end options of the command line it reads ("--jit-opt",
   // "--jit-checks", "--jit-cpu", "--vector-batch"): one given where no
   // selected back end reads it would do nothing, and is a usage error.
@@ -202,6 +214,10 @@ struct BackendSpec {
   // the mode ("-O1, generic CPU", "batch 128"), so that a figure says what
   // to give to reproduce it; none where no option does (interp, stencil).
   std::function<std::string(const PrepareOptions&)> settings = {};
+
+  const ModeSpec* mode(std::string_view m) const;  // "" the default; null if unknown
+  bool dumps(std::string_view form) const;          // one of dump_forms
+  bool dumps_by_selection(std::string_view form) const;
 };
 
 void register_backend(BackendSpec spec);
@@ -215,8 +231,8 @@ std::string jit_settings(const PrepareOptions& opt);
 // where no option does (interp, threaded, stencil) or for an unknown name.
 // --stats and profile print it beside the mode.
 std::string backend_settings(std::string_view backend, const PrepareOptions& opt);
-// Whether `mode` of that back end runs a page kernel (not one of its
-// tuple_modes; "" is its default mode). False for an unknown back end.
+// Whether `mode` of that back end runs a page kernel (ModeSpec::page_kernel;
+// "" is its default mode). False for an unknown back end or mode.
 bool has_page_kernel(std::string_view backend, std::string_view mode);
 
 }  // namespace quelkit::harness

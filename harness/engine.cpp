@@ -41,16 +41,17 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   };
   // A back end's background work for this statement ends on its clock.
   struct StatementEnd {
-    Backend& be;
+    AdaptHooks* hooks;
     ExecStats& st;
     ~StatementEnd() {
+      if (!hooks) return;
       TierReport r;
-      be.statement_ends(&r);
+      hooks->statement_ends(&r);
       st.add_tiers(r, st.pages_walked);
     }
   };
   try {
-    StatementEnd end{runner.backend(), res.stats};
+    StatementEnd end{runner.hooks(), res.stats};
     ex.run_statement(sink);
     if (retrieve && !count && (q.unique || !q.sort.empty())) order_rows(res.rows, res.layout, q.sort, q.unique);
   } catch (RuntimeFailure& f) {

@@ -24,17 +24,26 @@
 
 namespace quelkit::harness {
 
+// A prepared plan as the harness holds it: the back end's object, and what
+// the harness keeps of it beside that.
+struct HeldPlan {
+  std::unique_ptr<Prepared> prepared;
+  // plan_positions() of the plan it was prepared from, so errors it raises can
+  // be mapped to the positions of the statement that reuses it (plans share a
+  // key across statements, not their positions); empty for a plan not cached.
+  std::vector<uint64_t> positions;
+  bool cached = false;
+  // What --selection auto remembers of this plan's scans (selection.h).
+  AutoMemory auto_memory;
+};
+
 // Prepared plans of one back end, keyed by relation identity + plan key,
 // least recently used evicted beyond `capacity` (evicted plans free their code).
 class PlanCache {
  public:
   explicit PlanCache(size_t capacity = 1024) : capacity_(capacity) {}
-  // `positions` (optional out): plan_positions() of the plan it was prepared
-  // from, so errors it raises can be mapped to the positions of the statement
-  // that reuses it (plans share a key across statements, not their positions).
-  Prepared* find(const std::string& key, const std::vector<uint64_t>** positions = nullptr);
-  Prepared* insert(const std::string& key, std::unique_ptr<Prepared> p, std::vector<uint64_t> positions = {},
-                   const std::vector<uint64_t>** stored = nullptr);
+  HeldPlan* find(const std::string& key);
+  HeldPlan* insert(const std::string& key, std::unique_ptr<Prepared> p, std::vector<uint64_t> positions = {});
   // Drops every plan over `relation` (modify, destroy, delete of the relation).
   void invalidate(const std::string& relation);
   void clear();
@@ -44,9 +53,8 @@ class PlanCache {
 
  private:
   struct Entry {
-    std::unique_ptr<Prepared> prepared;
+    HeldPlan held;
     std::list<std::string>::iterator lru;
-    std::vector<uint64_t> positions;
   };
   size_t capacity_;
   size_t evictions_ = 0;
@@ -152,7 +160,7 @@ class Runner {
   const RunnerOptions& options() const { return opt_; }
   const PrepareOptions& prepare_options() const { return popt_; }
   // The selection later scans ask for (--selection). Every scan selects its
-  // plan's kernel anew (select_kernel), so one runner's plans serve any
+  // plan's kernel anew (Prepared::entries), so one runner's plans serve any
   // selection: quelkit sweep runs a back end's selections on one runner, and
   // so on the same generated kernels.
   void set_selection(Selection s) { popt_.selection = s; }
@@ -161,24 +169,20 @@ class Runner {
   bool reuses() const { return backend_->reuses_plans(); }
 
   // Returns a prepared plan for `plan` with parameter block `params`:
-  // from the cache if the back end reuses plans, else prepared afresh (owned by
-  // `scratch_owner`). Counts prepares, cache hits and compile time into st.
+  // from the cache if the back end reuses plans, else prepared afresh (held
+  // by `scratch`). Counts prepares, cache hits and compile time into st.
   // Under --no-plan-cache the cache is the statement's own: a substituted
   // query's executions share one prepared plan, as an engine runs a
   // parameterised plan (prepared once, executed per outer tuple), and the
   // next statement prepares afresh (drop_statement_plans).
   // `cache_key` is the relation's identity, "|", plan.key: built once by the
-  // caller, so a substitution loop does not rebuild it per tuple. `positions`
-  // is set when the plan came from the cache (see PlanCache::find).
-  Prepared* get(const Plan& plan, const std::string& cache_key, const uint8_t* params,
-                std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
-                const std::vector<uint64_t>** positions = nullptr);
-  // Has `p` generate the per-tuple functions it deferred (Prepared::
-  // tuple_functions_pending), counting the time and JIT phases as prepare in st.
-  void make_tuple_functions(Prepared& p, ExecStats& st);
-  // Switches p's page kernel to selection s (Prepared::select_kernel), counting
-  // the generation of a variant not prepared yet as prepare in st.
-  void select_kernel(Prepared& p, Selection s, ExecStats& st);
+  // caller, so a substitution loop does not rebuild it per tuple.
+  HeldPlan* get(const Plan& plan, const std::string& cache_key, const uint8_t* params, HeldPlan& scratch,
+                ExecStats& st);
+  // p's entries for `use` (Prepared::entries), counting code it generated
+  // for them (PrepareTimes::lazy_ns and the phases) as prepare in st.
+  static Entries entries(Prepared& p, Use use, Selection s, ExecStats& st);
+  AdaptHooks* hooks() const { return backend_->hooks; }
   // Under --no-plan-cache, the statement's plans go: when it ends (its clock
   // stopped), and before the next begins (one that threw ends elsewhere); so
   // does the list of plans a back end without plan reuse has lowered.
@@ -200,7 +204,7 @@ class Runner {
   std::set<std::string> dumped_;  // plan keys already dumped
   // Prints --dump's back-end forms of a plan just prepared as p (null: its
   // prepare failed), once per plan key.
-  void dump(const Plan& plan, const Prepared* p, const uint8_t* params);
+  void dump(const Plan& plan, Prepared* p, const uint8_t* params);
 };
 
 // Evaluates bound statements against a catalog on one runner.

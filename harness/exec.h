@@ -79,7 +79,7 @@ class Exec {
   [[noreturn]] void cancelled() const;
   // The tuples of a page before line `slot` that a kernel qualified (and
   // projected): what the tuple-at-a-time loop counts before a failing tuple.
-  static uint64_t qualified_before(Prepared& prep, const uint8_t* pg, uint32_t page_size, int64_t slot,
+  static uint64_t qualified_before(const Entries& e, const uint8_t* pg, uint32_t page_size, int64_t slot,
                                    uint8_t* rows, const qk_ctx& ctx);
   // Cache identity of a variable's relation: temporaries are shaped alike
   // per statement, so they share one identity; real relations carry their version.

@@ -10,7 +10,7 @@
 //      span pages, the pages of one batch: scan.cpp queues them, checking
 //      each), so no kernel checks it.
 //      (Tried: the LLVM, gccjit and stencil kernels handed 36 pages a call
-//      through Prepared::run_pages, which saves the scan's per-call work, a
+//      through Entries::pages, which saves the scan's per-call work, a
 //      quarter of llvm's kernel time on a scan that selects nothing. (b) at
 //      1M narrow tuples got slower, alternated processes: llvm:fused 2.0-2.1
 //      -> 2.6 ns a tuple, gccjit:fused 1.6-1.9 -> 2.2, stencil 1.7-1.9 ->

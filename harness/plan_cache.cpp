@@ -7,27 +7,23 @@
 
 namespace quelkit::harness {
 
-Prepared* PlanCache::find(const std::string& key, const std::vector<uint64_t>** positions) {
+HeldPlan* PlanCache::find(const std::string& key) {
   auto it = map_.find(key);
   if (it == map_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
-  if (positions) *positions = &it->second.positions;
-  return it->second.prepared.get();
+  return &it->second.held;
 }
 
-Prepared* PlanCache::insert(const std::string& key, std::unique_ptr<Prepared> p, std::vector<uint64_t> positions,
-                            const std::vector<uint64_t>** stored) {
+HeldPlan* PlanCache::insert(const std::string& key, std::unique_ptr<Prepared> p, std::vector<uint64_t> positions) {
   while (capacity_ > 0 && map_.size() >= capacity_ && !lru_.empty()) {
     map_.erase(lru_.back());
     lru_.pop_back();
     ++evictions_;
   }
   lru_.push_front(key);
-  auto* raw = p.get();
   Entry& e = map_[key];
-  e = Entry{std::move(p), lru_.begin(), std::move(positions)};
-  if (stored) *stored = &e.positions;
-  return raw;
+  e = Entry{HeldPlan{std::move(p), std::move(positions), true, {}}, lru_.begin()};
+  return &e.held;
 }
 
 void PlanCache::invalidate(const std::string& relation) {

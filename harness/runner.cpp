@@ -87,17 +87,15 @@ Runner::Runner(std::string name, std::string mode, std::unique_ptr<Backend> be, 
     : name_(std::move(name)), mode_(std::move(mode)), backend_(std::move(be)), opt_(std::move(opt)),
       popt_(popt) {}
 
-Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint8_t* params,
-                      std::unique_ptr<Prepared>& scratch_owner, ExecStats& st,
-                      const std::vector<uint64_t>** positions) {
+HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint8_t* params, HeldPlan& scratch,
+                      ExecStats& st) {
   const bool reuse = backend_->reuses_plans();
   PlanCache& cache = opt_.plan_cache ? cache_ : statement_plans_;
   const std::string& key = cache_key;
-  if (positions) *positions = nullptr;
   if (reuse) {
-    if (Prepared* p = cache.find(key, positions)) {
+    if (HeldPlan* h = cache.find(key)) {
       ++st.cache_hits;
-      return p;
+      return h;
     }
   }
   // A back end without plan reuse lowers a substituted query again for every
@@ -138,29 +136,23 @@ Prepared* Runner::get(const Plan& plan, const std::string& cache_key, const uint
     dump(plan, p.get(), params);
     st.dump_ns += now_ns() - d0;
   }
-  if (reuse) return cache.insert(key, std::move(p), plan_positions(plan), positions);
-  scratch_owner = std::move(p);
-  return scratch_owner.get();
+  if (reuse) return cache.insert(key, std::move(p), plan_positions(plan));
+  scratch = HeldPlan{std::move(p), {}, false, {}};
+  return &scratch;
 }
 
-namespace {
-
-// Runs f, code generation a prepared plan deferred, counting its time and JIT
-// phases as prepare in st (so that it is off the statement's run time).
-template <class F>
-void as_prepare(Prepared& p, ExecStats& st, F&& f) {
+Entries Runner::entries(Prepared& p, Use use, Selection s, ExecStats& st) {
   const PrepareTimes before = p.times;
-  uint64_t t0 = now_ns();
-  f();
-  st.prepare_ns += now_ns() - t0;
+  Entries e = p.entries(use, s);
+  // Code generated for them, as the back end timed it: off the run clock.
+  st.prepare_ns += p.times.lazy_ns - before.lazy_ns;
   st.irgen_ns += p.times.irgen_ns - before.irgen_ns;
   st.opt_ns += p.times.opt_ns - before.opt_ns;
   st.codegen_ns += p.times.codegen_ns - before.codegen_ns;
+  return e;
 }
 
-}  // namespace
-
-void Runner::dump(const Plan& plan, const Prepared* p, const uint8_t* params) {
+void Runner::dump(const Plan& plan, Prepared* p, const uint8_t* params) {
   dumped_.insert(plan.key);
   std::ostream& os = *opt_.dump_out;
   const BackendSpec* spec = find_backend(name_);
@@ -169,12 +161,11 @@ void Runner::dump(const Plan& plan, const Prepared* p, const uint8_t* params) {
   // ran, so both are printed, each said. A plan every tuple of which
   // qualifies runs branch only.
   // (No prepared plan: its prepare failed, and the variant it started with is printed.)
-  const bool both = popt_.selection == Selection::Auto && p && p->has_kernel() && !plan.always_qualifies();
+  const bool both = popt_.selection == Selection::Auto && p &&
+                    p->entries(Use::Page, Selection::Auto).page && !plan.always_qualifies();
   const Selection asked = popt_.selection == Selection::NoBranch ? Selection::NoBranch : Selection::Branch;
-  static const std::vector<std::string> none;
-  const std::vector<std::string>& forms = spec ? spec->variant_dump_forms : none;
   for (const auto& form : opt_.dumps) {
-    const bool by_variant = both && std::find(forms.begin(), forms.end(), form) != forms.end();
+    const bool by_variant = both && spec && spec->dumps_by_selection(form);
     if (!by_variant) {
       os << "-- " << form << " " << plan.name << " (" << label() << ")\n";
       backend_->dump(plan, form, params, asked, os);
@@ -189,14 +180,5 @@ void Runner::dump(const Plan& plan, const Prepared* p, const uint8_t* params) {
   }
 }
 
-void Runner::make_tuple_functions(Prepared& p, ExecStats& st) {
-  if (p.tuple_functions_pending()) as_prepare(p, st, [&] { p.make_tuple_functions(); });
-}
-
-void Runner::select_kernel(Prepared& p, Selection s, ExecStats& st) {
-  if (p.kernel_selection() == s) return;
-  if (p.kernel_selection_pending(s)) as_prepare(p, st, [&] { p.select_kernel(s); });
-  else p.select_kernel(s);
-}
 
 }  // namespace quelkit::harness

@@ -1,8 +1,9 @@
 // The scan of one one-variable plan (exec.h): its pages by access path, the
-// page walk of page_walk.h (a back end's fused kernel a page per call, or a
-// batch's pages per call where its batches span pages, or the tuple-at-a-time
-// loop), the cancellation check at each page boundary, rows projected straight
-// into the sink, and a failing tuple's counts and error.
+// page walk of page_walk.h through the plan's entry points (a back end's fused
+// kernel a page per call, or a batch's pages per call where its batches span
+// pages, or the tuple-at-a-time loop), the cancellation check at each page
+// boundary, rows projected straight into the sink, and a failing tuple's
+// counts and error.
 #include <algorithm>
 #include <exception>
 #include <optional>
@@ -13,6 +14,28 @@
 
 namespace quelkit::harness {
 
+// Tells a back end that adapts mid-scan (AdaptHooks) that a scan is over,
+// once: at its end, before a failed page is recounted (so that the recount is
+// no page of the scan), or as the scan unwinds.
+struct ScanEnd {
+  AdaptHooks* hooks;
+  Prepared& prep;
+  ExecStats& st;
+  TierReport& r;
+  uint64_t pages_before;
+  bool last;
+  int unwinding = std::uncaught_exceptions();
+  bool done = false;
+  void end(bool failed) {
+    if (done || !hooks) return;
+    done = true;
+    r.clear();
+    hooks->scan_ends(prep, last || failed, &r);
+    st.add_tiers(r, pages_before);
+  }
+  ~ScanEnd() { end(std::uncaught_exceptions() > unwinding); }
+};
+
 // One scan of a plan over the pages its access path gives, from setup to the
 // last row handed to the sink: the state the page loop, the kernel calls, the
 // auto probe and the sink's room share. Rows go straight into the sink's room:
@@ -21,8 +44,8 @@ namespace quelkit::harness {
 // page's).
 class Exec::Scan {
  public:
-  Scan(Exec& ex, const Plan& plan, Prepared& prep, Relation& rel, const KeyBounds& bounds, uint64_t scan_pages,
-       qk_ctx& ctx, const std::vector<uint64_t>* prepared_at, Sink& out, bool want_tids);
+  Scan(Exec& ex, const Plan& plan, HeldPlan& held, Relation& rel, const KeyBounds& bounds, uint64_t scan_pages,
+       qk_ctx& ctx, Sink& out, bool want_tids, ScanEnd& end);
   // Walks the pages, then hands the last rows over and says which selection ran.
   void run();
 
@@ -33,6 +56,7 @@ class Exec::Scan {
   // them); where the next row goes.
   uint8_t* page_room();
   uint32_t live_of(const uint8_t* pg) const;
+  void select(Selection s);
   void before_call();
   uint64_t timed_ns(uint64_t live);
   void kernel_ran(uint64_t live, int64_t n, uint32_t pages, uint64_t ns);
@@ -47,6 +71,8 @@ class Exec::Scan {
   ExecStats& st_;
   const Plan& plan_;
   Prepared& prep_;
+  AutoMemory& memory_;
+  ScanEnd& end_;
   Relation& rel_;
   const KeyBounds& bounds_;
   qk_ctx& ctx_;
@@ -54,14 +80,17 @@ class Exec::Scan {
   Sink& out_;
   const bool want_tids_;
   const uint32_t row_len_, tpp_, in_len_;
-  const bool kernel_;
+  // The entries the scan calls: the page kernel's in the selection running
+  // now, or the tuple functions where it has no kernel (kernel_ false).
+  Entries e_;
+  bool kernel_ = false;
   // --selection (selection.h): branch or nobranch as asked; auto lets its
   // probe pick the selection of each kernel call until it has decided.
   const Selection asked_;
   std::optional<AutoProbe> probe_;
   const uint64_t scanned_before_;
   // Pages a kernel call takes: 1, or for a kernel whose batches span pages
-  // (Prepared::batch_tuples) enough for one batch, queued in pending_.
+  // (Entries::pages) enough for one batch, queued in pending_.
   uint32_t span_ = 1;
   std::vector<Tid>& tids_;  // reused across executions: (f)-(i) run thousands of small substituted scans
   std::vector<const uint8_t*>& pending_;
@@ -78,9 +107,10 @@ class Exec::Scan {
 void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
                    std::vector<uint8_t>& params, Sink& out, bool want_tids) {
   ExecStats& st = res_.stats;
-  std::unique_ptr<Prepared> owner;
-  const std::vector<uint64_t>* prepared_at = nullptr;
-  Prepared* prep = runner_.get(plan, cache_key, params.empty() ? nullptr : params.data(), owner, st, &prepared_at);
+  HeldPlan scratch;
+  HeldPlan& held = *runner_.get(plan, cache_key, params.empty() ? nullptr : params.data(), scratch, st);
+  Prepared* prep = held.prepared.get();
+  const std::vector<uint64_t>* prepared_at = held.cached ? &held.positions : nullptr;
   if (scratch_.size() < plan.scratch_size + 1) scratch_.resize(plan.scratch_size + 1);
   qk_ctx ctx{};
   ctx.params = params.data();
@@ -88,14 +118,15 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
 
   if (cancel_requested()) cancelled();
   if (!rel) {  // no variable left: evaluate once, on no tuple (none scanned, none qualified)
-    runner_.make_tuple_functions(*prep, st);
+    const Entries e = Runner::entries(*prep, Use::Tuple, Selection::Branch, st);
+    ctx.plan = e.state;
     static const uint8_t empty[8] = {};
-    int r = prep->qualify(empty, &ctx);
+    int r = e.qualify(empty, &ctx);
     if (r < 0) failed(plan, prepared_at, nullptr, ctx, 1);
     if (r) {
       size_t cap = 0;
       uint8_t* row = out.room(1, &cap);
-      if (prep->project(empty, row, &ctx) < 0) failed(plan, prepared_at, nullptr, ctx, 1);
+      if (e.project(empty, row, &ctx) < 0) failed(plan, prepared_at, nullptr, ctx, 1);
       out.wrote(1, nullptr);
     }
     return;
@@ -110,22 +141,11 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   outlook.tuples = rel->ntuples();
   outlook.tuples_per_page = rel->tuples_per_page();
   outlook.runs_after = runner_.reuses() ? runs_after() : 0;
-  prep->scan_begins(outlook);
-  struct ScanEnd {
-    Prepared* prep;
-    ExecStats& st;
-    TierReport& r;
-    uint64_t pages_before;
-    bool last;
-    int unwinding = std::uncaught_exceptions();
-    ~ScanEnd() {
-      r.clear();
-      prep->scan_ends(last || std::uncaught_exceptions() > unwinding, &r);
-      st.add_tiers(r, pages_before);
-    }
-  } scan_end{prep, st, tierbuf_, st.pages_walked, outlook.runs_after == 0};
+  AdaptHooks* hooks = runner_.hooks();
+  if (hooks) hooks->scan_begins(*prep, outlook);
+  ScanEnd scan_end{hooks, *prep, st, tierbuf_, st.pages_walked, outlook.runs_after == 0};
 
-  Scan(*this, plan, *prep, *rel, bounds, outlook.pages, ctx, prepared_at, out, want_tids).run();
+  Scan(*this, plan, held, *rel, bounds, outlook.pages, ctx, out, want_tids, scan_end).run();
 }
 
 void Exec::failed(const Plan& plan, const std::vector<uint64_t>* prepared_at, const Relation* rel, const qk_ctx& ctx,
@@ -149,30 +169,36 @@ void Exec::failed(const Plan& plan, const std::vector<uint64_t>* prepared_at, co
 
 // The kernel, or the tuple functions, made ready; under auto the probe set up
 // and the first selection chosen; the span of a kernel call.
-Exec::Scan::Scan(Exec& ex, const Plan& plan, Prepared& prep, Relation& rel, const KeyBounds& bounds,
-                 uint64_t scan_pages, qk_ctx& ctx, const std::vector<uint64_t>* prepared_at, Sink& out,
-                 bool want_tids)
+Exec::Scan::Scan(Exec& ex, const Plan& plan, HeldPlan& held, Relation& rel, const KeyBounds& bounds,
+                 uint64_t scan_pages, qk_ctx& ctx, Sink& out, bool want_tids, ScanEnd& end)
     : ex_(ex),
       st_(ex.res_.stats),
       plan_(plan),
-      prep_(prep),
+      prep_(*held.prepared),
+      memory_(held.auto_memory),
+      end_(end),
       rel_(rel),
       bounds_(bounds),
       ctx_(ctx),
-      prepared_at_(prepared_at),
+      prepared_at_(held.cached ? &held.positions : nullptr),
       out_(out),
       want_tids_(want_tids),
       row_len_(plan.out.tuple_len),
       tpp_(rel.tuples_per_page()),
       in_len_(rel.tuple_len()),
-      kernel_(prep.has_kernel() && ex.runner_.options().use_kernel && !want_tids),
       asked_(ex.runner_.prepare_options().selection),
       scanned_before_(ex.res_.stats.rows_scanned),
       tids_(ex.tidbuf_),
       pending_(ex.pagebuf_) {
-  Runner& runner = ex.runner_;
   if (want_tids_ && tids_.size() < tpp_) tids_.resize(tpp_);
-  if (!kernel_) runner.make_tuple_functions(prep_, st_);
+  // The kernel it has now (Selection::Auto generates nothing), if the scan
+  // may run one; else the tuple functions.
+  if (ex.runner_.options().use_kernel && !want_tids_) {
+    e_ = Runner::entries(prep_, Use::Page, Selection::Auto, st_);
+    kernel_ = e_.page != nullptr;
+  }
+  if (!kernel_) e_ = Runner::entries(prep_, Use::Tuple, Selection::Branch, st_);
+  ctx_.plan = e_.state;
   // A plan whose every tuple qualifies has nothing to select on: under auto
   // it runs branch (the one loop both variants are) without a probe. The
   // probe's seed (where its timed pages begin): the clock's low bits, mixed,
@@ -183,16 +209,15 @@ Exec::Scan::Scan(Exec& ex, const Plan& plan, Prepared& prep, Relation& rel, cons
   if (kernel_ && asked_ == Selection::Auto && !plan.always_qualifies()) {
     const uint32_t pages = uint32_t(std::min<uint64_t>(scan_pages, rel.npages()));
     const uint64_t seed =
-        AutoProbe::times(pages, tpp_, prep_.auto_memory) ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
-    probe_.emplace(pages, tpp_, seed, prep_.auto_memory);
+        AutoProbe::times(pages, tpp_, memory_) ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
+    probe_.emplace(pages, tpp_, seed, memory_);
   }
-  if (kernel_)
-    runner.select_kernel(prep_, probe_ ? probe_->next() : asked_ == Selection::Auto ? Selection::Branch : asked_, st_);
+  if (kernel_) select(probe_ ? probe_->next() : asked_ == Selection::Auto ? Selection::Branch : asked_);
   // A failing call of several pages is run again a page at a time, which
   // finds the failing tuple and counts what came before it exactly as a page
   // kernel does.
-  if (kernel_ && prep_.batch_tuples() > tpp_)
-    span_ = std::min<uint32_t>(kMaxPagesPerCall, prep_.batch_tuples() / std::max<uint32_t>(tpp_, 1));
+  if (kernel_ && e_.pages && e_.batch_tuples > tpp_)
+    span_ = std::min<uint32_t>(kMaxPagesPerCall, e_.batch_tuples / std::max<uint32_t>(tpp_, 1));
   pending_.clear();
 }
 
@@ -215,10 +240,8 @@ void Exec::Scan::run() {
   flush();
   hand_over();
   // The plan's tuples under auto, which decide when a short scan is timed.
-  if (probe_) prep_.auto_memory.tuples += st_.rows_scanned - scanned_before_;
-  if (kernel_)
-    ex_.note_selection(std::string(asked_ == Selection::Auto ? "auto:" : "") +
-                       selection_name(prep_.kernel_selection()));
+  if (probe_) memory_.tuples += st_.rows_scanned - scanned_before_;
+  if (kernel_) ex_.note_selection(std::string(asked_ == Selection::Auto ? "auto:" : "") + selection_name(e_.selection));
 }
 
 void Exec::Scan::hand_over() {
@@ -246,23 +269,28 @@ uint32_t Exec::Scan::live_of(const uint8_t* pg) const {
   return live;
 }
 
+// The page kernel in selection s, asked of the plan when it is not the one
+// running (a variant not generated yet is generated then, counted as prepare).
+void Exec::Scan::select(Selection s) {
+  if (e_.selection == s) return;
+  e_ = Runner::entries(prep_, Use::Page, s, st_);
+  ctx_.plan = e_.state;
+}
+
 // Before a kernel call under auto: the selection the probe wants (generated
 // on first use, counted as prepare); while it times them, the clock at the
 // first call of a block.
 void Exec::Scan::before_call() {
   if (!probe_ || !probe_->deciding()) return;
-  ex_.runner_.select_kernel(prep_, probe_->next(), st_);
+  select(probe_->next());
   if (probe_->timing() && !block_t0_) block_t0_ = now_ns();
 }
 
 // What a call of `live` tuples hands the probe: at the call that ends a
 // block, the block's ns from its first call to now, less one clock read;
 // 0 before. A block is one interval, not the sum of its calls timed each:
-// a page kernel call is a few reads of this machine's clock long (50 ns,
-// a read 30), and two reads around every call measured the reads. The
-// sweep's pct_first at 0%, llvm:fused: nobranch 0.91 of branch in
-// statement time; the summed calls read 0.84-1.33 (median 1.00) and auto
-// kept branch in 70-89% of its scans (four processes).
+// a page kernel call is only a few clock reads long, and two reads around
+// every call measured the reads (docs/DESIGN.md, Measurements).
 uint64_t Exec::Scan::timed_ns(uint64_t live) {
   if (!block_t0_ || !probe_->ends_block(live)) return 0;
   const uint64_t ns = now_ns() - block_t0_, clock = clock_read_ns();
@@ -277,28 +305,30 @@ void Exec::Scan::kernel_ran(uint64_t live, int64_t n, uint32_t pages, uint64_t n
   st_.rows_qualified += uint64_t(n);
   held_ += size_t(n);
   if (probe_ && probe_->deciding()) {
-    probe_->ran(prep_.kernel_selection(), live, uint64_t(n), ns, pages);
+    probe_->ran(e_.selection, live, uint64_t(n), ns, pages);
     if (!probe_->deciding()) {
-      ex_.runner_.select_kernel(prep_, probe_->chosen(), st_);
-      probe_->remember(&prep_.auto_memory);
+      select(probe_->chosen());
+      probe_->remember(&memory_);
     }
   }
 }
 
 // A kernel call on `pg` failed: the tuples before the failing one counted
-// (scanned, and the rows they wrote at `rows`), and the error raised.
+// (scanned, and the rows they wrote at `rows`), and the error raised. The
+// scan is over before the page is recounted.
 void Exec::Scan::kernel_failed(const uint8_t* pg, uint8_t* rows) {
   int64_t ord = ordinal_;
   for (int64_t i = 0; i <= ctx_.err_slot && i < page_nlines(pg); ++i) ord += page_line(pg, uint32_t(i)) != 0;
   st_.rows_scanned += uint64_t(ord - ordinal_);
-  st_.rows_qualified += qualified_before(prep_, pg, rel_.page_size(), ctx_.err_slot, rows, ctx_);
+  end_.end(true);
+  st_.rows_qualified += qualified_before(e_, pg, rel_.page_size(), ctx_.err_slot, rows, ctx_);
   fail(ord);
 }
 
 // One page through the kernel, rows at `rows`.
 void Exec::Scan::kernel_page(const uint8_t* pg, uint8_t* rows) {
   before_call();
-  int64_t n = prep_.run_page(pg, rows, &ctx_);
+  int64_t n = e_.page(pg, rows, &ctx_);
   if (n < 0) kernel_failed(pg, rows);
   const uint64_t live = live_of(pg);
   kernel_ran(live, n, 1, timed_ns(live));
@@ -319,7 +349,7 @@ void Exec::Scan::flush() {
   if (count) {
     uint8_t* rows = at_ + held_ * row_len_;
     before_call();
-    int64_t n = prep_.run_pages(pending_.data() + first, count, rows, &ctx_);
+    int64_t n = e_.pages(pending_.data() + first, count, rows, &ctx_);
     if (n < 0) {
       for (size_t i = first; i < pending_.size(); ++i) {  // counted up to the failing page, as a page kernel counts
         ++st_.pages_walked;
@@ -361,12 +391,12 @@ void Exec::Scan::tuple_page(uint32_t page_no, const uint8_t* pg, uint8_t* rows) 
   walk_page(pg, in_len_, [&](uint32_t i, const uint8_t* t) {
     ++ordinal_;
     ++st_.rows_scanned;
-    int r = prep_.qualify(t, &ctx_);
+    int r = e_.qualify(t, &ctx_);
     if (r == 0) return true;
     if (r < 0) fail(ordinal_);
     // A tuple whose projection fails is not counted: a failed statement's
     // counts are the same whether its back end ran a page kernel or not.
-    if (prep_.project(t, rows + n * row_len_, &ctx_) < 0) fail(ordinal_);
+    if (e_.project(t, rows + n * row_len_, &ctx_) < 0) fail(ordinal_);
     ++st_.rows_qualified;
     if (want_tids_) tids_[n] = Tid{page_no, uint16_t(i)};
     ++n;
@@ -378,20 +408,16 @@ void Exec::Scan::tuple_page(uint32_t page_no, const uint8_t* pg, uint8_t* rows) 
 
 // The steady state of a scan through a page kernel a page per call, once
 // nothing is left to decide (no auto probe deciding): the loop a
-// hand-written scan is, with its counts in locals and the kernel called
-// straight (Prepared::page_kernel) where it is one function. The same
-// pages, calls and counts as page_step's; what it leaves out is page_step's
-// per-page bookkeeping through the scan's members, the probe's checks
-// and a virtual call, which perf put at a sixth of llvm:fused's kernel
-// samples on (b). Measured, (b) on 20,000 PARTS tuples (in cache), median
-// of 2,001 runs, three processes each: llvm:fused 20.2-20.8 -> 16.9-17.1
-// us, gccjit:fused 25.8-26.6 -> 22.6-23.6. At 1M tuples, where memory
-// bounds the scan, the difference is inside the noise. A keyed scan's
-// pages (a key range, a bucket chain) are fewer tuples each on wide PARTS,
-// so the per-page cost weighs more there.
+// hand-written scan is, with its counts in locals and the kernel's entry
+// called straight. The same pages, calls and counts as page_step's; what it
+// leaves out is page_step's per-page bookkeeping through the scan's members
+// and the probe's checks, which showed in the kernel's profile on (b)
+// (docs/DESIGN.md, Measurements). A keyed scan's pages (a key range, a
+// bucket chain) hold few tuples each on wide PARTS, so the per-page cost
+// weighs more there.
 // `skip`: the pages page_step has run already (each_page's order).
 void Exec::Scan::steady(uint32_t skip) {
-  Prepared::PageKernel fn = prep_.page_kernel();
+  const PageFn fn = e_.page;
   // The loop's constants in locals: the kernel call could write any member.
   const uint32_t tpp = tpp_, row_len = row_len_;
   qk_ctx* const ctx = &ctx_;
@@ -424,7 +450,7 @@ void Exec::Scan::steady(uint32_t skip) {
       room_held = 0;
     }
     uint8_t* rows = room + room_held * row_len;
-    const int64_t n = fn ? fn(pg, rows, ctx) : prep_.run_page(pg, rows, ctx);
+    const int64_t n = fn(pg, rows, ctx);
     ++pages;
     if (n < 0) {
       sync();
@@ -448,8 +474,8 @@ void Exec::cancelled() const {
   throw RuntimeFailure{std::move(e)};
 }
 
-uint64_t Exec::qualified_before(Prepared& prep, const uint8_t* pg, uint32_t page_size, int64_t slot, uint8_t* rows,
-                                const qk_ctx& ctx) {
+uint64_t Exec::qualified_before(const Entries& e, const uint8_t* pg, uint32_t page_size, int64_t slot,
+                                uint8_t* rows, const qk_ctx& ctx) {
   if (slot <= 0) return 0;
   // The same page cut short before the failing line: every tuple on it
   // evaluated without an error the first time, so it does again.
@@ -459,7 +485,7 @@ uint64_t Exec::qualified_before(Prepared& prep, const uint8_t* pg, uint32_t page
   c.err_code = 0;
   c.err_pos = 0;
   c.err_slot = 0;
-  int64_t n = prep.recount_page(cut.data(), rows, &c);
+  int64_t n = e.page(cut.data(), rows, &c);
   return n > 0 ? uint64_t(n) : 0;
 }
 

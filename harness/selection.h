@@ -140,7 +140,7 @@ constexpr uint64_t kAutoShortTimedTuples = 65536;
 // The choice auto makes for a measured fraction of qualifying tuples.
 Selection auto_choice(uint64_t qualified, uint64_t scanned);
 
-// What auto remembers of a plan across its scans (Prepared::auto_memory).
+// What auto remembers of a plan across its scans (HeldPlan::auto_memory, engine.h).
 struct AutoMemory {
   Selection last = Selection::Branch;  // what auto chose in the plan's last scan
   uint64_t tuples = 0;                 // tuples the plan's scans under auto ran

@@ -42,8 +42,7 @@ std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::s
     if (item == "all") {
       for (const auto& b : registered_backends())
         for (const auto& m : b.modes)
-          if (!measured || std::find(b.test_modes.begin(), b.test_modes.end(), m) == b.test_modes.end())
-            add(b.name, m);
+          if (!measured || !m.for_tests) add(b.name, m.name);
       continue;
     }
     std::string name = item, mode;
@@ -58,14 +57,14 @@ std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::s
       throw_error(ErrKind::Usage, {}, nullptr,
                   "unknown back end '" + name + "' (built: " + known + ", or all)");
     }
-    if (mode.empty()) mode = b->modes.front();
+    if (mode.empty()) mode = b->modes.front().name;
     if (mode == "all") {
-      for (const auto& m : b->modes) add(name, m);
+      for (const auto& m : b->modes) add(name, m.name);
       continue;
     }
-    if (std::find(b->modes.begin(), b->modes.end(), mode) == b->modes.end()) {
+    if (!b->mode(mode)) {
       std::string known;
-      for (const auto& m : b->modes) known += (known.empty() ? "" : ", ") + m;
+      for (const auto& m : b->modes) known += (known.empty() ? "" : ", ") + m.name;
       throw_error(ErrKind::Usage, {}, nullptr,
                   "back end " + name + " has no mode '" + mode + "' (modes: " + known + ")");
     }
@@ -86,8 +85,7 @@ Runner& Session::add_runner(const std::string& name, const std::string& mode, co
   RunnerOptions ro = opt_.runner;
   ro.dump_out = &listing();
   for (const auto& d : opt_.dumps)
-    if (std::find(spec->dump_forms.begin(), spec->dump_forms.end(), d) != spec->dump_forms.end())
-      ro.dumps.insert(d);
+    if (spec->dumps(d)) ro.dumps.insert(d);
   auto r = std::make_unique<Runner>(name, mode, spec->make(mode, prepare), ro, prepare);
   r->cache().set_capacity(opt_.plan_cache_capacity);
   runners_.push_back(std::move(r));

@@ -115,7 +115,7 @@ class Session {
 };
 
 // Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).
-// measured: `all` leaves out modes that exist for tests (BackendSpec::test_modes),
+// measured: `all` leaves out modes that exist for tests (ModeSpec::for_tests),
 // as the paper report, the sweep and the benchmarks ask.
 std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec, bool measured = false);
 

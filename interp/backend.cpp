@@ -13,22 +13,35 @@ namespace quelkit::interp {
 namespace {
 
 // One Prepared type per dispatch method, so the per-tuple path carries no
-// mode test: the harness's virtual call lands straight in interpret().
+// mode test: the harness's call through the entry lands straight in
+// interpret(). Tuple at a time only: the interpreter has no page kernel.
 template <class Dispatch>
 class PreparedProgram final : public harness::Prepared {
  public:
   explicit PreparedProgram(Program prog) : prog_(std::move(prog)), stack_(prog_.depth + 1) {}
 
-  int qualify(const uint8_t* tuple, qk_ctx* ctx) override {
-    if (prog_.qual.empty()) return 1;
-    return interpret(Dispatch{}, prog_.qual.data(), tuple, nullptr, stack_.data(), ctx);
-  }
-
-  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override {
-    return interpret(Dispatch{}, prog_.targets.data(), tuple, row, stack_.data(), ctx) < 0 ? -1 : 0;
+  harness::Entries entries(harness::Use use, harness::Selection s) override {
+    (void)s;
+    harness::Entries e;
+    e.state = this;
+    if (use == harness::Use::Tuple) {
+      e.qualify = &qualify;
+      e.project = &project;
+    }
+    return e;
   }
 
  private:
+  static int32_t qualify(const uint8_t* tuple, qk_ctx* ctx) {
+    auto* me = static_cast<PreparedProgram*>(ctx->plan);
+    if (me->prog_.qual.empty()) return 1;
+    return interpret(Dispatch{}, me->prog_.qual.data(), tuple, nullptr, me->stack_.data(), ctx);
+  }
+  static int32_t project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) {
+    auto* me = static_cast<PreparedProgram*>(ctx->plan);
+    return interpret(Dispatch{}, me->prog_.targets.data(), tuple, row, me->stack_.data(), ctx) < 0 ? -1 : 0;
+  }
+
   Program prog_;
   std::vector<Cell> stack_;  // per Prepared: the harness runs one Prepared on one thread
 };
@@ -64,14 +77,13 @@ std::unique_ptr<harness::Backend> make_backend(bool use_goto) { return std::make
 void register_backend() {
   harness::register_backend(harness::BackendSpec{
       "interp",
-      {"switch", "goto"},
-      {"postfix"},
+      // both modes evaluate tuple at a time: the interpreter has no page kernel
+      {{"switch", false}, {"goto", false}},
+      {{"postfix"}},
       [](const std::string& mode, const harness::PrepareOptions&) -> std::unique_ptr<harness::Backend> {
         if (mode != "switch" && mode != "goto" && !mode.empty()) return nullptr;
         return make_backend(mode == "goto");
-      },
-      // both modes evaluate tuple at a time: the interpreter has no page kernel
-      {"switch", "goto"}});
+      }});
 }
 
 }  // namespace quelkit::interp

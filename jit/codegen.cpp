@@ -1063,18 +1063,19 @@ std::string kernel_base(const std::string& base, bool nobranch) { return nobranc
 harness::BackendSpec backend_spec(
     std::string name, std::vector<std::string> dump_forms,
     std::function<std::unique_ptr<harness::Backend>(Mode, const harness::PrepareOptions&)> make) {
-  return harness::BackendSpec{
-      std::move(name), mode_names(), dump_forms,
-      [make = std::move(make)](const std::string& mode,
-                               const harness::PrepareOptions& opt) -> std::unique_ptr<harness::Backend> {
-        Mode m;
-        if (!parse_mode(mode, &m)) return nullptr;
-        return make(m, opt);
-      },
-      {mode_name(Mode::Qual)},
-      {},
-      // The kernel's code differs by selection; the qual mode has none.
-      dump_forms};
+  harness::BackendSpec spec;
+  spec.name = std::move(name);
+  // The qual mode evaluates tuple at a time: it has no page kernel.
+  for (const std::string& m : mode_names()) spec.modes.push_back({m, m != mode_name(Mode::Qual)});
+  // The kernel's code differs by selection.
+  for (std::string& f : dump_forms) spec.dump_forms.push_back({std::move(f), true});
+  spec.make = [make = std::move(make)](const std::string& mode,
+                                       const harness::PrepareOptions& opt) -> std::unique_ptr<harness::Backend> {
+    Mode m;
+    if (!parse_mode(mode, &m)) return nullptr;
+    return make(m, opt);
+  };
+  return spec;
 }
 
 }  // namespace quelkit::jit

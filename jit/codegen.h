@@ -52,15 +52,15 @@ bool parse_mode(const std::string& name, Mode* out);
 //                  rows written, or -1 with ctx->err_slot = the failing line index
 enum class FnKind : uint8_t { Qual, Project, Kernel };
 const char* fn_suffix(FnKind k);  // "qual", "project", "kernel"
-using QualFn = int32_t (*)(const uint8_t* tuple, qk_ctx* ctx);
-using ProjectFn = int32_t (*)(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx);
-using KernelFn = int64_t (*)(const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
+using QualFn = harness::QualifyFn;
+using ProjectFn = harness::ProjectFn;
+using KernelFn = harness::PageFn;
 
 // qk_ctx fields generated code reads and writes, at these offsets.
 constexpr uint32_t kCtxParams = offsetof(qk_ctx, params);
 constexpr uint32_t kCtxScratch = offsetof(qk_ctx, scratch);
 constexpr uint32_t kCtxErrSlot = offsetof(qk_ctx, err_slot);
-static_assert(kCtxParams == 0 && kCtxScratch == 8 && kCtxErrSlot == 32 && sizeof(qk_ctx) == 40,
+static_assert(kCtxParams == 0 && kCtxScratch == 8 && kCtxErrSlot == 32 && sizeof(qk_ctx) == 48,
               "generated code hard-codes the qk_ctx layout");
 
 // Which functions a plan's module holds. Fused plans over a relation get only

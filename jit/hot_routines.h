@@ -13,18 +13,11 @@ namespace quelkit::jit {
 namespace hot = harness::hot;
 
 inline constexpr harness::HotRoutine kHotRoutines[] = {
-    // Virtual: no address to hold, but the names are checked when this compiles.
-    {"jit::CompiledPlan::qualify", hot::Evaluation, "entry from the scan loop into the generated code", "",
-     hot::address_of<&CompiledPlan::qualify>},
-    {"jit::CompiledPlan::project", hot::Evaluation, "entry from the scan loop into the generated code", "",
-     hot::address_of<&CompiledPlan::project>},
-    {"jit::CompiledPlan::run_page", hot::Evaluation, "entry from the scan loop into the generated code", "",
-     hot::address_of<&CompiledPlan::run_page>},
-    // The stencil back end's plan (jit/stencil/backend.cpp, private there):
-    // the same entries, overridden; run per tuple or per page, not prepare.
-    {"jit::stencil::StencilPlan::qualify", hot::Evaluation, "entry from the scan loop into the stitched code"},
-    {"jit::stencil::StencilPlan::project", hot::Evaluation, "entry from the scan loop into the stitched code"},
-    {"jit::stencil::StencilPlan::run_page", hot::Evaluation, "entry from the scan loop into the stitched code"},
+    // The scan calls the generated code straight (Entries); what runs here is
+    // code generated on first use. Virtual: no address to hold, but the name
+    // is checked when this compiles.
+    {"jit::CompiledPlan::entries", hot::Prepare, "code generated on first use (tuple functions, a kernel variant)",
+     "", hot::address_of<&CompiledPlan::entries>},
     // An operator's runtime rule behind a C signature, called from generated
     // code (jit/codegen.cpp): one per typed operator of the catalogue.
     {"qk_rule_*", hot::Evaluation, "runtime rule of an operator, called from generated code", "",

@@ -1,8 +1,9 @@
-// The prepared plan the JIT back ends (llvm, gccjit, stencil) hand the harness: pointers into generated code
-// of the calling convention in jit/codegen.h. Fused plans may generate their
-// per-tuple functions on first use (replace/delete drive plans tuple by tuple
-// to collect tids), and the kernel's other selection variant when the scan
-// switches to it (harness/selection.h); each back end says how in compile().
+// The prepared plan the native-code back ends (llvm, gccjit, stencil) hand the
+// harness: pointers into generated code of the calling convention in
+// jit/codegen.h, and their one prepare(). Fused plans generate their per-tuple
+// functions on first use (replace/delete drive plans tuple by tuple to collect
+// tids), and the kernel's other selection variant when the scan first asks for
+// it (harness/selection.h), timing that generation into `times.lazy_ns`.
 #pragma once
 
 #include <cstdio>
@@ -10,58 +11,48 @@
 #include <memory>
 
 #include "harness/backend.h"
+#include "harness/measure.h"
 #include "jit/codegen.h"
 
 namespace quelkit::jit {
 
 class CompiledPlan : public harness::Prepared {
  public:
-  int qualify(const uint8_t* tuple, qk_ctx* ctx) override {
-    if (!qual_) compile_tuple_functions();
-    return qual_(tuple, ctx);
-  }
-  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override {
-    if (!project_) compile_tuple_functions();
-    return project_(tuple, row, ctx);
-  }
-  bool has_kernel() const override { return kernel_ != nullptr; }
-  bool tuple_functions_pending() const override { return !qual_ || !project_; }
-  void make_tuple_functions() override {
-    if (tuple_functions_pending()) compile_tuple_functions();
-  }
-  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override { return kernel_(page, rows, ctx); }
-  PageKernel page_kernel() override { return kernel_; }
-
-  // The kernel's two selection variants (harness/selection.h): the one the
-  // plan was prepared in, and the other generated when the harness first
-  // switches to it.
-  harness::Selection kernel_selection() const override { return selection_; }
-  bool kernel_selection_pending(harness::Selection s) const override {
-    return kernel_ && !kernels_[s == harness::Selection::NoBranch];
-  }
-  void select_kernel(harness::Selection s) override {
-    if (!kernel_ || s == harness::Selection::Auto) return;
-    const bool nb = s == harness::Selection::NoBranch;
-    if (!kernels_[nb]) compile_kernel(nb);
-    selection_ = s;
-    kernel_ = kernels_[nb];
+  harness::Entries entries(harness::Use use, harness::Selection s) override {
+    harness::Entries e;
+    if (use == harness::Use::Tuple) {
+      if (!qual_ || !project_) later([&] { compile(kept(), tuple_functions(kept()), false); });
+      e.qualify = qual_;
+      e.project = project_;
+    } else if (kernel_) {
+      const bool nb = s == harness::Selection::NoBranch;
+      if (s != harness::Selection::Auto && s != selection_) {
+        if (!kernels_[nb]) later([&] { compile_kernel(nb); });
+        selection_ = s;
+        kernel_ = kernels_[nb];
+      }
+      e.page = kernel_;
+      e.selection = selection_;
+    }
+    ready();
+    return e;
   }
 
-  // Fused plans keep what they need to generate their per-tuple functions and
-  // the kernel's other selection variant later.
-  void keep_for_later(const harness::Plan& plan) { later_ = std::make_unique<harness::Plan>(harness::clone_plan(plan)); }
+  // Prepares `plan` as `mode` asks (its kernel in the variant --selection
+  // asks for), keeping the plan where code may be generated later.
+  void prepare(Mode mode, const harness::Plan& plan, const harness::PrepareOptions& opt) {
+    Functions which = functions_for(mode, plan);
+    compile(plan, which, which.kernel && opt.selection == harness::Selection::NoBranch);
+    if (which.kernel) later_ = std::make_unique<harness::Plan>(harness::clone_plan(plan));
+  }
 
  protected:
   // Generates `which` of plan (the kernel in selection variant `nobranch`),
   // setting qual_ and project_ and calling add_kernel for a kernel.
   virtual void compile(const harness::Plan& plan, Functions which, bool nobranch) = 0;
-  // What a fused plan generates on first use, from the plan kept for later.
-  void compile_tuple_functions() { compile(kept(), tuple_functions(kept()), false); }
-  void compile_kernel(bool nobranch) {
-    Functions k;
-    k.kernel = true;
-    compile(kept(), k, nobranch);
-  }
+  // Makes generated code runnable before its entries are handed out (the
+  // stencils' arena seals what was written).
+  virtual void ready() {}
   // A generated kernel of variant `nobranch`; the first one is the one that runs.
   void add_kernel(KernelFn fn, bool nobranch) {
     kernels_[nobranch] = fn;
@@ -81,6 +72,18 @@ class CompiledPlan : public harness::Prepared {
   KernelFn kernel_ = nullptr;  // the variant that runs: kernels_[selection_ == NoBranch]
 
  private:
+  // Code generated after prepare: its wall time is this plan's lazy_ns.
+  template <class F>
+  void later(F&& f) {
+    const uint64_t t0 = harness::now_ns();
+    f();
+    times.lazy_ns += harness::now_ns() - t0;
+  }
+  void compile_kernel(bool nobranch) {
+    Functions k;
+    k.kernel = true;
+    compile(kept(), k, nobranch);
+  }
   const harness::Plan& kept() const {
     if (!later_) {  // only fused plans defer code, and prepare keeps their plan
       std::fprintf(stderr, "quelkit: internal error: jit: code requested later without a plan kept for it\n");
@@ -91,6 +94,25 @@ class CompiledPlan : public harness::Prepared {
   std::unique_ptr<harness::Plan> later_;
   KernelFn kernels_[2] = {};  // branch, nobranch
   harness::Selection selection_ = harness::Selection::Branch;
+};
+
+// A native-code back end: prepare makes a PlanT (a CompiledPlan) in `mode_`;
+// dump is each one's own.
+template <class PlanT>
+class NativeBackend : public harness::Backend {
+ public:
+  NativeBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {}
+  bool reuses_plans() const override { return true; }
+  std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
+    (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
+    auto p = std::make_unique<PlanT>(opt_);
+    p->prepare(mode_, plan, opt_);
+    return p;
+  }
+
+ protected:
+  Mode mode_;
+  harness::PrepareOptions opt_;
 };
 
 }  // namespace quelkit::jit

@@ -16,21 +16,31 @@ class PreparedProgram final : public harness::Prepared {
  public:
   explicit PreparedProgram(Program p) : p_(std::move(p)) {}
 
-  int qualify(const uint8_t* tuple, qk_ctx* ctx) override { return run_qual(D, p_, tuple, ctx); }
-  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return run_proj(D, p_, tuple, row, ctx); }
-  bool has_kernel() const override { return true; }
-  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
-    return threaded::run_page(D, p_, page, rows, ctx);
-  }
   // Both selections run the same program (Program::nobranch).
-  harness::Selection kernel_selection() const override {
-    return p_.nobranch ? harness::Selection::NoBranch : harness::Selection::Branch;
-  }
-  void select_kernel(harness::Selection s) override {
+  harness::Entries entries(harness::Use use, harness::Selection s) override {
+    harness::Entries e;
+    e.state = this;
+    if (use == harness::Use::Tuple) {
+      e.qualify = &qualify;
+      e.project = &project;
+      return e;
+    }
     if (s != harness::Selection::Auto) p_.nobranch = s == harness::Selection::NoBranch;
+    e.page = &page;
+    e.selection = p_.nobranch ? harness::Selection::NoBranch : harness::Selection::Branch;
+    return e;
   }
 
  private:
+  static Program& of(qk_ctx* ctx) { return static_cast<PreparedProgram*>(ctx->plan)->p_; }
+  static int32_t qualify(const uint8_t* tuple, qk_ctx* ctx) { return run_qual(D, of(ctx), tuple, ctx); }
+  static int32_t project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) {
+    return run_proj(D, of(ctx), tuple, row, ctx);
+  }
+  static int64_t page(const uint8_t* pg, uint8_t* rows, qk_ctx* ctx) {
+    return threaded::run_page(D, of(ctx), pg, rows, ctx);
+  }
+
   // The registers are this plan's: the harness runs one Prepared on one
   // thread, one evaluation at a time, and every temporary is written before
   // it is read, so nothing of one execution leaks into the next.
@@ -71,8 +81,8 @@ void register_backend() {
       "threaded",
       // goto first, so a bare "threaded" means it: measured faster than call on
       // every paper query (threaded/README.md has the figures)
-      {"goto", "call"},
-      {"threaded"},
+      {{"goto"}, {"call"}},
+      {{"threaded"}},
       [](const std::string& mode, const harness::PrepareOptions&) -> std::unique_ptr<harness::Backend> {
         if (mode == "goto" || mode.empty()) return make_backend(Dispatch::Goto);
         if (mode == "call") return make_backend(Dispatch::Call);

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "harness/measure.h"
 #include "vector/vector.h"
 
 namespace quelkit::vector {
@@ -25,36 +26,45 @@ class PreparedProgram final : public harness::Prepared {
     if (keep_plan) plan_ = std::make_unique<harness::Plan>(harness::clone_plan(plan));
   }
 
-  int qualify(const uint8_t* tuple, qk_ctx* ctx) override { return r_->qualify(tuple, ctx); }
-  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override { return r_->project(tuple, row, ctx); }
-  bool has_kernel() const override { return true; }
-  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override { return r_->run_page(page, rows, ctx); }
-  // Batches span pages: the scan hands over about a batch's worth of pages.
-  uint32_t batch_tuples() const override { return r_->batch(); }
-  int64_t run_pages(const uint8_t* const* pages, uint32_t n, uint8_t* rows, qk_ctx* ctx) override {
-    return r_->run_pages(pages, n, rows, ctx);
+  // Batches span pages: the scan hands over about a batch's worth of pages
+  // (Entries::pages); the other selection is lowered when first asked for.
+  harness::Entries entries(harness::Use use, harness::Selection s) override {
+    harness::Entries e;
+    e.state = this;
+    if (use == harness::Use::Tuple) {
+      e.qualify = &qualify;
+      e.project = &project;
+      return e;
+    }
+    if (s != harness::Selection::Auto) select(s == harness::Selection::NoBranch);
+    e.page = &page;
+    e.pages = &pages;
+    e.batch_tuples = r_->batch();
+    e.selection = r_->program().opt.selection == Selection::NoBranch ? harness::Selection::NoBranch
+                                                                     : harness::Selection::Branch;
+    return e;
   }
 
-  harness::Selection kernel_selection() const override {
-    return r_->program().opt.selection == Selection::NoBranch ? harness::Selection::NoBranch
-                                                              : harness::Selection::Branch;
-  }
-  bool kernel_selection_pending(harness::Selection s) const override {
-    return s != harness::Selection::Auto && plan_ && !runners_[s == harness::Selection::NoBranch];
-  }
-  void select_kernel(harness::Selection s) override {
-    if (s == harness::Selection::Auto) return;
-    const bool nb = s == harness::Selection::NoBranch;
+ private:
+  void select(bool nb) {
     if (!runners_[nb]) {
       if (!plan_) return;  // prepared for one selection only (--selection branch or nobranch)
       Options o = opt_;
       o.selection = nb ? Selection::NoBranch : Selection::Branch;
+      const uint64_t t0 = harness::now_ns();
       runners_[nb] = std::make_unique<Runner>(lower(*plan_, o));
+      times.lazy_ns += harness::now_ns() - t0;
     }
     r_ = runners_[nb].get();
   }
+  static Runner& of(qk_ctx* ctx) { return *static_cast<PreparedProgram*>(ctx->plan)->r_; }
+  static int32_t qualify(const uint8_t* tuple, qk_ctx* ctx) { return of(ctx).qualify(tuple, ctx); }
+  static int32_t project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) { return of(ctx).project(tuple, row, ctx); }
+  static int64_t page(const uint8_t* pg, uint8_t* rows, qk_ctx* ctx) { return of(ctx).run_page(pg, rows, ctx); }
+  static int64_t pages(const uint8_t* const* pgs, uint32_t n, uint8_t* rows, qk_ctx* ctx) {
+    return of(ctx).run_pages(pgs, n, rows, ctx);
+  }
 
- private:
   // The batch's registers are this plan's: the harness runs one Prepared on
   // one thread, one evaluation at a time, and every register a primitive
   // reads was written earlier in the same batch.
@@ -121,16 +131,13 @@ void register_backend() {
   harness::BackendSpec spec{
       "vector",
       // in place first: measured the faster (vector/README.md); selection is --selection's
-      {"inplace", "gather"},
-      {"vector"},
+      {{"inplace"}, {"gather"}},
+      {{"vector", true}},  // its program differs by selection
       [](const std::string& mode, const harness::PrepareOptions& popt) -> std::unique_ptr<harness::Backend> {
         Options o;
         if (!parse_mode(mode, popt, &o)) return nullptr;
         return make_backend(o, popt.selection == harness::Selection::Auto);
       },
-      {},
-      {},
-      {"vector"},  // its program differs by selection
       {"--vector-batch"}};
   spec.settings = [](const harness::PrepareOptions& popt) { return "batch " + std::to_string(batch_of(popt)); };
   harness::register_backend(std::move(spec));

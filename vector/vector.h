@@ -3,7 +3,7 @@
 // batches of tuples (vector/program.h), with selection vectors for
 // conditions, prepared once per plan shape and reused for every parameter
 // block, run through a page kernel (batches of live tuples that span pages,
-// Prepared::run_pages) or a tuple at a time.
+// Entries::pages) or a tuple at a time.
 #pragma once
 
 #include <memory>

@@ -58,6 +58,8 @@ enum qk_err {
  *   err_*    set by qk_raise: code, packed SrcPos (line << 32 | col)
  *   err_slot fused kernels: index (within the page's line table) of the tuple
  *            whose evaluation raised the error
+ *   plan     the prepared plan's own state, for entry points written in C++
+ *            (harness Entries::state); generated code never reads it
  */
 typedef struct qk_ctx {
   const uint8_t* params;
@@ -66,6 +68,7 @@ typedef struct qk_ctx {
   int32_t pad_;
   uint64_t err_pos;
   int64_t err_slot;
+  void* plan;
 } qk_ctx;
 
 /* Records an error (the first one wins) and returns -1 for `return qk_raise(...)`. */

@@ -104,9 +104,9 @@ class GccjitPlan final : public CompiledPlan {
   std::vector<Result> results_;  // released with the plan: the code is unloaded
 };
 
-class GccjitBackend final : public harness::Backend {
+class GccjitBackend final : public NativeBackend<GccjitPlan> {
  public:
-  GccjitBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {
+  GccjitBackend(Mode mode, const harness::PrepareOptions& opt) : NativeBackend(mode, opt) {
     if (opt.jit_native_cpu) native_cpu_options();  // ask the driver now, not in the first prepare
     // Generated code binds the runtime helpers by name when it is loaded:
     // say so now rather than fail on the first compile.
@@ -121,17 +121,6 @@ class GccjitBackend final : public harness::Backend {
       harness::perfmap_enable(true);
   }
 
-  bool reuses_plans() const override { return true; }
-
-  std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
-    (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
-    auto p = std::make_unique<GccjitPlan>(opt_);
-    Functions which = functions_for(mode_, plan);
-    p->compile(plan, which, which.kernel && opt_.selection == harness::Selection::NoBranch);
-    if (which.kernel) p->keep_for_later(plan);
-    return p;
-  }
-
   bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
             std::ostream& os) override {
     (void)params;
@@ -141,10 +130,6 @@ class GccjitBackend final : public harness::Backend {
     print_gimple(plan, mode_, o, os);
     return true;
   }
-
- private:
-  Mode mode_;
-  harness::PrepareOptions opt_;
 };
 
 std::string slurp(const std::filesystem::path& p) {

@@ -80,21 +80,10 @@ class LlvmPlan final : public CompiledPlan {
   std::vector<llvm::orc::ResourceTrackerSP> trackers_;
 };
 
-class LlvmBackend final : public harness::Backend {
+class LlvmBackend final : public NativeBackend<LlvmPlan> {
  public:
-  LlvmBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {
+  LlvmBackend(Mode mode, const harness::PrepareOptions& opt) : NativeBackend(mode, opt) {
     Jit::get(opt.jit_native_cpu);  // create the JIT now, not inside the first statement's prepare time
-  }
-
-  bool reuses_plans() const override { return true; }
-
-  std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
-    (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
-    auto p = std::make_unique<LlvmPlan>(opt_);
-    Functions which = functions_for(mode_, plan);
-    p->compile(plan, which, which.kernel && opt_.selection == harness::Selection::NoBranch);
-    if (which.kernel) p->keep_for_later(plan);
-    return p;
   }
 
   bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
@@ -109,10 +98,6 @@ class LlvmBackend final : public harness::Backend {
     print_module(plan, mode_, o, true, os);
     return true;
   }
-
- private:
-  Mode mode_;
-  harness::PrepareOptions opt_;
 };
 
 }  // namespace

@@ -19,7 +19,7 @@ using harness::now_ns;
 
 class StencilPlan final : public CompiledPlan {
  public:
-  StencilPlan() : arena_(Arena::get()) {}
+  explicit StencilPlan(const harness::PrepareOptions&) : arena_(Arena::get()) {}
   ~StencilPlan() override {
     for (auto& s : spans_) arena_.release(s);
   }
@@ -41,48 +41,20 @@ class StencilPlan final : public CompiledPlan {
     if (s.entry[size_t(FnKind::Kernel)]) add_kernel(reinterpret_cast<KernelFn>(s.entry[size_t(FnKind::Kernel)]), nobranch);
   }
 
-  // Code prepared since the arena was last sealed is made executable before
-  // it is entered (Arena::ready: a load and a compare when nothing is pending).
-  int qualify(const uint8_t* tuple, qk_ctx* ctx) override {
-    if (!qual_) compile_tuple_functions();
-    arena_.ready();
-    return qual_(tuple, ctx);
-  }
-  int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx) override {
-    if (!project_) compile_tuple_functions();
-    arena_.ready();
-    return project_(tuple, row, ctx);
-  }
-  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override {
-    arena_.ready();
-    return kernel_(page, rows, ctx);
-  }
-  // Sealed once here: nothing is generated while the scan's steady loop runs.
-  PageKernel page_kernel() override {
-    arena_.ready();
-    return kernel_;
-  }
+  // Code written since the arena was last sealed is made executable before
+  // its entries are handed out (Arena::ready: a load and a compare when
+  // nothing is pending); code written later lands on other pages.
+  void ready() override { arena_.ready(); }
 
  private:
   Arena& arena_;
   std::vector<Arena::Span> spans_;
 };
 
-class StencilBackend final : public harness::Backend {
+class StencilBackend final : public NativeBackend<StencilPlan> {
  public:
-  StencilBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {
+  StencilBackend(Mode mode, const harness::PrepareOptions& opt) : NativeBackend(mode, opt) {
     Arena::get();  // reserve the arena now, not inside the first statement's prepare time
-  }
-
-  bool reuses_plans() const override { return true; }
-
-  std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
-    (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
-    auto p = std::make_unique<StencilPlan>();
-    Functions which = functions_for(mode_, plan);
-    p->compile(plan, which, which.kernel && opt_.selection == harness::Selection::NoBranch);
-    if (which.kernel) p->keep_for_later(plan);
-    return p;
   }
 
   bool dump(const harness::Plan& plan, std::string_view form, const uint8_t* params, harness::Selection variant,
@@ -103,10 +75,6 @@ class StencilBackend final : public harness::Backend {
     Arena::get().release(s.span);
     return true;
   }
-
- private:
-  Mode mode_;
-  harness::PrepareOptions opt_;
 };
 
 }  // namespace

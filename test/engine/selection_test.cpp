@@ -138,13 +138,19 @@ TEST(AutoMemory, AShortScanIsTimedOnceItsPlanHasRunEnough) {
   for (size_t i = 3; i < irgen.size(); ++i) EXPECT_EQ(irgen[i], 0u) << "scan " << i + 1;
 }
 
-// A tuple mode is one of its back end's modes (a misspelt one would make its
-// mode look like a page kernel's); a bare name means the default mode.
-TEST(SelectionReach, TupleModesAreModesOfTheirBackEnd) {
+// Each mode is named once in its back end's list, which says whether it has a
+// page kernel; a bare name means the default mode, an unknown mode has none.
+TEST(SelectionReach, EachModeSaysWhetherItHasAPageKernel) {
   register_all_backends();
-  for (const auto& b : harness::registered_backends())
-    for (const auto& m : b.tuple_modes)
-      EXPECT_NE(std::find(b.modes.begin(), b.modes.end(), m), b.modes.end()) << b.name << ":" << m;
+  for (const auto& b : harness::registered_backends()) {
+    ASSERT_FALSE(b.modes.empty()) << b.name;
+    EXPECT_EQ(b.mode(""), &b.modes.front()) << b.name;
+    for (const auto& m : b.modes) {
+      EXPECT_EQ(b.mode(m.name), &m) << b.name << ":" << m.name << " is named twice";
+      EXPECT_EQ(harness::has_page_kernel(b.name, m.name), m.page_kernel) << b.name << ":" << m.name;
+    }
+    EXPECT_FALSE(harness::has_page_kernel(b.name, "nosuch")) << b.name;
+  }
   EXPECT_FALSE(harness::has_page_kernel("interp", ""));
   EXPECT_TRUE(harness::has_page_kernel("threaded", ""));
   if (harness::find_backend("llvm")) {  // built with LLVM

@@ -28,7 +28,7 @@ inline std::vector<std::string> all_backend_modes() {
   register_all_backends();
   std::vector<std::string> v;
   for (const auto& b : harness::registered_backends())
-    for (const auto& m : b.modes) v.push_back(b.name + ":" + m);
+    for (const auto& m : b.modes) v.push_back(b.name + ":" + m.name);
   return v;
 }
 
@@ -47,7 +47,7 @@ inline const char* const kPaperQueries[] = {
 };
 
 // Tuple-at-a-time back ends and modes (the interpreters, the JITs' qual mode:
-// each registration's tuple_modes) have no page kernel, so --selection does
+// ModeSpec::page_kernel false) have no page kernel, so --selection does
 // not reach them and they report none (Selections.WhatRanIsWhatWasAsked checks
 // both ways on every back end).
 inline bool has_kernel(const std::string& backend_mode) {

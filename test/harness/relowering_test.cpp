@@ -31,8 +31,14 @@ std::set<std::string> plans_lowered;
 
 class EveryTuplePlan final : public Prepared {
  public:
-  int qualify(const uint8_t*, qk_ctx*) override { return 1; }
-  int project(const uint8_t*, uint8_t*, qk_ctx*) override { return 0; }
+  Entries entries(Use use, Selection) override {
+    Entries e;
+    if (use == Use::Tuple) {
+      e.qualify = [](const uint8_t*, qk_ctx*) -> int32_t { return 1; };
+      e.project = [](const uint8_t*, uint8_t*, qk_ctx*) -> int32_t { return 0; };
+    }
+    return e;
+  }
 };
 
 class LoweringBackend final : public Backend {
@@ -47,7 +53,7 @@ class LoweringBackend final : public Backend {
 };
 
 TEST(Relowering, OnlyAStatementsFirstLoweringOfAPlanIsPrepare) {
-  register_backend(BackendSpec{"lowering", {"switch"}, {}, [](const std::string&, const PrepareOptions&) {
+  register_backend(BackendSpec{"lowering", {{"switch", false}}, {}, [](const std::string&, const PrepareOptions&) {
                                  return std::unique_ptr<Backend>(std::make_unique<LoweringBackend>());
                                }});
   SessionOptions o;

@@ -24,6 +24,7 @@
 #include "interp/interp.h"
 #include "test/op_lists.h"
 #include "test/quel_plan.h"
+#include "test/prepared_calls.h"
 
 namespace quelkit::test {
 
@@ -302,7 +303,7 @@ inline Outcome run_qualify(harness::Prepared& prep, const harness::Plan& plan, c
   Scratch s(plan.scratch_size);
   qk_ctx ctx = make_ctx(params, s);
   Outcome o;
-  o.rc = prep.qualify(tuple, &ctx);
+  o.rc = qualify(prep, tuple, &ctx);
   o.err = ctx.err_code;
   o.pos = SrcPos::unpack(ctx.err_pos);
   return o;
@@ -314,7 +315,7 @@ inline Outcome run_project(harness::Prepared& prep, const harness::Plan& plan, c
   qk_ctx ctx = make_ctx(params, s);
   Outcome o;
   o.row.assign(plan.out.tuple_len, 0x55);
-  o.rc = prep.project(tuple, o.row.data(), &ctx);
+  o.rc = project(prep, tuple, o.row.data(), &ctx);
   o.err = ctx.err_code;
   o.pos = SrcPos::unpack(ctx.err_pos);
   if (o.rc != 0) o.row.clear();  // a failed projection's row is unspecified

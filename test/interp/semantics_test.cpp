@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "test/interp/tuples.h"
+#include "test/prepared_calls.h"
 
 namespace quelkit::test {
 namespace {
@@ -264,7 +265,7 @@ TEST_P(Semantics, AsciiAndConcatWriteIntoScratchAtTheNodeOffset) {
   Scratch sc(plan.scratch_size);
   qk_ctx ctx = make_ctx(nullptr, sc);
   std::vector<uint8_t> row(plan.out.tuple_len);
-  ASSERT_EQ(prep->project(fx.rows[0].data(), row.data(), &ctx), 0);
+  ASSERT_EQ(test::project(*prep, fx.rows[0].data(), row.data(), &ctx), 0);
   auto col = [&](int i) {
     const Attribute& a = plan.out.attrs[size_t(i)];
     return std::string(reinterpret_cast<const char*>(row.data()) + a.offset, a.type.len);
@@ -331,7 +332,7 @@ TEST_P(Semantics, NoQualificationQualifiesEveryTuple) {
   harness::Plan plan = qual_plan(parts, nullptr, 0);
   EXPECT_EQ(qualify(plan, part(parts, 1, "x", "y", 1, 1)).rc, 1);
   auto prep = be->prepare(plan, nullptr);
-  EXPECT_FALSE(prep->has_kernel());
+  EXPECT_FALSE(has_kernel(*prep));
 }
 
 TEST_P(Semantics, PaperQueryD) {

@@ -15,6 +15,7 @@
 #include "jit/llvm/llvm.h"
 #include "test/jit_llvm/plan_checks.h"
 #include "test/jit_llvm/support.h"
+#include "test/prepared_calls.h"
 
 namespace quelkit::test {
 namespace {
@@ -115,7 +116,7 @@ TEST(LlvmChecks, MissingParameterBlockRaisesBounds) {
   auto p = lj::make_backend(jit::Mode::Qual, opt)->prepare(plan, nullptr);
   qk_ctx ctx{};  // no params
   auto t = tuple(1, "ab");
-  EXPECT_EQ(p->qualify(t.data(), &ctx), -1);
+  EXPECT_EQ(qualify(*p, t.data(), &ctx), -1);
   EXPECT_EQ(ctx.err_code, QK_ERR_BOUNDS);
 }
 

@@ -21,6 +21,7 @@
 #include "harness/runtime/runtime_inline.h"
 #include "jit/codegen.h"
 #include "test/jit_llvm/support.h"
+#include "test/prepared_calls.h"
 
 namespace quelkit::test {
 
@@ -82,7 +83,7 @@ inline void check_one_plan_serves_every_parameter_block(
     std::vector<uint8_t> first(plan.params.tuple_len, ' ');
     if (before_prepare) before_prepare(mode);
     auto prepared = be->prepare(plan, first.data());  // once
-    EXPECT_EQ(prepared->has_kernel(), mode == jit::Mode::Fused);
+    EXPECT_EQ(has_kernel(*prepared), mode == jit::Mode::Fused);
     std::vector<uint8_t> scratch(8), rows(20 * plan.out.tuple_len + 1);
     for (int k = 0; k < 200; ++k) {
       // A fresh block each time, at a fresh address: nothing may be cached.
@@ -106,16 +107,16 @@ inline void check_one_plan_serves_every_parameter_block(
         got.emplace_back(harness::load<int32_t>(row), std::string(reinterpret_cast<const char*>(row + 4), 4));
       };
       if (mode == jit::Mode::Fused) {
-        int64_t n = prepared->run_page(rel.page(0), rows.data(), &ctx);
+        int64_t n = run_page(*prepared, rel.page(0), rows.data(), &ctx);
         ASSERT_GE(n, 0);
         for (int64_t i = 0; i < n; ++i) take(rows.data() + i * plan.out.tuple_len);
       }
       std::vector<std::pair<int32_t, std::string>> per_tuple;
       rel.for_each([&](harness::Tid, const uint8_t* t) {
-        int q = prepared->qualify(t, &ctx);
+        int q = qualify(*prepared, t, &ctx);
         ASSERT_GE(q, 0);
         if (!q) return;
-        ASSERT_EQ(prepared->project(t, rows.data(), &ctx), 0);
+        ASSERT_EQ(project(*prepared, t, rows.data(), &ctx), 0);
         per_tuple.emplace_back(harness::load<int32_t>(rows.data()),
                                std::string(reinterpret_cast<const char*>(rows.data() + 4), 4));
       });
@@ -139,7 +140,7 @@ inline void check_attribute_outside_the_tuple_raises_bounds(const MakeBackend& m
     ctx.params = params.data();
     ctx.scratch = scratch.data();
     auto t = tuple(1, "ab");
-    EXPECT_EQ(p->qualify(t.data(), &ctx), -1);
+    EXPECT_EQ(qualify(*p, t.data(), &ctx), -1);
     EXPECT_EQ(ctx.err_code, QK_ERR_BOUNDS);
     EXPECT_EQ(SrcPos::unpack(ctx.err_pos), (SrcPos{1, 10}));
   }
@@ -150,7 +151,7 @@ inline void check_corrupt_line_table_raises_bounds_in_the_kernel(const MakeBacke
   harness::PrepareOptions opt;
   opt.jit_checks = true;
   auto p = make(jit::Mode::Fused, opt)->prepare(plan, nullptr);
-  ASSERT_TRUE(p->has_kernel());
+  ASSERT_TRUE(has_kernel(*p));
   harness::Relation rel("r", plan.in);
   for (int i = 0; i < 3; ++i) rel.insert(tuple(100 + i, "zz").data());
   std::vector<uint8_t> page(rel.page(0), rel.page(0) + rel.page_size());
@@ -160,14 +161,14 @@ inline void check_corrupt_line_table_raises_bounds_in_the_kernel(const MakeBacke
   qk_ctx ctx{};
   ctx.params = params.data();
   ctx.scratch = scratch.data();
-  EXPECT_EQ(p->run_page(page.data(), rows.data(), &ctx), -1);
+  EXPECT_EQ(run_page(*p, page.data(), rows.data(), &ctx), -1);
   EXPECT_EQ(ctx.err_code, QK_ERR_BOUNDS);
   EXPECT_EQ(ctx.err_slot, 1);
   // The intact page runs.
   qk_ctx ok{};
   ok.params = params.data();
   ok.scratch = scratch.data();
-  EXPECT_EQ(p->run_page(rel.page(0), rows.data(), &ok), 3);
+  EXPECT_EQ(run_page(*p, rel.page(0), rows.data(), &ok), 3);
 }
 
 // `backend` is "llvm" or "gccjit": both modes beside the interpreter.

@@ -234,8 +234,14 @@ struct WalkOnly final : harness::Backend {
   std::vector<std::string>* problems;
   int* functions;
   struct Nothing final : harness::Prepared {
-    int qualify(const uint8_t*, qk_ctx*) override { return 0; }
-    int project(const uint8_t*, uint8_t*, qk_ctx*) override { return 0; }
+    harness::Entries entries(harness::Use use, harness::Selection) override {
+      harness::Entries e;
+      if (use == harness::Use::Tuple) {
+        e.qualify = [](const uint8_t*, qk_ctx*) -> int32_t { return 0; };
+        e.project = [](const uint8_t*, uint8_t*, qk_ctx*) -> int32_t { return 0; };
+      }
+      return e;
+    }
   };
   bool reuses_plans() const override { return true; }
   std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t*) override {
@@ -257,7 +263,10 @@ TEST(SharedWalk, KeepsTheEmitterContract) {
   problems.clear();
   functions = 0;
   harness::register_backend(harness::BackendSpec{
-      "walkcheck", {"fused", "qual", "fused_checks", "qual_checks", "fused_nobranch", "fused_nobranch_checks"}, {},
+      "walkcheck",
+      {{"fused", false}, {"qual", false}, {"fused_checks", false}, {"qual_checks", false}, {"fused_nobranch", false},
+       {"fused_nobranch_checks", false}},
+      {},
       [](const std::string& mode, const harness::PrepareOptions&) -> std::unique_ptr<harness::Backend> {
         auto b = std::make_unique<WalkOnly>();
         b->mode = mode.rfind("qual", 0) == 0 ? jit::Mode::Qual : jit::Mode::Fused;

@@ -67,14 +67,13 @@ std::string register_mutant(Op broken, const std::string& inner) {
   std::string mode = lowercase(ir::op_name(broken));
   if (!harness::find_backend("mutant")) {
     const harness::BackendSpec* in = harness::find_backend(inner);
-    std::string in_mode = in->modes.front();
+    std::string in_mode = in->modes.front().name;
     auto make = in->make;
     harness::register_backend(harness::BackendSpec{
-        "mutant", {mode}, {},
+        "mutant", {{mode, harness::has_page_kernel(inner, in_mode)}}, {},
         [make, in_mode, broken](const std::string&, const harness::PrepareOptions& po) {
           return std::unique_ptr<harness::Backend>(std::make_unique<MutantBackend>(make(in_mode, po), broken));
-        },
-        harness::has_page_kernel(inner, in_mode) ? std::vector<std::string>{} : std::vector<std::string>{mode}});
+        }});
   }
   return "mutant:" + mode;
 }

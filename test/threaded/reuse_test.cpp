@@ -11,6 +11,7 @@
 #include "threaded/threaded.h"
 #include "test/quel_plan.h"
 #include "threaded_test_util.h"
+#include "test/prepared_calls.h"
 
 namespace quelkit::test {
 namespace {
@@ -54,11 +55,11 @@ std::string run_one(harness::Prepared& p, const uint8_t* t, const uint8_t* param
   qk_ctx ctx{};
   ctx.params = params;
   ctx.scratch = scratch;
-  int q = p.qualify(t, &ctx);
+  int q = qualify(p, t, &ctx);
   std::string s = "q=" + std::to_string(q);
   if (q == 1) {
     std::vector<uint8_t> row(row_len, 0xee);
-    int r = p.project(t, row.data(), &ctx);
+    int r = project(p, t, row.data(), &ctx);
     s += " p=" + std::to_string(r);
     if (r == 0) s.append(reinterpret_cast<const char*>(row.data()), row.size());
   }
@@ -124,7 +125,7 @@ TEST_P(Reuse, PageKernelMatchesTupleAtATimeAndReportsTheFailingLine) {
   auto be = threaded::make_backend(GetParam() == "goto" ? threaded::Dispatch::Goto : threaded::Dispatch::Call);
   auto blk = block(plan.params, 3, "abc", 1.0);
   auto prepared = be->prepare(plan, blk.data());
-  ASSERT_TRUE(prepared->has_kernel());
+  ASSERT_TRUE(has_kernel(*prepared));
   const uint32_t len = plan.out.tuple_len;
 
   std::vector<std::vector<uint8_t>> tuples = {tuple(plan.in, 3, "abc", 1.5f), tuple(plan.in, 5, "abc", 0.5f),
@@ -137,15 +138,15 @@ TEST_P(Reuse, PageKernelMatchesTupleAtATimeAndReportsTheFailingLine) {
   ctx.params = blk.data();
   ctx.scratch = scratch;
   std::vector<uint8_t> rows(8 * len, 0);
-  int64_t n = prepared->run_page(pg.data(), rows.data(), &ctx);
+  int64_t n = run_page(*prepared, pg.data(), rows.data(), &ctx);
 
   std::vector<uint8_t> want;
   for (size_t i = 0; i < tuples.size(); ++i) {
     if (deleted[i]) continue;
     const uint8_t* t = pg.data() + harness::page_line(pg.data(), uint32_t(i));
-    if (prepared->qualify(t, &ctx) != 1) continue;
+    if (qualify(*prepared, t, &ctx) != 1) continue;
     std::vector<uint8_t> row(len);
-    ASSERT_EQ(prepared->project(t, row.data(), &ctx), 0);
+    ASSERT_EQ(project(*prepared, t, row.data(), &ctx), 0);
     want.insert(want.end(), row.begin(), row.end());
   }
   ASSERT_EQ(n, int64_t(want.size() / len));
@@ -159,7 +160,7 @@ TEST_P(Reuse, PageKernelMatchesTupleAtATimeAndReportsTheFailingLine) {
   qk_ctx ectx{};
   ectx.params = blk.data();
   ectx.scratch = scratch;
-  EXPECT_EQ(prepared->run_page(pg.data(), rows.data(), &ectx), -1);
+  EXPECT_EQ(run_page(*prepared, pg.data(), rows.data(), &ectx), -1);
   EXPECT_EQ(ectx.err_slot, 4);
   EXPECT_EQ(ectx.err_code, QK_ERR_DIV_ZERO);
   EXPECT_EQ(SrcPos::unpack(ectx.err_pos), plan.targets_folded[2]->pos);
