@@ -178,9 +178,8 @@ class AdaptiveBackend final : public Backend, public harness::AdaptHooks {
   // Tuples below which no compile can pay (model.h): a compiled tier saves at
   // most the first tier's whole per-tuple cost, taken as kCostlyPlans times
   // threaded code's running average (plans differ: (i)'s log() per tuple).
-  // With the fixed 100 ns bound, 3,360-tuple scans of (b) (threaded code
-  // near 4 ns a tuple) copied their plan and timed their pages for a compile
-  // that could never pay: 2 us a statement of 12-16.
+  // A fixed bound made short scans of cheap plans copy their plan and time
+  // their pages for a compile that could never pay (docs/DESIGN.md, Measurements).
   double repay_tuples() const { return model_.tuples_to_repay_any_compile(kCostlyPlans * first_.threaded_ns()); }
   static constexpr double kCostlyPlans = 3;
 
@@ -310,9 +309,8 @@ class AdaptivePlan final : public Prepared {
       first_params_ = nullptr;
     }
     // Field by field: the harness wrote `o` just now, field by field, and a
-    // copy of the whole struct read it in 16-byte loads that wait for those
-    // stores to retire (half of this function's samples on (f)'s 100,000
-    // one-page scans).
+    // copy of the whole struct reads it in wider loads that wait for those
+    // stores to retire, once per scan of thousands of one-page scans.
     outlook_.pages = o.pages;
     outlook_.tuples_per_page = o.tuples_per_page;
     outlook_.runs_after = o.runs_after;
@@ -509,9 +507,9 @@ class AdaptivePlan final : public Prepared {
   // now. Each tier's per-tuple cost is measured once per selection (the
   // first tier's, then the compiled tier's over kRatioPages pages), and the
   // cheaper one runs from then on. A compiled tier is not trusted across
-  // selections: -O0 code compiled while a coin-toss conjunct ran with a
-  // branch (both tiers at ~5 ns a tuple) ran at 5 ns in nobranch, where the
-  // stencils it replaced run at 1.8, scan after scan.
+  // selections: -O0 code that matched the first tier with a branch on a
+  // coin-toss conjunct stayed as slow in nobranch, where the stencils it
+  // replaced run far faster, scan after scan.
   void pick_tier() {
     const int s = int(sel_);
     if (!base_cost_[s]) {

@@ -5,9 +5,9 @@
 // tier, one set against threaded code and one against stencils (the
 // constructor says where each came from). Each compile and each compiled scan
 // then moves them. FirstTier's priors: stencil:fused's cold prepare of the
-// paper's plans (about 5 us) plus the first entry into newly sealed code (8 us
-// together), and per-tuple costs of threaded:goto and stencil:fused on (b)-(d)
-// at 100k tuples.
+// paper's plans plus the first entry into newly sealed code, and per-tuple
+// costs of threaded:goto and stencil:fused on (b)-(d) at 100k tuples (the
+// figures: docs/DESIGN.md, Measurements).
 #include "adaptive/model.h"
 
 #include <algorithm>
@@ -58,8 +58,8 @@ double CompileFit::predict(double size) const {
 }
 
 // Ratio priors: against threaded code, the kit's earlier single set; against
-// stencils, which are native code already, no gain at -O0 (measured: 1.6x
-// slower on (c)) and a little from LLVM's optimisation.
+// stencils, which are native code already, no gain at -O0 (it measured slower
+// on (c)) and a little from LLVM's optimisation.
 CostModel::CostModel()
     : fit_{CompileFit(250e3, 60e3), CompileFit(1.0e6, 250e3), CompileFit(4e6, 900e3)},
       ratio_{{0.85, 0.8, 0.8}, {1.0, 0.9, 0.9}},

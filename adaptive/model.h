@@ -47,9 +47,8 @@ struct Decision {
 // from a prior and moved by what the back end measures. Until threaded code
 // has run a measured scan, its cost is taken as stencil's times the priors'
 // ratio: while stencils run every scan, threaded code is never measured, and
-// its fixed prior (10 ns) against stencils measured at 2 made every scan of
-// a few thousand tuples adopt stencils and pay their preparation ((b) at
-// 3,360 tuples: 21 us where threaded code takes 16).
+// a fixed prior against measured stencils made every scan of a few thousand
+// tuples adopt stencils and pay their preparation, slower than threaded code.
 class FirstTier {
  public:
   // Do `tuples` tuples repay preparing stencil:fused?
@@ -70,8 +69,8 @@ class FirstTier {
 };
 
 // The first tier a compiled tier is measured against: its per-tuple ratio to
-// threaded code and to stencils are different figures (measured at 1M: -O0
-// code runs (c) in 0.8 of threaded code's time and 1.6 of the stencils'), so
+// threaded code and to stencils are different figures (-O0 code beats
+// threaded code on (c) and loses to the stencils), so
 // the model keeps one set of ratios per first tier: a ratio learned against
 // threaded code sent stencil scans to slower -O0 code.
 enum class Base { Threaded = 0, Stencil = 1 };
@@ -104,9 +103,9 @@ class CostModel {
     return max_saving_ns > 0 && max_saving_ns < kMaxSavingNs ? repay_tuples_ * kMaxSavingNs / max_saving_ns
                                                              : repay_tuples_;
   }
-  // The most a compiled tier saves a tuple over a first tier: generous (the
-  // paper's plans cost threaded code 3-30 ns a tuple), so no scan that could
-  // repay a compile is taken for one that cannot.
+  // The most a compiled tier saves a tuple over a first tier: generous (well
+  // above what the paper's plans cost threaded code a tuple), so no scan that
+  // could repay a compile is taken for one that cannot.
   static constexpr double kMaxSavingNs = 100;
 
  private:

@@ -129,8 +129,7 @@ HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   }
   // The dump after the prepare, and off both clocks: printed before it, a
   // dump's own code generation (LLVM's first module, a stencil stitched)
-  // warmed what the prepare then did, which timed 4x faster, and its
-  // printing (milliseconds of LLVM IR) was charged to run_ns.
+  // warmed what the prepare then did, and its printing was charged to run_ns.
   if (dumping) {
     const uint64_t d0 = now_ns();
     dump(plan, p.get(), params);
