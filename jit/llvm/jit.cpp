@@ -184,7 +184,7 @@ llvm::Error Jit::init(bool native) {
   // Same answers everywhere: never fuse a multiply and an add.
   jtmb->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
   // Every loop at a 64-byte boundary (LLVM's x86 default is 16). A page
-  // kernel's tuple loop is 30-45 bytes and runs in 2-3 cycles a tuple, so
+  // kernel's tuple loop is a few dozen bytes run in a few cycles a tuple, so
   // where it falls against the 32- and 64-byte fetch blocks decides its
   // speed, and with 16 that varied from one compile of the same kernel to the
   // next: the same kernel ran in one of two modes from process to process,
