@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
   // Interleaved with LLVM's compiles, whose work leaves the caches to the
   // stencil prepare after it: its figure here is not the break-even's below,
   // taken beside threaded code and the interpreter (a black-box reader saw
-  // 6.19 against 3.11 us for (d) and took one for a mistake).
+  // the two figures differ and took one for a mistake).
   std::printf("prepare: median of %d cold prepares (plan cache cleared), warm process, interleaved with LLVM's\n"
               "compiles (stencil's figure is not the break-even's below, taken beside threaded code); llvm/stencil:\n"
               "the smaller of qual/qual and fused/fused\n",

@@ -32,15 +32,12 @@ namespace {
 // The report's timing (docs/DESIGN.md, "Measuring"). Below the targets'
 // sizes a figure is the median of kPaperReps short repetitions. At them
 // (1M tuples and more) it is the median of kPaperTargetReps, within a budget
-// of kPaperTargetBudget seconds a cell: the targets' paired ratios moved from
-// run to run with one slow repetition in five (the same four back ends at 1M
-// and 10M, two runs each way: (d)'s reference / floor at 10M 1.82 and 1.22
-// with 5 of 0.1 s, 1.15 and 1.16 with 15 of 0.03 s; vector:inplace /
-// threaded:goto 0.86 and 0.63 against 0.62 and 0.62), while a cell that runs
-// for seconds (an interpreter, SQLite at 10M) takes what fits, at least
-// kPaperReps. The small sizes' 0.03 s is still hundreds of runs a repetition;
-// at 0.1 s and 5 repetitions everywhere the default report took 10.5 min of
-// ./kit paper's 15.
+// of kPaperTargetBudget seconds a cell: with fewer, longer repetitions the
+// targets' paired ratios moved from run to run with one slow repetition,
+// while a cell that runs long (an interpreter, SQLite at 10M) takes what
+// fits, at least kPaperReps. Short repetitions are still hundreds of runs
+// each at the small sizes, and keep the default report's time down (the
+// figures: docs/DESIGN.md, "Measuring" and "Measurements").
 constexpr int kPaperReps = 5, kPaperTargetReps = 15;
 constexpr double kPaperMinSeconds = 0.03, kPaperTargetBudget = 2;
 

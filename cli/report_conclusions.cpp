@@ -113,9 +113,8 @@ void print_conclusions(const Measured& m, const std::string& profile_json) {
   // end's one-off cost (prepare + run) beats the interpreter's. Two of them:
   // the native back end that pays back soonest, and the one that runs
   // fastest at the largest size. The fastest alone was a coin toss where
-  // llvm:fused and gccjit:fused run within 2% of each other, and with it the
-  // figure: (c) 59,421 tuples one run (llvm, 7 ms to prepare), 1,209,864 the
-  // next (gccjit, 51 ms).
+  // llvm:fused and gccjit:fused run about alike, and with it the figure,
+  // since their prepare costs differ widely (docs/DESIGN.md, "Measurements").
   for (int first = 1; first >= 0; --first) {
     std::vector<std::string> parts;
     // First-in-process prepare is measured on (d) only.

@@ -76,15 +76,14 @@ constexpr Family kFamilies[] = {
 // One back end under one selection. Every lane is a runner of the size's one
 // session, so every lane scans the same relation in the same memory. (A
 // session per lane had a copy of the relation each, and two lanes of the same
-// back end and selection differed by up to 20% here: where a copy lay, not
-// what ran.) A back end's lanes share its one runner, which each sets to its
+// back end and selection differed widely here: where a copy lay, not what
+// ran.) A back end's lanes share its one runner, which each sets to its
 // selection before it runs: its plan's kernels are generated once, and auto's
 // branch or nobranch is the very code of the branch or nobranch lane. (A
 // runner per lane compiled a kernel per lane, and two compiles of one kernel
-// need not run alike: llvm:fused, single at 0%, address randomisation off,
-// six processes, the branch lane's compile 0.68-0.70 ns a tuple and auto's,
-// running branch, 0.78-0.83; with the lanes' order reversed auto's was the
-// faster in two of four.)
+// need not run alike: auto running branch and the branch lane differed by
+// more than the auto check allows, either way round. docs/DESIGN.md,
+// "Measurements".)
 struct Lane {
   std::string backend;
   Selection selection;

@@ -19,10 +19,10 @@ struct SweepOptions {
   // Every point's checks are the sweep's targets, so it takes the paper's
   // repetitions at its targets' sizes (cli/report.cpp): 15 of them, a lane
   // whose 15 would outlast `budget` seconds at a point as many as fit, at
-  // least kSweepMinReps. With 5 of 0.02 s, the default sweep missed 6 of its
-  // 192 checks, each by a lane whose neighbours' noise moved its median
-  // (llvm:fused's auto 1.13-1.21 its better selection at 0%; alone, the
-  // same lanes read 0.99-1.01); with 15, 2 in 8 min 39 s against 5 min 46 s.
+  // least kSweepMinReps. With 5 longer ones the default sweep missed checks
+  // by lanes whose neighbours' noise moved their medians; 15 missed fewer,
+  // for a longer sweep (docs/DESIGN.md, "Selection with and without a
+  // branch", has the figures).
   int reps = 15;
   int jit_opt = harness::PrepareOptions{}.jit_opt;
   double min_time = 0.01, budget = 0.5;

@@ -129,7 +129,7 @@ static std::string bits_text(const Node& n) {
 
 // Written into one string as the walk goes: a tree's text built from its
 // kids' texts copied each one at every level above it, quadratic in depth
-// (a chain of 600 additions took 2 ms a statement, most of it memmove).
+// (a long chain of additions spent its statement in memmove).
 static void shape_into(const Node& n, std::string& s) {
   s += '(';
   s += op_name(n.op);

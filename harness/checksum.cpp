@@ -50,9 +50,10 @@ inline uint64_t numeric_word(Tk kind, const uint8_t* p) {
 }
 
 // FNV-1a over the rows `row[0..L)`, all in lock step. FNV-1a is one serial
-// chain of multiplies per row (about 4 cycles a byte), so a row on its own is
-// latency-bound; L independent chains keep the multiplier busy instead. The
-// digest of each row is exactly row_hash's: only the schedule differs.
+// chain of multiplies per row (an xor and a multiply's latency a byte), so a
+// row on its own is latency-bound; L independent chains keep the multiplier
+// busy instead. The digest of each row is exactly row_hash's: only the
+// schedule differs.
 template <int L>
 void hash_lanes(const Schema& layout, const uint8_t* const* row, uint64_t* out) {
   uint64_t h[L];

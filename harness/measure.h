@@ -102,7 +102,7 @@ std::string noise_misses_note(int misses_within_noise);
 uint64_t now_ns();
 // What one now_ns() adds to an interval it ends: the median difference of
 // back-to-back reads, measured once per process. Subtracted from intervals
-// short enough for it to matter (auto's timed kernel calls of ~60 ns).
+// short enough for it to matter (auto's timed blocks of kernel calls).
 uint64_t clock_read_ns();
 
 // CPU model, logical cores, cache sizes (from /proc/cpuinfo and sysfs), kernel.

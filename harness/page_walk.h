@@ -9,12 +9,9 @@
 //      each page; a kernel runs one page per call (vector's, whose batches
 //      span pages, the pages of one batch: scan.cpp queues them, checking
 //      each), so no kernel checks it.
-//      (Tried: the LLVM, gccjit and stencil kernels handed 36 pages a call
-//      through Entries::pages, which saves the scan's per-call work, a
-//      quarter of llvm's kernel time on a scan that selects nothing. (b) at
-//      1M narrow tuples got slower, alternated processes: llvm:fused 2.0-2.1
-//      -> 2.6 ns a tuple, gccjit:fused 1.6-1.9 -> 2.2, stencil 1.7-1.9 ->
-//      2.2, the reference loop unchanged. Not understood; not kept.)
+//      (Several pages a call were tried for the compiled kernels, to save
+//      the scan's per-call work, and made them slower for reasons not
+//      understood: not kept. docs/DESIGN.md, "Measurements", page walk.)
 //   2. Prefetch, once, before the first tuple, at two distances. Tuples
 //      fill a page from its end down (page.h), so line 0's tuple ends the
 //      page, and a heap scan's next page most likely starts right there:
@@ -28,33 +25,16 @@
 //      well under DRAM's latency, so a prefetch of the next page only was
 //      still in flight when the kernel got there, and prefetching two pages
 //      ahead into L1 filled its miss buffers while the row stores wanted
-//      them. Measured (the kit's 2-core machine, 1M narrow tuples,
-//      interleaved processes, 2-3 rounds; ns per tuple, the next page into
-//      L1 -> this): stencil:fused (b) 4.1-4.6 -> 2.1-2.3, (c) 6.0 -> 3.3-3.4,
-//      (d) 5.6-6.1 -> 2.9-3.0; llvm:fused (b) 3.2-3.6 -> 1.9-2.1, (c)
-//      4.5-5.5 -> 3.1-3.6, (d) 4.8-5.1 -> 2.1-2.5; threaded:goto about even
-//      ((b) 2.9-3.5 -> 3.0-3.2); vector, whose batches gather ten pages
-//      (and so issue their prefetches) before evaluating them, 5-20% slower
-//      on (c) and (d). 10M: the same. Tried and measured worse: two pages
-//      ahead into L1 alone, two ahead into L2 alone, three ahead into L2.
-//      Why four, not two, pages ahead into L2: on a later host of the same
-//      kind (AMD EPYC with AVX-512, 2 cores) two pages (2 KiB) were too
-//      short for the kernels that finish a page fastest: llvm:fused ran (c)
-//      at 1M 40% slower than gccjit:fused from the same page in the same
-//      process, stalled on the tuple loads (47% of its samples), and was
-//      the fastest of them with 4 KiB pages or 10K-100K tuples (in cache).
-//      Measured there (1M narrow tuples, four binaries alternated, two
-//      rounds each; ns per tuple, two -> three -> four -> six pages ahead):
-//      llvm:fused (b) 1.8-2.0 -> 1.5-1.6 -> 1.3-1.5 -> 1.4, (c) 2.9-3.0 ->
-//      2.1 -> 1.9-2.2 -> 1.7-1.8, (d) 2.3 -> 2.1-2.2 -> 1.7-1.8 -> 1.9-2.1;
-//      the reference loop (b) 2.0 -> 1.7 -> 1.4-1.5 -> 1.3-1.4, (d) 2.0 ->
-//      1.8 -> 1.6-1.7 -> 1.6; stencil:fused (b) 1.9-2.2 -> 1.6 -> 1.3;
-//      gccjit:fused, threaded:goto and the stream floor even; vector:inplace
-//      (b) 1.5-1.6 -> 1.7 at four (its batches prefetch ten pages before
-//      evaluating them), (c) and (d) even. 10M: four at least as fast as two
-//      everywhere. Six pages made threaded and vector slower.
-//      The burst replaced (measured on (e), threaded:goto) a prefetch of
-//      each tuple's counterpart as it is reached: 5.5-6.3 ms -> 2.6-2.9.
+//      them. Two distances made the compiled kernels markedly faster and
+//      cost threaded code nothing; vector, whose batches gather ten pages
+//      (and so issue their prefetches) before evaluating them, pays a little.
+//      Why four, not two, pages ahead into L2: two were too short for the
+//      kernels that finish a page fastest, which stalled on the tuple loads;
+//      four was at least as fast as two for every back end at 10M, six made
+//      threaded and vector slower.
+//      The burst replaced a prefetch of each tuple's counterpart as it is
+//      reached, which it beat. The figures, the distances tried and the
+//      machines: docs/DESIGN.md, "Measurements", page walk.
 //   3. Line table in order, i = 0 .. nlines-1; line[i] == 0 is a deleted
 //      tuple: skip it (a branch predicted not taken). No other prefetch.
 // Prefetches never fault: a wrong guess (an overflow chain, a deleted line 0,

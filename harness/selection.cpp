@@ -79,8 +79,8 @@ void AutoProbe::ran(Selection s, uint64_t live, uint64_t qualified, uint64_t ns,
       phase_ = Phase::Done;
       // The lower median: of the two blocks each that decide early (below),
       // the faster. The upper one was the slower, which holds a variant's
-      // cold first call: branch, 2.3x slower than a nobranch whose first
-      // block held that call, won.
+      // cold first call: with it, a branch far slower than a nobranch whose
+      // first block held that call won.
       auto median = [](std::vector<double>& v) {
         const size_t m = (v.size() - 1) / 2;
         std::nth_element(v.begin(), v.begin() + long(m), v.end());

@@ -25,8 +25,8 @@
 //             `a and b` with a 50% `a` and a 0% whole, `a` is a coin toss.
 //             Inside it nobranch is usually right, but not always either:
 //             six range terms on one column, 85% together, each mostly
-//             predicted, cost nobranch (which evaluates all six) 1.13-1.3x
-//             branch (llvm:fused, 1M tuples). So on a scan long enough
+//             predicted, cost nobranch (which evaluates all six) more than
+//             branch. So on a scan long enough
 //             (kAutoTimedPages, kAutoTimedMinTuples) the scan times
 //             the next pages alternately in both selections and keeps the
 //             band's choice unless the other was clearly faster (AutoProbe
@@ -34,24 +34,25 @@
 //             timed pages begin a random number of pages into the scan, and
 //             until then the scan runs what auto chose in the plan's last
 //             scan (branch at first): the same first pages run with a branch
-//             scan after scan are learnt by the branch predictor (measured:
-//             branch's timed calls on the sweep's 50% coin fell from 5 to
-//             1.5-2.5 ns a tuple over the first ~150 pages after a few
-//             repetitions of one statement, while the rest of its scan stayed
-//             at 5), and then branch wins a comparison it loses everywhere
-//             else. Once a plan has chosen nobranch, its later scans wait in
+//             scan after scan are learnt by the branch predictor (branch's
+//             timed calls on the sweep's 50% coin grew several times faster
+//             than the rest of its scan after a few repetitions of one
+//             statement), and then branch wins a comparison it loses
+//             everywhere else. Once a plan has chosen nobranch, its later scans wait in
 //             nobranch and run no page with a branch that timing does not
 //             pick at random. Waiting in nobranch always would be wrong: on
 //             (c), whose `or` is decided by its first operand for almost every
-//             tuple, nobranch evaluates the string comparisons too, 38 ns a
-//             tuple against branch's 3.5.
+//             tuple, nobranch evaluates the string comparisons too, far more
+//             work than branch's.
 //             A scan too short to pay for timing on its own is timed once
 //             its plan has run enough tuples in earlier scans to pay for it
 //             (a statement repeated, a plan kept in the cache), and the
 //             verdict is kept in the plan (AutoMemory) for its later scans,
 //             timed again each time the plan's tuples have doubled: the band
 //             alone ran branch on the sweep's half_first at 0% at 100,000
-//             tuples, 2.4-3.3x nobranch, scan after scan.
+//             tuples, several times nobranch's cost, scan after scan.
+// The figures: docs/DESIGN.md, "Selection with and without a branch" and
+// "Measurements".
 // Back ends without a page kernel evaluate tuple at a time and have no
 // selection ("" in --stats).
 #pragma once
@@ -80,14 +81,12 @@ constexpr double kAutoLow = 0.05, kAutoHigh = 0.95;
 // until each has run kAutoTimedTuples tuples (at most kAutoTimedCalls
 // calls); the band's choice is kept unless the other's ns per tuple, the
 // lower median over its blocks, is below kAutoTimedGain times the choice's.
-// - Blocks, not single calls: a page kernel call of 70 tuples at 0.8 ns a
-//   tuple is 60 ns, and this machine's clock reads in steps of about 10 ns;
-//   per call, nobranch at 0.72 and branch at 0.85 ns a tuple both read
-//   0.833 (60 ns / 72) at the median, and auto kept branch. The scan times
-//   a block as one interval, from its first call to the end of its last
-//   (summing its calls timed each still read the clock twice a call, 30 ns a
-//   read on the kit's VM: scan.cpp), so a difference below the clock's step
-//   shows.
+// - Blocks, not single calls: a page kernel call lasts only a few steps of
+//   the clock, so timed call by call two variants that differ read the same
+//   at the median, and auto kept branch. The scan times a block as one
+//   interval, from its first call to the end of its last (summing its calls
+//   timed each still read the clock twice a call, itself a cost: scan.cpp),
+//   so a difference below the clock's step shows.
 // - The median over blocks, not the sum: a variant's first call enters code
 //   just generated and sealed (cold instruction cache, its page's first TLB
 //   miss, for stencils the mprotect that seals it), microseconds that say
@@ -95,16 +94,15 @@ constexpr double kAutoLow = 0.05, kAutoHigh = 0.95;
 //   comparison; it is in one block. The lower median: where two blocks each
 //   decide (kAutoClearBlocks), the upper is the block with that call.
 // - kAutoTimedGain: the margin the other variant must win by (the band's
-//   choice is the likelier right one); 0.9 kept branch where refined
-//   nobranch was 0.85 of it.
+//   choice is the likelier right one); a wider one kept branch where
+//   refined nobranch was clearly faster.
 constexpr uint32_t kAutoTimedPages = 256;
 // The timed probe also needs a scan of kAutoTimedMinTuples tuples or more
-// (pages times tuples a page): a timed call reads the clock twice (about 30
-// ns a read on the kit's VM) and half the 2 * kAutoTimedTuples timed tuples
-// run in the slower variant, a cost only a long scan pays back. Measured
-// before this bound: (e) through ISAM over wide PARTS (3360 tuples, a key
-// range of about 500 pages of 5 tuples) was timed from its first pages to
-// its last, and perf put the clock at 43% of its samples.
+// (pages times tuples a page): a timed call reads the clock twice and half
+// the 2 * kAutoTimedTuples timed tuples run in the slower variant, a cost
+// only a long scan pays back. Before this bound (e) through ISAM over wide
+// PARTS (3360 tuples, a key range of about 500 pages of 5 tuples) was timed
+// from its first pages to its last, and the clock dominated its profile.
 constexpr uint64_t kAutoTimedMinTuples = 131072;
 constexpr uint64_t kAutoTimedBlock = 512;
 constexpr uint64_t kAutoTimedTuples = 4096;
@@ -113,8 +111,8 @@ constexpr double kAutoTimedGain = 0.95;
 // A variant kAutoClearRatio times slower than the other in the fastest of
 // kAutoClearBlocks blocks each is not timed further (the median then
 // decides): nobranch on (c) evaluates the string comparisons the `or`'s
-// first operand skips under branch, 10x branch's cost, and timing it over
-// kAutoTimedTuples tuples cost 3-4% of (c)'s statement at 1M tuples.
+// first operand skips under branch, many times branch's cost, and timing
+// it over kAutoTimedTuples tuples was a visible part of (c)'s statement.
 constexpr size_t kAutoClearBlocks = 2;
 constexpr double kAutoClearRatio = 2.0;
 // Where the timed pages begin: after a delay drawn from [0, pages /
@@ -132,8 +130,8 @@ constexpr uint32_t kAutoTimedDelayShare = 16;
 // without timing, until the plan's tuples have doubled since (then one is
 // timed again: at most log2 of the plan's work timed scans, each a few
 // thousand tuples). Timing every such scan afresh was tried: on (c), where
-// the band is right and nobranch 10x branch, the probe's two blocks of
-// nobranch cost stencil:fused 9% of a 100,000-tuple statement.
+// the band is right and nobranch far slower, the probe's two blocks of
+// nobranch were a visible part of a short statement.
 constexpr uint32_t kAutoShortTimedPages = 32;
 constexpr uint64_t kAutoShortTimedTuples = 65536;
 

@@ -330,9 +330,8 @@ class Walk {
       // keeps it. The step is computed before the row is written: gccjit
       // evaluates a comparison where its value is used, and after the row's
       // store (which may alias the page, as far as GCC knows) it compared a
-      // register loaded before the store, where it could compare the page.
-      // Measured, the sweep's single predicate at 0%, gccjit:fused at 1M: 13
-      // -> 12 instructions a tuple, 0.81-0.83 -> 0.78-0.80 ns.
+      // register loaded before the store, where it could compare the page:
+      // an instruction a tuple more (docs/DESIGN.md, "Measurements").
       Value step = i64(1);
       if (qualifies) {
         Local keep = e_.local(Ty::I64, "keep");
@@ -383,9 +382,9 @@ class Walk {
     // once, as an optimiser's loop rotation would leave them: --jit-opt 1
     // runs no loop passes, and the top-tested loops (a test and a jump back
     // for each tuple, both bounds tested for each cache line) made llvm:fused
-    // slower than the same policy compiled by GCC in the reference loops
-    // (measured, (c) at 1M: 3.5-3.9 ns a tuple, against 2.5-3.5 where
-    // --jit-opt 2 rotated them). span >= tuple_len > 0: one line at least.
+    // slower than the same policy compiled by GCC in the reference loops, or
+    // by LLVM at --jit-opt 2, which rotates them (docs/DESIGN.md,
+    // "Measurements"). span >= tuple_len > 0: one line at least.
     Local size = e_.local(Ty::I64, "prefetch_size"), pf = e_.local(Ty::I64, "prefetched");
     e_.assign(size, span);
     e_.assign(pf, i64(0));
@@ -447,8 +446,9 @@ class Walk {
   // cannot either: each term in its own pass over the tuples the terms
   // before it kept (Ross, PODS 2002; what vector's primitives do). Computing
   // every term for every tuple made a conjunction whose first term is
-  // almost always false cost 1.4-1.8x the branching kernel, which never
-  // evaluates the second (the sweep's pct_first at 0%). Nothing in a pass
+  // almost always false cost more than the branching kernel, which never
+  // evaluates the second (the sweep's pct_first at 0%; docs/DESIGN.md,
+  // "Selection with and without a branch"). Nothing in a pass
   // after the first can raise, so a tuple's error is still the first in
   // page order (the line-table checks of --jit-checks are in the first).
   bool refines_selection() const {
@@ -853,9 +853,8 @@ class Walk {
   // page + (off + k), not at (page + off) + k: GCC kept a shared page + off
   // in a register of its own (an add a tuple) instead of folding it into
   // each load's addressing, as it does with one sum per attribute (LLVM folds
-  // either). Measured, the sweep's single predicate, gccjit:fused at 1M: 13
-  // -> 12 instructions a tuple in nobranch, 10 -> 9 in branch; nobranch at
-  // 0%, 0.87 -> 0.82 ns a tuple.
+  // either): an instruction a tuple saved in both selections
+  // (docs/DESIGN.md, "Measurements").
   void set_tuple(Value page, Value off) {
     tuple_ = e_.at(page, off);
     tuple_page_ = page;

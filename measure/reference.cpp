@@ -41,14 +41,14 @@ Cols columns(const Relation& r) {
 // rows in chunked result memory (harness/result_rows.h, the same pooled
 // chunks), each written once where it stays. (It was a page-sized buffer
 // reused for every page: it stayed in L1, so the reference did less than the
-// engines it is set beside: at 1M tuples on (b), 4 MB of rows it never wrote,
-// 24 MB on (c).) The pages are visited by Relation::each_page, the page loop
+// engines it is set beside, megabytes of rows it never wrote at 1M tuples.)
+// The pages are visited by Relation::each_page, the page loop
 // inlined, as the harness's scan loops visit them (harness/scan.cpp): through
 // scan_pages, a std::function call a page, the reference paid a call the
-// engines do not (measured, 1M and 10M narrow tuples, two runs each:
-// reference / floor 1.30-1.54 -> 1.15-1.23 on (d), 1.15-1.19 -> 0.91-1.08 on
-// (e)). The rows are checksummed after the scan when out->verify asks for it
-// (timed runs do not: the engine's checksum is off its clock too).
+// engines do not, enough to move its ratio to the floor (docs/DESIGN.md,
+// "Measurements"). The rows are checksummed after the scan when out->verify
+// asks for it (timed runs do not: the engine's checksum is off its clock
+// too).
 template <class PageFn>
 bool scan(const Relation& r, const KeyBounds& b, const Schema& layout, PageFn page, ReferenceResult* out) {
   harness::ResultRows result(layout.tuple_len);

@@ -99,8 +99,9 @@ struct Program {
   // appends its line to `sel`, advancing by the outcome (no branch on it);
   // the second projects the selected tuples. Writing the row for every tuple,
   // as the compiled kernels do, costs an interpreter the projection's
-  // dispatches on every tuple: 1.5-1.8x branch's time at 0% selectivity
-  // (quelkit sweep, single, 1M). Only when no target can raise
+  // dispatches on every tuple, more than branch costs where nothing
+  // qualifies (docs/DESIGN.md, "Selection with and without a branch", has
+  // the figures). Only when no target can raise
   // (targets_safe): then the second pass cannot fail, and a qualification's
   // error is the page's first. Else the branch kernel runs. The nodes are the
   // same either way: switching is a flag, not a new program.

@@ -145,8 +145,8 @@ Context::Context(int level, bool native_cpu)
   gcc_jit_context_add_command_line_option(c_, "-fno-omit-frame-pointer");
   // GCC's redundant-extension elimination (on from -O2) also at -O1: without
   // it every kernel re-extended each 16-bit line offset it had just loaded
-  // zero-extended (movzwl %ax,%eax per tuple). Measured, the sweep's single
-  // predicate at 0%, 1M tuples: nobranch 1.00-1.01 -> 0.91-0.93 ns a tuple.
+  // zero-extended (movzwl %ax,%eax per tuple), a cost the fastest kernels
+  // feel (docs/DESIGN.md, "Measurements").
   if (level_ >= 1) gcc_jit_context_add_command_line_option(c_, "-free");
   if (native_cpu)
     for (const std::string& o : native_cpu_options()) gcc_jit_context_add_command_line_option(c_, o.c_str());
@@ -154,7 +154,8 @@ Context::Context(int level, bool native_cpu)
   // libm: it defines only the plan's functions, and what they call (qk_
   // runtime helpers, memcpy, log) is resolved in the process at dlopen, as
   // it already was (the driver never linked the runtime). libgcc stays, for
-  // any helper GCC emits a call to. Measured: ld 11 -> 6 ms a link here.
+  // any helper GCC emits a call to. Less to link makes each prepare's link
+  // quicker (docs/DESIGN.md, "Measurements").
   gcc_jit_context_add_driver_option(c_, "-nostdlib");
   gcc_jit_context_add_driver_option(c_, "-lgcc");
   gcc_jit_context_set_bool_allow_unreachable_blocks(c_, 1);

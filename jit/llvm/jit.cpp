@@ -53,7 +53,7 @@ constexpr const char* kLevelFlag = "quelkit.jit_opt";
 // codegen pass pipeline per level that is built once and rerun for every
 // module: the pipeline keeps no state from one module to the next (LLVM's own
 // `llc -compile-twice` reruns a pipeline the same way to check exactly that),
-// and building it costs about a fifth of compiling a plan's small module.
+// and building it is a sizeable part of compiling a plan's small module.
 class LevelCompiler final : public llvm::orc::IRCompileLayer::IRCompiler {
  public:
   LevelCompiler(Jit& jit, llvm::orc::IRSymbolMapper::ManglingOptions mo) : IRCompiler(std::move(mo)), jit_(jit) {}
@@ -184,13 +184,12 @@ llvm::Error Jit::init(bool native) {
   // Same answers everywhere: never fuse a multiply and an add.
   jtmb->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
   // Every loop at a 64-byte boundary (LLVM's x86 default is 16). A page
-  // kernel's tuple loop is 30-45 bytes and runs in 2-3 cycles a tuple, so
+  // kernel's tuple loop is a few dozen bytes run in a few cycles a tuple, so
   // where it falls against the 32- and 64-byte fetch blocks decides its
   // speed, and with 16 that varied from one compile of the same kernel to the
-  // next: the sweep's single predicate at 0%, 1M tuples, llvm:fused branch,
-  // 0.64-0.79 ns a tuple from process to process (two modes), and nobranch
-  // against branch read 0.95-1.17 by which mode each had drawn. At 64, six
-  // processes read 0.72-0.73 for both but one branch at 0.58.
+  // next: the same kernel ran in one of two modes from process to process,
+  // and a comparison of two kernels read which modes they had drawn. At 64
+  // they read alike (docs/DESIGN.md, "Measuring" and "Measurements").
   jtmb->getOptions().LoopAlignment = 64;
   jtmb_ = std::make_unique<llvm::orc::JITTargetMachineBuilder>(*jtmb);
   // Generic code is tuned as GCC's -mtune=generic tunes the compiled-in
@@ -282,8 +281,8 @@ llvm::TargetMachine& Jit::target_machine(int level) {
       std::abort();
     }
     tm = std::move(*made);
-    // Level 1 keeps SelectionDAG: FastISel would save about a tenth of the
-    // compile but made the (d) kernel 10-20% slower (measured).
+    // Level 1 keeps SelectionDAG: FastISel saved little of the compile and
+    // made the kernels slower (docs/DESIGN.md, "Measurements").
   }
   return *tm;
 }

@@ -147,8 +147,9 @@ constexpr bool pair_ok(Tk lt, Loc a, Loc b) {
 
 // ROW_IF's sized variants: rows of 1, 2, 4 and 8 bytes (one narrow target, or
 // two i4s) keep a row with one scaled add (lea) where any other length takes
-// a load of the hole, a multiply and an add, a tenth of a single-predicate
-// nobranch kernel's instructions per tuple.
+// a load of the hole, a multiply and an add, a sizeable share of a
+// single-predicate nobranch kernel's instructions per tuple (docs/DESIGN.md,
+// "Measuring", has the counts).
 inline constexpr Tk kRowIfSized[] = {Tk::I1, Tk::I2, Tk::I4, Tk::F8};
 constexpr Tk rowif_type(uint32_t row_len) {
   for (Tk w : kRowIfSized)

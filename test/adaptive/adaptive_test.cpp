@@ -113,9 +113,10 @@ TEST(AdaptiveModel, AnUnmeasuredLevelIsNoBetterThanTheMeasuredOneBelow) {
 }
 
 // What a compiled tier gains is measured against the first tier that ran:
-// -O0 code that halves threaded code's time says nothing about stencils,
-// which are native code already (measured on (c): 0.8 of threaded, 1.6 of
-// stencils), so a ratio learned over one first tier leaves the other's alone.
+// -O0 code that beats threaded code says nothing about stencils, which are
+// native code already and may beat -O0 code in turn (docs/DESIGN.md,
+// "Measurements"), so a ratio learned over one first tier leaves the
+// other's alone.
 TEST(AdaptiveModel, RatiosAreKeptPerFirstTier) {
   using adaptive::Base;
   CostModel m;

@@ -5,7 +5,7 @@
 // kernel under branch and nobranch (<file>_kernels_branch, _nobranch), so
 // every kernel runs each case both ways. The tuple-at-a-time modes are not run
 // again under those: --selection does not reach them (support.h, has_kernel),
-// and gccjit:qual's compiles were a quarter of the corpus's time. Nor does a
+// and gccjit:qual's compiles were a large part of the corpus's time. Nor does a
 // file run on each back end alone: such a session evaluates the same
 // statements in the same order on one runner, which the `all` session does
 // too. One back end alone: quelkit difftest --corpus test/queries -b stencil:fused.

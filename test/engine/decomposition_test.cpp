@@ -119,9 +119,9 @@ TEST(Decomposition, AVariableJoinedOnItsKeyIsLookedUpNotScanned) {
 
 // An aggregate function's temporary is hashed on its by value, so a by list
 // of as many groups as tuples costs a lookup per tuple, not a scan of the
-// temporary per tuple (n * n: 200,000 PARTS took minutes). A by value that
-// is an expression is a key too: each substituted tuple evaluates it, then
-// looks its group up.
+// temporary per tuple (n * n, which a large PARTS cannot wait for). A by
+// value that is an expression is a key too: each substituted tuple evaluates
+// it, then looks its group up.
 TEST(Decomposition, AnAggregateFunctionIsJoinedBackByLookingUpItsGroup) {
   Kit k("interp");
   k.add_parts(3000);

@@ -116,8 +116,8 @@ TEST_P(NaryEveryBackEnd, TenThousandTermsAnswerAsTheInterpreterDoes) {
       "retrieve (p.pnum) where p.pnum > 400 and " + chain("and", "<", 5000, nullptr, 5000) +
           " and p.qoh / (p.pnum - 600) < 100000 and p.pnum < 700",
   };
-  // The optimisers are not the subject: at -O1 GCC spends about 25 s on a
-  // 10,000-block function on this kit's machine (the closing notes have it).
+  // The optimisers are not the subject, and at -O1 GCC spends a long time on
+  // a 10,000-block function (docs/DESIGN.md, "Measurements").
   Kit want("interp");
   Kit got(GetParam());
   got.set_jit_opt(0);

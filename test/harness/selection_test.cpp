@@ -117,8 +117,9 @@ TEST(AutoSelection, MiddleSelectivityOnALargeRelationIsTimed) {
 }
 
 // A variant far slower than the other is not timed over every tuple: nobranch
-// on (c) costs 10x branch, and timing it over kAutoTimedTuples tuples was
-// 3-4% of the statement. Two blocks each (the fastest of them) decide.
+// on (c) costs many times branch, and timing it over kAutoTimedTuples tuples
+// was a visible part of the statement. Two blocks each (the fastest of them)
+// decide.
 TEST(AutoSelection, AFarSlowerVariantIsTimedOnlyBriefly) {
   const int per_block = int((harness::kAutoTimedBlock + 99) / 100);
   for (auto [branch_ns, nobranch_ns, want] :

@@ -62,8 +62,8 @@ def main():
         for family in ("single", "pct_first", "half_first"):
             expect_figure(os.path.join(sweep, f"sweep_{family}_20000"))
         # Three back ends, a JIT among them where the build has one (its
-        # compile-by-level figure): every back end took 27 of this test's
-        # 45 s on the kit's 2-core VM, and drew no other figure.
+        # compile-by-level figure): every back end took most of this test's
+        # time, and drew no other figure.
         args = ["--sizes", "1000,10000", "--keyed-sizes", "3360", "--count-sizes", "10000", "--reps", "3",
                 "--target-reps", "3", "--min-time", "0.001", "--out", paper]
         p = subprocess.run([quelkit, "paper", "-b", "interp,vector,llvm:fused"] + args, capture_output=True,
