@@ -13,13 +13,12 @@
 
 #include "frontend/op_rules.h"
 #include "harness/stored.h"
+#include "harness/runtime/inline.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {
 
 namespace {
-
-#define QV_INLINE inline __attribute__((always_inline))
 
 // The vector slot of a value held as type T (its register class).
 template <Tk T>
@@ -33,12 +32,12 @@ using harness::store_col;
 // 4-byte words, the last word overlapping the one before: a variable-length
 // memcpy call costs more than the copy.
 template <class W>
-QV_INLINE void move_word(uint8_t* d, const uint8_t* s) {
+QK_INLINE void move_word(uint8_t* d, const uint8_t* s) {
   W w;
   std::memcpy(&w, s, sizeof w);
   std::memcpy(d, &w, sizeof w);
 }
-QV_INLINE void copy_chars(uint8_t* d, const uint8_t* s, uint32_t n) {
+QK_INLINE void copy_chars(uint8_t* d, const uint8_t* s, uint32_t n) {
   struct W16 {
     uint64_t lo, hi;
   };
@@ -85,7 +84,7 @@ struct Reader {
       off = in.off;
     }
   }
-  QV_INLINE Held operator()(uint32_t i) const {
+  QK_INLINE Held operator()(uint32_t i) const {
     slot_t<T> v;
     if constexpr (O.src == Src::Vec) v = vec[i];
     else if constexpr (O.src == Src::Scalar) v = scalar;
@@ -100,7 +99,7 @@ struct Reader {
 // The count and indexes are read once: stores through byte pointers (rows,
 // character results) could otherwise alias them.
 template <class F>
-QV_INLINE void each(const Sel& s, F&& f) {
+QK_INLINE void each(const Sel& s, F&& f) {
   const uint32_t n = s.n;
   if (s.full) {
     for (uint32_t i = 0; i < n; ++i) f(i);
@@ -115,7 +114,7 @@ QV_INLINE void each(const Sel& s, F&& f) {
 // that can ORs the statuses and, only if one failed, runs again to flag the
 // failing tuples (rules are pure: the second run computes the same values).
 template <uint16_t Errors, class F>
-QV_INLINE void compute(const Sel& s, const Instr& in, Batch& b, F&& one) {
+QK_INLINE void compute(const Sel& s, const Instr& in, Batch& b, F&& one) {
   if constexpr (Errors == 0) {
     each(s, [&](uint32_t i) { (void)one(i); });
   } else {
@@ -129,7 +128,7 @@ QV_INLINE void compute(const Sel& s, const Instr& in, Batch& b, F&& one) {
 }
 
 template <PrimDesc D>
-QV_INLINE void value(const Instr& in, Batch& b) {
+QK_INLINE void value(const Instr& in, Batch& b) {
   constexpr ir::OpInfo row = ir::op_info(D.op);
   static_assert(ir::has_rule<D.op>, "an operator without a runtime rule");
   Reader<D.a, row.left, true> A(in, b);
@@ -165,7 +164,7 @@ QV_INLINE void value(const Instr& in, Batch& b) {
 }
 
 template <PrimDesc D>
-QV_INLINE void select(const Instr& in, Batch& b) {
+QK_INLINE void select(const Instr& in, Batch& b) {
   constexpr ir::OpInfo row = ir::op_info(D.op);
   static_assert(ir::has_rule<D.op> && row.arity == 2, "a comparison is a binary rule");
   Reader<D.a, row.left, true> A(in, b);
@@ -198,7 +197,7 @@ QV_INLINE void select(const Instr& in, Batch& b) {
 }
 
 template <PrimDesc D>
-QV_INLINE void gather(const Instr& in, Batch& b) {
+QK_INLINE void gather(const Instr& in, Batch& b) {
   slot_t<D.to>* out = b.vec<slot_t<D.to>>(in.dst);
   const uint8_t* const* t = b.tuple;
   const uint32_t off = in.off;
@@ -207,7 +206,7 @@ QV_INLINE void gather(const Instr& in, Batch& b) {
 
 // Row k of the projection gets the k-th selected tuple's value.
 template <class F>
-QV_INLINE void each_row(const Sel& s, F&& f) {
+QK_INLINE void each_row(const Sel& s, F&& f) {
   const uint32_t n = s.n;
   if (s.full) {
     for (uint32_t k = 0; k < n; ++k) f(k, k);
@@ -218,7 +217,7 @@ QV_INLINE void each_row(const Sel& s, F&& f) {
 }
 
 template <PrimDesc D>
-QV_INLINE void store(const Instr& in, Batch& b) {
+QK_INLINE void store(const Instr& in, Batch& b) {
   constexpr Tk S = D.src;
   Reader<D.a, S, true> A(in, b);
   uint8_t* const rows = b.rows + in.out;
@@ -238,7 +237,7 @@ QV_INLINE void store(const Instr& in, Batch& b) {
 }
 
 template <PrimDesc D>
-QV_INLINE void copy(const Instr& in, Batch& b) {
+QK_INLINE void copy(const Instr& in, Batch& b) {
   constexpr Tk S = D.src;
   uint8_t* rows = b.rows + in.out;
   const size_t row_len = b.row_len;
@@ -256,7 +255,7 @@ QV_INLINE void copy(const Instr& in, Batch& b) {
 }
 
 // or: what the left operand left open. b is a subset of a.
-QV_INLINE void sel_diff(const Instr& in, Batch& b) {
+QK_INLINE void sel_diff(const Instr& in, Batch& b) {
   const Sel& x = b.sels[in.a];
   const Sel& y = b.sels[in.b];
   Sel& o = b.sels[in.dst];
@@ -281,7 +280,7 @@ QV_INLINE void sel_diff(const Instr& in, Batch& b) {
 }
 
 // or's outcome: the tuples either side selected (disjoint), in order.
-QV_INLINE void sel_union(const Instr& in, Batch& b) {
+QK_INLINE void sel_union(const Instr& in, Batch& b) {
   const Sel& x = b.sels[in.a];
   const Sel& y = b.sels[in.b];
   Sel& o = b.sels[in.dst];

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "harness/runtime/runtime.h"
+#include "harness/runtime/inline.h"
 
 namespace quelkit::rt {
 
@@ -32,13 +33,12 @@ inline std::string_view strip(std::string_view s) noexcept {
 // threaded tree's store handler must stay one straight run of moves. The JITs
 // emit the same copy and fill inline (jit/codegen.cpp, project).
 template <class Copy>
-[[gnu::always_inline]] inline void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len,
-                                              Copy copy) noexcept {
+QK_INLINE void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len, Copy copy) noexcept {
   const uint32_t n = len < width ? len : width;
   copy(dst, src, n);
   std::memset(dst + n, ' ', width - n);
 }
-[[gnu::always_inline]] inline void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len) noexcept {
+QK_INLINE void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len) noexcept {
   store_char(dst, width, src, len,
              [](uint8_t* d, const uint8_t* s, uint32_t n) __attribute__((always_inline)) { std::memcpy(d, s, n); });
 }
