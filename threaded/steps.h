@@ -59,41 +59,6 @@ using harness::load_as;
 using harness::load_stored;
 using harness::store_col;
 
-// Copies n (< 256) bytes with overlapping fixed-size moves: character
-// attributes are short, and a variable-length memcpy became `rep movsq`,
-// whose start-up cost dominated the projection.
-QK_INLINE void copy_bytes(uint8_t* d, const uint8_t* s, uint32_t n) {
-  auto mv = [&](uint32_t at, auto tag) {
-    decltype(tag) v;
-    std::memcpy(&v, s + at, sizeof v);
-    std::memcpy(d + at, &v, sizeof v);
-  };
-  struct B16 {
-    uint64_t x[2];
-  };
-  struct B32 {
-    uint64_t x[4];
-  };
-  if (n >= 32) {
-    for (uint32_t i = 0; i + 32 < n; i += 32) mv(i, B32{});
-    mv(n - 32, B32{});
-  } else if (n >= 16) {
-    mv(0, B16{});
-    mv(n - 16, B16{});
-  } else if (n >= 8) {
-    mv(0, uint64_t{});
-    mv(n - 8, uint64_t{});
-  } else if (n >= 4) {
-    mv(0, uint32_t{});
-    mv(n - 4, uint32_t{});
-  } else if (n >= 2) {
-    mv(0, uint16_t{});
-    mv(n - 2, uint16_t{});
-  } else if (n == 1) {
-    d[0] = s[0];
-  }
-}
-
 // ---- operators: each typed row's runtime rule (frontend/op_rules.h) ----
 
 // An operand in a register, as the rule of a row with operand type T takes it
@@ -154,14 +119,13 @@ QK_INLINE const Node* step(const Node* n, Reg* R, const uint8_t* t, uint8_t* row
     R[n->dst] = R[n->a];
   } else if constexpr (K.form == Form::Store) {
     if constexpr (K.src == Tk::C) {
-      // value alen bytes, column blen bytes; the kept bytes moved by copy_bytes
-      auto copy = [](uint8_t* d, const uint8_t* s, uint32_t k) __attribute__((always_inline)) { copy_bytes(d, s, k); };
-      rt::store_char(row + n->off, n->blen, R[n->a].s, n->alen, copy);
+      // value alen bytes, column blen bytes
+      rt::store_char(row + n->off, n->blen, R[n->a].s, n->alen);
     } else {
       store_col<K.src>(row + n->off, rget<reg_class(K.src)>(R[n->a]));
     }
   } else if constexpr (K.form == Form::Copy) {
-    if constexpr (K.src == Tk::C) copy_bytes(row + n->off2, t + n->off, n->alen);
+    if constexpr (K.src == Tk::C) rt::copy_short(row + n->off2, t + n->off, n->alen);
     else if constexpr (K.src == Tk::I1) row[n->off2] = t[n->off];
     else if constexpr (K.src == Tk::I2) std::memcpy(row + n->off2, t + n->off, 2);
     else if constexpr (K.src == Tk::I4 || K.src == Tk::F4) std::memcpy(row + n->off2, t + n->off, 4);

@@ -28,33 +28,6 @@ using harness::load_as;
 using harness::load_stored;
 using harness::store_col;
 
-// Short byte strings (attributes are at most 255 bytes) copied by 16-, 8-,
-// 4-byte words, the last word overlapping the one before: a variable-length
-// memcpy call costs more than the copy.
-template <class W>
-QK_INLINE void move_word(uint8_t* d, const uint8_t* s) {
-  W w;
-  std::memcpy(&w, s, sizeof w);
-  std::memcpy(d, &w, sizeof w);
-}
-QK_INLINE void copy_chars(uint8_t* d, const uint8_t* s, uint32_t n) {
-  struct W16 {
-    uint64_t lo, hi;
-  };
-  if (n >= 16) {
-    for (uint32_t at = 0; at + 16 < n; at += 16) move_word<W16>(d + at, s + at);
-    move_word<W16>(d + n - 16, s + n - 16);
-  } else if (n >= 8) {
-    move_word<uint64_t>(d, s);
-    move_word<uint64_t>(d + n - 8, s + n - 8);
-  } else if (n >= 4) {
-    move_word<uint32_t>(d, s);
-    move_word<uint32_t>(d + n - 4, s + n - 4);
-  } else {
-    for (uint32_t at = 0; at < n; ++at) d[at] = s[at];
-  }
-}
-
 // Operand A (the instruction's a / alen / off) or B (b / blen) of a row with
 // operand type T, read as the primitive's operand way O says: hoisted out of
 // the loop, one call per tuple place.
@@ -227,9 +200,7 @@ QK_INLINE void store(const Instr& in, Batch& b) {
     uint8_t* at = rows + k * row_len;
     if constexpr (S == Tk::C) {
       rt::Chars v = A(i);  // value alen bytes, column width bytes: truncated or blank padded
-      uint32_t len = v.n < width ? v.n : width;
-      copy_chars(at, v.p, len);
-      std::memset(at + len, ' ', width - len);
+      rt::store_char(at, width, v.p, v.n);
     } else {
       store_col<S>(at, A(i));
     }
@@ -246,7 +217,7 @@ QK_INLINE void copy(const Instr& in, Batch& b) {
   each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) {
     uint8_t* at = rows + k * row_len;
     const uint8_t* from = t[i] + off;
-    if constexpr (S == Tk::C) copy_chars(at, from, len);
+    if constexpr (S == Tk::C) rt::copy_short(at, from, len);
     else if constexpr (S == Tk::I1) *at = *from;
     else if constexpr (S == Tk::I2) std::memcpy(at, from, 2);
     else if constexpr (S == Tk::I4 || S == Tk::F4) std::memcpy(at, from, 4);

@@ -185,34 +185,6 @@ QK_INLINE ir::held_t<T> get(const St& s) {
   }
 }
 
-// Copies n (< 256) bytes with overlapping fixed-size moves (as threaded code
-// does): n is a hole, so the branches are always predicted.
-QK_INLINE void copy_bytes(uint8_t* d, const uint8_t* s, uint32_t n) {
-  auto mv = [&](uint32_t at, auto tag) {
-    decltype(tag) v;
-    __builtin_memcpy(&v, s + at, sizeof v);
-    __builtin_memcpy(d + at, &v, sizeof v);
-  };
-  struct B16 {
-    uint64_t x[2];
-  };
-  if (n >= 16) {
-    for (uint32_t i = 0; i + 16 < n; i += 16) mv(i, B16{});
-    mv(n - 16, B16{});
-  } else if (n >= 8) {
-    mv(0, uint64_t{});
-    mv(n - 8, uint64_t{});
-  } else if (n >= 4) {
-    mv(0, uint32_t{});
-    mv(n - 4, uint32_t{});
-  } else if (n >= 2) {
-    mv(0, uint16_t{});
-    mv(n - 2, uint16_t{});
-  } else if (n == 1) {
-    d[0] = s[0];
-  }
-}
-
 // ---- the stencils
 
 template <Desc D>
@@ -257,7 +229,7 @@ QK_INLINE Go store(St& s) {
   if constexpr (c == Tk::C) {
     const uint32_t vlen = len_hole(_JIT_A_LEN), width = len_hole(_JIT_D_LEN);
     const uint32_t k = vlen < width ? vlen : width;
-    copy_bytes(dst, place<D.a, 0>(s), k);
+    rt::copy_short(dst, place<D.a, 0>(s), k);  // k is a hole: its branches are always predicted
     for (uint32_t i = k; i < width; ++i) dst[i] = ' ';
   } else if constexpr (D.a.memory()) {
     // Stored as the column is: the bytes as they are.
