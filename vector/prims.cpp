@@ -196,7 +196,7 @@ QK_INLINE void store(const Instr& in, Batch& b) {
   uint8_t* const rows = b.rows + in.out;
   const size_t row_len = b.row_len;
   [[maybe_unused]] const uint32_t width = in.width;
-  each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) {
+  each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) QK_INLINE_LAMBDA {
     uint8_t* at = rows + k * row_len;
     if constexpr (S == Tk::C) {
       rt::Chars v = A(i);  // value alen bytes, column width bytes: truncated or blank padded
@@ -214,7 +214,7 @@ QK_INLINE void copy(const Instr& in, Batch& b) {
   const size_t row_len = b.row_len;
   const uint8_t* const* t = b.tuple;
   const uint32_t off = in.off, len = in.alen;
-  each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) {
+  each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) QK_INLINE_LAMBDA {
     uint8_t* at = rows + k * row_len;
     const uint8_t* from = t[i] + off;
     if constexpr (S == Tk::C) rt::copy_short(at, from, len);

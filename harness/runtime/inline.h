@@ -7,8 +7,12 @@
 
 #include <stdint.h>
 
-// Forces inlining where the hot loops must stay one straight run of code.
-#define QK_INLINE inline __attribute__((always_inline))
+// Forces inlining where the hot loops must stay one straight run of code:
+// QK_INLINE declares a function; a lambda, which cannot be declared inline,
+// takes QK_INLINE_LAMBDA after its parameters. GCC's heuristics otherwise
+// leave a per-row lambda out of line once its body grows (a call per row).
+#define QK_INLINE_LAMBDA __attribute__((always_inline))
+#define QK_INLINE inline QK_INLINE_LAMBDA
 
 namespace quelkit::rt {
 
