@@ -13,14 +13,13 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <sstream>
 
 #include "bench/context.h"
+#include "bench/fixture.h"
 #include "measure/reference.h"
 #include "measure/backends.h"
 #include "measure/paper_queries.h"
 #include "measure/sqlite_ref.h"
-#include "frontend/frontend.h"
 #include "harness/measure.h"
 #include "harness/parts.h"
 #include "harness/session.h"
@@ -32,34 +31,14 @@ using quelkit::harness::kDefaultReps;
 
 namespace {
 
-// One session per (relation kind, size, back end), built on first use.
-// Names: paper/<query>/<backend:mode>/<tuples> (heap for (a)-(d), ISAM for
-// (e)-(i)), paper/<query>-hash/... for (e)-(i) on the hash structure.
-struct Fixture {
-  std::ostringstream out, err;
-  std::unique_ptr<Session> session;
-  SourceRef src;
-  frontend::BoundQuery q;
-};
-
+// One session per (relation kind, size, back end), built on first use
+// (bench/fixture.h). Names: paper/<query>/<backend:mode>/<tuples> (heap for
+// (a)-(d), ISAM for (e)-(i)), paper/<query>-hash/... for (e)-(i) on the hash
+// structure.
+using bench::Fixture;
 Fixture& fixture(const PaperQuerySpec& pq, uint64_t n, const std::string& backend, bool hash = false) {
-  static std::map<std::string, std::unique_ptr<Fixture>> cache;
-  std::string key = std::string(pq.id) + (hash ? "-hash" : "") + "/" + backend + "/" + std::to_string(n);
-  auto& f = cache[key];
-  if (!f) {
-    f = std::make_unique<Fixture>();
-    SessionOptions o;
-    o.backends = parse_backend_list(backend);
-    o.format = OutFormat::None;
-    f->session = std::make_unique<Session>(o, f->out, f->err);
-    Structure st = !pq.keyed ? Structure::Heap : hash ? Structure::Hash : Structure::Isam;
-    f->session->catalog().add(make_parts(n, pq.keyed, st));
-    f->session->run(std::make_shared<Source>("<bench>", "range of p is parts range of q is parts"));
-    f->src = std::make_shared<Source>(std::string("<") + pq.id + ">", pq.text);
-    auto stmts = frontend::parse(f->src);
-    f->q = frontend::bind(*stmts[0], f->session->ranges(), f->session->catalog(), f->src);
-  }
-  return *f;
+  Structure st = !pq.keyed ? Structure::Heap : hash ? Structure::Hash : Structure::Isam;
+  return bench::fixture(pq, {.backend = backend, .tuples = n, .structure = st});
 }
 
 // Whether the query's statement reads the relation: (a) names no range

@@ -7,15 +7,10 @@
 // the report's table; execution only, with a warm plan cache.
 #include <benchmark/benchmark.h>
 
-#include <map>
-#include <memory>
-#include <sstream>
-
 #include "bench/context.h"
+#include "bench/fixture.h"
 #include "measure/backends.h"
 #include "measure/paper_queries.h"
-#include "frontend/frontend.h"
-#include "harness/parts.h"
 #include "harness/session.h"
 
 using namespace quelkit;
@@ -23,34 +18,14 @@ using namespace quelkit::harness;
 
 namespace {
 
-struct Fixture {
-  std::ostringstream out, err;
-  std::unique_ptr<Session> session;
-  SourceRef src;
-  frontend::BoundQuery q;
-};
-
-// One session per benchmark, built on first use (so a filter selects what is built).
+// One session per benchmark (bench/fixture.h).
+using bench::Fixture;
 Fixture& fixture(const PaperQuerySpec& pq, const std::string& backend, uint32_t page, uint32_t batch, uint64_t n) {
-  static std::map<std::string, std::unique_ptr<Fixture>> cache;
-  std::string key = std::string(pq.id) + "/" + backend + "/" + std::to_string(page) + "/" + std::to_string(batch) +
-                    "/" + std::to_string(n);
-  auto& f = cache[key];
-  if (!f) {
-    f = std::make_unique<Fixture>();
-    SessionOptions o;
-    o.backends = parse_backend_list(backend);
-    o.format = OutFormat::None;
-    o.page_size = page;
-    o.prepare.vector_batch = batch;
-    f->session = std::make_unique<Session>(o, f->out, f->err);
-    f->session->catalog().add(make_parts(n, pq.keyed, pq.keyed ? Structure::Isam : Structure::Heap, page));
-    f->session->run(std::make_shared<Source>("<bench>", "range of p is parts range of q is parts"));
-    f->src = std::make_shared<Source>(std::string("<") + pq.id + ">", pq.text);
-    auto stmts = frontend::parse(f->src);
-    f->q = frontend::bind(*stmts[0], f->session->ranges(), f->session->catalog(), f->src);
-  }
-  return *f;
+  return bench::fixture(pq, {.backend = backend,
+                             .tuples = n,
+                             .structure = pq.keyed ? Structure::Isam : Structure::Heap,
+                             .page = page,
+                             .batch = batch});
 }
 
 void bm_query(benchmark::State& state, const PaperQuerySpec* pq, std::string backend, uint32_t page, uint32_t batch,

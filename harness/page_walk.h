@@ -47,6 +47,7 @@
 #include <cstdint>
 
 #include "harness/page.h"
+#include "harness/runtime/inline.h"
 
 namespace quelkit::harness {
 
@@ -64,7 +65,7 @@ constexpr int kPrefetchNearLocality = 3, kPrefetchFarLocality = 2;
 
 // Step 2: the next page into L1 and the fourth page ahead into L2, whole, a
 // cache line at a time.
-inline __attribute__((always_inline)) void prefetch_page_ahead(const uint8_t* pg, uint32_t tuple_len) {
+QK_INLINE void prefetch_page_ahead(const uint8_t* pg, uint32_t tuple_len) {
   const uint32_t span = next_page_span(pg, tuple_len);
   const uint32_t size = span < kPrefetchMax ? span : kPrefetchMax;
   for (uint32_t o = 0; o < size; o += kPrefetchLine) {
@@ -78,7 +79,7 @@ inline __attribute__((always_inline)) void prefetch_page_ahead(const uint8_t* pg
 // Returns the line it stopped at, or nlines when it visited the whole page.
 // Always inlined, so the visit is part of the loop (no call per tuple).
 template <class Visit>
-inline __attribute__((always_inline)) uint32_t walk_page(const uint8_t* pg, uint32_t tuple_len, Visit&& visit) {
+QK_INLINE uint32_t walk_page(const uint8_t* pg, uint32_t tuple_len, Visit&& visit) {
   const uint32_t nl = page_nlines(pg);
   prefetch_page_ahead(pg, tuple_len);
   for (uint32_t i = 0; i < nl; ++i) {

@@ -10,16 +10,15 @@
 
 #include "frontend/types.h"
 #include "harness/page.h"
+#include "harness/runtime/inline.h"
 
 namespace quelkit::harness {
-
-#define QK_STORED_INLINE inline __attribute__((always_inline))
 
 template <Tk>
 inline constexpr bool kNoStoredBool = false;
 
 template <Tk S>
-QK_STORED_INLINE auto load_stored(const uint8_t* p) {
+QK_INLINE auto load_stored(const uint8_t* p) {
   if constexpr (S == Tk::I1) return int32_t(load<int8_t>(p));
   else if constexpr (S == Tk::I2) return int32_t(load<int16_t>(p));
   else if constexpr (S == Tk::I4) return load<int32_t>(p);
@@ -32,7 +31,7 @@ QK_STORED_INLINE auto load_stored(const uint8_t* p) {
 // A stored value loaded as a value of type T: its register class, or widened
 // (an integer to f4 or f8, f4 to f8) exactly as the CVT rules widen.
 template <Tk S, Tk T>
-QK_STORED_INLINE auto load_as(const uint8_t* p) {
+QK_INLINE auto load_as(const uint8_t* p) {
   static_assert(reg_class(S) == reg_class(T) || (is_int(S) && is_float(T)) || (S == Tk::F4 && T == Tk::F8),
                 "a load never narrows");
   auto v = load_stored<S>(p);
@@ -43,7 +42,7 @@ QK_STORED_INLINE auto load_as(const uint8_t* p) {
 
 // A register value stored as a field of type S (characters are copied by length).
 template <Tk S, class V>
-QK_STORED_INLINE void store_col(uint8_t* p, V v) {
+QK_INLINE void store_col(uint8_t* p, V v) {
   if constexpr (S == Tk::I1) store<int8_t>(p, int8_t(v));
   else if constexpr (S == Tk::I2) store<int16_t>(p, int16_t(v));
   else if constexpr (S == Tk::I4) store<int32_t>(p, v);
@@ -51,7 +50,5 @@ QK_STORED_INLINE void store_col(uint8_t* p, V v) {
   else if constexpr (S == Tk::F8) store<double>(p, v);
   else static_assert(kNoStoredBool<S>, "characters are stored by length");
 }
-
-#undef QK_STORED_INLINE
 
 }  // namespace quelkit::harness

@@ -14,6 +14,7 @@
 
 #include "harness/page.h"
 #include "frontend/op_rules.h"
+#include "harness/runtime/inline.h"
 #include "harness/runtime/runtime_inline.h"
 
 namespace quelkit::interp {
@@ -28,8 +29,6 @@ namespace quelkit::interp {
 }
 
 namespace {
-
-#define QI_INLINE inline __attribute__((always_inline))
 
 // Bytes of each type in a symbol or cell; 0 = any (characters).
 constexpr std::array<uint8_t, kNumTk> kWidth = [] {
@@ -62,28 +61,28 @@ static_assert(kClass[size_t(Tk::I2)][size_t(Tk::F8)] == Tk::F8 && kClass[size_t(
               kClass[size_t(Tk::I1)][size_t(Tk::I2)] == Tk::I4 && kClass[size_t(Tk::F4)][size_t(Tk::F8)] == Tk::F8 &&
               kClass[size_t(Tk::C)][size_t(Tk::I4)] == kNoTk);
 
-QI_INLINE bool is_numeric_class(Tk c) { return c == Tk::I4 || c == Tk::F4 || c == Tk::F8; }
+QK_INLINE bool is_numeric_class(Tk c) { return c == Tk::I4 || c == Tk::F4 || c == Tk::F8; }
 
-QI_INLINE double as_f8(const Cell& c) {
+QK_INLINE double as_f8(const Cell& c) {
   return c.type == Tk::F8 ? c.v.f8 : c.type == Tk::F4 ? double(c.v.f4) : double(c.v.i);
 }
-QI_INLINE float as_f4(const Cell& c) { return c.type == Tk::F4 ? c.v.f4 : float(c.v.i); }
+QK_INLINE float as_f4(const Cell& c) { return c.type == Tk::F4 ? c.v.f4 : float(c.v.i); }
 
-QI_INLINE void set_i4(Cell* c) {
+QK_INLINE void set_i4(Cell* c) {
   c->type = Tk::I4;
   c->len = 4;
 }
-QI_INLINE void set_f4(Cell* c, float v) {
+QK_INLINE void set_f4(Cell* c, float v) {
   c->type = Tk::F4;
   c->len = 4;
   c->v.f4 = v;
 }
-QI_INLINE void set_f8(Cell* c, double v) {
+QK_INLINE void set_f8(Cell* c, double v) {
   c->type = Tk::F8;
   c->len = 8;
   c->v.f8 = v;
 }
-QI_INLINE void set_b(Cell* c, bool v) {
+QK_INLINE void set_b(Cell* c, bool v) {
   c->type = Tk::B;
   c->len = 1;
   c->v.i = v;
@@ -92,7 +91,7 @@ QI_INLINE void set_b(Cell* c, bool v) {
 // An operand of a typed row whose operand type is T: integers are held as
 // int32, f4 and f8 cells are widened exactly as the binder's CVT_* nodes do.
 template <Tk T>
-QI_INLINE ir::held_t<T> operand(const Cell& c) {
+QK_INLINE ir::held_t<T> operand(const Cell& c) {
   if constexpr (T == Tk::F8) return as_f8(c);
   else if constexpr (T == Tk::F4) return as_f4(c);
   else if constexpr (T == Tk::C) return {c.v.s, c.len};
@@ -103,7 +102,7 @@ QI_INLINE ir::held_t<T> operand(const Cell& c) {
 // there is one: its operands converted to the row's types, its runtime rule,
 // its result left in a.
 template <ir::Generic G, Tk T>
-QI_INLINE int apply_row(Cell* a, const Cell* b, const Symbol* s, qk_ctx* ctx) {
+QK_INLINE int apply_row(Cell* a, const Cell* b, const Symbol* s, qk_ctx* ctx) {
   constexpr ir::Op op = [] {
     ir::Op o = ir::Op::CONST;
     ir::typed_op(G, T, &o);
@@ -140,7 +139,7 @@ QI_INLINE int apply_row(Cell* a, const Cell* b, const Symbol* s, qk_ctx* ctx) {
 // operands' run-time types decide, per tuple, which typed row applies, by the
 // operator's typing rule, as the binder decides it statically.
 template <ir::Generic G>
-QI_INLINE int apply_generic(Cell*& top, const Symbol* s, qk_ctx* ctx) {
+QK_INLINE int apply_generic(Cell*& top, const Symbol* s, qk_ctx* ctx) {
   constexpr ir::GenericInfo gi = ir::generic_info(G);
   if constexpr (gi.arity == 2) --top;
   Cell* a = top - 1;
@@ -182,7 +181,7 @@ QI_INLINE int apply_generic(Cell*& top, const Symbol* s, qk_ctx* ctx) {
 // Conversion to `to` (explicit int1..float8, and Store's conversion to the
 // column type): to integers truncating and range checked, to f4 rounded and
 // checked for infinity, to f8 exact — the typed CVT_* rules, via the helpers.
-QI_INLINE int convert(Cell* c, Tk to, const Symbol* s) {
+QK_INLINE int convert(Cell* c, Tk to, const Symbol* s) {
   const Tk from = c->type;
   if (from == to) return 0;
   const bool from_int = is_int(from), from_float = is_float(from);
@@ -226,7 +225,7 @@ QI_INLINE int convert(Cell* c, Tk to, const Symbol* s) {
 // Writes a value already converted to the column type at its width: integers
 // little-endian at 1/2/4 bytes, floats as themselves, characters truncated or
 // blank padded.
-QI_INLINE void put(uint8_t* p, const Cell& c, const Symbol* s) {
+QK_INLINE void put(uint8_t* p, const Cell& c, const Symbol* s) {
   switch (s->type) {
     case Tk::I1: harness::store<int8_t>(p, int8_t(c.v.i)); break;
     case Tk::I2: harness::store<int16_t>(p, int16_t(c.v.i)); break;

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "harness/page_walk.h"
+#include "harness/runtime/inline.h"
 #include "threaded/program.h"
 #include "threaded/steps.h"
 
@@ -62,7 +63,7 @@ constexpr auto kHandlers = make_handlers(std::make_index_sequence<size_t(kNumKin
 static_assert(kHandlers.size() == size_t(kNumKinds), "one handler per kind");
 
 // Runs from n until a handler stops; the outcome is in r0.
-inline __attribute__((always_inline)) int call_run(const Node* n, Reg* R, const uint8_t* t, qk_ctx* ctx) {
+QK_INLINE int call_run(const Node* n, Reg* R, const uint8_t* t, qk_ctx* ctx) {
   do n = n->fn(n, R, t, ctx);
   while (n);
   return R[kStatusReg].i;

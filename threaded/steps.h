@@ -15,12 +15,11 @@
 #include "harness/page.h"
 #include "harness/stored.h"
 #include "frontend/op_rules.h"
+#include "harness/runtime/inline.h"
 #include "harness/runtime/runtime_inline.h"
 #include "threaded/program.h"
 
 namespace quelkit::threaded::steps {
-
-#define QT_INLINE inline __attribute__((always_inline))
 
 template <auto>
 inline constexpr bool kNever = false;
@@ -40,7 +39,7 @@ inline constexpr bool kNever = false;
 // ---- registers and stored values ----
 
 template <Tk T>
-QT_INLINE auto rget(const Reg& r) {
+QK_INLINE auto rget(const Reg& r) {
   if constexpr (T == Tk::F4) return r.f4;
   else if constexpr (T == Tk::F8) return r.f8;
   else if constexpr (T == Tk::C) return r.s;
@@ -48,7 +47,7 @@ QT_INLINE auto rget(const Reg& r) {
 }
 
 template <Tk T, class V>
-QT_INLINE void rset(Reg& r, V v) {
+QK_INLINE void rset(Reg& r, V v) {
   if constexpr (T == Tk::F4) r.f4 = v;
   else if constexpr (T == Tk::F8) r.f8 = v;
   else if constexpr (T == Tk::C) r.s = v;
@@ -60,54 +59,19 @@ using harness::load_as;
 using harness::load_stored;
 using harness::store_col;
 
-// Copies n (< 256) bytes with overlapping fixed-size moves: character
-// attributes are short, and a variable-length memcpy became `rep movsq`,
-// whose start-up cost dominated the projection.
-QT_INLINE void copy_bytes(uint8_t* d, const uint8_t* s, uint32_t n) {
-  auto mv = [&](uint32_t at, auto tag) {
-    decltype(tag) v;
-    std::memcpy(&v, s + at, sizeof v);
-    std::memcpy(d + at, &v, sizeof v);
-  };
-  struct B16 {
-    uint64_t x[2];
-  };
-  struct B32 {
-    uint64_t x[4];
-  };
-  if (n >= 32) {
-    for (uint32_t i = 0; i + 32 < n; i += 32) mv(i, B32{});
-    mv(n - 32, B32{});
-  } else if (n >= 16) {
-    mv(0, B16{});
-    mv(n - 16, B16{});
-  } else if (n >= 8) {
-    mv(0, uint64_t{});
-    mv(n - 8, uint64_t{});
-  } else if (n >= 4) {
-    mv(0, uint32_t{});
-    mv(n - 4, uint32_t{});
-  } else if (n >= 2) {
-    mv(0, uint16_t{});
-    mv(n - 2, uint16_t{});
-  } else if (n == 1) {
-    d[0] = s[0];
-  }
-}
-
 // ---- operators: each typed row's runtime rule (frontend/op_rules.h) ----
 
 // An operand in a register, as the rule of a row with operand type T takes it
 // (characters need their length, which the node carries).
 template <Tk T>
-QT_INLINE ir::held_t<T> arg(const Reg& r, uint8_t len) {
+QK_INLINE ir::held_t<T> arg(const Reg& r, uint8_t len) {
   if constexpr (T == Tk::C) return {r.s, len};
   else return rget<reg_class(T)>(r);
 }
 
 // A rule's result into register d (a character result is already in scratch).
 template <Tk T>
-QT_INLINE void put(Reg& d, const ir::result_t<T>& v) {
+QK_INLINE void put(Reg& d, const ir::result_t<T>& v) {
   if constexpr (T == Tk::C) d.s = v.p;
   else rset<reg_class(T)>(d, v);
 }
@@ -115,7 +79,7 @@ QT_INLINE void put(Reg& d, const ir::result_t<T>& v) {
 // One catalogue operator over registers. and/or are control flow: the left
 // operand is already in d (== a); when it decides, skip the right one.
 template <ir::Op OP>
-QT_INLINE const Node* op_step(const Node* n, Reg* R, qk_ctx* ctx) {
+QK_INLINE const Node* op_step(const Node* n, Reg* R, qk_ctx* ctx) {
   constexpr ir::OpInfo row = ir::op_info(OP);
   if constexpr (row.generic == ir::Generic::And) {
     if (R[n->a].i == 0) return n + int32_t(n->off);
@@ -135,7 +99,7 @@ QT_INLINE const Node* op_step(const Node* n, Reg* R, qk_ctx* ctx) {
 // One node of kind K (every form except the two ends, which the dispatchers
 // handle because they decide what runs next).
 template <KindDesc K>
-QT_INLINE const Node* step(const Node* n, Reg* R, const uint8_t* t, uint8_t* row, qk_ctx* ctx) {
+QK_INLINE const Node* step(const Node* n, Reg* R, const uint8_t* t, uint8_t* row, qk_ctx* ctx) {
   if constexpr (K.form == Form::Op) {
     return op_step<K.op>(n, R, ctx);
   } else if constexpr (K.form == Form::Attr) {
@@ -155,14 +119,13 @@ QT_INLINE const Node* step(const Node* n, Reg* R, const uint8_t* t, uint8_t* row
     R[n->dst] = R[n->a];
   } else if constexpr (K.form == Form::Store) {
     if constexpr (K.src == Tk::C) {
-      // value alen bytes, column blen bytes; the kept bytes moved by copy_bytes
-      auto copy = [](uint8_t* d, const uint8_t* s, uint32_t k) __attribute__((always_inline)) { copy_bytes(d, s, k); };
-      rt::store_char(row + n->off, n->blen, R[n->a].s, n->alen, copy);
+      // value alen bytes, column blen bytes
+      rt::store_char(row + n->off, n->blen, R[n->a].s, n->alen);
     } else {
       store_col<K.src>(row + n->off, rget<reg_class(K.src)>(R[n->a]));
     }
   } else if constexpr (K.form == Form::Copy) {
-    if constexpr (K.src == Tk::C) copy_bytes(row + n->off2, t + n->off, n->alen);
+    if constexpr (K.src == Tk::C) rt::copy_short(row + n->off2, t + n->off, n->alen);
     else if constexpr (K.src == Tk::I1) row[n->off2] = t[n->off];
     else if constexpr (K.src == Tk::I2) std::memcpy(row + n->off2, t + n->off, 2);
     else if constexpr (K.src == Tk::I4 || K.src == Tk::F4) std::memcpy(row + n->off2, t + n->off, 4);

@@ -13,13 +13,12 @@
 
 #include "frontend/op_rules.h"
 #include "harness/stored.h"
+#include "harness/runtime/inline.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {
 
 namespace {
-
-#define QV_INLINE inline __attribute__((always_inline))
 
 // The vector slot of a value held as type T (its register class).
 template <Tk T>
@@ -28,33 +27,6 @@ using slot_t = std::conditional_t<T == Tk::C, const uint8_t*, ir::held_t<reg_cla
 using harness::load_as;
 using harness::load_stored;
 using harness::store_col;
-
-// Short byte strings (attributes are at most 255 bytes) copied by 16-, 8-,
-// 4-byte words, the last word overlapping the one before: a variable-length
-// memcpy call costs more than the copy.
-template <class W>
-QV_INLINE void move_word(uint8_t* d, const uint8_t* s) {
-  W w;
-  std::memcpy(&w, s, sizeof w);
-  std::memcpy(d, &w, sizeof w);
-}
-QV_INLINE void copy_chars(uint8_t* d, const uint8_t* s, uint32_t n) {
-  struct W16 {
-    uint64_t lo, hi;
-  };
-  if (n >= 16) {
-    for (uint32_t at = 0; at + 16 < n; at += 16) move_word<W16>(d + at, s + at);
-    move_word<W16>(d + n - 16, s + n - 16);
-  } else if (n >= 8) {
-    move_word<uint64_t>(d, s);
-    move_word<uint64_t>(d + n - 8, s + n - 8);
-  } else if (n >= 4) {
-    move_word<uint32_t>(d, s);
-    move_word<uint32_t>(d + n - 4, s + n - 4);
-  } else {
-    for (uint32_t at = 0; at < n; ++at) d[at] = s[at];
-  }
-}
 
 // Operand A (the instruction's a / alen / off) or B (b / blen) of a row with
 // operand type T, read as the primitive's operand way O says: hoisted out of
@@ -85,7 +57,7 @@ struct Reader {
       off = in.off;
     }
   }
-  QV_INLINE Held operator()(uint32_t i) const {
+  QK_INLINE Held operator()(uint32_t i) const {
     slot_t<T> v;
     if constexpr (O.src == Src::Vec) v = vec[i];
     else if constexpr (O.src == Src::Scalar) v = scalar;
@@ -100,7 +72,7 @@ struct Reader {
 // The count and indexes are read once: stores through byte pointers (rows,
 // character results) could otherwise alias them.
 template <class F>
-QV_INLINE void each(const Sel& s, F&& f) {
+QK_INLINE void each(const Sel& s, F&& f) {
   const uint32_t n = s.n;
   if (s.full) {
     for (uint32_t i = 0; i < n; ++i) f(i);
@@ -115,7 +87,7 @@ QV_INLINE void each(const Sel& s, F&& f) {
 // that can ORs the statuses and, only if one failed, runs again to flag the
 // failing tuples (rules are pure: the second run computes the same values).
 template <uint16_t Errors, class F>
-QV_INLINE void compute(const Sel& s, const Instr& in, Batch& b, F&& one) {
+QK_INLINE void compute(const Sel& s, const Instr& in, Batch& b, F&& one) {
   if constexpr (Errors == 0) {
     each(s, [&](uint32_t i) { (void)one(i); });
   } else {
@@ -129,7 +101,7 @@ QV_INLINE void compute(const Sel& s, const Instr& in, Batch& b, F&& one) {
 }
 
 template <PrimDesc D>
-QV_INLINE void value(const Instr& in, Batch& b) {
+QK_INLINE void value(const Instr& in, Batch& b) {
   constexpr ir::OpInfo row = ir::op_info(D.op);
   static_assert(ir::has_rule<D.op>, "an operator without a runtime rule");
   Reader<D.a, row.left, true> A(in, b);
@@ -165,7 +137,7 @@ QV_INLINE void value(const Instr& in, Batch& b) {
 }
 
 template <PrimDesc D>
-QV_INLINE void select(const Instr& in, Batch& b) {
+QK_INLINE void select(const Instr& in, Batch& b) {
   constexpr ir::OpInfo row = ir::op_info(D.op);
   static_assert(ir::has_rule<D.op> && row.arity == 2, "a comparison is a binary rule");
   Reader<D.a, row.left, true> A(in, b);
@@ -198,7 +170,7 @@ QV_INLINE void select(const Instr& in, Batch& b) {
 }
 
 template <PrimDesc D>
-QV_INLINE void gather(const Instr& in, Batch& b) {
+QK_INLINE void gather(const Instr& in, Batch& b) {
   slot_t<D.to>* out = b.vec<slot_t<D.to>>(in.dst);
   const uint8_t* const* t = b.tuple;
   const uint32_t off = in.off;
@@ -207,7 +179,7 @@ QV_INLINE void gather(const Instr& in, Batch& b) {
 
 // Row k of the projection gets the k-th selected tuple's value.
 template <class F>
-QV_INLINE void each_row(const Sel& s, F&& f) {
+QK_INLINE void each_row(const Sel& s, F&& f) {
   const uint32_t n = s.n;
   if (s.full) {
     for (uint32_t k = 0; k < n; ++k) f(k, k);
@@ -218,19 +190,17 @@ QV_INLINE void each_row(const Sel& s, F&& f) {
 }
 
 template <PrimDesc D>
-QV_INLINE void store(const Instr& in, Batch& b) {
+QK_INLINE void store(const Instr& in, Batch& b) {
   constexpr Tk S = D.src;
   Reader<D.a, S, true> A(in, b);
   uint8_t* const rows = b.rows + in.out;
   const size_t row_len = b.row_len;
   [[maybe_unused]] const uint32_t width = in.width;
-  each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) {
+  each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) QK_INLINE_LAMBDA {
     uint8_t* at = rows + k * row_len;
     if constexpr (S == Tk::C) {
       rt::Chars v = A(i);  // value alen bytes, column width bytes: truncated or blank padded
-      uint32_t len = v.n < width ? v.n : width;
-      copy_chars(at, v.p, len);
-      std::memset(at + len, ' ', width - len);
+      rt::store_char(at, width, v.p, v.n);
     } else {
       store_col<S>(at, A(i));
     }
@@ -238,16 +208,16 @@ QV_INLINE void store(const Instr& in, Batch& b) {
 }
 
 template <PrimDesc D>
-QV_INLINE void copy(const Instr& in, Batch& b) {
+QK_INLINE void copy(const Instr& in, Batch& b) {
   constexpr Tk S = D.src;
   uint8_t* rows = b.rows + in.out;
   const size_t row_len = b.row_len;
   const uint8_t* const* t = b.tuple;
   const uint32_t off = in.off, len = in.alen;
-  each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) {
+  each_row(b.sels[in.sel], [&](uint32_t k, uint32_t i) QK_INLINE_LAMBDA {
     uint8_t* at = rows + k * row_len;
     const uint8_t* from = t[i] + off;
-    if constexpr (S == Tk::C) copy_chars(at, from, len);
+    if constexpr (S == Tk::C) rt::copy_short(at, from, len);
     else if constexpr (S == Tk::I1) *at = *from;
     else if constexpr (S == Tk::I2) std::memcpy(at, from, 2);
     else if constexpr (S == Tk::I4 || S == Tk::F4) std::memcpy(at, from, 4);
@@ -256,7 +226,7 @@ QV_INLINE void copy(const Instr& in, Batch& b) {
 }
 
 // or: what the left operand left open. b is a subset of a.
-QV_INLINE void sel_diff(const Instr& in, Batch& b) {
+QK_INLINE void sel_diff(const Instr& in, Batch& b) {
   const Sel& x = b.sels[in.a];
   const Sel& y = b.sels[in.b];
   Sel& o = b.sels[in.dst];
@@ -281,7 +251,7 @@ QV_INLINE void sel_diff(const Instr& in, Batch& b) {
 }
 
 // or's outcome: the tuples either side selected (disjoint), in order.
-QV_INLINE void sel_union(const Instr& in, Batch& b) {
+QK_INLINE void sel_union(const Instr& in, Batch& b) {
   const Sel& x = b.sels[in.a];
   const Sel& y = b.sels[in.b];
   Sel& o = b.sels[in.dst];

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "harness/runtime/runtime.h"
+#include "harness/runtime/inline.h"
 
 namespace quelkit::rt {
 
@@ -26,21 +27,14 @@ inline std::string_view strip(std::string_view s) noexcept {
 }
 
 // A character column holds exactly `width` bytes: a value of `len` bytes is
-// stored truncated to the width, or followed by blanks up to it. `copy`
-// moves the kept bytes; callers with a faster copy for short values (the
-// threaded tree) pass theirs, the rest take memcpy. Always inlined: the
-// threaded tree's store handler must stay one straight run of moves. The JITs
-// emit the same copy and fill inline (jit/codegen.cpp, project).
-template <class Copy>
-[[gnu::always_inline]] inline void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len,
-                                              Copy copy) noexcept {
+// stored truncated to the width, or followed by blanks up to it. Always
+// inlined: the store handlers of threaded code and the vector primitives must
+// stay one straight run of moves. The JITs emit the same copy and fill inline
+// (jit/codegen.cpp, project); the stencils fill without memset (jit/stencil/bodies.h).
+QK_INLINE void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len) noexcept {
   const uint32_t n = len < width ? len : width;
-  copy(dst, src, n);
+  copy_short(dst, src, n);
   std::memset(dst + n, ' ', width - n);
-}
-[[gnu::always_inline]] inline void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len) noexcept {
-  store_char(dst, width, src, len,
-             [](uint8_t* d, const uint8_t* s, uint32_t n) __attribute__((always_inline)) { std::memcpy(d, s, n); });
 }
 
 inline int char_cmp(const uint8_t* a, uint32_t alen, const uint8_t* b, uint32_t blen) {

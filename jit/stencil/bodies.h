@@ -30,11 +30,11 @@
 #include "frontend/op_rules.h"
 #include "harness/page.h"
 #include "harness/page_walk.h"
+#include "harness/runtime/inline.h"
 #include "harness/runtime/runtime.h"
 #include "jit/stencil/variants.h"
 
 #define QS_CC __attribute__((preserve_none))
-#define QS_INLINE inline __attribute__((always_inline))
 // The chain's state, in registers: the tuple, the frame, the context, the
 // output row, the page and line (fused), a refined kernel's selection vector
 // length (fused; the rows written are where the row pointer got to), the
@@ -76,40 +76,40 @@ enum class Go { Next, Jump, Error, Return };
 // A 32-bit hole used as an offset: added to a base, it folds into the
 // instruction's displacement.
 #define QS_OFF(H) (reinterpret_cast<uintptr_t>(H))
-QS_INLINE uint32_t len_hole(const char* h) { return uint32_t(reinterpret_cast<uintptr_t>(h)); }
+QK_INLINE uint32_t len_hole(const char* h) { return uint32_t(reinterpret_cast<uintptr_t>(h)); }
 // A 64-bit hole. The compiler may not reason about its value (the address of
 // a declared object is never null, but a constant may well be zero).
-QS_INLINE uint64_t k_hole(const char* h) {
+QK_INLINE uint64_t k_hole(const char* h) {
   uint64_t v = reinterpret_cast<uintptr_t>(h);
   asm("" : "+r"(v));
   return v;
 }
 
 template <class T>
-QS_INLINE T ld(const uint8_t* p) {
+QK_INLINE T ld(const uint8_t* p) {
   T v;
   __builtin_memcpy(&v, p, sizeof v);
   return v;
 }
 template <class T>
-QS_INLINE void st(uint8_t* p, T v) {
+QK_INLINE void st(uint8_t* p, T v) {
   __builtin_memcpy(p, &v, sizeof v);
 }
 
 template <int W>
-QS_INLINE const char* off_h() {
+QK_INLINE const char* off_h() {
   if constexpr (W == 0) return _JIT_A_OFF;
   else if constexpr (W == 1) return _JIT_B_OFF;
   else return _JIT_D_OFF;
 }
 template <int W>
-QS_INLINE const char* len_h() {
+QK_INLINE const char* len_h() {
   if constexpr (W == 0) return _JIT_A_LEN;
   else if constexpr (W == 1) return _JIT_B_LEN;
   else return _JIT_D_LEN;
 }
 template <int W>
-QS_INLINE const char* k_h() {
+QK_INLINE const char* k_h() {
   if constexpr (W == 0) return _JIT_A_K;
   else return _JIT_B_K;
 }
@@ -117,7 +117,7 @@ QS_INLINE const char* k_h() {
 // ---- operands
 
 template <Tk S>
-QS_INLINE auto load_stored(const uint8_t* p) {
+QK_INLINE auto load_stored(const uint8_t* p) {
   if constexpr (S == Tk::I1) return int32_t(ld<int8_t>(p));
   else if constexpr (S == Tk::I2) return int32_t(ld<int16_t>(p));
   else if constexpr (S == Tk::I4) return ld<int32_t>(p);
@@ -127,7 +127,7 @@ QS_INLINE auto load_stored(const uint8_t* p) {
 
 // A number of register class R from the bits of a constant hole.
 template <Tk R>
-QS_INLINE ir::held_t<R> from_bits(uint64_t b) {
+QK_INLINE ir::held_t<R> from_bits(uint64_t b) {
   if constexpr (R == Tk::F8) return __builtin_bit_cast(double, b);
   else if constexpr (R == Tk::F4) return __builtin_bit_cast(float, uint32_t(b));
   else return int32_t(uint32_t(b));
@@ -135,7 +135,7 @@ QS_INLINE ir::held_t<R> from_bits(uint64_t b) {
 
 // Where a character or memory operand's bytes are.
 template <Loc L, int W>
-QS_INLINE const uint8_t* place(const St& s) {
+QK_INLINE const uint8_t* place(const St& s) {
   if constexpr (L.w == Where::Tuple) return s.t + QS_OFF(off_h<W>());
   else if constexpr (L.w == Where::Param) return s.ctx->params + QS_OFF(off_h<W>());
   else if constexpr (L.w == Where::Scratch) return s.ctx->scratch + QS_OFF(off_h<W>());
@@ -149,17 +149,17 @@ QS_INLINE const uint8_t* place(const St& s) {
 // dependency, but across stencils it cannot see the register's last writer,
 // and a chain through the previous tuple's conversion would serialise the
 // page loop.
-QS_INLINE double to_f8(int32_t v) {
+QK_INLINE double to_f8(int32_t v) {
   double d;
   asm("xorps %0, %0\n\tcvtsi2sdl %1, %0" : "=&x"(d) : "r"(v));
   return d;
 }
-QS_INLINE float to_f4(int32_t v) {
+QK_INLINE float to_f4(int32_t v) {
   float d;
   asm("xorps %0, %0\n\tcvtsi2ssl %1, %0" : "=&x"(d) : "r"(v));
   return d;
 }
-QS_INLINE double to_f8(float v) {
+QK_INLINE double to_f8(float v) {
   double d;
   asm("xorps %0, %0\n\tcvtss2sd %1, %0" : "=&x"(d) : "x"(v));
   return d;
@@ -167,7 +167,7 @@ QS_INLINE double to_f8(float v) {
 
 // Operand W (0: a, 1: b) at L, as the rule of a row with operand type T takes it.
 template <Loc L, Tk T, int W>
-QS_INLINE ir::held_t<T> get(const St& s) {
+QK_INLINE ir::held_t<T> get(const St& s) {
   constexpr Tk R = reg(T);
   if constexpr (T == Tk::C) {
     return rt::Chars{place<L, W>(s), len_hole(len_h<W>())};
@@ -185,38 +185,10 @@ QS_INLINE ir::held_t<T> get(const St& s) {
   }
 }
 
-// Copies n (< 256) bytes with overlapping fixed-size moves (as threaded code
-// does): n is a hole, so the branches are always predicted.
-QS_INLINE void copy_bytes(uint8_t* d, const uint8_t* s, uint32_t n) {
-  auto mv = [&](uint32_t at, auto tag) {
-    decltype(tag) v;
-    __builtin_memcpy(&v, s + at, sizeof v);
-    __builtin_memcpy(d + at, &v, sizeof v);
-  };
-  struct B16 {
-    uint64_t x[2];
-  };
-  if (n >= 16) {
-    for (uint32_t i = 0; i + 16 < n; i += 16) mv(i, B16{});
-    mv(n - 16, B16{});
-  } else if (n >= 8) {
-    mv(0, uint64_t{});
-    mv(n - 8, uint64_t{});
-  } else if (n >= 4) {
-    mv(0, uint32_t{});
-    mv(n - 4, uint32_t{});
-  } else if (n >= 2) {
-    mv(0, uint16_t{});
-    mv(n - 2, uint16_t{});
-  } else if (n == 1) {
-    d[0] = s[0];
-  }
-}
-
 // ---- the stencils
 
 template <Desc D>
-QS_INLINE Go op(St& s) {
+QK_INLINE Go op(St& s) {
   constexpr ir::OpInfo r = ir::op_info(D.op);
   ir::result_t<r.result> res{};
   if constexpr (r.result == Tk::C) res = {s.ctx->scratch + QS_OFF(_JIT_D_OFF), len_hole(_JIT_D_LEN)};
@@ -234,7 +206,7 @@ QS_INLINE Go op(St& s) {
 }
 
 template <Desc D>
-QS_INLINE Go branch(St& s) {
+QK_INLINE Go branch(St& s) {
   constexpr ir::OpInfo r = ir::op_info(D.op);
   int32_t res = 0;
   ir::rule_of<D.op>(get<D.a, r.left, 0>(s), get<D.b, r.right, 1>(s), &res);
@@ -242,7 +214,7 @@ QS_INLINE Go branch(St& s) {
 }
 
 template <Desc D>
-QS_INLINE Go select(St& s) {
+QK_INLINE Go select(St& s) {
   constexpr ir::OpInfo r = ir::op_info(D.op);
   int32_t res = 0;
   ir::rule_of<D.op>(get<D.a, r.left, 0>(s), get<D.b, r.right, 1>(s), &res);
@@ -251,13 +223,13 @@ QS_INLINE Go select(St& s) {
 }
 
 template <Desc D>
-QS_INLINE Go store(St& s) {
+QK_INLINE Go store(St& s) {
   constexpr Tk c = D.t;
   uint8_t* dst = s.row + QS_OFF(_JIT_D_OFF);
   if constexpr (c == Tk::C) {
     const uint32_t vlen = len_hole(_JIT_A_LEN), width = len_hole(_JIT_D_LEN);
     const uint32_t k = vlen < width ? vlen : width;
-    copy_bytes(dst, place<D.a, 0>(s), k);
+    rt::copy_short(dst, place<D.a, 0>(s), k);  // k is a hole: its branches are always predicted
     for (uint32_t i = k; i < width; ++i) dst[i] = ' ';
   } else if constexpr (D.a.memory()) {
     // Stored as the column is: the bytes as they are.
@@ -275,7 +247,7 @@ QS_INLINE Go store(St& s) {
 }
 
 template <Desc D>
-QS_INLINE Go body(St& s) {
+QK_INLINE Go body(St& s) {
   if constexpr (D.kind == Kind::Op) {
     return op<D>(s);
   } else if constexpr (D.kind == Kind::Branch) {

@@ -2,36 +2,37 @@
 // against the independent Python oracle's answers (test/oracle/expected.json:
 // row counts and checksums computed without any quelkit code).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <sstream>
 
 #include "harness/checksum.h"
-#include "json_mini.h"
 #include "support.h"
 
 namespace quelkit::test {
 namespace {
 
-const Json& expected() {
-  static Json j = [] {
+using nlohmann::json;
+
+const json& expected() {
+  static json j = [] {
     std::ifstream f(std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/expected.json");
     std::stringstream ss;
     ss << f.rdbuf();
-    return Json::parse(ss.str());
+    return json::parse(ss.str());
   }();
   return j;
 }
 
-
 class PaperQueries : public ::testing::TestWithParam<std::string> {
  protected:
-  void check(Kit& k, char q, const Json& want) {
+  void check(Kit& k, char q, const json& want) {
     RunResult r = k.run(kPaperQueries[q - 'a']);
     ASSERT_TRUE(r.ok) << r.err;
     const auto& rep = k.last_report();
-    EXPECT_EQ(rep.stats.rows_out, uint64_t(want["rows"].num)) << "query " << q;
-    EXPECT_EQ(harness::checksum_hex(rep.stats.checksum), want["checksum"].str) << "query " << q;
+    EXPECT_EQ(rep.stats.rows_out, uint64_t(want.at("rows").get<double>())) << "query " << q;
+    EXPECT_EQ(harness::checksum_hex(rep.stats.checksum), want.at("checksum").get<std::string>()) << "query " << q;
   }
 };
 
@@ -42,7 +43,7 @@ TEST_P(PaperQueries, HeapQueriesMatchOracle) {
     ASSERT_TRUE(k.run("range of p is parts").ok);
     for (char q : {'a', 'b', 'c', 'd', 'e'}) {  // (e) as a full scan
       SCOPED_TRACE(std::string("size ") + n);
-      check(k, q, expected()["queries"][n][std::string(1, q)]);
+      check(k, q, expected().at("queries").at(n).at(std::string(1, q)));
     }
   }
 }
@@ -53,7 +54,7 @@ TEST_P(PaperQueries, KeyedQueriesMatchOracleOnIsamAndHash) {
     Kit k(GetParam(), harness::OutFormat::None);
     k.add_parts(3360, true, s);
     ASSERT_TRUE(k.run("range of p is parts range of q is parts").ok);
-    for (char q : {'e', 'f', 'g', 'h', 'i'}) check(k, q, expected()["keyed"]["3360"][std::string(1, q)]);
+    for (char q : {'e', 'f', 'g', 'h', 'i'}) check(k, q, expected().at("keyed").at("3360").at(std::string(1, q)));
   }
 }
 

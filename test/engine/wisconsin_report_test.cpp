@@ -5,6 +5,7 @@
 // the state restored off the clock), bad options exit 2 with a message. And
 // the QUEL-to-SQL translation its SQLite cells use. No test asserts a speed.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -20,15 +21,16 @@
 #include "measure/quel_sql.h"
 #include "frontend/frontend.h"
 #include "harness/session.h"
-#include "test/engine/json_mini.h"
 #include "test/engine/shell.h"
 
 namespace quelkit::test {
 namespace {
 
+using nlohmann::json;
+
 struct Report {
   Out out;
-  Json doc;
+  json doc;
 };
 
 // One run with --out into a fresh directory; the JSON it wrote.
@@ -40,7 +42,7 @@ Report run_report(const std::string& args) {
   std::ifstream f(std::string(dir) + "/wisconsin.json");
   std::stringstream ss;
   ss << f.rdbuf();
-  if (!ss.str().empty()) r.doc = Json::parse(ss.str());
+  if (!ss.str().empty()) r.doc = json::parse(ss.str());
   std::filesystem::remove_all(dir);
   return r;
 }
@@ -57,23 +59,26 @@ TEST(WisconsinReport, QuickRunsEveryBackendAndSqliteAndTheyAgree) {
   for (const auto& [b, m] : harness::parse_backend_list("all", /*measured=*/true)) want.insert(b + ":" + m);
   std::set<std::string> seen, figures;
   std::map<std::string, std::pair<std::string, double>> first;  // id -> (backend, rows)
-  ASSERT_TRUE(r.doc.has("results"));
-  for (const Json& c : r.doc["results"].arr) {
-    seen.insert(c["backend"].str);
-    figures.insert(c["figure"].str);
-    auto [it, fresh] = first.emplace(c["id"].str, std::make_pair(c["backend"].str, c["rows"].num));
-    EXPECT_EQ(c["rows"].num, it->second.second) << c["id"].str << ": " << c["backend"].str << " vs " << it->second.first;
-    EXPECT_GE(c["timed_runs"].num, 1) << c["id"].str << " " << c["backend"].str;
+  ASSERT_TRUE(r.doc.contains("results"));
+  for (const json& c : r.doc.at("results")) {
+    seen.insert(c.at("backend").get<std::string>());
+    figures.insert(c.at("figure").get<std::string>());
+    auto [it, fresh] = first.emplace(c.at("id").get<std::string>(),
+                                     std::make_pair(c.at("backend").get<std::string>(), c.at("rows").get<double>()));
+    EXPECT_EQ(c.at("rows").get<double>(), it->second.second)
+        << c.at("id").get<std::string>() << ": " << c.at("backend").get<std::string>() << " vs " << it->second.first;
+    EXPECT_GE(c.at("timed_runs").get<double>(), 1)
+        << c.at("id").get<std::string>() << " " << c.at("backend").get<std::string>();
   }
   EXPECT_EQ(seen, want);
   EXPECT_EQ(figures, (std::set<std::string>{"2.1", "2.4", "2.5", "2.6", "agg"}));
   // The prepare table leads each statement with its plans: the fewest any
   // back end prepared (the interpreter lowers once per substitution).
   std::map<std::string, double> plans;
-  for (const Json& c : r.doc["results"].arr) {
-    if (c["backend"].str == "sqlite") continue;
-    auto [it, fresh] = plans.emplace(c["id"].str, c["prepares"].num);
-    if (!fresh) it->second = std::min(it->second, c["prepares"].num);
+  for (const json& c : r.doc.at("results")) {
+    if (c.at("backend").get<std::string>() == "sqlite") continue;
+    auto [it, fresh] = plans.emplace(c.at("id").get<std::string>(), c.at("prepares").get<double>());
+    if (!fresh) it->second = std::min(it->second, c.at("prepares").get<double>());
   }
   const size_t table = r.out.text.find("prepare (cold, warm process)");
   for (const auto& [id, n] : plans) {
@@ -90,31 +95,33 @@ TEST(WisconsinReport, UpdatesRunEachRepetitionOnAFreshCopy) {
   Report r = run_report("--figures 2.1 --reps 4 --structure heap,isam -b interp,threaded");
   ASSERT_EQ(r.out.status, 0) << r.out.text;
   // The settings that made the file, as given (and as --quick set them).
-  const Json& set = r.doc["settings"];
-  EXPECT_EQ(set["structures"].arr.size(), 2u);
-  EXPECT_EQ(set["backends"].arr.at(0).str, "interp:switch");
-  EXPECT_EQ(set["figures"].arr.at(0).str, "2.1");
-  EXPECT_EQ(set["cold_runs"].num, 1);
-  EXPECT_EQ(set["jit_cpu"].str, "generic");
+  const json& set = r.doc.at("settings");
+  EXPECT_EQ(set.at("structures").size(), 2u);
+  EXPECT_EQ(set.at("backends").at(0).get<std::string>(), "interp:switch");
+  EXPECT_EQ(set.at("figures").at(0).get<std::string>(), "2.1");
+  EXPECT_EQ(set.at("cold_runs").get<double>(), 1);
+  EXPECT_EQ(set.at("jit_cpu").get<std::string>(), "generic");
   int updates = 0;
-  for (const Json& c : r.doc["results"].arr) {
-    const std::string kind = c["kind"].str, what = c["id"].str + " " + c["structure"].str + " " + c["backend"].str;
-    EXPECT_EQ(c["rows_min"].num, c["rows_max"].num) << what;
-    EXPECT_EQ(c["rows_min"].num, c["rows"].num) << what;
+  for (const json& c : r.doc.at("results")) {
+    const std::string kind = c.at("kind").get<std::string>(), what = c.at("id").get<std::string>() + " " +
+                                                                     c.at("structure").get<std::string>() + " " +
+                                                                     c.at("backend").get<std::string>();
+    EXPECT_EQ(c.at("rows_min").get<double>(), c.at("rows_max").get<double>()) << what;
+    EXPECT_EQ(c.at("rows_min").get<double>(), c.at("rows").get<double>()) << what;
     if (kind != "append" && kind != "delete" && kind != "replace") continue;
     ++updates;
     // 5 x 4 repetitions of one run each; the calibrating run before them is
     // not timed (it was counted once: 21).
-    EXPECT_EQ(c["timed_runs"].num, 20) << what;
+    EXPECT_EQ(c.at("timed_runs").get<double>(), 20) << what;
     // An append of constants reads no tuple: no per-tuple figure (it was 0).
     if (kind == "append") {
-      EXPECT_EQ(c["per_tuple_ns"].kind, Json::Null) << what;
+      EXPECT_TRUE(c.at("per_tuple_ns").is_null()) << what;
     }
     // The study's single-tuple updates, each undone by a later one: one row
     // each. Had an append's repetitions not each started from the state
     // before it, the delete after it would find several appended tuples; had
     // the delete's or a replace's not, they would find none after their first.
-    EXPECT_EQ(c["rows"].num, 1) << what;
+    EXPECT_EQ(c.at("rows").get<double>(), 1) << what;
   }
   EXPECT_EQ(updates, 2 * 3 * 8);  // two structures, three cells, eight updates in fig2_1.quel
 }
@@ -129,26 +136,29 @@ TEST(WisconsinReport, LargerSizesRunWhatFindsItsTuples) {
   std::map<std::string, double> study;
   std::set<double> sizes;
   int larger = 0;
-  for (const Json& c : r.doc["results"].arr) {
-    sizes.insert(c["tuples"].num);
-    EXPECT_EQ(c["structure"].str, "heap");
-    if (c["tuples"].num == 1000) {
-      EXPECT_TRUE(study.emplace(c["id"].str, c["rows"].num).second) << c["id"].str << " twice";
+  for (const json& c : r.doc.at("results")) {
+    sizes.insert(c.at("tuples").get<double>());
+    EXPECT_EQ(c.at("structure").get<std::string>(), "heap");
+    if (c.at("tuples").get<double>() == 1000) {
+      EXPECT_TRUE(study.emplace(c.at("id").get<std::string>(), c.at("rows").get<double>()).second)
+          << c.at("id").get<std::string>() << " twice";
       continue;
     }
     ++larger;
-    EXPECT_EQ(c["kind"].str.rfind("retrieve", 0), 0u) << c["id"].str;
-    ASSERT_TRUE(study.count(c["id"].str)) << c["id"].str;
-    if (study[c["id"].str] > 0) {
-      EXPECT_GT(c["rows"].num, 0) << c["id"].str << " " << c["text"].str;
+    EXPECT_EQ(c.at("kind").get<std::string>().rfind("retrieve", 0), 0u) << c.at("id").get<std::string>();
+    ASSERT_TRUE(study.count(c.at("id").get<std::string>())) << c.at("id").get<std::string>();
+    if (study[c.at("id").get<std::string>()] > 0) {
+      EXPECT_GT(c.at("rows").get<double>(), 0)
+          << c.at("id").get<std::string>() << " " << c.at("text").get<std::string>();
     }
   }
   EXPECT_EQ(sizes, (std::set<double>{1000, 3000}));
   EXPECT_GT(larger, 10);
   // The exact matches of the tuple the script appends and replaces.
-  for (const Json& c : r.doc["results"].arr)
-    if (c["tuples"].num == 3000) {
-      EXPECT_TRUE(c["id"].str != "2.1.20" && c["id"].str != "2.1.23") << c["id"].str;
+  for (const json& c : r.doc.at("results"))
+    if (c.at("tuples").get<double>() == 3000) {
+      EXPECT_TRUE(c.at("id").get<std::string>() != "2.1.20" && c.at("id").get<std::string>() != "2.1.23")
+          << c.at("id").get<std::string>();
     }
 }
 

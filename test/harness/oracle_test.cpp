@@ -4,6 +4,7 @@
 // give the oracle's row counts and checksums (test/oracle/expected.json); the
 // corpus's Wisconsin and aggregate checksums must be the oracle's.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +14,6 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <variant>
 
 #include "harness/checksum.h"
 #include "harness/parts.h"
@@ -24,62 +24,9 @@ namespace quelkit::test {
 namespace {
 
 using namespace harness;
+using nlohmann::json;
 
 const std::string kOracle = std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/oracle.py";
-
-// Just enough JSON for expected.json: objects, arrays, strings, integers.
-struct Json {
-  std::variant<std::monostate, int64_t, std::string, std::vector<Json>, std::map<std::string, Json>> v;
-  const Json& operator[](const std::string& k) const { return std::get<4>(v).at(k); }
-  const std::string& str() const { return std::get<2>(v); }
-  int64_t num() const { return std::get<1>(v); }
-  const std::vector<Json>& arr() const { return std::get<3>(v); }
-};
-
-struct JsonParser {
-  const std::string& t;
-  size_t i = 0;
-  void ws() {
-    while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
-  }
-  Json value() {
-    ws();
-    Json j;
-    if (t.at(i) == '{') {
-      std::map<std::string, Json> m;
-      ++i;
-      for (ws(); t.at(i) != '}'; ws()) {
-        std::string k = value().str();
-        ws();
-        ++i;  // ':'
-        m[k] = value();
-        ws();
-        if (t.at(i) == ',') ++i;
-      }
-      ++i;
-      j.v = std::move(m);
-    } else if (t[i] == '[') {
-      std::vector<Json> a;
-      ++i;
-      for (ws(); t.at(i) != ']'; ws()) {
-        a.push_back(value());
-        ws();
-        if (t.at(i) == ',') ++i;
-      }
-      ++i;
-      j.v = std::move(a);
-    } else if (t[i] == '"') {
-      size_t e = t.find('"', i + 1);
-      j.v = t.substr(i + 1, e - i - 1);
-      i = e + 1;
-    } else {
-      size_t used = 0;
-      j.v = int64_t(std::stoll(t.substr(i), &used));
-      i += used;
-    }
-    return j;
-  }
-};
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -88,9 +35,8 @@ std::string slurp(const std::string& path) {
   return os.str();
 }
 
-const Json& expected() {
-  static const std::string text = slurp(std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/expected.json");
-  static const Json j = JsonParser{text}.value();
+const json& expected() {
+  static const json j = json::parse(slurp(std::string(QUELKIT_SOURCE_DIR) + "/test/oracle/expected.json"));
   return j;
 }
 
@@ -106,9 +52,9 @@ std::string run(const std::string& cmd) {
   return out;
 }
 
-void expect_result(const Json& want, const Checksum& got, const std::string& what) {
-  EXPECT_EQ(uint64_t(want["rows"].num()), got.rows) << what;
-  EXPECT_EQ(want["checksum"].str(), checksum_hex(got.sum)) << what;
+void expect_result(const json& want, const Checksum& got, const std::string& what) {
+  EXPECT_EQ(uint64_t(want.at("rows").get<int64_t>()), got.rows) << what;
+  EXPECT_EQ(want.at("checksum").get<std::string>(), checksum_hex(got.sum)) << what;
 }
 
 // Attribute readers for PARTS tuples of either pnum width.
@@ -181,14 +127,14 @@ TEST(Oracle, ExpectedJsonIsCurrent) {
 
 TEST(Oracle, HeldBackKeys) {
   std::vector<int32_t> want;
-  for (const Json& k : expected()["held_back"]["3360"].arr()) want.push_back(int32_t(k.num()));
+  for (const json& k : expected().at("held_back").at("3360")) want.push_back(int32_t(k.get<int64_t>()));
   EXPECT_EQ(parts_held_back(3360), want);
 }
 
 // (a)-(e) on heaps of 1, 210 and 3360 narrow tuples ((e) as a full scan).
 TEST(Oracle, QueriesAToEOnTheHeap) {
   for (uint64_t n : {1, 210, 3360}) {
-    const Json& want = expected()["queries"][std::to_string(n)];
+    const json& want = expected().at("queries").at(std::to_string(n));
     auto rel = make_parts(n, false, Structure::Heap);
     PartsView p{rel->schema()};
     Schema i2 = Schema::packed({{"x", Type::i2()}});
@@ -213,11 +159,11 @@ TEST(Oracle, QueriesAToEOnTheHeap) {
       }
     });
     std::string at = " at " + std::to_string(n);
-    expect_result(want["a"], a, "a" + at);
-    expect_result(want["b"], b, "b" + at);
-    expect_result(want["c"], c, "c" + at);
-    expect_result(want["d"], d, "d" + at);
-    expect_result(want["e"], e, "e" + at);
+    expect_result(want.at("a"), a, "a" + at);
+    expect_result(want.at("b"), b, "b" + at);
+    expect_result(want.at("c"), c, "c" + at);
+    expect_result(want.at("d"), d, "d" + at);
+    expect_result(want.at("e"), e, "e" + at);
   }
 }
 
@@ -225,7 +171,7 @@ TEST(Oracle, QueriesAToEOnTheHeap) {
 // key lookup exactly as tuple substitution does it, so the access paths are
 // checked against the oracle too.
 TEST(Oracle, QueriesEToI) {
-  const Json& want = expected()["keyed"]["3360"];
+  const json& want = expected().at("keyed").at("3360");
   for (Structure st : {Structure::Isam, Structure::Hash}) {
     auto rel = make_parts(3360, true, st);
     PartsView p{rel->schema()};
@@ -258,11 +204,11 @@ TEST(Oracle, QueriesEToI) {
       });
     });
     std::string at = std::string(" on ") + structure_name(st);
-    expect_result(want["e"], e, "e" + at);
-    expect_result(want["f"], f, "f" + at);
-    expect_result(want["g"], g, "g" + at);
-    expect_result(want["h"], h, "h" + at);
-    expect_result(want["i"], i, "i" + at);
+    expect_result(want.at("e"), e, "e" + at);
+    expect_result(want.at("f"), f, "f" + at);
+    expect_result(want.at("g"), g, "g" + at);
+    expect_result(want.at("h"), h, "h" + at);
+    expect_result(want.at("i"), i, "i" + at);
   }
 }
 
