@@ -232,9 +232,9 @@ benchmark::internal::Benchmark* timed(benchmark::internal::Benchmark* b) {
 
 // A cold prepare's iteration runs its statement too, off the clock (a
 // substituted query prepares while it runs), so a minimum of prepare time
-// could mean minutes of runs: prepare/f/interp:switch, 11 us of prepare
-// beside a 1.7 ms run, took over two. A fixed count of iterations per
-// repetition bounds it (a JIT's few-ms compile included).
+// could mean minutes of runs where the prepare is short beside its run
+// (docs/DESIGN.md, Measurements). A fixed count of iterations per
+// repetition bounds it (a JIT's compile included).
 constexpr int kPrepareIterations = 50;
 
 }  // namespace
