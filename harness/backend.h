@@ -116,6 +116,15 @@ struct Entries {
   Selection selection = Selection::Branch;
 };
 
+// A plan's Use::Tuple entries.
+inline Entries tuple_entries(void* state, QualifyFn qualify, ProjectFn project) {
+  Entries e;
+  e.state = state;
+  e.qualify = qualify;
+  e.project = project;
+  return e;
+}
+
 // Compile cost split the way JITs report it (zero where it does not apply).
 // `lazy_ns`: wall time of code generated after prepare() returned (a fused
 // plan's per-tuple functions, a kernel's other selection), which the back end

@@ -22,13 +22,8 @@ class PreparedProgram final : public harness::Prepared {
 
   harness::Entries entries(harness::Use use, harness::Selection s) override {
     (void)s;
-    harness::Entries e;
-    e.state = this;
-    if (use == harness::Use::Tuple) {
-      e.qualify = &qualify;
-      e.project = &project;
-    }
-    return e;
+    if (use == harness::Use::Tuple) return harness::tuple_entries(this, &qualify, &project);
+    return {};
   }
 
  private:

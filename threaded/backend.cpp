@@ -18,13 +18,9 @@ class PreparedProgram final : public harness::Prepared {
 
   // Both selections run the same program (Program::nobranch).
   harness::Entries entries(harness::Use use, harness::Selection s) override {
+    if (use == harness::Use::Tuple) return harness::tuple_entries(this, &qualify, &project);
     harness::Entries e;
     e.state = this;
-    if (use == harness::Use::Tuple) {
-      e.qualify = &qualify;
-      e.project = &project;
-      return e;
-    }
     if (s != harness::Selection::Auto) p_.nobranch = s == harness::Selection::NoBranch;
     e.page = &page;
     e.selection = p_.nobranch ? harness::Selection::NoBranch : harness::Selection::Branch;

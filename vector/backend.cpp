@@ -29,13 +29,9 @@ class PreparedProgram final : public harness::Prepared {
   // Batches span pages: the scan hands over about a batch's worth of pages
   // (Entries::pages); the other selection is lowered when first asked for.
   harness::Entries entries(harness::Use use, harness::Selection s) override {
+    if (use == harness::Use::Tuple) return harness::tuple_entries(this, &qualify, &project);
     harness::Entries e;
     e.state = this;
-    if (use == harness::Use::Tuple) {
-      e.qualify = &qualify;
-      e.project = &project;
-      return e;
-    }
     if (s != harness::Selection::Auto) select(s == harness::Selection::NoBranch);
     e.page = &page;
     e.pages = &pages;
