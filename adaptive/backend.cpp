@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "adaptive/model.h"
-#include "harness/measure.h"
-#include "harness/page.h"
+#include "engine/measure.h"
+#include "storage/page.h"
 
 namespace quelkit::adaptive {
 

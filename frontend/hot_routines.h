@@ -7,7 +7,7 @@
 #include "frontend/ir.h"
 #include "frontend/lexer.h"
 #include "frontend/shown_text.h"
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 
 namespace quelkit::frontend {
 

@@ -16,7 +16,7 @@
 
 #include "frontend/source.h"
 #include "frontend/types.h"
-#include "harness/runtime/runtime.h"
+#include "runtime/runtime.h"
 
 namespace quelkit::ir {
 

@@ -3,7 +3,7 @@
 // and INTERPRET, kept out of line (interp/interp.h) so that a profile sees them.
 #pragma once
 
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 #include "interp/interp.h"
 #include "interp/lower.h"
 

@@ -12,9 +12,9 @@
 #include <cstring>
 #include <functional>
 
-#include "harness/page.h"
+#include "storage/page.h"
 #include "frontend/op_rules.h"
-#include "harness/runtime/runtime_inline.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::interp {
 

@@ -16,8 +16,8 @@
 #include <utility>
 
 #include "frontend/op_rules.h"
-#include "harness/page.h"
-#include "harness/page_walk.h"
+#include "storage/page.h"
+#include "storage/page_walk.h"
 
 #pragma GCC diagnostic error "-Wswitch"
 

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "frontend/ir.h"
-#include "harness/backend.h"
-#include "harness/page.h"
-#include "harness/plan.h"
-#include "harness/runtime/runtime.h"
+#include "engine/backend.h"
+#include "storage/page.h"
+#include "engine/plan.h"
+#include "runtime/runtime.h"
 
 namespace quelkit::jit {
 

@@ -4,7 +4,7 @@
 // compilers' libraries are named by their object files.
 #pragma once
 
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 #include "jit/codegen.h"
 #include "jit/prepared.h"
 

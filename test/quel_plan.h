@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "frontend/frontend.h"
-#include "harness/plan.h"
+#include "engine/plan.h"
 
 namespace quelkit::test {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 #include "threaded/program.h"
 
 namespace quelkit::threaded {

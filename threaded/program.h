@@ -43,8 +43,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/plan.h"
-#include "harness/runtime/runtime.h"
+#include "engine/plan.h"
+#include "runtime/runtime.h"
 #include "threaded/kinds.h"
 
 namespace quelkit::threaded {

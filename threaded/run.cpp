@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "harness/page_walk.h"
+#include "storage/page_walk.h"
 #include "threaded/program.h"
 #include "threaded/steps.h"
 

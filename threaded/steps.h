@@ -12,10 +12,10 @@
 #include <cstring>
 #include <type_traits>
 
-#include "harness/page.h"
-#include "harness/stored.h"
+#include "storage/page.h"
+#include "storage/stored.h"
 #include "frontend/op_rules.h"
-#include "harness/runtime/runtime_inline.h"
+#include "runtime/runtime_inline.h"
 #include "threaded/program.h"
 
 namespace quelkit::threaded::steps {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "frontend/op_rules.h"
-#include "harness/stored.h"
+#include "storage/stored.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {

@@ -52,8 +52,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/plan.h"
-#include "harness/runtime/runtime.h"
+#include "engine/plan.h"
+#include "runtime/runtime.h"
 #include "vector/prims.h"
 
 namespace quelkit::vector {

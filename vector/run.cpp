@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "harness/page.h"
-#include "harness/page_walk.h"
+#include "storage/page.h"
+#include "storage/page_walk.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {

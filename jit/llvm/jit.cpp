@@ -37,9 +37,9 @@
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
-#include "harness/perfmap.h"
+#include "jit/perfmap.h"
 #include "jit/codegen.h"
-#include "harness/measure.h"
+#include "engine/measure.h"
 
 namespace quelkit::jit::llvmjit {
 

@@ -6,7 +6,7 @@
 
 #include <ostream>
 
-#include "harness/measure.h"
+#include "engine/measure.h"
 #include "jit/stencil/arena.h"
 #include "jit/prepared.h"
 #include "jit/stencil/stitch.h"

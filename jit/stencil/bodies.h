@@ -28,9 +28,9 @@
 #include <cstring>
 
 #include "frontend/op_rules.h"
-#include "harness/page.h"
-#include "harness/page_walk.h"
-#include "harness/runtime/runtime.h"
+#include "storage/page.h"
+#include "storage/page_walk.h"
+#include "runtime/runtime.h"
 #include "jit/stencil/variants.h"
 
 #define QS_CC __attribute__((preserve_none))

@@ -13,8 +13,8 @@
 #include <ostream>
 
 #include "frontend/source.h"
-#include "harness/page.h"
-#include "harness/perfmap.h"
+#include "storage/page.h"
+#include "jit/perfmap.h"
 #include "jit/stencil/disasm.h"
 #include "jit/stencil/names.h"
 #include "jit/stencil/stencil_code.gen.h"

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/plan.h"
+#include "engine/plan.h"
 #include "jit/codegen.h"
 #include "jit/stencil/arena.h"
 #include "jit/stencil/variants.h"

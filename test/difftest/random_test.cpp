@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "../engine/support.h"
-#include "cli/difftest/check.h"
-#include "cli/difftest/corpus.h"
-#include "cli/difftest/difftest.h"
-#include "cli/difftest/sqlite_oracle.h"
+#include "difftest/check.h"
+#include "difftest/corpus.h"
+#include "difftest/difftest.h"
+#include "difftest/sqlite_oracle.h"
 
 namespace quelkit::test {
 namespace {

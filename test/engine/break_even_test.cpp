@@ -3,7 +3,7 @@
 // sizes measured, on made-up figures.
 #include <gtest/gtest.h>
 
-#include "cli/report_parts.h"
+#include "bench/report/report_parts.h"
 
 namespace quelkit::report {
 namespace {

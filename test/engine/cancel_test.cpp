@@ -9,7 +9,7 @@
 #include <chrono>
 #include <thread>
 
-#include "harness/budget.h"
+#include "storage/budget.h"
 #include "support.h"
 
 namespace quelkit::test {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/paper_run.h"
+#include "bench/measure/paper_run.h"
 
 namespace quelkit::report {
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/checksum.h"
+#include "storage/checksum.h"
 #include "json_mini.h"
 #include "support.h"
 

@@ -3,7 +3,7 @@
 // mark from paired repetitions, and which rows are ranked.
 #include <gtest/gtest.h>
 
-#include "cli/report_parts.h"
+#include "bench/report/report_parts.h"
 #include "test/engine/made_up_rows.h"
 
 namespace quelkit::report {

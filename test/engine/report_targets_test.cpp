@@ -3,7 +3,7 @@
 // what it names, on made-up figures.
 #include <gtest/gtest.h>
 
-#include "cli/report_parts.h"
+#include "bench/report/report_parts.h"
 #include "test/engine/made_up_rows.h"
 
 namespace quelkit::report {

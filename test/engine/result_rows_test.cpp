@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/budget.h"
-#include "harness/result_rows.h"
+#include "storage/budget.h"
+#include "engine/result_rows.h"
 #include "support.h"
 
 namespace quelkit::test {

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <sys/wait.h>
 
-#include "harness/wisconsin.h"
+#include "bench/workloads/wisconsin.h"
 #include "support.h"
 
 namespace quelkit::test {

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "harness/page_walk.h"
-#include "harness/relation.h"
+#include "storage/page_walk.h"
+#include "storage/relation.h"
 
 namespace quelkit::harness {
 namespace {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/budget.h"
-#include "harness/page.h"
-#include "harness/result_rows.h"
-#include "harness/rows.h"
-#include "harness/runtime/runtime.h"
+#include "storage/budget.h"
+#include "storage/page.h"
+#include "engine/result_rows.h"
+#include "engine/rows.h"
+#include "runtime/runtime.h"
 
 namespace quelkit::test {
 namespace {

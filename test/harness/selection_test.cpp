@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "harness/selection.h"
+#include "engine/selection.h"
 
 namespace quelkit::test {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/measure.h"
+#include "engine/measure.h"
 
 namespace quelkit::test {
 namespace {

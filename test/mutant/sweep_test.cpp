@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "cli/sweep.h"
-#include "measure/backends.h"
+#include "bench/report/sweep.h"
+#include "backends/backends.h"
 #include "mutant_backend.h"
 
 #ifndef QUELKIT_MUTANT

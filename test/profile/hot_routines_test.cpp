@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "measure/backends.h"
-#include "cli/profile/classify.h"
-#include "harness/backend.h"
+#include "backends/backends.h"
+#include "profile/classify.h"
+#include "engine/backend.h"
 
 namespace {
 

@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "measure/backends.h"
-#include "cli/profile/aggregate.h"
-#include "cli/profile/callgrind_reader.h"
-#include "cli/profile/classify.h"
-#include "cli/profile/perf_reader.h"
-#include "harness/backend.h"
-#include "harness/perfmap.h"
+#include "backends/backends.h"
+#include "profile/aggregate.h"
+#include "profile/callgrind_reader.h"
+#include "profile/classify.h"
+#include "profile/perf_reader.h"
+#include "engine/backend.h"
+#include "jit/perfmap.h"
 #include "test/engine/json_mini.h"
 
 namespace {
