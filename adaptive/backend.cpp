@@ -624,7 +624,7 @@ void register_backend() {
   spec.modes = {"tiered", "switch-every-page", "compile-at-start"};
   spec.test_modes = {"switch-every-page", "compile-at-start"};
   // Its LLVM tier's options, and its tiers' dump forms (registered before it:
-  // measure/backends.cpp).
+  // backends/backends.cpp).
   spec.reads_options = harness::kJitOptions;
   spec.settings = [](const harness::PrepareOptions& opt) { return "llvm tier " + harness::jit_settings(opt); };
   for (const char* tier : {"threaded", "stencil", "llvm"})

@@ -1,5 +1,5 @@
 // The one list of built back ends. Optional ones are compiled in when CMake
-// found their dependencies (QUELKIT_HAVE_* definitions on quelkit_measure,
+// found their dependencies (QUELKIT_HAVE_* definitions on quelkit_backends,
 // public, so its users see them too).
 #include "backends/backends.h"
 

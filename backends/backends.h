@@ -1,4 +1,4 @@
-// Registers every back end this binary was built with (the harness knows none
+// Registers every back end this binary was built with (the engine knows none
 // by name; this is the one place that lists them).
 #pragma once
 

@@ -86,7 +86,7 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
       const auto& a = rel->attrs[rng.below(rel->attrs.size())];
       q.by = make_attr("v", a.first);
       // A by value that is an expression, which each tuple computes to look
-      // its group up (harness/access_path.h): a numeric attribute shifted,
+      // its group up (engine/access_path.h): a numeric attribute shifted,
       // scaled or divided (groups that merge), or any expression.
       if (rng.chance(30)) {
         static const ir::Generic kOps[] = {ir::Generic::Add, ir::Generic::Mul, ir::Generic::Div, ir::Generic::Sub};

@@ -290,7 +290,7 @@ GPtr Generator::expr(Tk k, int depth, const std::vector<GVar>& vars) { return ty
 // or a key range. In a query of several variables, sometimes `v.attr <op>
 // w.attr` or an expression of w: once w is substituted, a bound each
 // execution computes from its parameters (and, where the expression raises,
-// a full scan: harness/access_path.h).
+// a full scan: engine/access_path.h).
 GPtr Generator::key_conjunct(std::vector<GVar>& vars) {
   const size_t vi = rng_.below(vars.size());
   GVar& v = vars[vi];

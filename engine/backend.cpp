@@ -1,4 +1,4 @@
-// The back-end registry. Back ends add themselves (measure/backends.cpp's
+// The back-end registry. Back ends add themselves (backends/backends.cpp's
 // register_all_backends calls each one's register function); the harness only
 // ever looks them up by the name a user gave.
 #include "engine/backend.h"

@@ -3,7 +3,7 @@
 // cache and drives a Prepared either tuple by tuple (qualify, then project the
 // qualifying tuples) or, when the back end offers one, through a fused
 // page-at-a-time kernel. The harness knows no back end by name: each registers
-// a BackendSpec (measure/backends.cpp lists them; its library links them all).
+// a BackendSpec (backends/backends.cpp lists them; its library links them all).
 #pragma once
 
 #include <cstdint>

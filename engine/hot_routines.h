@@ -1,5 +1,5 @@
-// The harness's routines as `quelkit profile` names them
-// (harness/routine_table.h): the scan loop and access paths (the paper's SCAN),
+// The engine's routines as `quelkit profile` names them
+// (runtime/routine_table.h): the scan loop and access paths (the paper's SCAN),
 // storage, plans and the plan cache, the statement driver, and the output side
 // (row formatting, the paper's FWRITE; sinks and the result checksum).
 #pragma once

@@ -2,8 +2,8 @@
 // statistics of repetitions (median, min, max, spread). `quelkit paper`
 // measures with it, `--repeat K` summarises its K runs with it, and the Google
 // Benchmark binaries take their minimum time, repetitions and statistics from
-// it. It lives in the harness, the lowest layer, because --repeat is a session
-// option; measure/ builds the report's measurement on it. The clock is a
+// it. It lives in the engine, below the reports, because --repeat is a session
+// option; bench/measure/ builds the report's measurement on it. The clock is a
 // parameter so a test can drive the loop with a fake one.
 #pragma once
 
@@ -15,7 +15,7 @@
 namespace quelkit::harness {
 
 // Defaults of a measured figure: quelkit_bench's repetitions and minimum time
-// (the report sets its own, cli/report.cpp).
+// (the report sets its own, bench/report/report.cpp).
 constexpr int kDefaultReps = 5;
 constexpr double kDefaultMinSeconds = 0.1;
 

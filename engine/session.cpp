@@ -244,7 +244,7 @@ void Session::dump_ir(const frontend::BoundQuery& q, const std::string& name) {
 
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   // A statement with aggregates is bound per runner, once its aggregates have
-  // values (harness/aggregate.h); the first runner's binding is then applied.
+  // values (engine/aggregate.h); the first runner's binding is then applied.
   const bool aggregates = has_aggregates(s);
   std::optional<frontend::BoundQuery> bound;
   // A relation retrieve into cannot store is refused before anything runs,
@@ -698,7 +698,7 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
 void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   Relation* rel = cat_.find(s.relation);
   if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
-  // Column names and conversions are checked by the CSV layer (harness/csv.h).
+  // Column names and conversions are checked by the CSV layer (storage/csv.h).
   std::vector<CopyColumn> cols;
   for (const auto& c : s.columns) {
     auto t = parse_format(c.format);

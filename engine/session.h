@@ -58,7 +58,7 @@ class Session {
 
   // Parses and runs every statement that parses; errors (syntax errors
   // included, each at its place in the text) are printed and the next
-  // statement runs. A cancel request (harness/budget.h) stops it. Returns
+  // statement runs. A cancel request (storage/budget.h) stops it. Returns
   // false if anything failed (parse, run, mismatch, cancel).
   bool run(const SourceRef& src);
   // Where messages such as "(2 rows replaced in parts)" go: the error stream

@@ -352,7 +352,7 @@ class Walk {
   }
 
  private:
-  // ---- the page walk (harness/page_walk.h), emitted
+  // ---- the page walk (storage/page_walk.h), emitted
 
   // A kernel's entry: its parameters (page, rows; ctx into ctx_), the line
   // counter set before any check can fail (err_slot reads it), ctx read.

@@ -1,5 +1,5 @@
 // The JITs' own routines as `quelkit profile` names them
-// (harness/routine_table.h). The code they generate has no symbols: the
+// (runtime/routine_table.h). The code they generate has no symbols: the
 // profile names it from the perf map (q3_qual, q3_kernel, ...), and the
 // compilers' libraries are named by their object files.
 #pragma once

@@ -2,7 +2,7 @@
 // of the calling convention in jit/codegen.h. Fused plans may generate their
 // per-tuple functions on first use (replace/delete drive plans tuple by tuple
 // to collect tids), and the kernel's other selection variant when the scan
-// switches to it (harness/selection.h); each back end says how in compile().
+// switches to it (engine/selection.h); each back end says how in compile().
 #pragma once
 
 #include <cstdio>
@@ -32,7 +32,7 @@ class CompiledPlan : public harness::Prepared {
   int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) override { return kernel_(page, rows, ctx); }
   PageKernel page_kernel() override { return kernel_; }
 
-  // The kernel's two selection variants (harness/selection.h): the one the
+  // The kernel's two selection variants (engine/selection.h): the one the
   // plan was prepared in, and the other generated when the harness first
   // switches to it.
   harness::Selection kernel_selection() const override { return selection_; }

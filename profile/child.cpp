@@ -228,7 +228,7 @@ uint64_t aggregate_tuples(Workload& w, const frontend::ast::Stmt& st) {
 
 // One evaluation of statement e on runner r, as a session runs it (and not
 // applied): the range table as it was when the statement ran in the script;
-// its aggregates' inner queries first, on the same runner (harness/aggregate.h),
+// its aggregates' inner queries first, on the same runner (engine/aggregate.h),
 // their values and temporaries then bound into the statement. *tuples: the
 // tuples of its largest relation.
 Result run_stmt(Workload& w, const Stmt& e, const frontend::ast::Stmt& st, Runner& r, bool keep,

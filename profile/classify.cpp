@@ -39,8 +39,8 @@ constexpr harness::HotRoutine kProfileRoutines[] = {
 constexpr ModuleTable kTables[] = {
     {"interp", interp::kHotRoutines},     {"threaded", threaded::kHotRoutines},   {"vector", vector::kHotRoutines},
     {"jit", jit::kHotRoutines},
-    {"harness/runtime", rt::kHotRoutines}, {"harness", harness::kHotRoutines},    {"frontend", frontend::kHotRoutines},
-    {"cli/profile", kProfileRoutines},
+    {"runtime", rt::kHotRoutines}, {"engine", harness::kHotRoutines},    {"frontend", frontend::kHotRoutines},
+    {"profile", kProfileRoutines},
 };
 
 bool has(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }

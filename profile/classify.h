@@ -2,7 +2,7 @@
 // it, and the object file it lives in, become a short name, a line saying what
 // it does, its subsystem and the paper's Table 3 routine it corresponds to.
 // Kit routines come from each module's table of hot routines
-// (harness/routine_table.h); generated code and libraries are recognised here.
+// (runtime/routine_table.h); generated code and libraries are recognised here.
 #pragma once
 
 #include <span>
@@ -41,7 +41,7 @@ std::string short_symbol(std::string_view symbol);
 // The modules' tables, in the order classify() consults them (first match
 // wins), so that test/profile can check every row against bin/quelkit.
 struct ModuleTable {
-  std::string_view module;  // "interp", "harness/runtime", ...
+  std::string_view module;  // "interp", "runtime", ...
   std::span<const harness::HotRoutine> routines;
 };
 std::span<const ModuleTable> module_tables();

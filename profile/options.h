@@ -1,4 +1,4 @@
-// The options of `quelkit profile`, parsed in cli/profile.cpp (the command's
+// The options of `quelkit profile`, parsed in profile/profile.cpp (the command's
 // entry). Both sides read them: the parent, and the child it starts with the
 // same options plus --child=... (the child's own fields, below).
 #pragma once

@@ -1,5 +1,5 @@
 // What perf's formats say, read back: the perf map that names code generated
-// at run time (/tmp/perf-PID.map, written by harness/perfmap.h; callgrind's
+// at run time (/tmp/perf-PID.map, written by jit/perfmap.h; callgrind's
 // counts are named through it too) and `perf script`'s samples with their call
 // chains.
 #pragma once

@@ -1,8 +1,8 @@
-// `quelkit profile` (cli/profile.h): the command's entry and its options.
+// `quelkit profile` (profile/profile.h): the command's entry and its options.
 // Two processes: this one parses the options, starts a child per back end
-// under perf or valgrind (cli/profile/launch.h), and prints what they measured
-// (cli/profile/print.h); the child is this binary again, `profile --child=...`
-// (cli/profile/child.h). The pieces in between live in cli/profile/.
+// under perf or valgrind (profile/launch.h), and prints what they measured
+// (profile/print.h); the child is this binary again, `profile --child=...`
+// (profile/child.h). The pieces in between live in profile/.
 #include "profile/profile.h"
 
 #include <unistd.h>
@@ -148,7 +148,7 @@ cli::Run define_profile(CLI::App& app, const std::vector<std::string>& args) {
   app.add_option("--perf", o->perf, "the perf to sample with (default: perf on PATH)")
       ->check(cli::a_name("a program"))
       ->type_name("PROGRAM");
-  // The child's side (cli/profile/child.h): this binary started again by the
+  // The child's side (profile/child.h): this binary started again by the
   // parent, not for users; hidden from --help.
   app.add_option("--child", o->child)->group("")->check(cli::one_of({"perf", "callgrind"}));
   app.add_option("--child-dir", o->child_dir)->group("");

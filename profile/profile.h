@@ -2,7 +2,7 @@
 // al. 1981 profiled INGRES and found GETSYMBOL 17.1%, INTERPRET 14.8%), JIT code
 // included, by sampling (perf) or by counting instructions (callgrind). The
 // pieces (naming routines, reading perf and callgrind, the child process,
-// aggregation, printing) live in cli/profile/; docs/profile.md describes it.
+// aggregation, printing) live in profile/; docs/profile.md describes it.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // The runtime helpers as `quelkit profile` names them
-// (harness/routine_table.h). Every back end calls them, generated code
+// (runtime/routine_table.h). Every back end calls them, generated code
 // included, so a profile charges them to evaluation. (The checksum's hashing
 // is inline, rt::fnv1a64 in its caller's routine.) A header of its own: the
 // runtime itself depends on nothing of the kit.

@@ -1,6 +1,6 @@
 // The shape of a module's table of hot routines. Each module names its own
 // (interp/hot_routines.h and the like) and `quelkit profile` classifies by them
-// (cli/profile/classify.cpp), so a rename is caught where it happens: the build
+// (profile/classify.cpp), so a rename is caught where it happens: the build
 // fails where a row holds the function's address, test/profile where a row's
 // name is no routine of bin/quelkit.
 #pragma once

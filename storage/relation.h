@@ -98,7 +98,7 @@ class Relation {
   // overflow chain.
   void scan_pages(const KeyBounds& b, const std::function<bool(uint32_t page_no)>& f) const { each_page(b, f); }
   // The same, with f inlined into the page loops (no call through a
-  // std::function per page: the scan's loops, harness/scan.cpp).
+  // std::function per page: the scan's loops, engine/scan.cpp).
   template <class F>
   void each_page(const KeyBounds& b, F&& f) const {
     if (structure_ == Structure::Heap) {

@@ -1,5 +1,5 @@
 // The threaded tree's routines as `quelkit profile` names them
-// (harness/routine_table.h): in call mode one handler per node kind
+// (runtime/routine_table.h): in call mode one handler per node kind
 // (threaded::handler<K>, named after its kind), in goto mode one dispatch
 // function with every handler inlined.
 #pragma once

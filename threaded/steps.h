@@ -2,7 +2,7 @@
 // instantiated for every kind of kKinds by both dispatch methods
 // (threaded/run.cpp). A step runs one node and returns the next node to run,
 // or nullptr after raising a runtime error (r0 = -1). Every rule with a
-// subtlety is a runtime helper (harness/runtime), the same code the
+// subtlety is a runtime helper (runtime), the same code the
 // interpreter, the fold pass and the JITs run; this file only picks which one,
 // from the operator's row of the catalogue (ops.def), at compile time. Not a general header:
 // only threaded/run.cpp includes it.
@@ -55,7 +55,7 @@ QT_INLINE void rset(Reg& r, V v) {
   else r.i = v;
 }
 
-// Stored fields loaded into registers and stored back (harness/stored.h).
+// Stored fields loaded into registers and stored back (storage/stored.h).
 using harness::load_as;
 using harness::load_stored;
 using harness::store_col;

@@ -3,7 +3,7 @@
 // mode and size as paper/<query>/<backend:mode>/<tuples>. Prepare and run are
 // timed apart: prepare/<query>/<backend:mode> times a cold preparation, and
 // paper/... times execution with a warm plan cache. Minimum time, repetitions
-// and the statistics of repetitions are the timing module's (harness/measure.h),
+// and the statistics of repetitions are the timing module's (engine/measure.h),
 // so these figures and `quelkit paper`'s are taken alike. Every family reports
 // the same counters (rows, ns_per_tuple, prepare_ns, prepares, cache_hits), so
 // any filter can be written as CSV.
@@ -118,7 +118,7 @@ void bm_paper(benchmark::State& state, const PaperQuerySpec* pq, std::string bac
   // run_ns, so it is Time / tuples; prepare_ns, prepares and cache_hits are
   // what each timed statement did off that clock: plan-cache hits and no
   // prepare where the back end reuses plans, a fresh lowering where it does
-  // not (the interpreter's, harness/runner.cpp).
+  // not (the interpreter's, engine/runner.cpp).
   uint64_t rows = 0, run_ns = 0, prepare_ns = 0, prepares = 0, cache_hits = 0;
   for (auto _ : state) {
     Result res = f.session->evaluate(f.q, r, f.src, false, false);

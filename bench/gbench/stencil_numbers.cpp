@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
   const double best_c = std::min(pt[{'c', "threaded:goto"}], pt[{'c', "llvm:fused"}]);
   std::printf("  (c) stencil:fused / min(threaded:goto, llvm:fused) = %.2f   (goal <= 1.1)\n",
               pt[{'c', "stencil:fused"}] / best_c);
-  // Break-even, with two prepare figures. The report's (cli/report_prepare.cpp)
+  // Break-even, with two prepare figures. The report's (bench/report/report_prepare.cpp)
   // is prepare measured where the crossing lies, a few hundred to a few
   // thousand tuples: a warm process scanning a small heap (3,360 tuples here).
   // The second is prepare right after the 1M-tuple scans above, every cache

@@ -1,7 +1,7 @@
 // The floors under every figure of the report, over the same pages as the
 // engine: the streaming floor (a sum of the relation's bytes as 8-byte words:
 // what reading the relation costs at all) and the scan reference (the one page
-// walk of harness/page_walk.h touching each live tuple and doing nothing else:
+// walk of storage/page_walk.h touching each live tuple and doing nothing else:
 // what visiting tuples costs). A back end's time over the floor is what its
 // evaluation adds to reading the data.
 #pragma once

@@ -1,7 +1,7 @@
 // The report's measurement core: one paper query at one relation size on
 // every back end of a session, beside SQLite, the reference loop, the scan
 // reference and the streaming floor, all repetitions interleaved in rotated
-// rounds (A B C, B C A, ...) by the timing module (harness/measure.h).
+// rounds (A B C, B C A, ...) by the timing module (engine/measure.h).
 // `quelkit paper` prints what this returns; nothing here prints.
 #pragma once
 

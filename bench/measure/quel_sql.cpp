@@ -52,7 +52,7 @@ std::string spell(const std::string& tmpl, const std::vector<std::string>& opera
 }
 
 // What a retrieve's aggregate functions add to it, as INGRES's decomposition
-// (harness/aggregate.cpp) and difftest's oracle do it: each becomes a common
+// (engine/aggregate.cpp) and difftest's oracle do it: each becomes a common
 // table expression aggN(b1, ..., bn, v), one row per distinct by value of the
 // whole relation with the aggregate over that group's qualifying tuples (0
 // over none), joined back to the outer query on its by list.

@@ -1,6 +1,6 @@
 // QUEL statements as SQL for the SQLite reference of the Wisconsin report
 // (wisconsin_run.h): the part of the language the study's scripts use, from
-// the parser's AST, so the scripts in bench/wisconsin stay the one source of
+// the parser's AST, so the scripts in bench/workloads/wisconsin stay the one source of
 // the statements. Variables are the relations' own names, as the scripts
 // write them (no range statements): `tenk1.unique2` is SQL's `tenk1.unique2`.
 #pragma once

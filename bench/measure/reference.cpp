@@ -38,12 +38,12 @@ Cols columns(const Relation& r) {
 // Scans the pages `b` selects; `page(pg, rows)` runs the query over one page,
 // writing its rows at `rows`, and returns how many (or -1 on a failed check).
 // The rows are the statement's stored result, as an engine's are: packed
-// rows in chunked result memory (harness/result_rows.h, the same pooled
+// rows in chunked result memory (engine/result_rows.h, the same pooled
 // chunks), each written once where it stays. (It was a page-sized buffer
 // reused for every page: it stayed in L1, so the reference did less than the
 // engines it is set beside: at 1M tuples on (b), 4 MB of rows it never wrote,
 // 24 MB on (c).) The pages are visited by Relation::each_page, the page loop
-// inlined, as the harness's scan loops visit them (harness/scan.cpp): through
+// inlined, as the harness's scan loops visit them (engine/scan.cpp): through
 // scan_pages, a std::function call a page, the reference paid a call the
 // engines do not (measured, 1M and 10M narrow tuples, two runs each:
 // reference / floor 1.30-1.54 -> 1.15-1.23 on (d), 1.15-1.19 -> 0.91-1.08 on
@@ -82,7 +82,7 @@ Schema layout_of(std::initializer_list<std::pair<const char*, Type>> cols) {
 // into the row buffer, which may alias anything, force no reloads), select
 // without a data-dependent branch (each tuple's row is written into the next
 // slot, and the slot is kept only if the tuple qualifies), and visit a page's
-// tuples by the one page walk (harness/page_walk.h), as every back end does.
+// tuples by the one page walk (storage/page_walk.h), as every back end does.
 
 // (b) retrieve (p.pnum)
 template <class P>

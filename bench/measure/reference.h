@@ -2,7 +2,7 @@
 // paper's one-variable queries (b)-(e) over the same relation pages as the
 // engine, doing the same work per tuple — the qualification with its run-time
 // checks, the projection of each qualifying row into the stored result (the
-// engine's chunked result memory, harness/result_rows.h: every row written
+// engine's chunked result memory, engine/result_rows.h: every row written
 // once where it stays), and, when asked, the same result checksum
 // (harness::Checksum) over those rows; the report times
 // it without the checksum, as the engine's checksum is off its clock. What a

@@ -21,7 +21,7 @@ class SqliteRef {
   // Loads n PARTS rows (wide adds the blank filler); keyed adds an index on
   // pnum (SQLite's B-tree standing in for ISAM).
   static std::unique_ptr<SqliteRef> open(uint64_t n, bool wide, bool keyed);
-  // Loads Wisconsin relations, the same tuples as harness/wisconsin.h makes
+  // Loads Wisconsin relations, the same tuples as bench/workloads/wisconsin.h makes
   // (each its name, size and seed); keyed adds an index on unique2 (SQLite's
   // B-tree standing in for ISAM and hash alike).
   static std::unique_ptr<SqliteRef> open_wisconsin(const std::vector<harness::WisconsinRelationSpec>& relations,

@@ -173,7 +173,7 @@ bool measure_wisconsin(const SessionOptions& so_in, const WisconsinDataSet& data
                             std::to_string(data.tenk_rows) + " tuples)";
 
   for (const WisconsinScript& script : scripts) {
-    auto src = std::make_shared<Source>("bench/wisconsin/" + script.name + ".quel", script.text);
+    auto src = std::make_shared<Source>("bench/workloads/wisconsin/" + script.name + ".quel", script.text);
     auto stmts = frontend::parse(src);
     std::set<std::string> made;  // temporaries of the retrieves run here, whose destroy runs too
     // Beyond the study's sizes the updates do not run, so a retrieve after

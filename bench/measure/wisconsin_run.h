@@ -1,11 +1,11 @@
 // The Wisconsin report's measurement core (`quelkit wisconsin`, issue 17): the
 // statements of the POSTGRES study's Figures 2.1, 2.4, 2.5 and 2.6, and a few
-// aggregates, read from the scripts in bench/wisconsin (the one source of the
+// aggregates, read from the scripts in bench/workloads/wisconsin (the one source of the
 // statements), each timed on every back end of a session and on SQLite over
 // the same tuples, its prepare cost measured apart. A statement that changes
 // the database (retrieve into, append, delete, replace) runs every repetition
 // on the state the script gives it, restored off the clock. Nothing here
-// prints; cli/wisconsin_report.cpp prints and writes what this returns.
+// prints; bench/report/wisconsin_report.cpp prints and writes what this returns.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@
 
 namespace quelkit {
 
-// A script of bench/wisconsin: its file stem ("fig2_1"), the figure it stands
+// A script of bench/workloads/wisconsin: its file stem ("fig2_1"), the figure it stands
 // for ("2.1"; "agg" for aggregates.quel) and its text.
 struct WisconsinScript {
   std::string name, figure, text;

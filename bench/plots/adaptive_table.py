@@ -9,7 +9,7 @@ threaded:goto, stencil:fused and llvm:fused at --jit-opt 0 and at its default,
 all under the same --selection. The target: adaptive within 10% of best fixed
 or 5 us where that is larger, and never slower than threaded:goto by more.
 
-  bench/adaptive_table.py [--bin build/bin/quelkit] [--reps 5] [--rounds 3] [--queries bcdefghi]
+  bench/plots/adaptive_table.py [--bin build/bin/quelkit] [--reps 5] [--rounds 3] [--queries bcdefghi]
                           [--quick] [--timeout 60] [--interleave]
 """
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plots of a `quelkit paper --out DIR` run (reads DIR/paper.json).
 
-  python3 bench/plot.py DIR
+  python3 bench/plots/plot.py DIR
 
 writes next to the report, as PNG and SVG:
   per_tuple.{png,svg}   ns per tuple against relation size per back end, one

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plots of a `quelkit sweep --out DIR` run (reads DIR/sweep.csv).
 
-  python3 bench/plot_sweep.py DIR
+  python3 bench/plots/plot_sweep.py DIR
 
 writes next to it, as PNG and SVG, sweep_<family>_<tuples>.{png,svg}: ns per
 tuple against selectivity, one panel per back end, one line per selection
@@ -17,7 +17,7 @@ import csv
 import os
 from collections import defaultdict
 
-# bench/plot.py: matplotlib, imported once (its absence said in one line); the argument checked; a bad file said
+# bench/plots/plot.py: matplotlib, imported once (its absence said in one line); the argument checked; a bad file said
 from plot import fail, plt, run_dir
 
 COLUMNS = ("tuples", "family", "backend", "selection", "percent", "ns_per_tuple")

@@ -2,7 +2,7 @@
 """The selectivity series (the POSTGRES study's Figure 2.4) of a `quelkit
 wisconsin --out DIR` run (reads DIR/wisconsin.json).
 
-  python3 bench/plot_wisconsin.py DIR
+  python3 bench/plots/plot_wisconsin.py DIR
 
 writes next to it, as PNG and SVG, wisconsin_fig2_4_<tuples>.{png,svg}: ns per
 tuple of tenk1 against selectivity, one panel per structure (heap: no key;
@@ -17,7 +17,7 @@ python3-matplotlib.
 import os
 from collections import defaultdict
 
-# bench/plot.py: matplotlib (its absence said in one line); its argument; PNG and SVG, 120 dpi; the file
+# bench/plots/plot.py: matplotlib (its absence said in one line); its argument; PNG and SVG, 120 dpi; the file
 # read and checked, a bad one said in one line
 from plot import NUMBER, TEXT, check_fields, fail, load_json, plt, records, run_dir, save
 

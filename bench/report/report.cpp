@@ -1,5 +1,5 @@
 // `quelkit paper` (report.h): its options and the order of the run. The
-// measurement is measure/'s (paper_run.h, timed by harness/measure.h);
+// measurement is bench/measure/'s (paper_run.h, timed by engine/measure.h);
 // each block of the report is printed by a file of its own (report_parts.h).
 // Statement time is the wall time of the statement with a warm plan cache
 // (what a user pays per execution); prepare cost is measured apart, in this

@@ -1,4 +1,4 @@
-// The report's files (report_parts.h): paper.json (bench/plot.py reads it)
+// The report's files (report_parts.h): paper.json (bench/plots/plot.py reads it)
 // and paper.csv, every measured cell of both blocks.
 #include <sys/stat.h>
 
@@ -23,7 +23,7 @@ bool write_files(const Measured& m, const std::string& out_dir) {
       std::cerr << "quelkit paper: error: cannot write into " << out_dir << "\n";
       return false;
     }
-    // Keys in a fixed order, so runs diff line by line (bench/plot.py reads it).
+    // Keys in a fixed order, so runs diff line by line (bench/plots/plot.py reads it).
     nlohmann::ordered_json structures = nlohmann::ordered_json::array();
     for (Structure st : m.keyed_structures) structures.push_back(structure_name(st));
     nlohmann::ordered_json doc = {{"tool", "quelkit paper"},

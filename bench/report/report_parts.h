@@ -1,5 +1,5 @@
 // The pieces of `quelkit paper` (report.h) after the measurement: what was
-// measured (measure/paper_run.h's rows) and the functions that print
+// measured (bench/measure/paper_run.h's rows) and the functions that print
 // each block of the report and write its files, one file each.
 #pragma once
 
@@ -50,7 +50,7 @@ double first_prepare(const Measured& m, const std::string& label);
 // Where back end x's one-off cost (prepare + statement time) crosses below
 // base's on query qid's heap sizes, linearly interpolated between the two
 // measured sizes around the crossing: the crossing of the report's one-off
-// plot (bench/plot.py). first: first-in-process prepare (measured on (d)).
+// plot (bench/plots/plot.py). first: first-in-process prepare (measured on (d)).
 struct BreakEven {
   enum Kind { At, AtMost, Never, Unknown } kind = Unknown;
   double tuples = 0;  // At: the crossing; AtMost: x is cheaper at the smallest size; Never: the largest size

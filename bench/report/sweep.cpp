@@ -1,5 +1,5 @@
 // `quelkit sweep`: the selectivity sweep. Each back end with a page kernel
-// runs a one-i4 projection over the sweep relation (harness/sweep_data.h,
+// runs a one-i4 projection over the sweep relation (bench/workloads/sweep_data.h,
 // uniformly random predicate column) under each selection (--selection),
 // at selectivities 0..100%, for three query families:
 //   single       retrieve (s.v) where s.pct < K
@@ -7,7 +7,7 @@
 //   half_first   retrieve (s.v) where s.half = 0 and s.pct < K
 // (the two orders of one conjunction: with a branch, the first conjunct runs
 // on every tuple and the second only on its survivors; Ross, PODS 2002).
-// Each point is measured with the timing module (harness/measure.h): every
+// Each point is measured with the timing module (engine/measure.h): every
 // lane's answer checked against the first lane's (rows and checksum), each
 // lane warmed up and calibrated, then their repetitions interleaved in
 // rotated rounds (A B C, B C A, ...), each timed by the statements' own
@@ -158,7 +158,7 @@ cli::Run define_sweep(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--min-time", o->min_time, "seconds each repetition runs at least (default 0.01)")
       ->check(cli::real_above(0, 60))
       ->type_name("S");
-  app.add_option("--out", o->out_dir, "also write DIR/sweep.csv and DIR/sweep.json (bench/plot_sweep.py plots them)")
+  app.add_option("--out", o->out_dir, "also write DIR/sweep.csv and DIR/sweep.json (bench/plots/plot_sweep.py plots them)")
       ->check(cli::a_name("a directory"))
       ->type_name("DIR");
   // The JIT back ends' code, as the report and the monitor take it: the
@@ -472,7 +472,7 @@ int run_sweep(const SweepOptions& o) {
       std::cerr << "quelkit sweep: error: cannot write into " << out_dir << "\n";
       return 1;
     }
-    std::printf("\nwrote %s/sweep.csv and %s/sweep.json (python3 bench/plot_sweep.py %s)\n", out_dir.c_str(),
+    std::printf("\nwrote %s/sweep.csv and %s/sweep.json (python3 bench/plots/plot_sweep.py %s)\n", out_dir.c_str(),
                 out_dir.c_str(), out_dir.c_str());
   }
   std::printf("%d of the selection axis's %d checks missed%s\n", failed_checks, checks,

@@ -17,7 +17,7 @@ struct SweepOptions {
   std::string sizes = "+", points = "0,1,5,10,25,50,75,90,95,99,100";
   std::string selections = "branch,nobranch,auto", backends, out_dir, jit_cpu = "generic", memory_budget;
   // Every point's checks are the sweep's targets, so it takes the paper's
-  // repetitions at its targets' sizes (cli/report.cpp): 15 of them, a lane
+  // repetitions at its targets' sizes (bench/report/report.cpp): 15 of them, a lane
   // whose 15 would outlast `budget` seconds at a point as many as fit, at
   // least kSweepMinReps. With 5 of 0.02 s, the default sweep missed 6 of its
   // 192 checks, each by a lane whose neighbours' noise moved its median

@@ -4,7 +4,7 @@
 // tenk1 alone at each --sizes for the selections and the aggregates. One
 // table per figure, data set and figure kind (statement time, per tuple,
 // prepare), back ends across; the selectivity series of Figure 2.4 as its own
-// table; wisconsin.json and wisconsin.csv with --out (bench/plot_wisconsin.py
+// table; wisconsin.json and wisconsin.csv with --out (bench/plots/plot_wisconsin.py
 // plots the series). Exit 1 when a back end or SQLite disagrees, or a
 // statement's rows changed between repetitions (the state was not restored).
 #include "bench/report/wisconsin_report.h"
@@ -39,7 +39,7 @@ namespace {
 struct WisconsinOptions {
   std::string sizes = "+", structures = "heap,isam", backends = "all", figures, out_dir, jit_cpu = "generic";
   std::string memory_budget;
-  std::string scripts = QUELKIT_SOURCE_DIR "/bench/wisconsin";
+  std::string scripts = QUELKIT_SOURCE_DIR "/bench/workloads/wisconsin";
   int reps = 3, large_reps = 1, cold_runs = 3;
   double min_time = 0.02;
   bool quick = false, no_sqlite = false;
@@ -53,7 +53,7 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
   auto o = std::make_shared<WisconsinOptions>();
   app.description(
       "The Wisconsin benchmark as the POSTGRES performance study ran it (its Figures 2.1, 2.4, 2.5, 2.6, from\n"
-      "bench/wisconsin/*.quel) on every built back end and on SQLite: statement time, per tuple, prepare.\n"
+      "bench/workloads/wisconsin/*.quel) on every built back end and on SQLite: statement time, per tuple, prepare.\n"
       "The study's relations (1K, 10K tuples) on each structure, then tenk1 alone at each --sizes for the\n"
       "selections and aggregates (their constants scaled to keep their selectivity).");
   app.add_option("--sizes", o->sizes, "tenk1 sizes beyond the study's (default 100000,1000000; '' none)")
@@ -82,7 +82,7 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
                "a check, not a measurement: the study's relations at a tenth (100 and 1,000 tuples, constants "
                "scaled alike), no larger sizes, heap only, one repetition of at least 0.001 s, one cold run (options given beside "
                "it still apply)");
-  app.add_option("--scripts", o->scripts, "where the figures' scripts are (default the source tree's bench/wisconsin)")
+  app.add_option("--scripts", o->scripts, "where the figures' scripts are (default the source tree's bench/workloads/wisconsin)")
       ->check(CLI::ExistingDirectory.description(""))
       ->type_name("DIR");
   app.add_option("--out", o->out_dir, "also write wisconsin.json and wisconsin.csv to DIR (checked before any work)")
@@ -102,7 +102,7 @@ const char* figure_title(const std::string& f) {
   if (f == "2.4") return "Figure 2.4: the selectivity series, 10% to 90% of tenk1 into a temporary";
   if (f == "2.5") return "Figure 2.5: joins of onek1 and onek2 on unique2, all attributes into a temporary";
   if (f == "2.6") return "Figure 2.6: non-equi-joins; 10% ranges at the start, middle and end of unique2";
-  return "Aggregates over tenk1 (bench/wisconsin/aggregates.quel)";
+  return "Aggregates over tenk1 (bench/workloads/wisconsin/aggregates.quel)";
 }
 
 std::string data_name(const WisconsinStmtRow& r, const WisconsinDataSet& d) {
@@ -271,7 +271,7 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
     }
   js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   std::cout << "\nwrote " << o.out_dir << "/wisconsin.json and " << o.out_dir
-            << "/wisconsin.csv (python3 bench/plot_wisconsin.py " << o.out_dir << ")\n";
+            << "/wisconsin.csv (python3 bench/plots/plot_wisconsin.py " << o.out_dir << ")\n";
   return true;
 }
 
@@ -416,7 +416,7 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
   print_series(rows, sets, rows_of);
   if (!o.no_sqlite)
     std::cout << "\nsqlite ran " << statements - without << " of " << statements << " statements"
-              << (without ? " (— for the rest, which have no faithful SQL: see measure/quel_sql.h)" : "")
+              << (without ? " (— for the rest, which have no faithful SQL: see bench/measure/quel_sql.h)" : "")
               << "\n";
   if (!o.out_dir.empty() && !write_files(rows, o, o.quick, sizes, structures, so)) return 1;
   return mismatch ? 1 : 0;

@@ -1,6 +1,6 @@
 // `quelkit wisconsin`: the Wisconsin benchmark as the POSTGRES performance
 // study ran it (issue 17), on every back end and SQLite; its measurement is
-// measure/wisconsin_run.h, this prints it and writes its files.
+// bench/measure/wisconsin_run.h, this prints it and writes its files.
 #pragma once
 
 #include <string>

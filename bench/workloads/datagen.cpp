@@ -1,4 +1,4 @@
-// Pieces the PARTS and Wisconsin generators share (harness/datagen.h).
+// Pieces the PARTS and Wisconsin generators share (bench/workloads/datagen.h).
 #include "bench/workloads/datagen.h"
 
 #include <cstring>

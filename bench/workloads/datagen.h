@@ -1,5 +1,5 @@
-// What the benchmark data generators (PARTS: harness/parts.h, Wisconsin:
-// harness/wisconsin.h) share: the splitmix64 stream DESIGN.md defines, blank
+// What the benchmark data generators (PARTS: bench/workloads/parts.h, Wisconsin:
+// bench/workloads/wisconsin.h) share: the splitmix64 stream DESIGN.md defines, blank
 // padding of character attributes, and the `N[:heap|:isam|:hash]...` form of
 // the --parts and --wisconsin options.
 #pragma once

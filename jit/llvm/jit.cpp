@@ -105,7 +105,7 @@ class LevelCompiler final : public llvm::orc::IRCompileLayer::IRCompiler {
 };
 
 // perf's JIT symbol map: one "START SIZE name" line per generated function, in
-// /tmp/perf-PID.map, through the kit's writer (harness/perfmap.h), which the
+// /tmp/perf-PID.map, through the kit's writer (jit/perfmap.h), which the
 // gccjit back end shares and `quelkit profile` switches on. Always registered;
 // does nothing until the writer is enabled.
 class PerfMapListener final : public llvm::JITEventListener {

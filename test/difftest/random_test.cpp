@@ -81,7 +81,7 @@ TEST(Difftest, SameSeedSameQueries) {
 }
 
 // Operator choices and spellings come from ops.def: a new row there must show
-// up here, read from the bound IR, without touching cli/difftest.
+// up here, read from the bound IR, without touching difftest.
 TEST(Difftest, EveryOperatorOfOpsDefIsGenerated) {
   register_all_backends();
   std::ostringstream log;

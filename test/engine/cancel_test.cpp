@@ -3,7 +3,7 @@
 // statement that would run for hours stops within moments of the request,
 // with the error "cancelled", and is rolled back like any failed statement.
 // The request comes from another thread here, as a signal handler's would
-// (harness/budget.h); the pty tests drive the real Ctrl-C.
+// (storage/budget.h); the pty tests drive the real Ctrl-C.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// The report's ranking of the back ends (cli/report_parts.h, rank_backends,
+// The report's ranking of the back ends (bench/report/report_parts.h, rank_backends,
 // rankings) on made-up figures: the order, the ratios to the first, the tie
 // mark from paired repetitions, and which rows are ranked.
 #include <gtest/gtest.h>

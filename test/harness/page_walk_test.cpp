@@ -1,4 +1,4 @@
-// The one page walk (harness/page_walk.h): live tuples in line order, deleted
+// The one page walk (storage/page_walk.h): live tuples in line order, deleted
 // lines skipped, a visit that stops the walk at its line, and the next-page
 // span every kernel prefetches by.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The terminal table (harness/rows.h print_table): borders line up by the
+// The terminal table (engine/rows.h print_table): borders line up by the
 // columns a value takes on a terminal, not by its bytes, and control
 // characters and bytes that are not UTF-8 are escaped (\xNN, as the error
 // echo shows them) rather than sent to the terminal. CSV keeps the bytes.

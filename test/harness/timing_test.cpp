@@ -1,4 +1,4 @@
-// The timing module (harness/measure.h) driven by a fake clock: calibration,
+// The timing module (engine/measure.h) driven by a fake clock: calibration,
 // warm-up, interleaving and the statistics, never the speed of anything.
 #include <gtest/gtest.h>
 

@@ -488,7 +488,7 @@ TEST(ProfileNames, Classify) {
   auto s = prof::classify("q5_s1_qual.2", "[JIT]", "gccjit:qual");
   EXPECT_EQ(s.name, "q5_s1_qual");
   EXPECT_NE(s.what.find("substituted query 1"), std::string::npos) << s.what;
-  // An aggregate's inner query (harness/aggregate.cpp names its plans q<k>_a<n>).
+  // An aggregate's inner query (engine/aggregate.cpp names its plans q<k>_a<n>).
   EXPECT_EQ(prof::classify("q4_a2_nb_kernel", "[JIT]", "llvm:fused").what,
             "generated page kernel (qualify + project), selecting without a branch, of statement 4, aggregate query 2 "
             "(llvm)");
