@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/backend.h"
+#include "engine/backend.h"
 
 namespace quelkit::adaptive {
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "adaptive/model.h"
-#include "harness/measure.h"
-#include "harness/page.h"
+#include "engine/measure.h"
+#include "storage/page.h"
 
 namespace quelkit::adaptive {
 
@@ -685,7 +685,7 @@ void register_backend() {
   spec.name = "adaptive";
   spec.modes = {{"tiered"}, {"switch-every-page", true, true}, {"compile-at-start", true, true}};
   // Its LLVM tier's options, and its tiers' dump forms (registered before it:
-  // measure/backends.cpp).
+  // backends/backends.cpp).
   spec.reads_options = harness::kJitOptions;
   spec.settings = [](const harness::PrepareOptions& opt) { return "llvm tier " + harness::jit_settings(opt); };
   for (const char* tier : {"threaded", "stencil", "llvm"})

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/backend.h"
-#include "harness/selection.h"
+#include "engine/backend.h"
+#include "engine/selection.h"
 
 namespace quelkit::cli {
 

@@ -16,10 +16,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "harness/backend.h"
-#include "harness/budget.h"
-#include "harness/relation.h"
-#include "harness/session.h"
+#include "engine/backend.h"
+#include "storage/budget.h"
+#include "storage/relation.h"
+#include "engine/session.h"
 
 namespace quelkit::cli {
 

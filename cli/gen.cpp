@@ -9,8 +9,8 @@
 #include <iostream>
 #include <memory>
 
-#include "harness/parts.h"
-#include "harness/wisconsin.h"
+#include "bench/workloads/parts.h"
+#include "bench/workloads/wisconsin.h"
 
 namespace quelkit::cli {
 

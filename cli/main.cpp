@@ -21,20 +21,20 @@
 #include <string>
 #include <vector>
 
-#include "measure/backends.h"
+#include "backends/backends.h"
 #include "cli/command.h"
-#include "cli/difftest/difftest.h"
+#include "difftest/difftest.h"
 #include "cli/gen.h"
 #include "cli/monitor.h"
-#include "cli/profile.h"
-#include "cli/report.h"
-#include "cli/sweep.h"
-#include "cli/wisconsin_report.h"
-#include "harness/budget.h"
-#include "harness/parts.h"
-#include "harness/session.h"
-#include "harness/version.h"
-#include "harness/wisconsin.h"
+#include "profile/profile.h"
+#include "bench/report/report.h"
+#include "bench/report/sweep.h"
+#include "bench/report/wisconsin_report.h"
+#include "storage/budget.h"
+#include "bench/workloads/parts.h"
+#include "engine/session.h"
+#include "engine/version.h"
+#include "bench/workloads/wisconsin.h"
 
 using namespace quelkit;
 using namespace quelkit::harness;

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/budget.h"
+#include "storage/budget.h"
 
 namespace quelkit::cli {
 

@@ -10,7 +10,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "harness/session.h"
+#include "engine/session.h"
 
 namespace quelkit::cli {
 

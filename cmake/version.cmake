@@ -16,7 +16,7 @@ if(commit STREQUAL "")
   set(commit "unknown")
 endif()
 set(text "// Written by cmake/version.cmake at every build: do not edit.
-#include \"harness/version.h\"
+#include \"engine/version.h\"
 
 namespace quelkit::harness {
 

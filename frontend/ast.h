@@ -28,7 +28,7 @@ struct Expr {
   // Aggregate (`count(p.pnum by p.color where p.qoh > 100)`; text = the
   // aggregate's name): the by list (empty for a simple aggregate) and the
   // aggregate's own qualification (null if none). The session evaluates
-  // aggregates before binding (harness/aggregate.cpp); the binder never sees one.
+  // aggregates before binding (engine/aggregate.cpp); the binder never sees one.
   // Value: a constant the session computed (a simple aggregate's value), of
   // type value_type (c0 included: an aggregate of ""), held in ival / fval /
   // text; never a pattern.

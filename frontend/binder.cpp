@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "frontend/frontend.h"
-#include "harness/runtime/runtime.h"
+#include "runtime/runtime.h"
 
 namespace quelkit::frontend {
 

@@ -1,5 +1,5 @@
 // The constant evaluator: one typed IR operator applied to constant operands
-// with exactly the run-time semantics, through the same harness/runtime rules
+// with exactly the run-time semantics, through the same runtime rules
 // every back end calls (f4 in single precision, checked integers, checked
 // conversions, pattern matching, ascii, concat). The fold pass uses it; tests
 // and back ends may use it as a reference evaluator.

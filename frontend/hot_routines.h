@@ -1,5 +1,5 @@
 // The front end's routines as `quelkit profile` names them
-// (harness/routine_table.h): lexer, parser, binder and fold pass, and the IR
+// (runtime/routine_table.h): lexer, parser, binder and fold pass, and the IR
 // pieces the harness uses at run time (plan-cache keys, value formatting).
 #pragma once
 
@@ -7,7 +7,7 @@
 #include "frontend/ir.h"
 #include "frontend/lexer.h"
 #include "frontend/shown_text.h"
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 
 namespace quelkit::frontend {
 

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "harness/runtime/runtime_inline.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::ir {
 

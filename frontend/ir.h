@@ -16,7 +16,7 @@
 
 #include "frontend/source.h"
 #include "frontend/types.h"
-#include "harness/runtime/runtime.h"
+#include "runtime/runtime.h"
 
 namespace quelkit::ir {
 
@@ -195,7 +195,7 @@ NodePtr copy_with_kids(const Node& n, std::vector<NodePtr> kids);
 inline bool is_nary(Op op) { return op == Op::AND || op == Op::OR; }
 // Some node of n's tree can raise a runtime error (the catalogue's ERRORS
 // column): what a back end may not evaluate speculatively, for a tuple whose
-// evaluation would not reach it (nobranch selection, harness/selection.h).
+// evaluation would not reach it (nobranch selection, engine/selection.h).
 bool may_raise(const Node& n);
 
 // Canonical text of a tree: the plan-cache key part (literals included,

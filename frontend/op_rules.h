@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "frontend/ir.h"
-#include "harness/runtime/rules.h"
+#include "runtime/rules.h"
 
 namespace quelkit::ir {
 

@@ -60,7 +60,7 @@ struct Error {
   SourceRef src;            // may be null (command-line errors)
   std::string relation;     // runtime errors: relation being scanned
   int64_t tuple = -1;       // runtime errors: 1-based ordinal of the tuple in scan order
-  int32_t code = 0;         // runtime errors: qk_err code (harness/runtime/runtime.h)
+  int32_t code = 0;         // runtime errors: qk_err code (runtime/runtime.h)
 
   // `file:line:col: error: message` + source line + caret (no trailing
   // newline). The column counts characters; the line is shown at most about

@@ -1,9 +1,9 @@
 // The 1976 interpreter's routines as `quelkit profile` names them
-// (harness/routine_table.h): getsymbol and interpret are the paper's GETSYMBOL
+// (runtime/routine_table.h): getsymbol and interpret are the paper's GETSYMBOL
 // and INTERPRET, kept out of line (interp/interp.h) so that a profile sees them.
 #pragma once
 
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 #include "interp/interp.h"
 #include "interp/lower.h"
 

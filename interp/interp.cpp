@@ -2,7 +2,7 @@
 // leaf's value) and interpret (the loop that applies each generic operator to
 // the operands' run-time types). Both stay out of line so they show up in a
 // profile as they did in the paper's Table 3. All semantics come from the
-// runtime helpers (harness/runtime); this file only decides which to call.
+// runtime helpers (runtime); this file only decides which to call.
 #include "interp/interp.h"
 
 #include <array>
@@ -12,10 +12,10 @@
 #include <cstring>
 #include <functional>
 
-#include "harness/page.h"
+#include "storage/page.h"
 #include "frontend/op_rules.h"
-#include "harness/runtime/inline.h"
-#include "harness/runtime/runtime_inline.h"
+#include "runtime/inline.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::interp {
 

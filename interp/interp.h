@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "harness/backend.h"
-#include "harness/runtime/runtime.h"
+#include "engine/backend.h"
+#include "runtime/runtime.h"
 #include "interp/symbol.h"
 
 namespace quelkit::interp {

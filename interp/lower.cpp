@@ -10,8 +10,8 @@
 #include <ostream>
 #include <string>
 
-#include "harness/page.h"
-#include "harness/runtime/runtime_inline.h"
+#include "storage/page.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::interp {
 

@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <vector>
 
-#include "harness/plan.h"
+#include "engine/plan.h"
 #include "interp/symbol.h"
 
 namespace quelkit::interp {

@@ -16,8 +16,8 @@
 #include <utility>
 
 #include "frontend/op_rules.h"
-#include "harness/page.h"
-#include "harness/page_walk.h"
+#include "storage/page.h"
+#include "storage/page_walk.h"
 
 #pragma GCC diagnostic error "-Wswitch"
 
@@ -351,7 +351,7 @@ class Walk {
   }
 
  private:
-  // ---- the page walk (harness/page_walk.h), emitted
+  // ---- the page walk (storage/page_walk.h), emitted
 
   // A kernel's entry: its parameters (page, rows; ctx into ctx_), the line
   // counter set before any check can fail (err_slot reads it), ctx read.

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "frontend/ir.h"
-#include "harness/backend.h"
-#include "harness/page.h"
-#include "harness/plan.h"
-#include "harness/runtime/runtime.h"
+#include "engine/backend.h"
+#include "storage/page.h"
+#include "engine/plan.h"
+#include "runtime/runtime.h"
 
 namespace quelkit::jit {
 
@@ -104,7 +104,7 @@ struct Local {
 
 // ---------------------------------------------------------------- helpers
 
-// The runtime helpers generated code calls (harness/runtime/runtime.h), with
+// The runtime helpers generated code calls (runtime/runtime.h), with
 // their C signatures: QK_JIT_HELPER(name, effect, result, arg types...). Subtle
 // rules (string compare, patterns, text, transcendental functions,
 // float-to-integer conversion) are called, never re-implemented in generated
@@ -247,7 +247,7 @@ class Emitter {
 
 struct GenOptions {
   bool checks = false;  // --jit-checks: bounds assertions raising QK_ERR_BOUNDS
-  // The kernel's selection (harness/selection.h): false, a branch on the
+  // The kernel's selection (engine/selection.h): false, a branch on the
   // qualification; true, nobranch (its value computed, the row written for
   // every tuple and kept by it; what can raise stays guarded).
   bool nobranch = false;

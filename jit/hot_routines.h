@@ -1,10 +1,10 @@
 // The JITs' own routines as `quelkit profile` names them
-// (harness/routine_table.h). The code they generate has no symbols: the
+// (runtime/routine_table.h). The code they generate has no symbols: the
 // profile names it from the perf map (q3_qual, q3_kernel, ...), and the
 // compilers' libraries are named by their object files.
 #pragma once
 
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 #include "jit/codegen.h"
 #include "jit/prepared.h"
 

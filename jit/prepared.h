@@ -3,15 +3,15 @@
 // jit/codegen.h, and their one prepare(). Fused plans generate their per-tuple
 // functions on first use (replace/delete drive plans tuple by tuple to collect
 // tids), and the kernel's other selection variant when the scan first asks for
-// it (harness/selection.h), timing that generation into `times.lazy_ns`.
+// it (engine/selection.h), timing that generation into `times.lazy_ns`.
 #pragma once
 
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 
-#include "harness/backend.h"
-#include "harness/measure.h"
+#include "engine/backend.h"
+#include "engine/measure.h"
 #include "jit/codegen.h"
 
 namespace quelkit::jit {

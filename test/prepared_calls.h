@@ -1,9 +1,9 @@
 // Calls of a prepared plan's entry points outside a scan, made as the scan
-// makes them (harness/backend.h: ctx->plan set to the entries' state first),
+// makes them (engine/backend.h: ctx->plan set to the entries' state first),
 // for tests that drive one plan by hand.
 #pragma once
 
-#include "harness/backend.h"
+#include "engine/backend.h"
 
 namespace quelkit::test {
 

@@ -2,7 +2,7 @@
 // parsed and bound by the real binder (frontend::parse, frontend::bind), so
 // no test types an expression itself. One range variable is the plan's
 // tuple; the attributes of a second become PARAM nodes, as tuple
-// substitution makes them (harness/decompose.cpp).
+// substitution makes them (engine/decompose.cpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "frontend/frontend.h"
-#include "harness/plan.h"
+#include "engine/plan.h"
 
 namespace quelkit::test {
 

@@ -1,5 +1,5 @@
 // The threaded tree's routines as `quelkit profile` names them
-// (harness/routine_table.h): in call mode one handler per node kind
+// (runtime/routine_table.h): in call mode one handler per node kind
 // (threaded::handler<K>, named after its kind), in goto mode one dispatch
 // function with every handler inlined.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 #include "threaded/program.h"
 
 namespace quelkit::threaded {

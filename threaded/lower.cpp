@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "harness/runtime/runtime_inline.h"
+#include "runtime/runtime_inline.h"
 #include "threaded/program.h"
 
 namespace quelkit::threaded {

@@ -43,8 +43,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/plan.h"
-#include "harness/runtime/runtime.h"
+#include "engine/plan.h"
+#include "runtime/runtime.h"
 #include "threaded/kinds.h"
 
 namespace quelkit::threaded {
@@ -94,7 +94,7 @@ struct Program {
   uint32_t in_len = 0;          // plan.in.tuple_len
   uint16_t nconst = 0;          // how many registers are constants
   bool qual_always = false;     // no qualification (or folded to true): every tuple qualifies
-  // The page kernel's selection (harness/selection.h). Nobranch: the page is
+  // The page kernel's selection (engine/selection.h). Nobranch: the page is
   // run in two passes. The first runs the qualification of every tuple and
   // appends its line to `sel`, advancing by the outcome (no branch on it);
   // the second projects the selected tuples. Writing the row for every tuple,
@@ -130,7 +130,7 @@ std::string kind_name(int kind);
 int run_qual(Dispatch d, Program& p, const uint8_t* tuple, qk_ctx* ctx);
 // The projection into row: 0, or -1 after raising into ctx.
 int run_proj(Dispatch d, Program& p, const uint8_t* tuple, uint8_t* row, qk_ctx* ctx);
-// The fused page kernel (harness/backend.h): rows written, or -1 with ctx->err_slot.
+// The fused page kernel (engine/backend.h): rows written, or -1 with ctx->err_slot.
 int64_t run_page(Dispatch d, Program& p, const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
 
 // The call-mode handler of each kind.

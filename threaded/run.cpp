@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <utility>
 
-#include "harness/page_walk.h"
-#include "harness/runtime/inline.h"
+#include "storage/page_walk.h"
+#include "runtime/inline.h"
 #include "threaded/program.h"
 #include "threaded/steps.h"
 
@@ -185,7 +185,7 @@ __attribute__((noinline)) int64_t goto_run(Program& p, const Node* start, const 
   const Node* const proj = code + p.proj_start;
   const Node* const first = p.qual_always ? proj : code;
   const uint32_t row_len = p.row_len;
-  // The page walk of harness/page_walk.h, written out: the tuple loop is
+  // The page walk of storage/page_walk.h, written out: the tuple loop is
   // entered from the labels below, so it cannot be walk_page's visit.
   const uint32_t nl = Kernel ? harness::page_nlines(in) : 0;
   uint32_t line = 0;

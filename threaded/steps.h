@@ -2,7 +2,7 @@
 // instantiated for every kind of kKinds by both dispatch methods
 // (threaded/run.cpp). A step runs one node and returns the next node to run,
 // or nullptr after raising a runtime error (r0 = -1). Every rule with a
-// subtlety is a runtime helper (harness/runtime), the same code the
+// subtlety is a runtime helper (runtime), the same code the
 // interpreter, the fold pass and the JITs run; this file only picks which one,
 // from the operator's row of the catalogue (ops.def), at compile time. Not a general header:
 // only threaded/run.cpp includes it.
@@ -12,11 +12,11 @@
 #include <cstring>
 #include <type_traits>
 
-#include "harness/page.h"
-#include "harness/stored.h"
+#include "storage/page.h"
+#include "storage/stored.h"
 #include "frontend/op_rules.h"
-#include "harness/runtime/inline.h"
-#include "harness/runtime/runtime_inline.h"
+#include "runtime/inline.h"
+#include "runtime/runtime_inline.h"
 #include "threaded/program.h"
 
 namespace quelkit::threaded::steps {
@@ -54,7 +54,7 @@ QK_INLINE void rset(Reg& r, V v) {
   else r.i = v;
 }
 
-// Stored fields loaded into registers and stored back (harness/stored.h).
+// Stored fields loaded into registers and stored back (storage/stored.h).
 using harness::load_as;
 using harness::load_stored;
 using harness::store_col;

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "harness/backend.h"
+#include "engine/backend.h"
 #include "threaded/program.h"
 
 namespace quelkit::threaded {

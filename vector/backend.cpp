@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "harness/measure.h"
+#include "engine/measure.h"
 #include "vector/vector.h"
 
 namespace quelkit::vector {
@@ -18,7 +18,7 @@ class PreparedProgram final : public harness::Prepared {
  public:
   // The program in the selection `opt` asks for; under --selection auto the
   // plan is kept, so that the other selection can be lowered when the scan
-  // switches to it (harness/selection.h).
+  // switches to it (engine/selection.h).
   PreparedProgram(const harness::Plan& plan, const Options& opt, bool keep_plan) : opt_(opt) {
     const bool nb = opt.selection == Selection::NoBranch;
     runners_[nb] = std::make_unique<Runner>(lower(plan, opt));

@@ -1,5 +1,5 @@
 // The vectorized back end's routines as `quelkit profile` names them
-// (harness/routine_table.h): one function per primitive (vector::prim<K>,
+// (runtime/routine_table.h): one function per primitive (vector::prim<K>,
 // named after its kind), the page kernel that drives them batch by batch,
 // and the lowering.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/routine_table.h"
+#include "runtime/routine_table.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {

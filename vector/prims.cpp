@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "frontend/op_rules.h"
-#include "harness/stored.h"
-#include "harness/runtime/inline.h"
+#include "storage/stored.h"
+#include "runtime/inline.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {

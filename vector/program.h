@@ -52,8 +52,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/plan.h"
-#include "harness/runtime/runtime.h"
+#include "engine/plan.h"
+#include "runtime/runtime.h"
 #include "vector/prims.h"
 
 namespace quelkit::vector {
@@ -186,9 +186,9 @@ class Runner {
   int qualify(const uint8_t* tuple, qk_ctx* ctx);
   // The projection of one (qualifying) tuple into row: 0, or -1 after raising.
   int project(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx);
-  // The page kernel (harness/backend.h): rows written, or -1 with ctx->err_slot.
+  // The page kernel (engine/backend.h): rows written, or -1 with ctx->err_slot.
   int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
-  // Batches spanning the pages (harness/backend.h's Entries::pages): rows written,
+  // Batches spanning the pages (engine/backend.h's Entries::pages): rows written,
   // or -1 when a tuple failed (the harness then runs the pages one at a time).
   int64_t run_pages(const uint8_t* const* pages, uint32_t npages, uint8_t* rows, qk_ctx* ctx);
   uint32_t batch() const { return cap_; }

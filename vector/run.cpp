@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "harness/page.h"
-#include "harness/page_walk.h"
+#include "storage/page.h"
+#include "storage/page_walk.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {
@@ -114,7 +114,7 @@ int64_t Runner::rerun(const uint8_t* page, uint32_t from, uint32_t n, uint8_t* r
 }
 
 int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
-  // The page walk of harness/page_walk.h, in batches: the next page whole,
+  // The page walk of storage/page_walk.h, in batches: the next page whole,
   // then the line table in order.
   if (b_.flagged) clear_errors();
   const uint32_t nl = harness::page_nlines(page);
@@ -164,7 +164,7 @@ int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
 
 int64_t Runner::run_pages(const uint8_t* const* pages, uint32_t npages, uint8_t* rows, qk_ctx* ctx) {
   // Batches across pages: the live tuples of the pages in scan order, `cap_`
-  // at a time, each page walked as harness/page_walk.h says (the next page
+  // at a time, each page walked as storage/page_walk.h says (the next page
   // prefetched whole as a page is started, its line table in order). A
   // flagged batch is not re-run here: the harness runs these pages again one
   // at a time through run_page, whose re-run finds the failing tuple.

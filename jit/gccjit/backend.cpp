@@ -18,11 +18,11 @@
 #include <sstream>
 #include <vector>
 
-#include "harness/perfmap.h"
+#include "jit/perfmap.h"
 #include "jit/gccjit/emitter.h"
 #include "jit/gccjit/jit.h"
 #include "jit/prepared.h"
-#include "harness/measure.h"
+#include "engine/measure.h"
 
 namespace quelkit::jit::gccjit {
 

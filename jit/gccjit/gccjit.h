@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.h"
+#include "engine/backend.h"
 #include "jit/codegen.h"
 
 namespace quelkit::jit::gccjit {

@@ -25,7 +25,7 @@
 
 #include "jit/codegen.h"
 #include "jit/gccjit/gccjit.h"
-#include "harness/measure.h"
+#include "engine/measure.h"
 
 namespace quelkit::jit::gccjit {
 

@@ -17,7 +17,7 @@
 #include "jit/llvm/emitter.h"
 #include "jit/llvm/jit.h"
 #include "jit/prepared.h"
-#include "harness/measure.h"
+#include "engine/measure.h"
 
 namespace quelkit::jit::llvmjit {
 

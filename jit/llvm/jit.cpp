@@ -37,9 +37,9 @@
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
-#include "harness/perfmap.h"
+#include "jit/perfmap.h"
 #include "jit/codegen.h"
-#include "harness/measure.h"
+#include "engine/measure.h"
 
 namespace quelkit::jit::llvmjit {
 
@@ -105,7 +105,7 @@ class LevelCompiler final : public llvm::orc::IRCompileLayer::IRCompiler {
 };
 
 // perf's JIT symbol map: one "START SIZE name" line per generated function, in
-// /tmp/perf-PID.map, through the kit's writer (harness/perfmap.h), which the
+// /tmp/perf-PID.map, through the kit's writer (jit/perfmap.h), which the
 // gccjit back end shares and `quelkit profile` switches on. Always registered;
 // does nothing until the writer is enabled.
 class PerfMapListener final : public llvm::JITEventListener {

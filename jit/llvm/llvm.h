@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/backend.h"
+#include "engine/backend.h"
 #include "jit/codegen.h"
 
 namespace quelkit::jit::llvmjit {

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <strings.h>
 
-#include "harness/runtime/runtime.h"
+#include "runtime/runtime.h"
 #include "jit/stencil/code.h"
 
 #if __has_include(<valgrind/valgrind.h>)

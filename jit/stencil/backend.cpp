@@ -6,7 +6,7 @@
 
 #include <ostream>
 
-#include "harness/measure.h"
+#include "engine/measure.h"
 #include "jit/stencil/arena.h"
 #include "jit/prepared.h"
 #include "jit/stencil/stitch.h"
@@ -24,7 +24,7 @@ class StencilPlan final : public CompiledPlan {
     for (auto& s : spans_) arena_.release(s);
   }
 
-  // nobranch: the kernel's selection variant (harness/selection.h).
+  // nobranch: the kernel's selection variant (engine/selection.h).
   void compile(const harness::Plan& plan, Functions which, bool nobranch) override {
     if (!which.qual && !which.kernel) qual_ = always;
     if (!which.project && !which.kernel) project_ = nothing;

@@ -28,10 +28,10 @@
 #include <cstring>
 
 #include "frontend/op_rules.h"
-#include "harness/page.h"
-#include "harness/page_walk.h"
-#include "harness/runtime/inline.h"
-#include "harness/runtime/runtime.h"
+#include "storage/page.h"
+#include "storage/page_walk.h"
+#include "runtime/inline.h"
+#include "runtime/runtime.h"
 #include "jit/stencil/variants.h"
 
 #define QS_CC __attribute__((preserve_none))
@@ -278,7 +278,7 @@ QK_INLINE Go body(St& s) {
     return Go::Jump;
   } else if constexpr (D.kind == Kind::LoopTail) {
     // The next live line (0 = deleted), in line order, as the harness walks a
-    // page (harness/page_walk.h; the entry prefetched the next page). At the
+    // page (storage/page_walk.h; the entry prefetched the next page). At the
     // loop's foot, so that the body's last stencil falls into it and the
     // jump back to the body is the one taken jump a tuple costs; the page's
     // end falls through to what follows the loop. The line count is the
@@ -388,7 +388,7 @@ QK_INLINE Go body(St& s) {
   }                                                                                                 \
   extern "C" int64_t qs_##KERNEL(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {                 \
     uint8_t* f = static_cast<uint8_t*>(__builtin_alloca(QS_OFF(_JIT_FRAME)));                      \
-    /* Step 2 of harness/page_walk.h: the next page, whole. */                                     \
+    /* Step 2 of storage/page_walk.h: the next page, whole. */                                     \
     ::quelkit::harness::prefetch_page_ahead(page, ::quelkit::jit::stencil::body::len_hole(_JIT_INLEN)); \
     const int64_t end =                                                                             \
         _JIT_CONTINUE(nullptr, f, ctx, rows, page, -1, 0, 0, int64_t(::quelkit::harness::page_nlines(page))); \

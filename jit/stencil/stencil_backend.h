@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "harness/backend.h"
+#include "engine/backend.h"
 #include "jit/codegen.h"
 
 namespace quelkit::jit::stencil {

@@ -13,8 +13,8 @@
 #include <ostream>
 
 #include "frontend/source.h"
-#include "harness/page.h"
-#include "harness/perfmap.h"
+#include "storage/page.h"
+#include "jit/perfmap.h"
 #include "jit/stencil/disasm.h"
 #include "jit/stencil/names.h"
 #include "jit/stencil/stencil_code.gen.h"
@@ -82,7 +82,7 @@ class Walk {
   void kernel_function(const std::string& name) {
     if (refines_selection()) return refined_kernel_function(name);
     begin(FnKind::Kernel, name, Kind::EntryKernel);
-    // Selection (harness/selection.h). Branch: the qualification is jumps to
+    // Selection (engine/selection.h). Branch: the qualification is jumps to
     // the projection or to the loop's foot. Nobranch: its value in `e`, the
     // row written for every tuple and kept by it (ROW_IF); targets that can
     // raise are projected only for a qualifying tuple (JUMP_E).
@@ -486,7 +486,7 @@ class Walk {
 
   const harness::Plan& plan_;
   Program& p_;
-  const bool nobranch_;  // the kernel's selection (harness/selection.h)
+  const bool nobranch_;  // the kernel's selection (engine/selection.h)
   Function fn_{};
   struct Raise {
     uint64_t pos;

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/plan.h"
+#include "engine/plan.h"
 #include "jit/codegen.h"
 #include "jit/stencil/arena.h"
 #include "jit/stencil/variants.h"
@@ -52,11 +52,11 @@ struct Program {
   std::vector<Function> fns;
   uint32_t frame = 0;               // frame bytes (8 per slot)
   uint32_t row_len = 0, in_len = 0;  // the row pointer's stride (>= 1), the tuple length
-  bool nobranch = false;            // the kernel's selection (harness/selection.h)
+  bool nobranch = false;            // the kernel's selection (engine/selection.h)
 };
 
 // The instances for `which` of `plan`. Aborts on a plan the harness never makes.
-// nobranch: the kernel's selection variant (harness/selection.h).
+// nobranch: the kernel's selection variant (engine/selection.h).
 Program build(const harness::Plan& plan, Functions which, const std::string& base, bool nobranch);
 
 struct Stitched {

@@ -63,7 +63,7 @@ enum class Kind : uint8_t {
             // type's size, so that e is scaled in the address arithmetic (rowif_type says which)
   PageDone, // fused: return where the rows end (the entry makes it a count)
   PageExit, // fused: error exit: ctx->err_slot = line, return -1
-  // Nobranch selection (harness/selection.h): the qualification's value in `e`.
+  // Nobranch selection (engine/selection.h): the qualification's value in `e`.
   SetE,     // e = jump_if (0 or 1): a guarded part's outcome, or a constant
   SaveE,    // the slot at D_OFF = e (the left operand of and/or)
   AndE,     // e = e & the slot at A_OFF

@@ -62,7 +62,7 @@ def check_bench(bench):
     rows = list(csv.DictReader(io.StringIO(text[start + 1:]))) if start >= 0 else []
     doc = json.loads(p.stdout)
     runs = doc["benchmarks"]
-    # The context names what the kit measured with (bench/context.h), beside
+    # The context names what the kit measured with (bench/gbench/context.h), beside
     # the library's host fields: its build type, not the library's, and every
     # back end the binary registers.
     ctx = doc["context"]

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "../engine/support.h"
-#include "cli/difftest/aggregates.h"
-#include "cli/difftest/check.h"
+#include "difftest/aggregates.h"
+#include "difftest/check.h"
 
 namespace quelkit::test {
 namespace {

@@ -16,8 +16,8 @@
 #include <fstream>
 
 #include "../engine/support.h"
-#include "cli/difftest/corpus.h"
-#include "harness/selection.h"
+#include "difftest/corpus.h"
+#include "engine/selection.h"
 
 namespace quelkit::test {
 namespace {

@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "../engine/support.h"
-#include "cli/difftest/check.h"
-#include "cli/difftest/corpus.h"
-#include "cli/difftest/difftest.h"
-#include "cli/difftest/sqlite_oracle.h"
+#include "difftest/check.h"
+#include "difftest/corpus.h"
+#include "difftest/difftest.h"
+#include "difftest/sqlite_oracle.h"
 
 namespace quelkit::test {
 namespace {
@@ -81,7 +81,7 @@ TEST(Difftest, SameSeedSameQueries) {
 }
 
 // Operator choices and spellings come from ops.def: a new row there must show
-// up here, read from the bound IR, without touching cli/difftest.
+// up here, read from the bound IR, without touching difftest.
 TEST(Difftest, EveryOperatorOfOpsDefIsGenerated) {
   register_all_backends();
   std::ostringstream log;

@@ -4,7 +4,7 @@
 // i4 sum's overflow (same error, same position), and what may not be written.
 #include <gtest/gtest.h>
 
-#include "harness/budget.h"
+#include "storage/budget.h"
 #include "support.h"
 
 namespace quelkit::test {

@@ -1,9 +1,9 @@
-// The report's break-even (cli/report_parts.h): where a back end's one-off
+// The report's break-even (bench/report/report_parts.h): where a back end's one-off
 // cost, prepare + statement time, crosses below another's over the heap
 // sizes measured, on made-up figures.
 #include <gtest/gtest.h>
 
-#include "cli/report_parts.h"
+#include "bench/report/report_parts.h"
 
 namespace quelkit::report {
 namespace {

@@ -3,13 +3,13 @@
 // statement that would run for hours stops within moments of the request,
 // with the error "cancelled", and is rolled back like any failed statement.
 // The request comes from another thread here, as a signal handler's would
-// (harness/budget.h); the pty tests drive the real Ctrl-C.
+// (storage/budget.h); the pty tests drive the real Ctrl-C.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <thread>
 
-#include "harness/budget.h"
+#include "storage/budget.h"
 #include "support.h"
 
 namespace quelkit::test {

@@ -1,4 +1,4 @@
-// Made-up rows of the paper report (measure/paper_run.h) for the tests of
+// Made-up rows of the paper report (bench/measure/paper_run.h) for the tests of
 // its blocks: cells whose repetitions took given times, in the order taken.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/paper_run.h"
+#include "bench/measure/paper_run.h"
 
 namespace quelkit::report {
 

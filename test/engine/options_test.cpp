@@ -218,7 +218,7 @@ TEST(Options, ValuesAndScriptsReadAsBefore) {
 }
 
 // Under --selection auto a scan starts with the branch kernel and may switch
-// to nobranch (harness/selection.h), so a dump of a form that differs by
+// to nobranch (engine/selection.h), so a dump of a form that differs by
 // selection prints both variants, each said; one asked for prints it alone,
 // and threaded code (one program for both) and a plan without a
 // qualification print once. A dump printed one variant, branch's, where

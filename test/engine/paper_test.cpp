@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/checksum.h"
+#include "storage/checksum.h"
 #include "support.h"
 
 namespace quelkit::test {

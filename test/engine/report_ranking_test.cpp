@@ -1,9 +1,9 @@
-// The report's ranking of the back ends (cli/report_parts.h, rank_backends,
+// The report's ranking of the back ends (bench/report/report_parts.h, rank_backends,
 // rankings) on made-up figures: the order, the ratios to the first, the tie
 // mark from paired repetitions, and which rows are ranked.
 #include <gtest/gtest.h>
 
-#include "cli/report_parts.h"
+#include "bench/report/report_parts.h"
 #include "test/engine/made_up_rows.h"
 
 namespace quelkit::report {

@@ -1,9 +1,9 @@
-// The report's targets block (cli/report_parts.h, check_targets): each bound
+// The report's targets block (bench/report/report_parts.h, check_targets): each bound
 // checked on the median of paired repetitions, only where the run measured
 // what it names, on made-up figures.
 #include <gtest/gtest.h>
 
-#include "cli/report_parts.h"
+#include "bench/report/report_parts.h"
 #include "test/engine/made_up_rows.h"
 
 namespace quelkit::report {

@@ -1,4 +1,4 @@
-// The stored result (harness/result_rows.h): rows kept in result order across
+// The stored result (engine/result_rows.h): rows kept in result order across
 // chunks, chunks reused from the pool, and a result larger than the memory
 // budget as the statement error "memory budget exceeded" on every back end,
 // with the session intact. Also: the checksum is taken off the clock
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/budget.h"
-#include "harness/result_rows.h"
+#include "storage/budget.h"
+#include "engine/result_rows.h"
 #include "support.h"
 
 namespace quelkit::test {

@@ -1,4 +1,4 @@
-// --selection (harness/selection.h): every back end with a page kernel runs
+// --selection (engine/selection.h): every back end with a page kernel runs
 // the selection it is asked for and says so in --stats; auto probes the first
 // pages and chooses by selectivity; nobranch computes speculatively nothing
 // that can raise, so a guarded division never fails. (That both selections

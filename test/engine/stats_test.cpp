@@ -82,7 +82,7 @@ TEST_P(Stats, FailedStatementCountsAtTheFailingTuple) {
 
 // The same counts where the failing tuple lies after the auto probe's pages
 // (a heap of 715 pages: the probe runs its first 8, too few tuples to be
-// timed), in the scan's steady loop (harness/scan.cpp), the row buffer
+// timed), in the scan's steady loop (engine/scan.cpp), the row buffer
 // handed over several times before it.
 TEST_P(Stats, FailureAfterTheProbeDecidedCountsAtTheFailingTuple) {
   Kit k(GetParam());

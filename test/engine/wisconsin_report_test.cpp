@@ -17,10 +17,10 @@
 #include <sstream>
 #include <string>
 
-#include "measure/backends.h"
-#include "measure/quel_sql.h"
+#include "backends/backends.h"
+#include "bench/measure/quel_sql.h"
 #include "frontend/frontend.h"
-#include "harness/session.h"
+#include "engine/session.h"
 #include "test/engine/shell.h"
 
 namespace quelkit::test {

@@ -2,7 +2,7 @@
 // append and replace on every back end, checked against the generator's own
 // rows; `copy` reading what `gen wisconsin` writes; `gen wisconsin` byte-
 // identical to the independent oracle's CSV; and each of the study's figure
-// scripts (bench/wisconsin) run by `quelkit -b all` on heap, ISAM and hash
+// scripts (bench/workloads/wisconsin) run by `quelkit -b all` on heap, ISAM and hash
 // relations, where every back end must agree on every statement.
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <sys/wait.h>
 
-#include "harness/wisconsin.h"
+#include "bench/workloads/wisconsin.h"
 #include "support.h"
 
 namespace quelkit::test {
@@ -169,7 +169,7 @@ TEST_P(WisconsinFigures, EveryBackEndAgrees) {
   std::string fig = GetParam().substr(0, GetParam().find(':'));
   std::string structure = GetParam().substr(GetParam().find(':') + 1);
   std::string out;
-  int st = shell(kBin + " -b all --format none --wisconsin study:" + structure + " " + kSrc + "/bench/wisconsin/" +
+  int st = shell(kBin + " -b all --format none --wisconsin study:" + structure + " " + kSrc + "/bench/workloads/wisconsin/" +
                      fig + ".quel",
                  &out);
   EXPECT_EQ(st, 0) << out;

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "frontend/consteval.h"
-#include "harness/runtime/runtime.h"
+#include "runtime/runtime.h"
 #include "test_catalog.h"
 
 namespace quelkit::frontend {

@@ -10,10 +10,10 @@
 #include <sstream>
 #include <string>
 
-#include "measure/backends.h"
+#include "backends/backends.h"
 #include "frontend/frontend.h"
-#include "harness/parts.h"
-#include "harness/session.h"
+#include "bench/workloads/parts.h"
+#include "engine/session.h"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <vector>
 
-#include "harness/checksum.h"
-#include "harness/page.h"
-#include "harness/runtime/runtime_inline.h"
+#include "storage/checksum.h"
+#include "storage/page.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::test {
 namespace {

@@ -12,8 +12,8 @@
 
 #include <unistd.h>
 
-#include "harness/csv.h"
-#include "harness/parts.h"
+#include "storage/csv.h"
+#include "bench/workloads/parts.h"
 
 namespace quelkit::test {
 namespace {

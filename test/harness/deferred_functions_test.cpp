@@ -10,9 +10,9 @@
 #include <memory>
 #include <sstream>
 
-#include "harness/backend.h"
-#include "harness/parts.h"
-#include "harness/session.h"
+#include "engine/backend.h"
+#include "bench/workloads/parts.h"
+#include "engine/session.h"
 
 namespace quelkit::test {
 namespace {

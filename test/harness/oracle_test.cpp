@@ -15,10 +15,10 @@
 #include <sstream>
 #include <string>
 
-#include "harness/checksum.h"
-#include "harness/parts.h"
-#include "harness/runtime/runtime_inline.h"
-#include "harness/wisconsin.h"
+#include "storage/checksum.h"
+#include "bench/workloads/parts.h"
+#include "runtime/runtime_inline.h"
+#include "bench/workloads/wisconsin.h"
 
 namespace quelkit::test {
 namespace {

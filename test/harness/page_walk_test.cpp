@@ -1,12 +1,12 @@
-// The one page walk (harness/page_walk.h): live tuples in line order, deleted
+// The one page walk (storage/page_walk.h): live tuples in line order, deleted
 // lines skipped, a visit that stops the walk at its line, and the next-page
 // span every kernel prefetches by.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "harness/page_walk.h"
-#include "harness/relation.h"
+#include "storage/page_walk.h"
+#include "storage/relation.h"
 
 namespace quelkit::harness {
 namespace {

@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "harness/parts.h"
-#include "harness/runtime/runtime_inline.h"
+#include "bench/workloads/parts.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::test {
 namespace {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/budget.h"
-#include "harness/page.h"
-#include "harness/relation.h"
-#include "harness/runtime/runtime_inline.h"
+#include "storage/budget.h"
+#include "storage/page.h"
+#include "storage/relation.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::test {
 namespace {

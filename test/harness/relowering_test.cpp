@@ -15,9 +15,9 @@
 #include <string>
 #include <thread>
 
-#include "harness/backend.h"
-#include "harness/parts.h"
-#include "harness/session.h"
+#include "engine/backend.h"
+#include "bench/workloads/parts.h"
+#include "engine/session.h"
 
 namespace quelkit::test {
 namespace {

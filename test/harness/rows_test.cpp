@@ -1,4 +1,4 @@
-// The terminal table (harness/rows.h print_table): borders line up by the
+// The terminal table (engine/rows.h print_table): borders line up by the
 // columns a value takes on a terminal, not by its bytes, and control
 // characters and bytes that are not UTF-8 are escaped (\xNN, as the error
 // echo shows them) rather than sent to the terminal. CSV keeps the bytes.
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/budget.h"
-#include "harness/page.h"
-#include "harness/result_rows.h"
-#include "harness/rows.h"
-#include "harness/runtime/runtime.h"
+#include "storage/budget.h"
+#include "storage/page.h"
+#include "engine/result_rows.h"
+#include "engine/rows.h"
+#include "runtime/runtime.h"
 
 namespace quelkit::test {
 namespace {

@@ -1,4 +1,4 @@
-// Auto selection's rule (harness/selection.h), fed made-up figures: the
+// Auto selection's rule (engine/selection.h), fed made-up figures: the
 // selectivity band, the timed probe on large relations, and its verdicts.
 // Whether the kernels then run what was chosen is test/engine/selection_test.cpp's.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "harness/selection.h"
+#include "engine/selection.h"
 
 namespace quelkit::test {
 namespace {

@@ -1,11 +1,11 @@
-// The timing module (harness/measure.h) driven by a fake clock: calibration,
+// The timing module (engine/measure.h) driven by a fake clock: calibration,
 // warm-up, interleaving and the statistics, never the speed of anything.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "harness/measure.h"
+#include "engine/measure.h"
 
 namespace quelkit::test {
 namespace {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <set>
 
-#include "harness/wisconsin.h"
+#include "bench/workloads/wisconsin.h"
 
 namespace quelkit::test {
 namespace {

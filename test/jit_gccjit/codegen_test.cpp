@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "harness/parts.h"
-#include "harness/perfmap.h"
+#include "bench/workloads/parts.h"
+#include "jit/perfmap.h"
 #include "jit/gccjit/gccjit.h"
 #include "test/jit_llvm/plan_checks.h"
 #include "test/jit_llvm/support.h"

@@ -11,7 +11,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "harness/parts.h"
+#include "bench/workloads/parts.h"
 #include "jit/llvm/llvm.h"
 #include "test/jit_llvm/plan_checks.h"
 #include "test/jit_llvm/support.h"

@@ -12,7 +12,7 @@
 
 #include <fstream>
 
-#include "harness/parts.h"
+#include "bench/workloads/parts.h"
 #include "jit/llvm/llvm.h"
 #include "test/jit_llvm/support.h"
 

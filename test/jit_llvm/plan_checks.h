@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "frontend/frontend.h"
-#include "harness/parts.h"
-#include "harness/plan.h"
-#include "harness/runtime/runtime_inline.h"
+#include "bench/workloads/parts.h"
+#include "engine/plan.h"
+#include "runtime/runtime_inline.h"
 #include "jit/codegen.h"
 #include "test/jit_llvm/support.h"
 #include "test/prepared_calls.h"

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "measure/backends.h"
+#include "backends/backends.h"
 #include "frontend/frontend.h"
-#include "harness/page.h"
-#include "harness/session.h"
+#include "storage/page.h"
+#include "engine/session.h"
 
 namespace quelkit::test {
 

@@ -10,7 +10,7 @@
 
 #include <fstream>
 
-#include "harness/parts.h"
+#include "bench/workloads/parts.h"
 #include "jit/stencil/arena.h"
 #include "jit/stencil/stencil_backend.h"
 #include "test/jit_llvm/support.h"

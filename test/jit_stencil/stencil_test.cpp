@@ -15,8 +15,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/parts.h"
-#include "harness/perfmap.h"
+#include "bench/workloads/parts.h"
+#include "jit/perfmap.h"
 #include "jit/stencil/arena.h"
 #include "jit/stencil/stencil_backend.h"
 #include "test/jit_llvm/edge_queries.h"

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <vector>
 
-#include "harness/backend.h"
+#include "engine/backend.h"
 
 namespace quelkit::test {
 

@@ -6,9 +6,9 @@
 
 #include <sstream>
 
-#include "measure/backends.h"
-#include "cli/difftest/check.h"
-#include "cli/difftest/corpus.h"
+#include "backends/backends.h"
+#include "difftest/check.h"
+#include "difftest/corpus.h"
 #include "mutant_backend.h"
 
 #ifndef QUELKIT_MUTANT

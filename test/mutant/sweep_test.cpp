@@ -1,17 +1,17 @@
-// quelkit sweep (cli/sweep.h) over back ends it is not usually given, which
+// quelkit sweep (bench/report/sweep.h) over back ends it is not usually given, which
 // only a test binary can register. The agreement check: every lane's answer at a point is
 // checked against the first lane's before anything is timed, so a sweep never
 // sets the curve of a back end that returns other rows beside the rest. The
 // mutant back end (mutant_backend.h) computes `<=` for the sweep's `pct < K`
 // (i4 < i4, ops.def LT_I4), which differs exactly on the tuples whose pct is
-// K (pct is in hundredths of a percent, 0..9999: harness/sweep_data.h); the same sweep over two correct back ends must pass, so the check is
+// K (pct is in hundredths of a percent, 0..9999: bench/workloads/sweep_data.h); the same sweep over two correct back ends must pass, so the check is
 // seen to fail for the mutant and not for whatever else.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "cli/sweep.h"
-#include "measure/backends.h"
+#include "bench/report/sweep.h"
+#include "backends/backends.h"
 #include "mutant_backend.h"
 
 #ifndef QUELKIT_MUTANT

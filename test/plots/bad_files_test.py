@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The plot scripts of bench/ on run directories whose file is empty, not
+"""The plot scripts of bench/plots/ on run directories whose file is empty, not
 JSON or CSV, or not shaped as the report writes it.
 
   bad_files_test.py SOURCE_DIR
@@ -72,7 +72,7 @@ GOOD = [
 
 
 def run(py, src, script, directory):
-    return subprocess.run([py, os.path.join(src, "bench", script), directory], capture_output=True, text=True,
+    return subprocess.run([py, os.path.join(src, "bench", "plots", script), directory], capture_output=True, text=True,
                           timeout=120)
 
 
@@ -96,7 +96,7 @@ def check_colours(py, src):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(GOOD_PAPER, f)
     try:
-        p = subprocess.run([py, "-c", code, os.path.join(src, "bench"), f.name], capture_output=True, text=True,
+        p = subprocess.run([py, "-c", code, os.path.join(src, "bench", "plots"), f.name], capture_output=True, text=True,
                            timeout=120)
     finally:
         os.unlink(f.name)
@@ -116,7 +116,7 @@ def check_without_matplotlib(py, src, directory):
     env = dict(os.environ, PYTHONPATH=fake)
     failures = []
     for script in ("plot.py", "plot_sweep.py", "plot_wisconsin.py"):
-        p = subprocess.run([py, os.path.join(src, "bench", script), directory], capture_output=True, text=True,
+        p = subprocess.run([py, os.path.join(src, "bench", "plots", script), directory], capture_output=True, text=True,
                            timeout=120, env=env)
         lines = p.stderr.strip().splitlines()
         if p.returncode != 1 or len(lines) != 1 or "python3-matplotlib" not in lines[0] or script not in lines[0]:

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""The plot scripts of bench/ on small runs of the reports they plot.
+"""The plot scripts of bench/plots/ on small runs of the reports they plot.
 
   plots_test.py QUELKIT SOURCE_DIR
 
 Runs `quelkit sweep`, `quelkit paper` and `quelkit wisconsin --quick` at small
-sizes into a temporary directory, then bench/plot_sweep.py, bench/plot.py and
-bench/plot_wisconsin.py on their output, and checks that every figure the
+sizes into a temporary directory, then bench/plots/plot_sweep.py, bench/plots/plot.py and
+bench/plots/plot_wisconsin.py on their output, and checks that every figure the
 scripts promise is written, as a PNG (its signature) and an SVG (an <svg>
 element). The plots run with Debian's python3, for which ./kit installs
 python3-matplotlib; without matplotlib this exits 77 (skipped). The figures
@@ -58,7 +58,7 @@ def main():
         # points: the script draws a panel per back end and a line per selection.
         run([quelkit, "sweep", "--sizes", "20000", "-b", "interp,vector", "--points", "0,50,100", "--reps", "5",
              "--budget", "0.05", "--min-time", "0.001", "--out", sweep])
-        out = run([py, os.path.join(src, "bench/plot_sweep.py"), sweep])
+        out = run([py, os.path.join(src, "bench/plots/plot_sweep.py"), sweep])
         for family in ("single", "pct_first", "half_first"):
             expect_figure(os.path.join(sweep, f"sweep_{family}_20000"))
         # Three back ends, a JIT among them where the build has one (its
@@ -72,13 +72,13 @@ def main():
             run([quelkit, "paper", "-b", "interp,vector"] + args)
         elif p.returncode != 0:
             sys.exit(f"failed ({p.returncode}): quelkit paper\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
-        out = run([py, os.path.join(src, "bench/plot.py"), paper])
+        out = run([py, os.path.join(src, "bench/plots/plot.py"), paper])
         with open(os.path.join(paper, "paper.json")) as f:
             compiled = bool(json.load(f).get("compile_levels"))  # none in a build without JITs
         for name in ("per_tuple", "one_off") + (("compile",) if compiled else ()):
             expect_figure(os.path.join(paper, name))
         run([quelkit, "wisconsin", "--quick", "--out", wis])
-        out = run([py, os.path.join(src, "bench/plot_wisconsin.py"), wis])
+        out = run([py, os.path.join(src, "bench/plots/plot_wisconsin.py"), wis])
         figures = [f for f in os.listdir(wis) if f.startswith("wisconsin_fig2_4_") and f.endswith(".png")]
         if not figures:
             sys.exit(f"plot_wisconsin.py wrote no figure:\n{out}")
@@ -88,7 +88,7 @@ def main():
         # the run's directory: the usage and exit 2, not a traceback.
         for script in ("plot.py", "plot_sweep.py", "plot_wisconsin.py"):
             for wrong, says in ((os.path.join(wis, "wisconsin.json"), "is not a directory"), (tmp, "holds no ")):
-                p = subprocess.run([py, os.path.join(src, "bench", script), wrong], capture_output=True, text=True,
+                p = subprocess.run([py, os.path.join(src, "bench", "plots", script), wrong], capture_output=True, text=True,
                                    timeout=300)
                 if p.returncode != 2 or says not in p.stderr or "Traceback" in p.stderr:
                     sys.exit(f"{script} {wrong}: exit {p.returncode}, expected 2 saying '{says}':\n{p.stderr[-2000:]}")

@@ -1,4 +1,4 @@
-"""The python the plot tests run bench/'s scripts with: Debian's python3 (which
+"""The python the plot tests run bench/plots/' scripts with: Debian's python3 (which
 ./kit gives python3-matplotlib), else this one, if it has matplotlib; None when
 neither has it (the tests then skip)."""
 

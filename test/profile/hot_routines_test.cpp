@@ -1,4 +1,4 @@
-// The modules' tables of hot routines (harness/routine_table.h), which
+// The modules' tables of hot routines (runtime/routine_table.h), which
 // `quelkit profile` classifies by: every row must name routines that exist in
 // bin/quelkit and that the classifier reaches, so renaming a routine fails
 // here when it does not already fail to compile (rows holding the function's
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "measure/backends.h"
-#include "cli/profile/classify.h"
-#include "harness/backend.h"
+#include "backends/backends.h"
+#include "profile/classify.h"
+#include "engine/backend.h"
 
 namespace {
 
@@ -113,8 +113,8 @@ TEST(ProfileHotRoutines, EveryRowNamesRoutinesOfTheBinaryThatTheClassifierReache
     if (!n.starts_with("qk_") || n.starts_with("qk_rule_")) continue;
     bool listed = false;
     for (const prof::ModuleTable& t : prof::module_tables())
-      for (const HotRoutine& r : t.routines) listed = listed || (t.module == "harness/runtime" && r.matches(n));
-    EXPECT_TRUE(listed) << n << " is a runtime helper without a row in harness/runtime/hot_routines.h";
+      for (const HotRoutine& r : t.routines) listed = listed || (t.module == "runtime" && r.matches(n));
+    EXPECT_TRUE(listed) << n << " is a runtime helper without a row in runtime/hot_routines.h";
   }
 }
 

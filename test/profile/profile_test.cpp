@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "measure/backends.h"
-#include "cli/profile/aggregate.h"
-#include "cli/profile/callgrind_reader.h"
-#include "cli/profile/classify.h"
-#include "cli/profile/perf_reader.h"
-#include "harness/backend.h"
-#include "harness/perfmap.h"
+#include "backends/backends.h"
+#include "profile/aggregate.h"
+#include "profile/callgrind_reader.h"
+#include "profile/classify.h"
+#include "profile/perf_reader.h"
+#include "engine/backend.h"
+#include "jit/perfmap.h"
 
 namespace {
 
@@ -496,7 +496,7 @@ TEST(ProfileNames, Classify) {
   auto s = prof::classify("q5_s1_qual.2", "[JIT]", "gccjit:qual");
   EXPECT_EQ(s.name, "q5_s1_qual");
   EXPECT_NE(s.what.find("substituted query 1"), std::string::npos) << s.what;
-  // An aggregate's inner query (harness/aggregate.cpp names its plans q<k>_a<n>).
+  // An aggregate's inner query (engine/aggregate.cpp names its plans q<k>_a<n>).
   EXPECT_EQ(prof::classify("q4_a2_nb_kernel", "[JIT]", "llvm:fused").what,
             "generated page kernel (qualify + project), selecting without a branch, of statement 4, aggregate query 2 "
             "(llvm)");

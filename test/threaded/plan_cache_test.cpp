@@ -137,7 +137,7 @@ TEST_P(PlanCache, DetachedQueriesReuseTheirInnerPlan) {
 // Two statements of the same shape at different places in the source share a
 // cache key (positions are not part of it), but a prepared plan raises its
 // errors at the positions it was prepared with, so the harness keys plans by
-// position too (harness/plan.cpp): each statement's error is its own.
+// position too (engine/plan.cpp): each statement's error is its own.
 TEST_P(PlanCache, ErrorPositionsAreTheStatementsOwn) {
   Kit k(std::vector<std::pair<std::string, std::string>>{{"interp", "switch"}, {"threaded", GetParam()}});
   auto r = k.run("create t (a4 = i4)\nappend to t (a4 = -2147483647 - 1)\nrange of x is t");

@@ -6,7 +6,7 @@
 // harness::Backend, with a plan bound from QUEL (test/quel_plan.h).
 #include <cstring>
 
-#include "harness/page.h"
+#include "storage/page.h"
 #include "interp/interp.h"
 #include "threaded/threaded.h"
 #include "test/quel_plan.h"

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "measure/backends.h"
-#include "harness/parts.h"
-#include "harness/session.h"
+#include "backends/backends.h"
+#include "bench/workloads/parts.h"
+#include "engine/session.h"
 
 namespace quelkit::test {
 

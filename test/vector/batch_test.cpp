@@ -7,7 +7,7 @@
 // and on 4 KiB pages, where a page holds over a hundred narrow tuples.
 #include <filesystem>
 
-#include "cli/difftest/corpus.h"
+#include "difftest/corpus.h"
 #include "vector_test_util.h"
 
 namespace quelkit::test {

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "measure/backends.h"
-#include "harness/parts.h"
-#include "harness/wisconsin.h"
-#include "harness/session.h"
+#include "backends/backends.h"
+#include "bench/workloads/parts.h"
+#include "bench/workloads/wisconsin.h"
+#include "engine/session.h"
 
 namespace quelkit::test {
 

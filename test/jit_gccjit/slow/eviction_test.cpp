@@ -9,7 +9,7 @@
 
 #include <fstream>
 
-#include "harness/parts.h"
+#include "bench/workloads/parts.h"
 #include "jit/gccjit/gccjit.h"
 #include "test/jit_llvm/support.h"
 

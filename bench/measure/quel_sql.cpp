@@ -1,0 +1,259 @@
+// QUEL to SQL for the Wisconsin report's SQLite cells (quel_sql.h).
+#include "bench/measure/quel_sql.h"
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/ir.h"
+
+namespace quelkit {
+
+using frontend::ast::Expr;
+using frontend::ast::Stmt;
+
+namespace {
+
+// Variables an expression uses outside aggregates (an aggregate's variables
+// are its own, in QUEL as in a scalar subquery).
+void outer_vars(const Expr& e, std::set<std::string>* v) {
+  if (e.kind == Expr::Attr) v->insert(e.text);
+  if (e.kind == Expr::Aggregate) return;
+  for (const auto& a : e.args) outer_vars(*a, v);
+}
+
+void all_vars(const Expr& e, std::set<std::string>* v) {
+  if (e.kind == Expr::Attr) v->insert(e.text);
+  for (const auto& a : e.args) all_vars(*a, v);
+  for (const auto& b : e.by) all_vars(*b, v);
+  if (e.qual) all_vars(*e.qual, v);
+}
+
+std::string from(const std::set<std::string>& vars) {
+  std::string s;
+  for (const auto& v : vars) s += (s.empty() ? " FROM " : ", ") + v;
+  return s;
+}
+
+// A catalogue SQL template ("($1 + $2)") with its operands in place.
+std::string spell(const std::string& tmpl, const std::vector<std::string>& operands) {
+  std::string r;
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    if (tmpl[i] == '$' && i + 1 < tmpl.size() && tmpl[i + 1] >= '1' && tmpl[i + 1] <= '9' &&
+        size_t(tmpl[i + 1] - '1') < operands.size()) {
+      r += operands[size_t(tmpl[i + 1] - '1')];
+      ++i;
+    } else {
+      r += tmpl[i];
+    }
+  }
+  return r;
+}
+
+// What a retrieve's aggregate functions add to it, as INGRES's decomposition
+// (engine/aggregate.cpp) and difftest's oracle do it: each becomes a common
+// table expression aggN(b1, ..., bn, v), one row per distinct by value of the
+// whole relation with the aggregate over that group's qualifying tuples (0
+// over none), joined back to the outer query on its by list.
+struct Joins {
+  std::vector<std::string> ctes;    // "aggN AS (...)"
+  std::vector<std::string> conds;   // "(aggN.bi = by_i)", conjoined to the WHERE clause
+  std::set<std::string> from;       // the CTEs and the by lists' variables, for the FROM list
+};
+
+std::string joined(const std::vector<std::string>& v, const std::string& sep) {
+  std::string r;
+  for (const auto& x : v) r += (r.empty() ? "" : sep) + x;
+  return r;
+}
+
+bool expr(const Expr& e, std::string* out, Joins* joins = nullptr);
+
+// An aggregate function (with `by`) as a CTE of `joins`; false without one
+// (outside a retrieve) or without a faithful SQL aggregate.
+bool aggregate_function(const Expr& e, const std::string& fn, bool u, const std::string& arg, std::string* out,
+                        Joins* joins) {
+  if (!joins) return false;
+  const std::string name = "agg" + std::to_string(joins->ctes.size() + 1);
+  std::vector<std::string> by(e.by.size()), as, d_cols, on;
+  for (size_t i = 0; i < e.by.size(); ++i) {
+    if (!expr(*e.by[i], &by[i])) return false;
+    const std::string b = "b" + std::to_string(i + 1);
+    as.push_back(by[i] + " AS " + b);
+    d_cols.push_back("d." + b);
+    on.push_back("d." + b + " = i." + b);
+    joins->conds.push_back("(" + name + "." + b + " = " + by[i] + ")");
+    all_vars(*e.by[i], &joins->from);  // the by list's variables are the outer query's too
+  }
+  std::set<std::string> own;
+  all_vars(e, &own);
+  std::string values = "SELECT " + joined(as, ", ") + ", " + arg + " AS x" + from(own);
+  if (e.qual) {
+    values += " WHERE ";
+    if (!expr(*e.qual, &values)) return false;
+  }
+  joins->ctes.push_back(name + " AS (SELECT " + joined(d_cols, ", ") + ", COALESCE(" + fn + "(" +
+                        (u ? "DISTINCT " : "") + "i.x), 0) AS v FROM (SELECT DISTINCT " + joined(as, ", ") +
+                        from(own) + ") AS d LEFT JOIN (" + values + ") AS i ON " + joined(on, " AND ") +
+                        " GROUP BY " + joined(d_cols, ", ") + ")");
+  joins->from.insert(name);
+  *out += name + ".v";
+  return true;
+}
+
+// false: no faithful SQL for e. joins: where a retrieve's aggregate functions
+// go (null elsewhere: they have no translation there).
+bool expr(const Expr& e, std::string* out, Joins* joins) {
+  switch (e.kind) {
+    case Expr::Int: *out += std::to_string(e.ival); return true;
+    case Expr::Float: {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.17g", e.fval);
+      *out += b;
+      return true;
+    }
+    case Expr::String: {
+      *out += '\'';
+      for (char c : e.text) *out += c == '\'' ? std::string("''") : std::string(1, c);
+      *out += '\'';
+      return true;
+    }
+    case Expr::Attr: *out += e.text + "." + e.attr; return true;
+    case Expr::Unary:
+    case Expr::Binary:
+    case Expr::Call: {
+      // Operators and functions are spelled as the operator catalogue spells
+      // them in SQL (frontend/ops.def); one it gives no SQL has no translation.
+      if (e.kind == Expr::Unary && e.op == "+") return expr(*e.args[0], out);
+      const bool call = e.kind == Expr::Call;
+      const bool nary = e.kind == Expr::Binary && (e.op == "and" || e.op == "or");
+      ir::Generic g;
+      if (!ir::generic_by_quel(call ? e.text : e.op, nary ? 2 : int(e.args.size()), call, &g)) return false;
+      const std::string sql = ir::generic_info(g).sql;
+      if (sql.empty()) return false;
+      // `a and b and c` (one n-ary node) as ((a AND b) AND c).
+      std::string acc;
+      if (!expr(*e.args[0], &acc, joins)) return false;
+      if (e.args.size() == 1) {
+        *out += spell(sql, {acc});
+        return true;
+      }
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        std::string next;
+        if (!expr(*e.args[i], &next, joins)) return false;
+        acc = spell(sql, {acc, next});
+      }
+      *out += acc;
+      return true;
+    }
+    case Expr::Aggregate: {
+      if (e.args.size() != 1) return false;
+      static const std::set<std::string> fns = {"count", "countu", "sum", "sumu", "avg", "avgu", "min", "max"};
+      if (!fns.count(e.text)) return false;
+      const bool u = e.text.size() > 3 && e.text.back() == 'u';
+      const std::string fn = u ? e.text.substr(0, e.text.size() - 1) : e.text;
+      std::string arg;
+      if (!expr(*e.args[0], &arg)) return false;
+      if (!e.by.empty()) return aggregate_function(e, fn, u, arg, out, joins);
+      // A simple aggregate: a scalar subquery over its own variables.
+      std::set<std::string> vars;
+      all_vars(e, &vars);
+      *out += "(SELECT COALESCE(" + fn + "(" + (u ? "DISTINCT " : "") + arg + "), 0)" + from(vars);
+      if (e.qual) {
+        *out += " WHERE ";
+        if (!expr(*e.qual, out)) return false;
+      }
+      *out += ")";
+      return true;
+    }
+    default: return false;  // computed values
+  }
+}
+
+// The FROM list and WHERE clause of a statement's variables (and of its
+// aggregate functions' CTEs, joined back on their by lists).
+bool tail(const Stmt& s, std::set<std::string> vars, std::string* out, Joins* joins = nullptr) {
+  std::string where;
+  if (s.where) {
+    outer_vars(*s.where, &vars);
+    if (!expr(*s.where, &where, joins)) return false;
+  }
+  std::vector<std::string> conds;
+  if (!where.empty()) conds.push_back(where);
+  if (joins) {
+    vars.insert(joins->from.begin(), joins->from.end());
+    conds.insert(conds.end(), joins->conds.begin(), joins->conds.end());
+  }
+  *out += from(vars);
+  if (!conds.empty()) *out += " WHERE " + joined(conds, " AND ");
+  return true;
+}
+
+}  // namespace
+
+std::string quel_to_sql(const Stmt& s) {
+  std::string q;
+  std::set<std::string> vars;
+  for (const auto& t : s.targets) outer_vars(*t.expr, &vars);
+  switch (s.kind) {
+    case Stmt::Retrieve: {
+      if (!s.sort.empty()) return "";
+      Joins joins;
+      std::string body = s.unique ? "SELECT DISTINCT " : "SELECT ";
+      for (size_t i = 0; i < s.targets.size(); ++i) {
+        const auto& t = s.targets[i];
+        if (i) body += ", ";
+        if (t.all) {
+          body += t.expr->text + ".*";
+          continue;
+        }
+        if (!expr(*t.expr, &body, &joins)) return "";
+        body += " AS " + t.name;
+      }
+      if (!tail(s, vars, &body, &joins)) return "";
+      if (!s.relation.empty()) q = "CREATE TABLE " + s.relation + " AS ";
+      if (!joins.ctes.empty()) q += "WITH " + joined(joins.ctes, ", ") + " ";
+      return q + body;
+    }
+    case Stmt::Append: {
+      std::string cols, vals;
+      for (const auto& t : s.targets) {
+        if (t.all) return "";
+        cols += (cols.empty() ? "" : ", ") + t.name;
+        if (!vals.empty()) vals += ", ";
+        if (!expr(*t.expr, &vals)) return "";
+      }
+      q = "INSERT INTO " + s.relation + " (" + cols + ") SELECT " + vals;
+      return tail(s, vars, &q) ? q : "";
+    }
+    case Stmt::Delete:
+    case Stmt::Replace: {
+      std::set<std::string> used = vars;
+      if (s.where) outer_vars(*s.where, &used);
+      used.erase(s.var);
+      if (!used.empty()) return "";  // SQL's DELETE and UPDATE name one table
+      if (s.kind == Stmt::Delete) q = "DELETE FROM " + s.var;
+      else {
+        q = "UPDATE " + s.var + " SET ";
+        for (size_t i = 0; i < s.targets.size(); ++i) {
+          if (i) q += ", ";
+          q += s.targets[i].name + " = ";
+          if (!expr(*s.targets[i].expr, &q)) return "";
+        }
+      }
+      if (s.where) {
+        q += " WHERE ";
+        if (!expr(*s.where, &q)) return "";
+      }
+      return q;
+    }
+    case Stmt::Destroy: {
+      for (const auto& r : s.relations) q += (q.empty() ? "DROP TABLE " : "; DROP TABLE ") + r;
+      return s.relations.size() == 1 ? q : "";
+    }
+    default: return "";
+  }
+}
+
+}  // namespace quelkit

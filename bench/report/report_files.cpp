@@ -1,0 +1,160 @@
+// The report's files (report_parts.h): paper.json (bench/plots/plot.py reads it)
+// and paper.csv, every measured cell of both blocks.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/report/report_parts.h"
+#include "storage/checksum.h"
+#include "engine/measure.h"
+#include "engine/version.h"
+
+namespace quelkit::report {
+
+using namespace harness;
+
+bool write_files(const Measured& m, const std::string& out_dir) {
+    mkdir(out_dir.c_str(), 0755);
+    std::ofstream js(out_dir + "/paper.json"), csv(out_dir + "/paper.csv");
+    if (!js || !csv) {
+      std::cerr << "quelkit paper: error: cannot write into " << out_dir << "\n";
+      return false;
+    }
+    // Keys in a fixed order, so runs diff line by line (bench/plots/plot.py reads it).
+    nlohmann::ordered_json structures = nlohmann::ordered_json::array();
+    for (Structure st : m.keyed_structures) structures.push_back(structure_name(st));
+    nlohmann::ordered_json doc = {{"tool", "quelkit paper"},
+                                  {"version", harness::kit_version()},
+                                  {"commit", harness::kit_commit()},
+                                  {"machine", machine_description()},
+                                  {"build", QUELKIT_BUILD_TYPE},
+                                  {"settings",
+                                   {{"sizes", m.sizes},
+                                    {"keyed_sizes", m.keyed_sizes},
+                                    {"keyed_structures", structures},
+                                    {"count_sizes", m.count_sizes},
+                                    {"backends", m.backends},
+                                    {"queries", m.queries.empty() ? "abcdefghi" : m.queries},
+                                    {"sqlite", m.sqlite},
+                                    {"children", m.first_prepare_children}}},
+                                  {"jit_cpu", m.jit_native_cpu ? "native" : "generic"},
+                                  {"reps", m.reps},
+                                  {"target_reps", m.target_reps},
+                                  {"target_budget_s", m.target_budget},
+                                  {"min_time_s", m.min_time},
+                                  {"results", nlohmann::ordered_json::array()},
+                                  {"compile_levels", nlohmann::ordered_json::array()},
+                                  {"first_prepare_ns", nlohmann::ordered_json::object()}};
+    csv << "query,tuples,keyed,structure,backend,rows,checksum,statement_ns,min_ns,max_ns,per_tuple_ns,prepare_ns,prepares,"
+           "cache_hits,rows_scanned,vax_ingres_s,vax_dcingres_s,sink,reps,spread\n";
+    for (const auto* set : {&m.rows, &m.count_rows})
+    for (const auto& r : *set) {
+      const PaperQuerySpec* pq = nullptr;
+      for (const auto& q : paper_queries())
+        if (r.query == q.id) pq = &q;
+      // The paper measured ISAM, and (e) keyed: not (e)'s full scan of the heap.
+      auto it = r.structure == Structure::Hash || pq->keyed != r.keyed ? pq->vax.end() : pq->vax.find(r.size);
+      for (const auto& c : r.cells) {
+        // (a) reads no relation: no per-tuple figure (null, an empty CSV field).
+        const double pt = r.reads ? c.m.median_ns / double(std::max<uint64_t>(r.size, 1)) : 0;
+        // kind: a back end's cell, or a reference's (sqlite, reference, scan,
+        // floor), which has no prepare, cache or scan count of the kit's: 0 there.
+        static const char* const kKinds[] = {"backend", "sqlite", "reference", "scan", "floor"};
+        nlohmann::ordered_json o = {{"query", r.query},
+                                    {"tuples", r.size},
+                                    {"keyed", r.keyed},
+                                    {"structure", structure_name(r.structure)},
+                                    {"backend", c.runner},
+                                    {"kind", kKinds[int(c.kind)]},
+                                    {"rows", c.rows},
+                                    {"checksum", checksum_hex(c.checksum)},
+                                    {"statement_ns", c.m.median_ns},
+                                    {"min_ns", c.m.min_ns},
+                                    {"max_ns", c.m.max_ns},
+                                    {"per_tuple_ns", r.reads ? nlohmann::ordered_json(pt) : nlohmann::ordered_json()},
+                                    {"prepare_ns", c.prepare_ns},
+                                    {"prepares", c.prepares},
+                                    {"cache_hits", c.cache_hits},
+                                    {"rows_scanned", c.scanned},
+                                    {"sink", r.count ? "count" : "rows"},
+                                    {"reps", c.m.reps},
+                                    {"spread", c.m.spread()}};
+        if (it != pq->vax.end()) {
+          o["vax_ingres_s"] = it->second.first;
+          o["vax_dcingres_s"] = it->second.second;
+        }
+        doc["results"].push_back(std::move(o));
+        csv << r.query << ',' << r.size << ',' << (r.keyed ? 1 : 0) << ',' << structure_name(r.structure) << ','
+            << c.runner << ',' << c.rows << ','
+            << checksum_hex(c.checksum) << ',' << figure_text(c.m.median_ns) << ',' << figure_text(c.m.min_ns) << ','
+            << figure_text(c.m.max_ns) << ',' << (r.reads ? figure_text(pt) : "") << ',' << figure_text(c.prepare_ns) << ','
+            << c.prepares << ',' << c.cache_hits << ',' << c.scanned << ','
+            << (it != pq->vax.end() ? figure_text(it->second.first) : "") << ','
+            << (it != pq->vax.end() ? figure_text(it->second.second) : "") << ',' << (r.count ? "count" : "rows")
+            << ',' << c.m.reps << ',' << figure_text(c.m.spread()) << '\n';
+      }
+    }
+    for (const auto& [label, ns] : m.first_prepare_ns) doc["first_prepare_ns"][label] = ns;
+    // The ratio rows under each table (report_tables.cpp), each the median of
+    // the per-repetition ratios of two interleaved cells: not to be had from
+    // the medians above. Null where a cell is missing.
+    doc["ratios"] = nlohmann::ordered_json::array();
+    for (const Row& r : m.rows) {
+      auto ratio = [](const Cell* a, const Cell* b) -> nlohmann::ordered_json {
+        if (!a || !b) return nullptr;
+        const Stats s = harness::ratio(a->m, b->m);
+        return {{"median", s.median}, {"q1", s.q1}, {"q3", s.q3}, {"spread", s.spread}, {"pairs", s.n}};
+      };
+      const Cell *best = r.best(), *floor = r.find(CellKind::Floor), *ref = r.find(CellKind::Reference);
+      doc["ratios"].push_back({{"query", r.query},
+                               {"tuples", r.size},
+                               {"structure", structure_name(r.structure)},
+                               {"best", best ? nlohmann::ordered_json(best->runner) : nlohmann::ordered_json(nullptr)},
+                               {"floor_gbs", r.floor_gbs},
+                               {"best_over_floor", ratio(best, floor)},
+                               {"reference_over_floor", ratio(ref, floor)},
+                               {"scan_over_floor", ratio(r.find(CellKind::Scan), floor)},
+                               {"best_over_reference", ratio(best, ref)}});
+    }
+    doc["ranking"] = nlohmann::ordered_json::array();  // the ranking block (report_ranking.cpp)
+    for (const Ranking& k : rankings(m)) {
+      nlohmann::ordered_json order = nlohmann::ordered_json::array();
+      for (const Ranked& e : k.order)
+        order.push_back({{"backend", e.runner}, {"statement_ns", e.median_ns}, {"ratio", e.ratio}, {"tied", e.tied}});
+      doc["ranking"].push_back({{"query", k.query},
+                                {"tuples", k.size},
+                                {"structure", structure_name(k.structure)},
+                                {"order", std::move(order)}});
+    }
+    doc["targets"] = nlohmann::ordered_json::array();  // the targets block's checks (report_targets.cpp)
+    for (const TargetCheck& t : check_targets(m))
+      doc["targets"].push_back({{"query", std::string(1, t.query)},
+                                {"tuples", t.size},
+                                {"ratio", t.what},
+                                {"limit", t.limit},
+                                {"median", t.stats.median},
+                                {"q1", t.stats.q1},
+                                {"q3", t.stats.q3},
+                                {"pairs", t.stats.n},
+                                {"spread", t.stats.spread},
+                                {"ci95", {t.stats.lo, t.stats.hi}},
+                                {"ci_level", t.stats.level},
+                                {"met", t.met},
+                                {"told", t.told}});
+    for (const LevelCost& l : m.levels)
+      doc["compile_levels"].push_back({{"backend", l.runner},
+                                       {"level", l.level},
+                                       {"query", std::string(1, l.query)},
+                                       {"prepare_ns", l.median_ns},
+                                       {"min_ns", l.min_ns},
+                                       {"max_ns", l.max_ns}});
+    // Invalid UTF-8 (a machine name, say) becomes U+FFFD rather than an exception.
+    js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    std::cout << "\nwrote " << out_dir << "/paper.json and " << out_dir << "/paper.csv\n";
+  return true;
+}
+
+}  // namespace quelkit::report

@@ -1,0 +1,339 @@
+// The differential checker (check.h): every query on every runner, on the
+// storage variants of its relations and through SQLite, results compared;
+// coverage is read from the bound IR. Shrinking and the reproducer are in
+// shrink.cpp and reproducer.cpp.
+#include "difftest/check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+#include <stdexcept>
+
+#include "difftest/bind.h"
+#include "difftest/sqlite_oracle.h"
+#include "bench/workloads/parts.h"
+#include "engine/rows.h"
+
+namespace quelkit::difftest {
+
+using harness::Result;
+using harness::result_difference;
+
+// ---- comparing results ----
+
+static std::vector<std::string> sorted_rows(const Result& r) {
+  std::vector<std::string> v;
+  const uint32_t len = r.layout.tuple_len;
+  for (uint64_t i = 0; i < r.nrows(); ++i)
+    v.emplace_back(reinterpret_cast<const char*>(r.rows.row(i)), len);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+static std::string row_text(const Schema& s, const std::string& row) {
+  std::string t = "(";
+  for (size_t i = 0; i < s.attrs.size(); ++i)
+    t += (i ? ", " : "") + harness::value_text(s.attrs[i], reinterpret_cast<const uint8_t*>(row.data()));
+  return t + ")";
+}
+
+std::string multiset_difference(const Result& a, const Result& b) {
+  if (a.nrows() != b.nrows()) return std::to_string(a.nrows()) + " rows vs " + std::to_string(b.nrows()) + " rows";
+  auto x = sorted_rows(a), y = sorted_rows(b);
+  for (size_t i = 0; i < x.size(); ++i)
+    if (x[i] != y[i]) return "rows differ: " + row_text(a.layout, x[i]) + " vs " + row_text(b.layout, y[i]);
+  return "";
+}
+
+// ---- the checker ----
+
+std::string code_options(const harness::PrepareOptions& p) {
+  const harness::PrepareOptions defaults;
+  std::string s;
+  if (p.jit_opt != defaults.jit_opt) s += " --jit-opt " + std::to_string(p.jit_opt);
+  if (p.jit_checks) s += " --jit-checks";
+  if (p.jit_native_cpu) s += " --jit-cpu native";
+  if (p.vector_batch != defaults.vector_batch) s += " --vector-batch " + std::to_string(p.vector_batch);
+  return s;
+}
+
+Checker::Checker(const std::string& backends, std::ostream& log, const harness::PrepareOptions& prepare, bool sqlite)
+    : log_(log), backends_(backends), prepare_(prepare) {
+  harness::SessionOptions o;
+  o.prepare = prepare;
+  o.backends = harness::parse_backend_list(backends);
+  o.format = harness::OutFormat::None;
+  o.page_size = TestData::kPageSize;
+  // A small plan cache: eviction (and the freeing of compiled code) happens
+  // all the time instead of never.
+  o.plan_cache_capacity = 64;
+  session_ = std::make_unique<harness::Session>(o, sink_out_, sink_err_);
+  // The relations are built by the first back end alone and handed over: a
+  // back end under test must not be able to spoil the data it is tested on.
+  harness::SessionOptions so = o;
+  so.backends.resize(1);
+  harness::Session setup(so, sink_out_, sink_err_);
+  setup.catalog().add(harness::make_parts(TestData::kPartsRows, false, harness::Structure::Heap,
+                                          TestData::kPageSize));
+  for (const auto& s : TestData::setup()) {
+    if (!setup.run(std::make_shared<Source>("setup:" + s.relation, s.text)))
+      throw std::runtime_error("difftest: building relation " + s.relation + " failed:\n" + sink_err_.str());
+  }
+  for (const auto& name : setup.catalog().names()) session_->catalog().add(setup.catalog().remove(name));
+  // The generator binds against the test data's schemas: they must be the built relations'.
+  if (std::string d = TestData::difference(session_->catalog()); !d.empty()) throw std::runtime_error("difftest: " + d);
+  if (!sqlite) return;  // --no-sqlite: not opened, so nothing (--aggregates included) consults it
+  std::string err;
+  sqlite_ = SqliteOracle::open(session_->catalog(), &err);
+  if (!sqlite_) log_ << "difftest: no SQLite oracle: " << err << "\n";
+}
+
+Checker::~Checker() = default;
+
+bool Checker::have_sqlite() const { return sqlite_ != nullptr; }
+
+std::vector<std::string> Checker::runner_labels() const {
+  std::vector<std::string> v;
+  for (const auto& r : session_->runners()) v.push_back(r->label());
+  return v;
+}
+
+Outcome Checker::evaluate(const GQuery& q, const std::vector<harness::Runner*>& runners, const std::string& prefix) {
+  Outcome out;
+  BoundText b;
+  try {
+    b = bind_query(q, session_->catalog(), prefix);
+  } catch (QuelError& e) {
+    out.bind_error = e.err;
+    return out;
+  }
+  out.bound = true;
+  for (auto* r : runners) {
+    try {
+      out.results.push_back(session_->evaluate(b.query, *r, b.src, true));
+    } catch (QuelError& e) {
+      Result res;
+      res.ok = false;
+      res.error = e.err;
+      out.results.push_back(std::move(res));
+    }
+  }
+  out.query = std::move(b.query);
+  return out;
+}
+
+std::optional<Mismatch> Checker::check_backends(const GQuery& q, Outcome& out) {
+  auto& rs = session_->runners();
+  for (size_t i = 1; i < out.results.size(); ++i) {
+    std::string d = result_difference(out.results[0], out.results[i]);
+    if (!d.empty()) {
+      Mismatch m;
+      m.kind = Mismatch::Backends;
+      m.a = rs[0]->label();
+      m.b = rs[i]->label();
+      m.detail = d;
+      m.query = q.clone();
+      return m;
+    }
+  }
+  return std::nullopt;
+}
+
+bool Checker::storage_differs(const Result& heap, const Result& var, std::string* detail) {
+  if (!heap.ok) return false;  // a keyed scan evaluates fewer tuples: it may not raise
+  if (!var.ok) {
+    *detail = "the keyed relation failed where the heap did not: " + var.error.format();
+    return true;
+  }
+  *detail = multiset_difference(heap, var);
+  return !detail->empty();
+}
+
+std::optional<Mismatch> Checker::check_storage(const GQuery& q, const Outcome& heap, Summary* sum) {
+  if (!heap.results[0].ok) return std::nullopt;
+  std::vector<const GRelation*> variants[2];
+  for (size_t i = 0; i < q.vars.size() && i < 2; ++i)
+    for (const auto& r : TestData::relations())
+      if (r.base == q.vars[i].base && r.name != r.base) variants[i].push_back(&r);
+  // Two variants per query, in turn: over a run every variant meets every
+  // kind of query. The first keeps to variants keyed on the attribute a key
+  // conjunct compares, where there are some: a lookup or a range then serves
+  // it, its bounds resolved per substituted tuple in a join.
+  auto keyed_on = [](const GRelation& r, const std::string& attr) {
+    return !attr.empty() && r.name.size() > attr.size() &&
+           r.name.compare(r.name.size() - attr.size() - 1, std::string::npos, "_" + attr) == 0;
+  };
+  for (int k = 0; k < 2; ++k) {
+    GQuery v = q.clone();
+    for (size_t i = 0; i < v.vars.size() && i < 2; ++i) {
+      std::vector<const GRelation*> pick;
+      if (k == 0)
+        for (const GRelation* r : variants[i])
+          if (keyed_on(*r, v.vars[i].key_hint)) pick.push_back(r);
+      if (pick.empty()) pick = variants[i];
+      if (pick.empty()) continue;
+      v.vars[i].relation = pick[(variant_pick_ + i) % pick.size()]->name;
+    }
+    ++variant_pick_;
+    Outcome o = evaluate(v, {session_->runners()[0].get()});
+    if (!o.bound) continue;
+    if (sum) ++sum->storage_checked;
+    std::string d;
+    if (storage_differs(heap.results[0], o.results[0], &d)) {
+      Mismatch m;
+      m.kind = Mismatch::Storage;
+      std::string rels;
+      for (const auto& var : v.vars) rels += (rels.empty() ? "" : ", ") + var.relation;
+      m.a = "heap";
+      m.b = rels;
+      m.detail = d;
+      m.query = std::move(v);
+      return m;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Mismatch> Checker::check_sqlite(const GQuery& q, const Outcome& heap, Summary* sum) {
+  auto skip = [&](const std::string& why) {
+    if (!sum) return;
+    for (auto& [r, n] : sum->sqlite_skipped)
+      if (r == why) {
+        ++n;
+        return;
+      }
+    sum->sqlite_skipped.emplace_back(why, 1);
+  };
+  if (!sqlite_) return std::nullopt;
+  std::string reason;
+  auto t = sqlite_->translate(q, &reason);
+  if (!t) {
+    skip(reason);
+    return std::nullopt;
+  }
+  if (!heap.results[0].ok) {
+    skip("error");
+    return std::nullopt;
+  }
+  std::vector<std::string> rows;
+  std::string err;
+  Mismatch m;
+  m.kind = Mismatch::Sqlite;
+  m.a = session_->runners()[0]->label();
+  m.b = "sqlite";
+  m.query = q.clone();
+  if (!sqlite_->run(*t, heap.results[0].layout, &rows, &err)) {
+    m.detail = "SQLite failed: " + err;
+    return m;
+  }
+  if (sum) ++sum->sqlite_checked;
+  auto mine = SqliteOracle::canonical(heap.results[0], t->columns);
+  if (mine == rows) return std::nullopt;
+  auto show = [](const std::string& r) {
+    std::string s = r;
+    std::replace(s.begin(), s.end(), '\x1f', '|');
+    return "(" + s + ")";
+  };
+  if (mine.size() != rows.size()) {
+    m.detail = std::to_string(mine.size()) + " rows vs " + std::to_string(rows.size()) + " rows from SQLite";
+  } else {
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (mine[i] != rows[i]) {
+        m.detail = "rows differ: " + show(mine[i]) + " vs SQLite " + show(rows[i]);
+        break;
+      }
+  }
+  m.detail += "\n  SQL: " + t->sql;
+  return m;
+}
+
+std::optional<Mismatch> Checker::check(const GQuery& q, const RunOptions& o, Summary* sum) {
+  std::vector<harness::Runner*> all;
+  for (auto& r : session_->runners()) all.push_back(r.get());
+  Outcome out = evaluate(q, all);
+  if (!out.bound) {
+    if (sum) ++sum->bind_failures;
+    Mismatch m;
+    m.kind = Mismatch::Generator;
+    m.a = m.b = "binder";
+    m.detail = "the generator wrote a query the binder rejects: " + out.bind_error.format();
+    m.query = q.clone();
+    return m;
+  }
+  if (sum) {
+    // Coverage: the typed operators the binder chose.
+    if (out.query.qual) sum->coverage.add(*out.query.qual);
+    for (const auto& t : out.query.targets) sum->coverage.add(*t.expr);
+    ++sum->queries;
+    if (!out.results[0].ok) ++sum->failed;
+    sum->rows += out.results[0].nrows();
+  }
+  if (auto m = check_backends(q, out)) return m;
+  // Every eighth query again, elsewhere in the text: the plans it prepared
+  // are reused (same shapes), and its answers and errors must be this run's.
+  if (sum && sum->queries % 8 == 0) {
+    Outcome again = evaluate(q, all, kAgain);
+    if (auto m = check_backends(q, again)) {
+      m->detail += "\n(the second run of the statement, which reuses the plans the first prepared)";
+      return m;
+    }
+  }
+  if (o.storage)
+    if (auto m = check_storage(q, out, sum)) return m;
+  if (o.sqlite)
+    if (auto m = check_sqlite(q, out, sum)) return m;
+  return std::nullopt;
+}
+
+Summary Checker::run(const RunOptions& o) {
+  Summary sum;
+  Generator gen(o.seed, o.gen);
+  auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  double next_report = 10;
+  for (uint64_t k = 0;; ++k) {
+    if (o.count && k >= o.count) break;
+    if (o.seconds > 0 && elapsed() >= o.seconds) break;
+    if (!o.count && o.seconds <= 0 && k >= 1000) break;
+    GQuery q = gen.query();
+    auto m = check(q, o, &sum);
+    if (m) {
+      m->seed = o.seed;
+      m->index = k;
+      log_ << "difftest: query " << k << ": " << m->a << " vs " << m->b << ": " << m->detail << "\n"
+           << q.text();
+      if (o.shrink && m->kind != Mismatch::Generator) {
+        log_ << "difftest: shrinking...\n" << std::flush;
+        shrink(*m);
+      } else {
+        m->reproducer = reproducer(*m);
+      }
+      log_ << m->reproducer << std::flush;
+      sum.mismatches.push_back(std::move(*m));
+      if (sum.mismatches.size() >= o.max_mismatches) break;
+    }
+    if (elapsed() >= next_report) {
+      next_report += 10;
+      log_ << "difftest: " << sum.queries << " queries in " << int(elapsed()) << " s\n" << std::flush;
+    }
+  }
+  sum.seconds = elapsed();
+  return sum;
+}
+
+// ---- coverage ----
+
+void Coverage::add(const ir::Node& n) {
+  ++ops[size_t(n.op)];
+  for (const auto& k : n.kid)
+    if (k) add(*k);
+}
+
+std::vector<std::string> Coverage::missing() const {
+  std::vector<std::string> m;
+  for (int i = 0; i < ir::kNumOps; ++i)
+    if (!ops[size_t(i)] && ir::Op(i) != ir::Op::PARAM) m.push_back(ir::op_name(ir::Op(i)));
+  return m;
+}
+
+}  // namespace quelkit::difftest

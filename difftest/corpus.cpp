@@ -1,0 +1,386 @@
+// Reading and running corpus files (corpus.h).
+#include "difftest/corpus.h"
+
+#include <algorithm>
+#include <string_view>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "frontend/frontend.h"
+#include "storage/checksum.h"
+#include "bench/workloads/parts.h"
+#include "bench/workloads/wisconsin.h"
+#include "engine/session.h"
+
+namespace quelkit::difftest {
+
+namespace {
+
+std::string trim(std::string s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+uint32_t line_of(const std::string& text, size_t off) {
+  return uint32_t(1 + std::count(text.begin(), text.begin() + long(std::min(off, text.size())), '\n'));
+}
+
+struct Actual {
+  bool parsed = true, ran = false, ok = false;
+  std::string out, error;  // error: "L:C: message"
+  std::string disagree;    // the session's "back ends disagree", with the answers it lists
+  std::string missing;     // a back end that could not run the statement, and why
+  uint64_t rows = 0, checksum = 0;
+  bool reported = false;  // rows/checksum came from the statement's reports
+  std::vector<std::string> setup_failures;
+};
+
+// `NAME:L:C: error: MSG` -> `L:C: MSG`.
+std::string error_line(const std::string& err, const std::string& name) {
+  std::string first = err.substr(0, err.find('\n'));
+  if (first.compare(0, name.size() + 1, name + ":") == 0) first = first.substr(name.size() + 1);
+  if (auto p = first.find(": error: "); p != std::string::npos) first = first.substr(0, p) + ": " + first.substr(p + 9);
+  else if (first.compare(0, 7, "error: ") == 0) first = first.substr(7);
+  return first;
+}
+
+std::string checksum_block(const Actual& a) {
+  return "/*= checksum " + std::to_string(a.rows) + " " + harness::checksum_hex(a.checksum) + " */";
+}
+
+// The expectation that says what ran, or "" where none can: a block's text
+// cannot hold "*/" (the format has no escape; its comment would end there),
+// so rows or a message holding it are written as their checksum, and an
+// error holding it is not written at all.
+std::string format_block(const CorpusCase& c, const Actual& a) {
+  auto fits = [](const std::string& body) { return body.find("*/") == std::string::npos; };
+  if (!a.ok) return fits(a.error) ? "/*= error " + a.error + " */" : "";
+  if (c.kind == "ok") return "/*= ok */";
+  if (c.kind == "checksum") return checksum_block(a);
+  std::string out = a.out;
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+  if (!fits(out)) return a.reported ? checksum_block(a) : "";
+  std::string kind = c.kind == "out" || (c.kind != "rows" && out.size() && out[0] == '(') ? "out" : "rows";
+  return "/*= " + kind + "\n" + out + "\n*/";
+}
+
+// A wrong answer: both in full where they are short; where they are long,
+// the first line that differs, by its line in the file, and the sizes (a
+// table of hundreds of rows printed twice hid the one wrong value).
+std::string wrong_answer(const CorpusCase& c, const std::string& got) {
+  const bool lines = c.kind == "rows" || c.kind == "out";
+  if (!lines) return "expected " + c.kind + " " + c.expected + "\nbut got " + got;
+  auto split = [](std::string_view text) {
+    std::vector<std::string_view> v;
+    for (size_t at = 0; at <= text.size();) {
+      const size_t nl = std::min(text.find('\n', at), text.size());
+      v.push_back(text.substr(at, nl - at));
+      at = nl + 1;
+    }
+    return v;
+  };
+  const auto want = split(c.expected);
+  constexpr size_t kShort = 20;
+  if (got.rfind(c.kind + "\n", 0) != 0)  // an error, not lines
+    return "expected " + c.kind + (want.size() > 2 * kShort ? " of " + std::to_string(want.size()) + " lines" : "\n" + c.expected) +
+           "\nbut got " + got;
+  const auto have = split(std::string_view(got).substr(c.kind.size() + 1));
+  if (want.size() + have.size() <= 2 * kShort) return "expected " + c.kind + "\n" + c.expected + "\nbut got " + got;
+  size_t k = 0;
+  while (k < want.size() && k < have.size() && want[k] == have[k]) ++k;
+  auto line = [](const std::vector<std::string_view>& v, size_t i) {
+    return i < v.size() ? "'" + std::string(v[i]) + "'" : std::string("nothing (it ends before)");
+  };
+  return "expected " + c.kind + " of " + std::to_string(want.size()) + " lines, got " + std::to_string(have.size()) +
+         "; the first difference is at line " + std::to_string(c.line + 1 + k) + ": expected " + line(want, k) +
+         ", got " + line(have, k) + " (--rewrite writes the whole answer)";
+}
+
+}  // namespace
+
+CorpusFile parse_corpus(const std::string& name, const std::string& text) {
+  CorpusFile f;
+  f.name = name;
+  f.text = text;
+  size_t case_begin = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\' && i + 1 < text.size()) ++i;
+      else if (c == '"' || c == '\n') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (c != '/' || i + 1 >= text.size() || text[i + 1] != '*') continue;
+    size_t close = text.find("*/", i + 2);
+    if (close == std::string::npos) throw std::runtime_error(name + ":" + std::to_string(line_of(text, i)) + ": unterminated comment");
+    const size_t end = close + 2;
+    std::string body = text.substr(i + 3, close - i - 3);
+    if (i + 2 < text.size() && text[i + 2] == '!') {
+      std::string d = trim(body);
+      std::string key = d.substr(0, d.find(' ')), val = trim(d.substr(key.size()));
+      // Checked as the command line checks --parts, --page-size and
+      // --wisconsin, and said with the directive's line.
+      const std::string at = name + ":" + std::to_string(line_of(text, i)) + ": ";
+      std::string why;
+      // One of each, as each option may be given once.
+      if ((key == "parts" && !f.parts.empty()) || (key == "page-size" && f.page_size) ||
+          (key == "wisconsin" && !f.wisconsin.empty()))
+        throw std::runtime_error(at + "a second " + key + " directive (one of each in a file)");
+      if (key == "parts") {
+        if (!harness::parse_parts_spec(val, &f.parts_spec.emplace(), &why))
+          throw std::runtime_error(at + "parts directive: " + why);
+        f.parts = val;
+      } else if (key == "page-size") {
+        if (val.empty() || val.size() > 5 || val.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoul(val) < 64 || std::stoul(val) > harness::kMaxPageSize)
+          throw std::runtime_error(at + "page-size directive: a whole number of bytes from 64 to 65536, not '" + val + "'");
+        f.page_size = uint32_t(std::stoul(val));
+      } else if (key == "wisconsin") {
+        if (!harness::parse_wisconsin_spec(val, &f.wisconsin_spec.emplace(), &why))
+          throw std::runtime_error(at + "wisconsin directive: " + why);
+        f.wisconsin = val;
+      } else {
+        throw std::runtime_error(at + "unknown directive '" + key + "'");
+      }
+    } else if (i + 2 < text.size() && text[i + 2] == '=') {
+      CorpusCase cc;
+      cc.begin = case_begin;
+      cc.end = i;
+      cc.exp_begin = i;
+      cc.exp_end = end;
+      cc.line = line_of(text, i);
+      size_t nl = body.find('\n');
+      std::string head = trim(body.substr(0, nl));
+      cc.kind = head.substr(0, head.find(' '));
+      std::string rest = trim(head.substr(cc.kind.size()));
+      if (cc.kind == "rows" || cc.kind == "out") {
+        if (!rest.empty() || nl == std::string::npos)
+          throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": '" + cc.kind +
+                                   "' takes the expected lines on the following lines");
+        std::string lines = body.substr(nl + 1);
+        // The closing */ stands on its own line.
+        if (!lines.empty() && lines.back() == '\n') lines.pop_back();
+        cc.expected = lines;
+      } else if (cc.kind == "error" || cc.kind == "checksum") {
+        if (nl != std::string::npos && !trim(body.substr(nl)).empty())
+          throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": '" + cc.kind + "' is one line");
+        cc.expected = rest;
+        // A checksum that no run can give is a mistake in the file, said as
+        // one, not a failing case: ROWS and 16 hex digits.
+        const size_t sp = rest.find(' ');
+        auto digits = [](const std::string& s, const char* set) {
+          return !s.empty() && s.find_first_not_of(set) == std::string::npos;
+        };
+        // `checksum ?`: a placeholder that --rewrite fills with a checksum
+        // however short the rows (the storage reproducer's, which compares
+        // two statements' checksums).
+        if (cc.kind == "checksum" && rest != "?" && (sp == std::string::npos || !digits(rest.substr(0, sp), "0123456789") ||
+                                      rest.size() - sp - 1 != 16 || !digits(rest.substr(sp + 1), "0123456789abcdef")))
+          throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": 'checksum' takes ROWS and 16 hex digits ("
+                                   "checksum 3 00c0ffee00c0ffee), not '" + rest + "'");
+      } else if (cc.kind == "ok" || cc.kind == "?") {
+      } else {
+        throw std::runtime_error(name + ":" + std::to_string(cc.line) + ": unknown expectation '" + cc.kind +
+                                 "' (rows out error checksum ok)");
+      }
+      f.cases.push_back(cc);
+      case_begin = end;
+    }
+    i = end - 1;
+  }
+  CorpusCase tail;
+  tail.begin = case_begin;
+  tail.end = tail.exp_begin = tail.exp_end = text.size();
+  tail.line = line_of(text, case_begin);
+  f.cases.push_back(tail);
+  return f;
+}
+
+CorpusFile load_corpus(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  // A file saved with CR LF line ends reads as one with LF: an expectation's
+  // rows would otherwise differ from the answer by a CR no one can see.
+  std::string text = ss.str();
+  if (text.find("\r\n") != std::string::npos) {
+    std::string lf;
+    lf.reserve(text.size());
+    for (size_t i = 0; i < text.size(); ++i)
+      if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) lf += text[i];
+    text = std::move(lf);
+  }
+  return parse_corpus(path, text);
+}
+
+std::vector<std::string> corpus_files(const std::string& dir) {
+  std::vector<std::string> v;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".quel") v.push_back(e.path().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const harness::PrepareOptions& prepare) {
+  CorpusReport rep;
+  std::ostringstream out, err;
+  harness::SessionOptions o;
+  o.backends = harness::parse_backend_list(backends);
+  o.prepare = prepare;
+  o.format = harness::OutFormat::Csv;
+  if (f.page_size) o.page_size = f.page_size;
+  harness::Session session(o, out, err);
+  session.set_messages(out);  // an `out` expectation is the statement's message
+  const size_t nrunners = session.runners().size();
+  if (const auto& ps = f.parts_spec) session.catalog().add(harness::make_parts(ps->rows, ps->wide, ps->s, o.page_size));
+  if (f.wisconsin_spec)
+    for (auto& rel : harness::make_wisconsin(*f.wisconsin_spec, o.page_size)) session.catalog().add(std::move(rel));
+  auto fail = [&](uint32_t line, const std::string& what, bool mendable = false) {
+    rep.failures.push_back(f.name + ":" + std::to_string(line) + ": " + what);
+    if (mendable) ++rep.stale;
+    else rep.unmendable.push_back(rep.failures.back());
+  };
+  std::string rewritten;
+  size_t copied = 0;
+  for (const auto& c : f.cases) {
+    // The case's text at its place in the file, so errors carry file positions.
+    std::string text = f.text.substr(0, c.end);
+    for (size_t i = 0; i < c.begin; ++i)
+      if (text[i] != '\n') text[i] = ' ';
+    auto src = std::make_shared<Source>(f.name, text);
+    Actual a;
+    std::vector<frontend::ast::StmtPtr> stmts;
+    try {
+      stmts = frontend::parse(src);
+    } catch (QuelError& e) {
+      a.parsed = false;
+      a.ran = true;
+      a.error = error_line(e.err.format(), f.name);
+    }
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      out.str("");
+      err.str("");
+      const size_t nreports = session.reports().size();
+      bool ok = session.run_statement(*stmts[i], src);
+      std::string e = err.str();
+      if (auto p = e.find("back ends disagree"); p != std::string::npos) {
+        // The line and what it lists under it, indented ("different errors:"
+        // and both errors): the line alone named neither.
+        size_t b = e.rfind('\n', p);
+        b = b == std::string::npos ? 0 : b + 1;
+        size_t end = e.find('\n', p);
+        while (end != std::string::npos && e.compare(end + 1, 2, "  ") == 0) end = e.find('\n', end + 1);
+        const std::string text = e.substr(b, end == std::string::npos ? std::string::npos : end - b);
+        a.disagree = error_line(text, f.name) + text.substr(std::min(text.find('\n'), text.size()));
+      }
+      if (auto p = e.find(" could not run the statement; "); p != std::string::npos) {
+        // An answer missing, not one differing (gccjit without its
+        // toolchain): the session's note, which names who ran, and the
+        // error before it, which says why.
+        const size_t b = e.rfind('\n', p) + 1;  // the note opens its line: "(X could not run ..."
+        std::string why;
+        for (size_t at = 0, nl; (nl = e.find('\n', at)) != std::string::npos && at < b; at = nl + 1)
+          if (e.compare(at, 2, "  ") != 0 && e.find(": error: ", at) < nl) why = error_line(e.substr(at), f.name);
+        a.missing = e.substr(b + 1, e.find(')', p) - b - 1) + ": " + why;
+      }
+      if (i + 1 < stmts.size()) {
+        if (!ok) a.setup_failures.push_back(error_line(e, f.name));
+        continue;
+      }
+      a.ran = true;
+      a.ok = ok;
+      a.out = out.str();
+      if (!ok) {
+        // Skip a leading disagreement line: the error proper follows it.
+        std::string rest = e;
+        if (!a.disagree.empty() && rest.find("back ends disagree") != std::string::npos) rest = rest.substr(rest.find('\n') + 1);
+        a.error = error_line(rest, f.name);
+      }
+      const auto& reps = session.reports();
+      if (reps.size() >= nreports + nrunners) {
+        const auto& r0 = reps[nreports];
+        a.rows = r0.stats.rows_out;
+        a.checksum = r0.stats.checksum;
+        a.reported = true;
+      }
+    }
+    for (const auto& s : a.setup_failures) fail(c.line, "a statement before the case failed: " + s);
+    const bool has_exp = c.exp_end > c.exp_begin;
+    if (!a.disagree.empty() || !a.missing.empty()) {
+      // No one answer to hold against the expectation: said once, the case
+      // failed (its first answer compared as well read as a second failure).
+      if (has_exp && a.ran) ++rep.cases;
+      fail(c.line, !a.disagree.empty() ? a.disagree : a.missing);
+      continue;
+    }
+    if (!has_exp) {
+      // The line its text starts on, not the end of the expectation before it.
+      const size_t first = std::min(f.text.find_first_not_of(" \t\r\n", c.begin), c.end);
+      if (a.ran && !a.ok) {
+        fail(line_of(f.text, first), "statement without an expectation failed: " + a.error);
+        ++rep.uncased;
+      }
+      continue;
+    }
+    ++rep.cases;
+    if (!a.ran) {
+      fail(c.line, "expectation without a statement");
+      continue;
+    }
+    const std::string block = format_block(c, a);
+    // (Where no block can say it, the expectation stays: the file is not rewritten.)
+    rewritten += f.text.substr(copied, c.exp_begin - copied) +
+                 (block.empty() ? f.text.substr(c.exp_begin, c.exp_end - c.exp_begin) : block);
+    copied = c.exp_end;
+    if (block.empty())
+      fail(c.line, "what ran holds '*/', which no expectation can hold (it would end the comment)" +
+                       (a.ok ? std::string() : ": error " + a.error));
+    bool pass = false;
+    std::string got;
+    if (c.kind == "error") {
+      pass = !a.ok && a.error == c.expected;
+      got = a.ok ? "it succeeded" : "error " + a.error;
+    } else if (!a.ok) {
+      got = "error " + a.error;
+    } else if (c.kind == "ok") {
+      pass = true;
+    } else if (c.kind == "checksum" && !a.reported) {
+      // Defaults of 0 would pass `checksum 0 0000000000000000` unseen.
+      got = "no report of the statement's rows and checksum";
+    } else if (c.kind == "checksum") {
+      std::string s = std::to_string(a.rows) + " " + harness::checksum_hex(a.checksum);
+      pass = s == c.expected;
+      got = "checksum " + s;
+    } else if (c.kind == "rows" || c.kind == "out") {
+      std::string o2 = a.out;
+      if (!o2.empty() && o2.back() == '\n') o2.pop_back();
+      pass = o2 == c.expected;
+      got = c.kind + "\n" + o2;
+    }
+    if (pass && a.disagree.empty() && a.setup_failures.empty()) {
+      ++rep.passed;
+    } else if (c.kind == "?" || (c.kind == "checksum" && c.expected == "?")) {
+      // A placeholder expects nothing yet: say what --rewrite would put there.
+      if (!block.empty())
+        fail(c.line, "/*= " + std::string(c.kind == "?" ? "?" : "checksum ?") +
+                         " */ is still to fill (--rewrite writes what ran): " + block,
+             true);
+    } else if (!pass) {
+      fail(c.line, wrong_answer(c, got), true);
+    }
+  }
+  rep.rewritten = rewritten + f.text.substr(copied);
+  return rep;
+}
+
+}  // namespace quelkit::difftest

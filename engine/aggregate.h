@@ -1,0 +1,58 @@
+// QUEL aggregates, evaluated as INGRES's decomposition did: before the
+// statement that holds them, each simple aggregate as a one-variable query
+// whose value replaces it, each aggregate function (`by`) as a temporary
+// relation of (by values, value) over the whole relation's groups, joined back
+// to the statement on its by list. The inner retrieves run as ordinary plans
+// on the statement's back end; this file only accumulates (DESIGN.md).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "engine/engine.h"
+
+namespace quelkit::harness {
+
+class Session;
+
+// True if the statement's target list or qualification holds an aggregate.
+bool has_aggregates(const frontend::ast::Stmt& s);
+
+// One statement's aggregates evaluated on one runner. While it lives, the
+// temporary relations of its aggregate functions are in the session's catalog
+// and their range variables in its range table; it removes them when it goes.
+class AggregateScope {
+ public:
+  AggregateScope(Session& session, Runner& runner, const frontend::ast::Stmt& s, const SourceRef& src);
+  ~AggregateScope();
+  AggregateScope(const AggregateScope&) = delete;
+  AggregateScope& operator=(const AggregateScope&) = delete;
+
+  // False if an inner query (or the accumulation) failed: `failed` is its result.
+  bool ok() const { return failed_.ok; }
+  Result& failed() { return failed_; }
+  // The statement with every aggregate replaced (valid when ok()).
+  const frontend::ast::Stmt& statement() const { return *stmt_; }
+  // What the inner queries scanned, prepared and took (added to the statement's).
+  const ExecStats& stats() const { return stats_; }
+
+ private:
+  void drop_temporaries();
+  void rewrite(frontend::ast::ExprPtr& e, std::vector<frontend::ast::ExprPtr>* joins);
+  frontend::ast::ExprPtr simple(const frontend::ast::Expr& agg);
+  frontend::ast::ExprPtr function(const frontend::ast::Expr& agg, std::vector<frontend::ast::ExprPtr>* joins);
+  Result inner(const frontend::ast::Expr& agg, bool with_arg, bool with_qual);
+
+  Session& session_;
+  Runner& runner_;
+  SourceRef src_;
+  frontend::ast::StmtPtr stmt_;
+  std::vector<std::string> temps_;  // relation = range variable name
+  ExecStats stats_;
+  Result failed_;
+  int inner_queries_ = 0;  // run so far: the next is q<statement>_a<inner_queries_ + 1>
+};
+
+}  // namespace quelkit::harness

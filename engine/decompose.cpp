@@ -1,0 +1,375 @@
+// Decomposition of a statement into one-variable plans (engine.h, exec.h).
+//
+// A statement over k variables becomes one-variable plans as INGRES did it:
+// each variable's own conjuncts are detached into a heap temporary first, then
+// the variable whose substitution reads the fewest tuples is substituted tuple
+// by tuple, its values becoming parameters of the remaining query,
+// recursively: a variable another one is joined to on its hash or ISAM key
+// is looked up, not scanned, per substituted tuple (keyed_join). The substituted
+// query has the same shape for every tuple, so a back end that reuses plans
+// prepares it once (DC-INGRES plan reuse) and only the parameter block changes.
+#include <algorithm>
+#include <cstring>
+
+#include "frontend/frontend.h"
+#include "engine/exec.h"
+#include "engine/sinks.h"
+
+namespace quelkit::harness {
+
+using ir::Node;
+using ir::NodePtr;
+using ir::Op;
+
+// Collects the variable indices an expression names.
+void refs(const Node& n, std::set<int>& out) {
+  if (n.op == Op::ATTR) out.insert(n.var);
+  for (const auto& k : n.kid)
+    if (k) refs(*k, out);
+}
+
+void flatten_and(const Node* n, std::vector<const Node*>& out) {
+  if (!n) return;
+  if (n->op == Op::AND) {
+    for (const auto& k : n->kid) flatten_and(k.get(), out);
+  } else {
+    out.push_back(n);
+  }
+}
+
+void attr_refs(const Node& n, int var, std::set<int>& out) {
+  if (n.op == Op::ATTR && n.var == var) out.insert(n.attr);
+  for (const auto& k : n.kid)
+    if (k) attr_refs(*k, var, out);
+}
+
+// Whether a conjunct of `lv` is `v.key = e` (either side; the key as
+// choose_access reads it, key_side: through integer widening, or converted
+// for a mixed comparison, `float4(v.key) = s.w`) for v's key in its current
+// relation, where e is an attribute of s or an expression of s and of
+// variables already substituted (`s.a`, `s.a / 10`): substituting s then
+// makes it `v.key = parameter` or an expression of parameters, a lookup
+// (choose_access). e of the type the key compares as (bounds_key): an
+// integer for an integer key in its own type, else that type.
+namespace {
+bool keyed_join(const Level& lv, int v, int s) {
+  const Relation* rel = lv.vars[size_t(v)]->rel;
+  if (rel->structure() == Structure::Heap || rel->key_attr() < 0) return false;
+  // Every variable e names is s or one already substituted, and s is one
+  // of them (a value of the key's kind is no condition, so holds no connective).
+  auto of_s = [&](const Node& e) {
+    std::set<int> vars;
+    refs(e, vars);
+    for (int x : vars)
+      if (x != s && !lv.vars[size_t(x)]->substituted) return false;
+    return vars.count(s) > 0;
+  };
+  const std::vector<int>& map = lv.vars[size_t(v)]->attr_map;
+  const Type key = rel->schema().attrs[size_t(rel->key_attr())].type;
+  for (const Node* c : lv.conjuncts) {
+    if (ir::op_info(c->op).generic != ir::Generic::Eq || c->kid.size() != 2) continue;
+    for (int side = 0; side < 2; ++side) {
+      Tk cmp = kNoTk;
+      const Node* a = key_side(c->kid[size_t(side)].get(), rel->structure(), key, &cmp);
+      const Node* e = c->kid[size_t(1 - side)].get();
+      if (!a || a->var != v || map[size_t(a->attr)] != rel->key_attr()) continue;
+      if (bounds_key(e->type, key, cmp) && of_s(*e)) return true;
+    }
+  }
+  return false;
+}
+
+// Where the variable a replace or delete changes is the one substituted, the
+// rows of each substituted execution are its substituted tuple's: their
+// identifier is that tuple's, which the scan beneath cannot give.
+class SubstitutedTid : public Sink {
+ public:
+  explicit SubstitutedTid(Sink& out) : out_(out) {}
+  uint8_t* room(size_t min_rows, size_t* room) override { return out_.room(min_rows, room); }
+  void wrote(size_t n, const Tid*) override {
+    tids_.assign(n, tid);
+    out_.wrote(n, tids_.data());
+  }
+  Tid tid{};
+
+ private:
+  Sink& out_;
+  std::vector<Tid> tids_;
+};
+}  // namespace
+
+NodePtr Exec::rewrite(const Node& n, const Level& lv, int scan_var) {
+  if (n.op == Op::ATTR) {
+    const VarState& vs = *lv.vars[size_t(n.var)];
+    if (vs.substituted) {
+      auto p = ir::make_node(Op::PARAM, n.type, n.pos);
+      p->slot = vs.param_slot[size_t(n.attr)];
+      p->offset = lv.params.attrs[size_t(p->slot)].offset;
+      return p;
+    }
+    auto a = n.clone();
+    int idx = vs.attr_map[size_t(n.attr)];
+    a->attr = idx;
+    a->offset = vs.rel->schema().attrs[size_t(idx)].offset;
+    (void)scan_var;
+    return a;
+  }
+  std::vector<NodePtr> kids;
+  kids.reserve(n.kid.size());
+  for (const auto& k : n.kid) kids.push_back(k ? rewrite(*k, lv, scan_var) : nullptr);
+  return ir::copy_with_kids(n, std::move(kids));
+}
+
+Plan Exec::make_plan(const Level& lv, int scan_var, const std::vector<const Node*>& conj,
+                     const std::vector<const Node*>& targets, const std::vector<std::string>& names,
+                     const std::string& name) {
+  Plan p;
+  p.name = name;
+  if (src_) p.source = src_->name();
+  // Re-join the conjuncts left to right in text order, as one n-ary AND:
+  // the same short-circuit order as the statement as written.
+  std::vector<NodePtr> kept;
+  kept.reserve(conj.size());
+  for (const Node* c : conj) kept.push_back(rewrite(*c, lv, scan_var));
+  if (kept.size() == 1) {
+    p.qual = std::move(kept[0]);
+  } else if (kept.size() > 1) {
+    SrcPos pos = kept[0]->pos;
+    p.qual = ir::make_nary(Op::AND, Type::b(), pos, std::move(kept));
+  }
+  std::vector<std::pair<std::string, Type>> cols;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    p.targets.push_back(rewrite(*targets[i], lv, scan_var));
+    cols.emplace_back(names[i], targets[i]->type);
+  }
+  p.out = Schema::packed(cols);
+  if (scan_var >= 0) p.in = lv.vars[size_t(scan_var)]->rel->schema();
+  p.params = lv.params;
+  p.scratch_size = q_.scratch_size;
+  if (p.qual) p.qual_folded = frontend::fold(*p.qual);
+  for (const auto& t : p.targets) p.targets_folded.push_back(frontend::fold(*t));
+  compute_key(p);
+  return p;
+}
+
+void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth) {
+  std::vector<int> live;
+  for (size_t v = 0; v < lv.vars.size(); ++v)
+    if (!lv.vars[v]->substituted) live.push_back(int(v));
+
+  std::vector<const Node*> targets;
+  std::vector<std::string> names;
+  for (const auto& t : q_.targets) {
+    if (count_) break;  // --sink count: the final plans project nothing
+    targets.push_back(t.expr.get());
+    names.push_back(t.name);
+  }
+  const bool updating = q_.update_var >= 0;
+
+  if (live.size() <= 1) {
+    int v = live.empty() ? -1 : live[0];
+    Relation* rel = v >= 0 ? lv.vars[size_t(v)]->rel : nullptr;
+    std::string name = plan_base() + (depth ? "_s" + std::to_string(depth) : "");
+    Plan plan = make_plan(lv, v, lv.conjuncts, targets, names, name);
+    int key_attr = rel ? rel->key_attr() : -1;
+    AccessSpec acc = choose_access(plan, rel, key_attr);
+    std::string id = v >= 0 ? rel_id(*lv.vars[size_t(v)]) : "none";
+    note_access((v >= 0 ? q_.vars[size_t(v)].name + ":" : "") + acc.text);
+    execute(plan, rel, id + "|" + plan.key, acc, params, out, updating && v == q_.update_var);
+    return;
+  }
+
+  // 1. One-variable detachment, in text order of the conjuncts.
+  // The one variable a conjunct names (substituted ones are parameters now), or -1.
+  auto only_var = [&](const Node* c) {
+    std::set<int> r, live_r;
+    refs(*c, r);
+    for (int x : r)
+      if (!lv.vars[size_t(x)]->substituted) live_r.insert(x);
+    return live_r.size() == 1 ? *live_r.begin() : -1;
+  };
+  std::vector<int> order;
+  for (const Node* c : lv.conjuncts) {
+    int v = only_var(c);
+    if (v >= 0 && v != q_.update_var && std::find(order.begin(), order.end(), v) == order.end())
+      order.push_back(v);
+  }
+  for (int v : order) {
+    std::vector<const Node*> mine, rest;
+    for (const Node* c : lv.conjuncts) (only_var(c) == v ? mine : rest).push_back(c);
+    // The temporary holds only what the rest of the query still needs of v.
+    std::set<int> need;
+    for (const Node* c : rest) attr_refs(*c, v, need);
+    for (const Node* t : targets) attr_refs(*t, v, need);
+    VarState& vs = *lv.vars[size_t(v)];
+    // v only counts: keep one column (a relation has at least one), one that
+    // v's relation still has: detached already at an outer level, it holds
+    // only what that level needed, which need not be the first attribute.
+    if (need.empty())
+      for (size_t a = 0; a < vs.attr_map.size(); ++a)
+        if (vs.attr_map[a] >= 0) {
+          need.insert(int(a));
+          break;
+        }
+    std::vector<const Node*> cols;
+    std::vector<NodePtr> col_nodes;
+    std::vector<std::string> col_names;
+    const Schema& orig = q_.vars[size_t(v)].schema;
+    for (int a : need) {
+      auto n = ir::make_node(Op::ATTR, orig.attrs[size_t(a)].type, SrcPos{});
+      n->var = v;
+      n->attr = a;
+      n->offset = orig.attrs[size_t(a)].offset;
+      col_names.push_back(orig.attrs[size_t(a)].name);
+      cols.push_back(n.get());
+      col_nodes.push_back(std::move(n));
+    }
+    std::string name = plan_base() + "_d" + std::to_string(++ndetach_);
+    Plan plan = make_plan(lv, v, mine, cols, col_names, name);
+    Relation* src = vs.rel;
+    AccessSpec acc = choose_access(plan, src, src->key_attr());
+    note_access(q_.vars[size_t(v)].name + ":" + acc.text + " -> temp");
+    auto temp = std::make_unique<Relation>(q_.vars[size_t(v)].name + ":" + src->name() + " (detached)",
+                                           plan.out, src->page_size());
+    TempSink ts(*temp);
+    execute(plan, src, rel_id(vs) + "|" + plan.key, acc, params, ts, false);
+    std::vector<int> map(orig.attrs.size(), -1);
+    int k = 0;
+    for (int a : need) map[size_t(a)] = k++;
+    vs.attr_map = std::move(map);
+    vs.temp = std::move(temp);
+    vs.rel = vs.temp.get();
+    lv.conjuncts = std::move(rest);
+  }
+
+  // 2. Tuple substitution: the variable whose substitution reads the fewest
+  // tuples, an estimate: its tuples, times what each substituted execution
+  // reads of every other variable, all of it, or a bucket's or primary
+  // page's worth where keyed_join makes it a lookup. Ties (every estimate
+  // alike where nothing is keyed) go to the fewest tuples, then to the
+  // variable named first.
+  auto ntuples = [&](int v) { return double(lv.vars[size_t(v)]->rel->ntuples()); };
+  auto reads = [&](int s) {
+    double per = 1;
+    for (int v : live) {
+      if (v == s) continue;
+      const Relation* rel = lv.vars[size_t(v)]->rel;
+      per *= keyed_join(lv, v, s) ? std::max(1.0, ntuples(v) / std::max(1u, rel->nprimary())) : ntuples(v);
+    }
+    return ntuples(s) * (1 + per);
+  };
+  int s = -1;
+  double best = 0;
+  for (int v : live) {
+    const double r = reads(v);
+    if (s < 0 || r < best || (r == best && ntuples(v) < ntuples(s))) s = v, best = r;
+  }
+  VarState& sv = *lv.vars[size_t(s)];
+  std::set<int> need;
+  for (const Node* c : lv.conjuncts) attr_refs(*c, s, need);
+  for (const Node* t : targets) attr_refs(*t, s, need);
+  const Schema& orig = q_.vars[size_t(s)].schema;
+  Level inner;
+  inner.vars = lv.vars;
+  inner.conjuncts = lv.conjuncts;
+  inner.params = lv.params;
+  sv.param_slot.assign(orig.attrs.size(), -1);
+  std::vector<std::pair<uint32_t, uint32_t>> copies;  // (tuple offset, param offset), len from type
+  std::vector<uint32_t> lens;
+  for (int a : need) {
+    const Attribute& at = orig.attrs[size_t(a)];
+    sv.param_slot[size_t(a)] = int(inner.params.attrs.size());
+    uint32_t off = inner.params.tuple_len;
+    inner.params.attrs.push_back({q_.vars[size_t(s)].name + "." + at.name, at.type, off});
+    inner.params.tuple_len += at.type.len;
+    const Attribute& cur = sv.rel->schema().attrs[size_t(sv.attr_map[size_t(a)])];
+    copies.emplace_back(cur.offset, off);
+    lens.push_back(at.type.len);
+  }
+  sv.substituted = true;
+  if (params.size() < inner.params.tuple_len) params.resize(inner.params.tuple_len);
+  note_access(q_.vars[size_t(s)].name + ":substituted");
+  // Scan the substituted variable in full-scan order; each of its tuples
+  // becomes a parameter block for the rest of the query.
+  std::vector<const uint8_t*> tuples;
+  std::vector<Tid> tids;  // the updated variable's (its rows' identifiers)
+  const bool update_var = s == q_.update_var;
+  sv.rel->for_each([&](Tid t, const uint8_t* p) {
+    tuples.push_back(p);
+    if (update_var) tids.push_back(t);
+  });
+  res_.stats.rows_scanned += tuples.size();
+  SubstitutedTid with_tid(out);
+  Sink& into = update_var ? with_tid : out;
+  auto load_params = [&](size_t i) {
+    for (size_t c = 0; c < copies.size(); ++c)
+      std::memcpy(params.data() + copies[c].second, tuples[i] + copies[c].first, lens[c]);
+    if (update_var) with_tid.tid = tids[i];
+  };
+  std::vector<int> rest_vars;
+  for (int v : live)
+    if (v != s) rest_vars.push_back(v);
+  if (rest_vars.size() == 1) {
+    // One variable left: the substituted query has one shape for every tuple,
+    // so its plan (and access path) is built once; only parameters change.
+    int v = rest_vars[0];
+    Relation* rel = inner.vars[size_t(v)]->rel;
+    std::string name = plan_base() + "_s" + std::to_string(depth + 1);
+    Plan plan = make_plan(inner, v, inner.conjuncts, targets, names, name);
+    AccessSpec acc = choose_access(plan, rel, rel->key_attr());
+    note_access(q_.vars[size_t(v)].name + ":" + acc.text);
+    // The cache key is built once: only the parameter block changes per tuple.
+    const std::string key = rel_id(*inner.vars[size_t(v)]) + "|" + plan.key;
+    bool want_tids = updating && v == q_.update_var;
+    loops_.emplace_back(0, tuples.size());
+    for (size_t i = 0; i < tuples.size(); ++i) {
+      load_params(i);
+      execute(plan, rel, key, acc, params, into, want_tids);
+      ++loops_.back().first;
+    }
+    loops_.pop_back();
+  } else {
+    // Inner levels detach into temporaries of their own: give them fresh
+    // variable states per substituted tuple so this level's stay intact.
+    loops_.emplace_back(0, tuples.size());
+    for (size_t i = 0; i < tuples.size(); ++i) {
+      load_params(i);
+      std::vector<std::unique_ptr<VarState>> fresh;
+      Level lv2;
+      lv2.conjuncts = inner.conjuncts;
+      lv2.params = inner.params;
+      for (VarState* x : inner.vars) {
+        auto c = std::make_unique<VarState>();
+        c->rel = x->rel;
+        c->attr_map = x->attr_map;
+        c->substituted = x->substituted;
+        c->param_slot = x->param_slot;
+        lv2.vars.push_back(c.get());
+        fresh.push_back(std::move(c));
+      }
+      run_level(lv2, params, into, depth + 1);
+      ++loops_.back().first;
+    }
+    loops_.pop_back();
+  }
+  sv.substituted = false;
+}
+
+void Exec::run_statement(Sink& out) {
+  std::vector<std::unique_ptr<VarState>> states;
+  Level lv;
+  for (const auto& bv : q_.vars) {
+    auto vs = std::make_unique<VarState>();
+    vs->rel = cat_.find(bv.relation);
+    if (!vs->rel) throw_error(ErrKind::Name, q_.pos, src_, "relation " + bv.relation + " no longer exists");
+    vs->attr_map.resize(bv.schema.attrs.size());
+    for (size_t i = 0; i < vs->attr_map.size(); ++i) vs->attr_map[i] = int(i);
+    lv.vars.push_back(vs.get());
+    states.push_back(std::move(vs));
+  }
+  flatten_and(q_.qual.get(), lv.conjuncts);
+  std::vector<uint8_t> params;
+  run_level(lv, params, out, 0);
+}
+
+}  // namespace quelkit::harness

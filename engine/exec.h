@@ -1,0 +1,125 @@
+// One statement's execution on one runner, inside the engine (not part of
+// its interface): the decomposition state (decompose.cpp), the scan that runs
+// each one-variable plan (scan.cpp), and the failure they raise. Engine::
+// evaluate (engine.cpp) makes one Exec per statement.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/access_path.h"
+#include "engine/engine.h"
+
+namespace quelkit::harness {
+
+// A runtime error of the statement, carried out of the scan to evaluate().
+struct RuntimeFailure {
+  Error err;
+};
+
+// Collects the variable indices an expression names.
+void refs(const ir::Node& n, std::set<int>& out);
+// The conjuncts of an AND tree, left to right.
+void flatten_and(const ir::Node* n, std::vector<const ir::Node*>& out);
+// Collects the attributes of variable `var` an expression reads.
+void attr_refs(const ir::Node& n, int var, std::set<int>& out);
+
+struct VarState {
+  Relation* rel = nullptr;
+  std::unique_ptr<Relation> temp;  // owned temporary after detachment
+  std::vector<int> attr_map;       // original attribute index -> index in rel's schema
+  bool substituted = false;
+  std::vector<int> param_slot;     // original attribute index -> parameter slot (when substituted)
+};
+
+struct Level {
+  std::vector<VarState*> vars;           // by bound var index
+  std::vector<const ir::Node*> conjuncts;  // remaining, text order
+  Schema params;                         // accumulated parameter layout
+};
+
+class Exec {
+ public:
+  Exec(Catalog& cat, Runner& r, const frontend::BoundQuery& q, const SourceRef& src, int stmt_no,
+       Result& res, bool count)
+      : cat_(cat), runner_(r), q_(q), src_(src), stmt_no_(stmt_no), res_(res), count_(count) {}
+
+  void run_statement(Sink& out);
+  // "var:path; ..." of the plans run so far (also after a failure).
+  std::string access_path() const {
+    std::string text;
+    for (const auto& t : access_texts_) text += (text.empty() ? "" : "; ") + t;
+    return text;
+  }
+  // The selections the page kernels ran (selection.h), "; "-joined, each once:
+  // "branch", "nobranch", or under auto "auto:branch" / "auto:nobranch".
+  std::string selections() const {
+    std::string text;
+    for (const auto& t : selection_texts_) text += (text.empty() ? "" : "; ") + t;
+    return text;
+  }
+
+ private:
+  void run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth);
+  Plan make_plan(const Level& lv, int scan_var, const std::vector<const ir::Node*>& conj,
+                 const std::vector<const ir::Node*>& targets, const std::vector<std::string>& names,
+                 const std::string& name);
+  ir::NodePtr rewrite(const ir::Node& n, const Level& lv, int scan_var);
+  void execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
+               std::vector<uint8_t>& params, Sink& out, bool want_tids);
+  // One scan of a plan over a relation's pages (scan.cpp).
+  class Scan;
+  // The runtime error ctx holds, raised at scan ordinal `ordinal` of rel (null:
+  // the plan has no variable) with the positions of this plan's source.
+  [[noreturn]] void failed(const Plan& plan, const std::vector<uint64_t>* prepared_at, const Relation* rel,
+                           const qk_ctx& ctx, int64_t ordinal) const;
+  [[noreturn]] void cancelled() const;
+  // The tuples of a page before line `slot` that a kernel qualified (and
+  // projected): what the tuple-at-a-time loop counts before a failing tuple.
+  static uint64_t qualified_before(const Entries& e, const uint8_t* pg, uint32_t page_size, int64_t slot,
+                                   uint8_t* rows, const qk_ctx& ctx);
+  // Cache identity of a variable's relation: temporaries are shaped alike
+  // per statement, so they share one identity; real relations carry their version.
+  static std::string rel_id(const VarState& vs) {
+    return vs.temp ? "temp" : vs.rel->name() + "#" + std::to_string(vs.rel->version());
+  }
+  void note_access(const std::string& t) {
+    if (std::find(access_texts_.begin(), access_texts_.end(), t) == access_texts_.end())
+      access_texts_.push_back(t);
+  }
+  // The name its plans start with (BoundQuery::plan_name).
+  std::string plan_base() const { return q_.plan_name.empty() ? "q" + std::to_string(stmt_no_) : q_.plan_name; }
+  void note_selection(const std::string& t) {
+    if (std::find(selection_texts_.begin(), selection_texts_.end(), t) == selection_texts_.end())
+      selection_texts_.push_back(t);
+  }
+
+  Catalog& cat_;
+  Runner& runner_;
+  const frontend::BoundQuery& q_;
+  SourceRef src_;
+  int stmt_no_;
+  Result& res_;
+  const bool count_;  // --sink count (RunnerOptions::count_sink)
+  int ndetach_ = 0;
+  std::vector<uint8_t> scratch_;
+  std::vector<Tid> tidbuf_;
+  std::vector<const uint8_t*> pagebuf_;  // pages of one call of a kernel whose batches span pages
+  TierReport tierbuf_;  // what an adapting back end reports at a scan's end: kept, so a scan allocates nothing
+  std::vector<std::string> access_texts_;
+  std::vector<std::string> selection_texts_;
+  // The tuple-substitution loops around the scan running now, outermost
+  // first: (index of the substituted tuple, tuples substituted). They give a
+  // scan's ScanOutlook::runs_after.
+  std::vector<std::pair<uint64_t, uint64_t>> loops_;
+  uint64_t runs_after() const {
+    uint64_t n = 0;
+    for (const auto& [i, count] : loops_) n = n * count + (count - i - 1);
+    return n;
+  }
+};
+
+}  // namespace quelkit::harness

@@ -1,0 +1,718 @@
+// Statement execution for a session (session.h). Expression statements are
+// evaluated on every runner before anything is applied, so a failed statement
+// changes nothing and every back end sees the relation as it was.
+#include "engine/session.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <new>
+#include <numeric>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/aggregate.h"
+#include "storage/budget.h"
+#include "storage/checksum.h"
+#include "storage/csv.h"
+#include "engine/measure.h"
+#include "runtime/runtime.h"
+#include "engine/rows.h"
+
+namespace quelkit::harness {
+
+using frontend::ast::Stmt;
+
+std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec, bool measured) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](const std::string& name, const std::string& mode) {
+    for (const auto& p : out)
+      if (p.first == name && p.second == mode) return;
+    out.emplace_back(name, mode);
+  };
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    if (item == "all") {
+      for (const auto& b : registered_backends())
+        for (const auto& m : b.modes)
+          if (!measured || !m.for_tests) add(b.name, m.name);
+      continue;
+    }
+    std::string name = item, mode;
+    if (auto c = item.find(':'); c != std::string::npos) {
+      name = item.substr(0, c);
+      mode = item.substr(c + 1);
+    }
+    const BackendSpec* b = find_backend(name);
+    if (!b) {
+      std::string known;
+      for (const auto& r : registered_backends()) known += (known.empty() ? "" : ", ") + r.name;
+      throw_error(ErrKind::Usage, {}, nullptr,
+                  "unknown back end '" + name + "' (built: " + known + ", or all)");
+    }
+    if (mode.empty()) mode = b->modes.front().name;
+    if (mode == "all") {
+      for (const auto& m : b->modes) add(name, m.name);
+      continue;
+    }
+    if (!b->mode(mode)) {
+      std::string known;
+      for (const auto& m : b->modes) known += (known.empty() ? "" : ", ") + m.name;
+      throw_error(ErrKind::Usage, {}, nullptr,
+                  "back end " + name + " has no mode '" + mode + "' (modes: " + known + ")");
+    }
+    add(name, mode);
+  }
+  if (out.empty()) throw_error(ErrKind::Usage, {}, nullptr, "no back end given");
+  return out;
+}
+
+Session::Session(SessionOptions opt, std::ostream& out, std::ostream& err)
+    : opt_(std::move(opt)), out_(out), err_(err), msg_(&err) {
+  if (opt_.backends.empty()) opt_.backends = parse_backend_list("interp");
+  for (const auto& [name, mode] : opt_.backends) add_runner(name, mode, opt_.prepare);
+}
+
+Runner& Session::add_runner(const std::string& name, const std::string& mode, const PrepareOptions& prepare) {
+  const BackendSpec* spec = find_backend(name);
+  RunnerOptions ro = opt_.runner;
+  ro.dump_out = &listing();
+  for (const auto& d : opt_.dumps)
+    if (spec->dumps(d)) ro.dumps.insert(d);
+  auto r = std::make_unique<Runner>(name, mode, spec->make(mode, prepare), ro, prepare);
+  r->cache().set_capacity(opt_.plan_cache_capacity);
+  runners_.push_back(std::move(r));
+  return *runners_.back();
+}
+
+Session::~Session() = default;
+
+void Session::print_error(const Error& e) { err_ << e.format() << '\n'; }
+
+void Session::invalidate(const std::string& relation) {
+  for (auto& r : runners_) r->cache().invalidate(relation);
+}
+
+bool Session::run(const SourceRef& src) {
+  std::vector<Error> errors;
+  std::vector<frontend::ast::StmtPtr> stmts = frontend::parse_recovering(src, &errors);
+  bool ok = errors.empty();
+  size_t e = 0;
+  auto before = [](SrcPos a, SrcPos b) { return a.line < b.line || (a.line == b.line && a.col < b.col); };
+  for (const auto& s : stmts) {
+    // An error at a statement's first token is the statement's before it,
+    // which failed on meeting that keyword (`retrieve (a = 1) where` then
+    // `retrieve ...`): it is printed before this statement runs.
+    while (e < errors.size() && !before(s->pos, errors[e].pos)) print_error(errors[e++]);
+    if (cancel_requested()) {  // arrived between statements: this one does not start
+      Error c;
+      c.kind = ErrKind::Runtime;
+      c.code = QK_ERR_CANCELLED;
+      c.message = qk_err_message(QK_ERR_CANCELLED);
+      c.pos = s->pos;
+      c.src = src;
+      print_error(c);
+      return false;
+    }
+    ok = run_statement(*s, src) && ok;
+    if (cancel_requested()) return false;  // the rest of the text does not run
+  }
+  while (e < errors.size()) print_error(errors[e++]);
+  return ok;
+}
+
+bool Session::run_statement(const Stmt& s, const SourceRef& src) {
+  ++stmt_no_;
+  if (opt_.dumps.count("ast")) listing() << "-- ast q" << stmt_no_ << "\n" << frontend::dump_ast(s) << "\n";
+  try {
+    return exec(s, src);
+  } catch (QuelError& e) {
+    if (!e.err.src) e.err.src = src;
+    if (!e.err.pos.line) e.err.pos = s.pos;  // the memory budget's: on the statement
+    print_error(e.err);
+    return false;
+  } catch (std::exception& e) {
+    // A limit the checks above missed: report it against the statement and
+    // keep the session (its relations are untouched: nothing was applied).
+    Error err;
+    err.kind = ErrKind::Runtime;
+    err.pos = s.pos;
+    err.src = src;
+    err.message = dynamic_cast<std::bad_alloc*>(&e)
+                      ? "out of memory: the system refused an allocation the memory budget (--memory-budget) allowed"
+                      : std::string("internal limit: ") + e.what();
+    print_error(err);
+    return false;
+  }
+}
+
+// "1 row", "N rows": how every message and listing counts rows.
+static std::string rows_text(size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
+
+// What --format none prints for a retrieve's rows or a print's relation.
+static std::string checksum_line(uint64_t sum, size_t rows) {
+  return "checksum " + checksum_hex(sum) + " (" + rows_text(rows) + ")\n";
+}
+
+// A relation's tuple must fit a page. (Its attributes are never empty:
+// create takes c1..c255, and retrieve into stores a "" target as c1.)
+static void check_tuple_fits(const Schema& schema, uint32_t page_size, SrcPos pos, const SourceRef& src) {
+  if (tuples_per_page(page_size, schema.tuple_len) == 0)
+    throw_error(ErrKind::Type, pos, src,
+                "a tuple of " + std::to_string(schema.tuple_len) + " bytes does not fit a " + std::to_string(page_size) +
+                    "-byte page, which holds tuples of at most " + std::to_string(max_tuple_len(page_size)) +
+                    " bytes (--page-size sets the page size)");
+}
+
+static std::unique_ptr<Relation> new_relation(const std::string& name, Schema schema, uint32_t page_size, SrcPos pos,
+                                              const SourceRef& src) {
+  check_tuple_fits(schema, page_size, pos, src);
+  return std::make_unique<Relation>(name, std::move(schema), page_size);
+}
+
+// The relation retrieve into makes: an attribute per target, of its format,
+// but a target of "" (c0, no attribute's format) is stored as c1, a blank,
+// which comparison (trailing blanks stripped) finds equal to "".
+static Schema into_schema(const frontend::BoundQuery& q) {
+  std::vector<std::pair<std::string, Type>> cols;
+  for (const auto& t : q.targets) {
+    const Type type = t.expr->type;
+    cols.emplace_back(t.name, type.is_char() && type.len == 0 ? Type::c(1) : type);
+  }
+  return Schema::packed(cols);
+}
+
+bool Session::exec(const Stmt& s, const SourceRef& src) {
+  switch (s.kind) {
+    case Stmt::Range: {
+      if (!cat_.find(s.relation))
+        throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
+      ranges_.set(s.var, lowercase(s.relation));
+      return true;
+    }
+    case Stmt::Retrieve:
+    case Stmt::Append:
+    case Stmt::Delete:
+    case Stmt::Replace: return exec_query(s, src);
+    case Stmt::Create: exec_create(s, src); return true;
+    case Stmt::Copy: exec_copy(s, src); return true;
+    case Stmt::Modify: exec_modify(s, src); return true;
+    case Stmt::Destroy: exec_destroy(s, src); return true;
+    case Stmt::Print: exec_print(s, src); return true;
+    case Stmt::Help: exec_help(s, src); return true;
+  }
+  return true;
+}
+
+Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows,
+                         bool verify) {
+  Engine eng(cat_, src, stmt_no_);
+  try {
+    return eng.evaluate(q, r, keep_rows, verify);
+  } catch (QuelError& e) {
+    // What run_statement reports for a statement; the report, the sweep and
+    // the Wisconsin report read it from the Result. (It escaped them: a
+    // gccjit compile that failed ended `quelkit paper` in std::terminate.)
+    Result res;
+    res.ok = false;
+    res.error = std::move(e.err);
+    if (!res.error.src) res.error.src = src;
+    if (!res.error.pos.line) res.error.pos = q.pos;
+    return res;
+  }
+}
+
+void Session::dump_ir(const frontend::BoundQuery& q, const std::string& name) {
+  for (const char* form : {"ir", "folded"}) {
+    if (!opt_.dumps.count(form)) continue;
+    bool folded = form[0] == 'f';
+    listing() << "-- " << form << " " << name << "\n";
+    if (q.qual) listing() << "where:\n" << ir::dump(folded ? *frontend::fold(*q.qual) : *q.qual, 1);
+    for (const auto& t : q.targets)
+      listing() << "target " << t.name << ":\n" << ir::dump(folded ? *frontend::fold(*t.expr) : *t.expr, 1);
+  }
+}
+
+bool Session::exec_query(const Stmt& s, const SourceRef& src) {
+  // A statement with aggregates is bound per runner, once its aggregates have
+  // values (engine/aggregate.h); the first runner's binding is then applied.
+  const bool aggregates = has_aggregates(s);
+  std::optional<frontend::BoundQuery> bound;
+  // A relation retrieve into cannot store is refused before anything runs,
+  // as create refuses it.
+  auto check_into = [&](const frontend::BoundQuery& q) {
+    if (!q.into.empty()) check_tuple_fits(into_schema(q), opt_.page_size, s.relation_pos, src);
+  };
+  if (!aggregates) {
+    bound = frontend::bind(s, ranges_, cat_, src);
+    check_into(*bound);
+  }
+  // With aggregates, the statement as rewritten on the first runner (their
+  // values as constants, aggregate functions' temporaries joined back),
+  // after its aggregates' inner queries (AggregateScope dumps each).
+  const std::string stmt_plans = "q" + std::to_string(stmt_no_);
+  if (bound) dump_ir(*bound, stmt_plans);
+  // Rows are needed unless a plain retrieve prints nothing (--format none).
+  const bool keep = !(s.kind == Stmt::Retrieve && s.relation.empty() && opt_.format == OutFormat::None);
+  std::vector<Result> results;
+  std::string diff;    // the first difference from runner 0's result
+  size_t differs = 0;  // the runner it was found in
+  // Stats follow the statement's output (and its error, if any).
+  struct StatsAtEnd {
+    Session* self;
+    size_t from;
+    ~StatsAtEnd() {
+      if (self->opt_.stats)
+        for (size_t i = from; i < self->reports_.size(); ++i) self->emit_stats(self->reports_[i]);
+    }
+  } stats_at_end{this, reports_.size()};
+  for (auto& r : runners_) {
+    // --repeat K: K single runs (no loop to a minimum time: a run is the
+    // statement), summarised by the timing module (measure.h).
+    std::vector<double> times;
+    std::optional<AggregateScope> scope;
+    std::optional<frontend::BoundQuery> local;
+    if (aggregates) scope.emplace(*this, *r, s, src);
+    const bool inner_failed = scope && !scope->ok();
+    if (scope && !inner_failed) {
+      local = frontend::bind(scope->statement(), ranges_, cat_, src);
+      check_into(*local);
+      if (r == runners_.front()) dump_ir(*local, stmt_plans);
+    }
+    const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
+    Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep, verify_);
+    if (scope) {  // the aggregates' queries ran first and are part of the statement's work
+      first.stats.add_scan(scope->stats());
+      first.stats.run_ns += scope->stats().run_ns;
+      first.stats.access_path = join_access_paths(scope->stats().access_path, first.stats.access_path);
+      first.stats.selection = join_selections(scope->stats().selection, first.stats.selection);
+    }
+    times.push_back(double(first.stats.run_ns));
+    // The repetitions after the first are timed only: the first run's rows
+    // were checksummed, and a checksum pass between timed runs is work the
+    // next run would start after (reading every result row), which a
+    // hand-written loop's timed runs never do (docs/stats.md).
+    for (int k = 1; k < opt_.repeat && first.ok && s.kind == Stmt::Retrieve; ++k)
+      times.push_back(double(evaluate(*q, *r, src, false, false).stats.run_ns + (scope ? scope->stats().run_ns : 0)));
+    if (local && !bound) bound = std::move(local);
+    const Stats ts = summarise(times);
+    StmtReport rep;
+    rep.stmt = stmt_no_;
+    rep.line = s.pos.line;
+    rep.backend = r->name();
+    rep.mode = r->mode();
+    rep.stats = first.stats;
+    rep.stats.run_ns = uint64_t(ts.median);
+    rep.run_ns_min = uint64_t(ts.min);
+    rep.run_ns_max = uint64_t(ts.max);
+    rep.runs = int(times.size());
+    if (!first.ok) rep.error = first.error.format();
+    reports_.push_back(rep);
+    results.push_back(std::move(first));
+    // Compared with the first runner's result as soon as it is made, and its
+    // rows and updated tuples let go: only the first's are used after the
+    // loop, and holding every runner's at once made the memory budget fail
+    // the later ones (a replace's or delete's tuples too, once).
+    if (results.size() > 1 && diff.empty()) {
+      diff = result_difference(results[0], results.back());
+      differs = results.size() - 1;
+    }
+    if (results.size() > 1) {
+      Result& later = results.back();
+      later.rows.clear();
+      std::vector<Tid>().swap(later.tids);
+      later.tids_charge.reset();
+    }
+  }
+  Result& res = results[0];
+  if (!diff.empty()) {
+    // A runner that failed for a reason other than its answer, where another
+    // ran, gave no answer to compare: its error is the statement's, said as
+    // such, not a disagreement between answers. The reasons: the memory
+    // budget, refusing a later runner for the first's rows held to compare
+    // with; an I/O error of its own (gccjit's toolchain unable to compile).
+    // The one that ran may have failed too (division by zero): that error
+    // is its answer, and is said first, as the statement's.
+    const Result& other = results[differs];
+    const bool over_budget = res.ok && !other.ok && other.error.code == QK_ERR_MEMORY;
+    const bool io_first = !res.ok && res.error.kind == ErrKind::IO, io_other = !other.ok && other.error.kind == ErrKind::IO;
+    if (over_budget || io_first != io_other) {
+      const size_t failed = io_first ? 0 : differs, ran = io_first ? differs : 0;
+      if (!over_budget && !results[ran].ok) print_error(results[ran].error);
+      print_error(results[failed].error);
+      if (over_budget)
+        err_ << "(" << runners_[failed]->label() << " ran while " << runners_[ran]->label()
+             << "'s result was held to compare with it)\n";
+      else
+        err_ << "(" << runners_[failed]->label() << " could not run the statement; " << runners_[ran]->label()
+             << " did: an answer missing, not one differing)\n";
+      return false;
+    }
+    err_ << position_text(src, s.pos) << ": error: back ends disagree: "
+         << runners_[0]->label() << " vs " << runners_[differs]->label() << ": " << diff << '\n';
+  }
+  if (!res.ok) {
+    print_error(res.error);
+    return false;
+  }
+  if (!diff.empty()) return false;
+  const frontend::BoundQuery& q = *bound;
+  // A Ctrl-C that came after the scans ended: the last moment nothing has
+  // changed, so the statement is cancelled whole, not applied and then
+  // followed by a silent stop (a 200,000-row replace was).
+  check_cancel();
+  return apply(s, src, q, res);
+}
+
+// What a statement's result does, once every runner agreed on it: a
+// retrieve's rows printed (or stored by `into`), an append's tuples added,
+// a replace's or delete's tuples changed. Each is one change: what can fail
+// (the memory budget, a relation that exists) fails before anything changes.
+bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQuery& q, Result& res) {
+  const uint32_t len = res.layout.tuple_len;
+  switch (q.kind) {
+    case frontend::BoundKind::Retrieve: {
+      if (opt_.runner.count_sink && q.into.empty()) {  // a measurement: the count, no rows
+        // A message, as "(N rows appended)" is, under every format: a count
+        // has no rows to print or checksum (--stats=json carries it as rows_out).
+        if (!json_only()) *msg_ << "(" << rows_text(res.nrows()) << " counted)\n";
+        return true;
+      }
+      size_t n = res.keep_rows ? res.rows.size() : res.nrows();
+      if (!q.into.empty()) {
+        if (cat_.find(q.into))
+          throw_error(ErrKind::Name, s.relation_pos, src, "relation '" + q.into + "' already exists");
+        // Rows are packed in the result's layout; a "" target is c0 there
+        // and a blank in the relation (into_schema).
+        Schema stored = into_schema(q);
+        auto rel = new_relation(q.into, stored, opt_.page_size, s.relation_pos, src);
+        rel->reserve_tuples(n);
+        const bool same = stored.tuple_len == len;
+        std::vector<uint8_t> tuple(stored.tuple_len);
+        res.rows.for_each_run([&](const uint8_t* run, size_t k) {
+          for (size_t i = 0; i < k; ++i) {
+            const uint8_t* row = run + i * len;
+            if (same) {
+              rel->insert(row);
+              continue;
+            }
+            for (size_t j = 0; j < stored.attrs.size(); ++j) {
+              const Attribute& from = res.layout.attrs[j];
+              const Attribute& to = stored.attrs[j];
+              if (from.type.len == to.type.len)
+                std::memcpy(tuple.data() + to.offset, row + from.offset, to.type.len);
+              else
+                tuple[to.offset] = ' ';
+            }
+            rel->insert(tuple.data());
+          }
+        });
+        cat_.add(std::move(rel));
+        *msg_ << "(" << rows_text(n) << " into " << q.into << ")\n";
+      } else if (opt_.format == OutFormat::Table) {
+        print_table(out_, res.layout, res.rows);
+      } else if (opt_.format == OutFormat::Csv) {
+        print_csv(out_, res.layout, res.rows);
+      } else if (!json_only()) {  // the JSON object carries the checksum
+        out_ << checksum_line(res.checksum.sum, n);
+      }
+      return true;
+    }
+    case frontend::BoundKind::Append: {
+      Relation* rel = cat_.find(q.relation);
+      const Schema& sch = rel->schema();
+      std::vector<uint8_t> base(sch.tuple_len);
+      for (const auto& a : sch.attrs)
+        if (a.type.kind == Tk::C) std::memset(base.data() + a.offset, ' ', a.type.len);
+      std::vector<uint8_t> tuple(sch.tuple_len);
+      size_t n = res.nrows();
+      // One change: an insert the memory budget refuses takes the others out.
+      rel->insert_all(n, [&](size_t i) {
+        tuple = base;
+        for (size_t t = 0; t < q.targets.size(); ++t)
+          copy_value(res.layout.attrs[t].type, res.rows.row(i) + res.layout.attrs[t].offset,
+                     sch.attrs[size_t(q.targets[t].column)], tuple.data());
+        return tuple.data();
+      });
+      *msg_ << "(" << rows_text(n) << " appended to " << rel->name() << ")\n";
+      return true;
+    }
+    case frontend::BoundKind::Delete:
+    case frontend::BoundKind::Replace: {
+      Relation* rel = cat_.find(q.vars[size_t(q.update_var)].relation);
+      const Schema& sch = rel->schema();
+      // A tuple qualifying through several combinations is updated once, by
+      // the first. A set of the Tids seen: comparing with every earlier one
+      // is quadratic, and made a large replace cost far more than its scan.
+      std::vector<std::pair<Tid, size_t>> todo;
+      std::unordered_set<uint64_t> seen;
+      seen.reserve(res.tids.size());
+      for (size_t i = 0; i < res.tids.size(); ++i)
+        if (seen.insert(uint64_t(res.tids[i].page) << 16 | res.tids[i].line).second) todo.emplace_back(res.tids[i], i);
+      if (q.kind == frontend::BoundKind::Delete) {
+        for (const auto& [t, k] : todo) rel->erase(t);
+        *msg_ << "(" << rows_text(todo.size()) << " deleted from " << rel->name()
+              << ")\n";
+        return true;
+      }
+      // Build every new tuple from the old relation first, then apply.
+      std::vector<std::vector<uint8_t>> fresh;
+      for (const auto& [t, k] : todo) {
+        const uint8_t* old = rel->tuple(t);
+        std::vector<uint8_t> nt(old, old + sch.tuple_len);
+        for (size_t c = 0; c < q.targets.size(); ++c)
+          copy_value(res.layout.attrs[c].type, res.rows.row(k) + res.layout.attrs[c].offset,
+                     sch.attrs[size_t(q.targets[c].column)], nt.data());
+        fresh.push_back(std::move(nt));
+      }
+      const int key = rel->key_attr();
+      std::vector<size_t> moved;
+      for (size_t i = 0; i < todo.size(); ++i) {
+        const uint8_t* old = rel->tuple(todo[i].first);
+        if (key >= 0 && compare_value(sch.attrs[size_t(key)], old, fresh[i].data()) != 0) moved.push_back(i);
+      }
+      // A tuple whose key changed moves: its new version is inserted first,
+      // as one change, since only an insert can fail (the memory budget);
+      // then the old versions are erased and the others overwritten in place
+      // (Tids stay valid: inserts never reuse a line).
+      rel->insert_all(moved.size(), [&](size_t j) { return fresh[moved[j]].data(); });
+      for (size_t j = 0, i = 0; i < todo.size(); ++i) {
+        if (j < moved.size() && moved[j] == i) {
+          rel->erase(todo[i].first);
+          ++j;
+        } else {
+          rel->overwrite(todo[i].first, fresh[i].data());
+        }
+      }
+      *msg_ << "(" << rows_text(todo.size()) << " replaced in " << rel->name()
+            << ")\n";
+      return true;
+    }
+  }
+  return true;
+}
+
+// In integers: ns / 1000.0 through ostream's default 6 digits printed a
+// run of seconds as 4.34297e+06.
+std::string stats_us_text(uint64_t ns) {
+  std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+// The tier fields of a back end that changes tiers (docs/stats.md), "" for the others.
+static std::string tier_text(const ExecStats& s) {
+  if (s.tier_tuples.empty() && !s.bg_compiles) return "";
+  std::ostringstream os;
+  os << "; tiers " << s.tiers();
+  if (s.tier_switch_page >= 0) os << ", switched at page " << s.tier_switch_page;
+  if (s.bg_compiles)
+    os << "; background compiles " << s.bg_compiles << " (abandoned " << s.bg_abandoned << "), wall "
+       << stats_us_text(s.bg_compile_wall_ns) << " us, cpu " << stats_us_text(s.bg_compile_cpu_ns) << " us";
+  return os.str();
+}
+
+void Session::emit_stats(const StmtReport& r) {
+  const ExecStats& s = r.stats;
+  const std::string settings = backend_settings(r.backend, opt_.prepare);
+  if (opt_.stats_json) {
+    // One object per line, fields in docs/stats.md's order.
+    const nlohmann::ordered_json j = {
+        {"stmt", r.stmt},
+        {"line", r.line},
+        {"backend", r.backend},
+        {"mode", r.mode},
+        {"jit_opt", opt_.prepare.jit_opt},
+        {"settings", settings},
+        {"page_bytes", opt_.page_size},
+        {"access_path", s.access_path},
+        {"selection", s.selection},
+        {"rows_scanned", s.rows_scanned},
+        {"rows_qualified", s.rows_qualified},
+        {"rows_out", s.rows_out},
+        {"prepares", s.prepares},
+        {"cache_hits", s.cache_hits},
+        {"prepare_ns", s.prepare_ns},
+        {"irgen_ns", s.irgen_ns},
+        {"opt_ns", s.opt_ns},
+        {"codegen_ns", s.codegen_ns},
+        {"run_ns", s.run_ns},
+        {"run_ns_min", r.run_ns_min},
+        {"run_ns_max", r.run_ns_max},
+        {"repeat", r.runs},
+        {"verify_ns", s.verify_ns},
+        {"checksum", checksum_hex(s.checksum)},
+        {"tiers", s.tiers()},
+        {"tier_switch_page", s.tier_switch_page},
+        {"bg_compiles", s.bg_compiles},
+        {"bg_abandoned", s.bg_abandoned},
+        {"bg_compile_wall_ns", s.bg_compile_wall_ns},
+        {"bg_compile_cpu_ns", s.bg_compile_cpu_ns},
+        {"error", r.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error)}};
+    // An error quoting a literal may hold bytes that are not UTF-8: they
+    // become U+FFFD rather than an exception.
+    out_ << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    return;
+  }
+  // A JIT's phases, where it reported them (a cache hit prepares nothing).
+  std::string phases;
+  if (s.irgen_ns || s.opt_ns || s.codegen_ns)
+    phases = " (irgen " + stats_us_text(s.irgen_ns) + ", opt " + stats_us_text(s.opt_ns) + ", codegen " +
+             stats_us_text(s.codegen_ns) + ")";
+  out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode
+       << (settings.empty() ? "" : " [" + settings + "]") << ": " << s.access_path
+       << (s.selection.empty() ? "" : " (" + s.selection + ")") << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
+       << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << stats_us_text(s.prepare_ns)
+       << " us" << phases << ", run " << stats_us_text(s.run_ns) << " us (min " << stats_us_text(r.run_ns_min) << ", max "
+       << stats_us_text(r.run_ns_max) << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << stats_us_text(s.verify_ns) << " us; checksum " << checksum_hex(s.checksum)
+       << tier_text(s) << (r.error.empty() ? "" : "; error") << "\n";
+}
+
+void Session::exec_create(const Stmt& s, const SourceRef& src) {
+  if (cat_.find(s.relation))
+    throw_error(ErrKind::Name, s.relation_pos, src, "relation '" + s.relation + "' already exists");
+  std::vector<std::pair<std::string, Type>> cols;
+  for (const auto& c : s.columns) {
+    for (const auto& p : cols)
+      if (p.first == c.name) throw_error(ErrKind::Name, c.pos, src, "attribute " + c.name + " given twice");
+    auto t = parse_format(c.format);
+    if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
+    cols.emplace_back(c.name, *t);
+  }
+  cat_.add(new_relation(lowercase(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src));
+}
+
+void Session::exec_modify(const Stmt& s, const SourceRef& src) {
+  Relation* rel = cat_.find(s.relation);
+  if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
+  Structure st = s.structure == "isam" ? Structure::Isam : s.structure == "hash" ? Structure::Hash : Structure::Heap;
+  int key = -1;
+  if (st != Structure::Heap) {
+    key = rel->schema().find(s.key);
+    if (key < 0) throw_error(ErrKind::Name, s.key_pos, src, "relation '" + rel->name() + "' has no attribute '" + s.key + "'");
+  }
+  if (s.fillfactor < 0 || s.fillfactor > 100)
+    throw_error(ErrKind::Syntax, s.pos, src, "fillfactor must be between 1 and 100");
+  rel->modify(st, key, s.fillfactor);
+  invalidate(rel->name());
+}
+
+// Position of the i-th relation named by print/destroy.
+static SrcPos name_pos(const Stmt& s, size_t i) {
+  return i < s.relation_positions.size() ? s.relation_positions[i] : s.relation_pos;
+}
+
+void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
+  std::vector<std::string> names = s.relations;
+  if (names.empty()) names.push_back(s.relation);
+  for (size_t i = 0; i < names.size(); ++i)  // check all first: the statement is atomic
+    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "there is no relation '" + names[i] + "'");
+  for (const auto& n : names) {
+    invalidate(lowercase(n));
+    cat_.remove(n);
+  }
+}
+
+void Session::exec_print(const Stmt& s, const SourceRef& src) {
+  std::ostream& out = listing();
+  std::vector<std::string> names = s.relations;
+  if (names.empty()) names.push_back(s.relation);
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "there is no relation '" + names[i] + "'");
+  for (const auto& n : names) {
+    Relation* rel = cat_.find(n);
+    ResultRows rows(rel->tuple_len());
+    rel->for_each([&](Tid, const uint8_t* t) { rows.append(t, 1); });
+    // Under csv the title is a message: what goes to the output is CSV alone.
+    (opt_.format == OutFormat::Csv ? *msg_ : out) << rel->name() << " relation\n";
+    if (opt_.format == OutFormat::Csv) {
+      print_csv(out, rel->schema(), rows);
+    } else if (opt_.format == OutFormat::Table) {
+      print_table(out, rel->schema(), rows);
+    } else {  // none: as a retrieve prints under it, the checksum of the rows
+      Checksum sum;
+      rows.for_each_run([&](const uint8_t* run, size_t k) { sum.add_rows(rel->schema(), run, k); });
+      out << checksum_line(sum.sum, rows.size());
+    }
+  }
+}
+
+void Session::exec_help(const Stmt& s, const SourceRef& src) {
+  // Under csv help's text is a message, as print's title: the output holds CSV alone.
+  std::ostream& out = opt_.format == OutFormat::Csv ? *msg_ : listing();
+  if (s.relation.empty()) {
+    out << "relations:\n";
+    for (const auto& n : cat_.names()) {
+      Relation* r = cat_.find(n);
+      out << "  " << n << " (" << structure_name(r->structure()) << ", " << r->ntuples() << " tuples)\n";
+    }
+    if (!ranges_.vars.empty()) {
+      out << "range variables:\n";
+      for (const auto& [v, r] : ranges_.vars) out << "  " << v << " is " << r << "\n";
+    }
+    return;
+  }
+  Relation* r = cat_.find(s.relation);
+  if (!r) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
+  out << "Relation:            " << r->name() << "\n"
+       << "Storage structure:   " << structure_name(r->structure());
+  if (r->key_attr() >= 0) out << " on " << r->schema().attrs[size_t(r->key_attr())].name;
+  out << "\n";
+  if (r->structure() != Structure::Heap) out << "Fillfactor:          " << r->fillfactor() << "\n";
+  out << "Tuples:              " << r->ntuples() << "\n"
+       << "Tuple width:         " << r->tuple_len() << " bytes\n"
+       << "Page size:           " << r->page_size() << " bytes (" << r->tuples_per_page()
+       << (r->tuples_per_page() == 1 ? " tuple" : " tuples") << " per page)\n"
+       << "Pages:               " << r->npages() << " (" << r->nprimary() << " primary, " << r->noverflow()
+       << " overflow)\n"
+       << "Attributes:\n";
+  // As INGRES's help listed them: name, type, bytes, and (what `--dump` shows
+  // the back ends loading) the byte offset in the tuple; key 1 marks the
+  // ISAM/hash key. Text left-aligned, numbers right-aligned.
+  const auto& attrs = r->schema().attrs;
+  size_t name_w = std::string_view("attribute").size(), type_w = std::string_view("type").size();
+  for (const auto& a : attrs) {
+    name_w = std::max(name_w, a.name.size());
+    type_w = std::max(type_w, type_name(a.type).size());
+  }
+  auto left = [](const std::string& v, size_t w) { return v + std::string(w - v.size(), ' '); };
+  auto right = [](const std::string& v, size_t w) { return std::string(w > v.size() ? w - v.size() : 0, ' ') + v; };
+  out << "  " << left("attribute", name_w) << "  " << left("type", type_w) << "  length  offset  key\n";
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    const auto& a = attrs[i];
+    out << "  " << left(a.name, name_w) << "  " << left(type_name(a.type), type_w) << "  "
+        << right(std::to_string(a.type.len), 6) << "  " << right(std::to_string(a.offset), 6);
+    if (r->key_attr() == int(i)) out << "    1";
+    out << "\n";
+  }
+}
+
+void Session::exec_copy(const Stmt& s, const SourceRef& src) {
+  Relation* rel = cat_.find(s.relation);
+  if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
+  // Column names and conversions are checked by the CSV layer (storage/csv.h).
+  std::vector<CopyColumn> cols;
+  for (const auto& c : s.columns) {
+    auto t = parse_format(c.format);
+    if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
+    cols.push_back({c.name, *t, c.pos, c.format_pos});
+  }
+  if (s.copy_into) {
+    write_csv_file(s.file, *rel, cols, s.file_pos, src);
+    uint64_t n = rel->ntuples();
+    *msg_ << "(" << rows_text(n) << " copied into \"" << s.file << "\")\n";
+  } else {
+    std::vector<uint8_t> tuples = read_csv_file(s.file, rel->schema(), cols, s.file_pos, src);
+    size_t n = rel->tuple_len() ? tuples.size() / rel->tuple_len() : 0;
+    rel->insert_all(n, [&](size_t i) { return tuples.data() + i * rel->tuple_len(); });
+    *msg_ << "(" << rows_text(n) << " copied from \"" << s.file << "\")\n";
+  }
+}
+
+}  // namespace quelkit::harness

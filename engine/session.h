@@ -1,0 +1,126 @@
+// A session: the catalog, range declarations, one Runner per selected back end
+// and mode, and the execution of every statement kind. Expression statements
+// are evaluated on every runner, compared (rows bit for bit, errors exactly),
+// and applied once; a failed statement applies nothing (statements are atomic).
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/frontend.h"
+#include "storage/catalog.h"
+#include "engine/engine.h"
+
+namespace quelkit::harness {
+
+enum class OutFormat : uint8_t { Table, Csv, None };
+
+struct SessionOptions {
+  std::vector<std::pair<std::string, std::string>> backends;  // (name, mode)
+  OutFormat format = OutFormat::Table;  // None: a checksum line per retrieve
+  bool stats = false, stats_json = false;
+  int repeat = 1;
+  std::set<std::string> dumps;  // ast ir folded + back-end forms
+  RunnerOptions runner;
+  PrepareOptions prepare;
+  uint32_t page_size = kDefaultPageSize;
+  size_t plan_cache_capacity = 1024;
+};
+
+// One statement's outcome on one runner, for --stats and the report.
+struct StmtReport {
+  int stmt = 0;
+  uint32_t line = 0;
+  std::string backend, mode;
+  ExecStats stats;
+  uint64_t run_ns_min = 0, run_ns_max = 0;
+  int runs = 1;  // runs made: --repeat's K for a retrieve that succeeded, else 1
+  std::string error;
+};
+
+class Session {
+ public:
+  Session(SessionOptions opt, std::ostream& out, std::ostream& err);
+  ~Session();
+
+  Catalog& catalog() { return cat_; }
+  frontend::RangeTable& ranges() { return ranges_; }
+  std::vector<std::unique_ptr<Runner>>& runners() { return runners_; }
+  // One more runner of a registered back end (a name parse_backend_list
+  // gave), prepared with these options instead of the session's: `quelkit
+  // sweep` runs every back end under every selection over one relation.
+  Runner& add_runner(const std::string& name, const std::string& mode, const PrepareOptions& prepare);
+  const SessionOptions& options() const { return opt_; }
+
+  // Parses and runs every statement that parses; errors (syntax errors
+  // included, each at its place in the text) are printed and the next
+  // statement runs. A cancel request (storage/budget.h) stops it. Returns
+  // false if anything failed (parse, run, mismatch, cancel).
+  bool run(const SourceRef& src);
+  // Where messages such as "(2 rows replaced in parts)" go: the error stream
+  // unless set (results alone go to the output stream).
+  void set_messages(std::ostream& m) { msg_ = &m; }
+  // Runs one parsed statement; false if it failed.
+  bool run_statement(const frontend::ast::Stmt& s, const SourceRef& src);
+  // Reports of the statements run so far (cleared by the caller if wanted).
+  std::vector<StmtReport>& reports() { return reports_; }
+  // Evaluates a bound query on runner r (no comparison, nothing applied);
+  // verify false: no checksum of the rows (an aggregate's inner query). Every
+  // statement error comes back in the Result (ok false), those raised outside
+  // the scan's checks too (a back end that cannot prepare the statement).
+  Result evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows, bool verify = true);
+  // Off: a statement's rows are not checksummed (its checksum reads 0).
+  // For timed repetitions of a statement whose answer an earlier run
+  // checked: the Wisconsin report's runs after the first (--repeat does
+  // the same inside one statement, exec_query).
+  void set_verify(bool on) { verify_ = on; }
+  // Drops cached plans over a relation on every runner.
+  void invalidate(const std::string& relation);
+  void print_error(const Error& e);
+  // The statement running now (1-based; names its plans q<n>).
+  int statement_number() const { return stmt_no_; }
+  // --dump=ir and folded of a bound query, headed with `name`.
+  void dump_ir(const frontend::BoundQuery& q, const std::string& name);
+
+ private:
+  bool exec(const frontend::ast::Stmt& s, const SourceRef& src);
+  bool exec_query(const frontend::ast::Stmt& s, const SourceRef& src);
+  bool apply(const frontend::ast::Stmt& s, const SourceRef& src, const frontend::BoundQuery& q, Result& res);
+  void exec_create(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_copy(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_modify(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_destroy(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_print(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_help(const frontend::ast::Stmt& s, const SourceRef& src);
+  void emit_stats(const StmtReport& r);
+  // What is neither a result row nor a message (print, help, dumps): the
+  // output stream, unless --stats=json alone makes that pure JSON Lines.
+  std::ostream& listing() { return json_only() ? err_ : out_; }
+  bool json_only() const { return opt_.stats_json && opt_.format == OutFormat::None; }
+
+  SessionOptions opt_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::ostream* msg_;
+  Catalog cat_;
+  frontend::RangeTable ranges_;
+  std::vector<std::unique_ptr<Runner>> runners_;
+  std::vector<StmtReport> reports_;
+  int stmt_no_ = 0;
+  bool verify_ = true;
+};
+
+// Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).
+// measured: `all` leaves out modes that exist for tests (ModeSpec::for_tests),
+// as the paper report, the sweep and the benchmarks ask.
+std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec, bool measured = false);
+
+// A time of --stats' text form: nanoseconds as microseconds to the
+// nanosecond ("4342970.123"), never in an exponent.
+std::string stats_us_text(uint64_t ns);
+
+}  // namespace quelkit::harness

@@ -1,0 +1,149 @@
+// Inline definitions of the runtime rules (runtime.h). The extern "C" helpers
+// in runtime.cpp are defined from these, so C++ evaluators that want them
+// inlined (threaded handlers, the interpreter, the fold pass) and generated code
+// that calls the C symbols share one definition of every rule.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+#include "runtime/runtime.h"
+#include "runtime/inline.h"
+
+namespace quelkit::rt {
+
+// ---- characters ----
+// A character value is compared, matched, hashed and printed without its
+// trailing blanks; this is its length once they are gone.
+inline uint32_t strip(const uint8_t* p, uint32_t n) noexcept {
+  while (n > 0 && p[n - 1] == ' ') --n;
+  return n;
+}
+inline std::string_view strip(std::string_view s) noexcept {
+  return s.substr(0, strip(reinterpret_cast<const uint8_t*>(s.data()), uint32_t(s.size())));
+}
+
+// A character column holds exactly `width` bytes: a value of `len` bytes is
+// stored truncated to the width, or followed by blanks up to it. Always
+// inlined: the store handlers of threaded code and the vector primitives must
+// stay one straight run of moves. The JITs emit the same copy and fill inline
+// (jit/codegen.cpp, project); the stencils fill without memset (jit/stencil/bodies.h).
+QK_INLINE void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint32_t len) noexcept {
+  const uint32_t n = len < width ? len : width;
+  copy_short(dst, src, n);
+  std::memset(dst + n, ' ', width - n);
+}
+
+inline int char_cmp(const uint8_t* a, uint32_t alen, const uint8_t* b, uint32_t blen) {
+  alen = strip(a, alen);
+  blen = strip(b, blen);
+  uint32_t n = alen < blen ? alen : blen;
+  int c = n ? std::memcmp(a, b, n) : 0;
+  if (c != 0) return c < 0 ? -1 : 1;
+  return alen < blen ? -1 : (alen > blen ? 1 : 0);
+}
+
+// ---- integers (i4) ----
+inline int add_i4(int32_t a, int32_t b, int32_t* r) {
+  return __builtin_add_overflow(a, b, r) ? QK_ERR_OVERFLOW : 0;
+}
+inline int sub_i4(int32_t a, int32_t b, int32_t* r) {
+  return __builtin_sub_overflow(a, b, r) ? QK_ERR_OVERFLOW : 0;
+}
+inline int mul_i4(int32_t a, int32_t b, int32_t* r) {
+  return __builtin_mul_overflow(a, b, r) ? QK_ERR_OVERFLOW : 0;
+}
+inline int div_i4(int32_t a, int32_t b, int32_t* r) {
+  if (b == 0) return QK_ERR_DIV_ZERO;
+  if (a == INT32_MIN && b == -1) return QK_ERR_OVERFLOW;
+  *r = a / b;  // C++ truncates toward zero
+  return 0;
+}
+inline int mod_i4(int32_t a, int32_t b, int32_t* r) {
+  if (b == 0) return QK_ERR_MOD_ZERO;
+  *r = (b == -1) ? 0 : a % b;  // sign follows the dividend; INT32_MIN % -1 is UB in C
+  return 0;
+}
+inline int neg_i4(int32_t a, int32_t* r) {
+  if (a == INT32_MIN) return QK_ERR_OVERFLOW;
+  *r = -a;
+  return 0;
+}
+inline int abs_i4(int32_t a, int32_t* r) {
+  if (a == INT32_MIN) return QK_ERR_OVERFLOW;
+  *r = a < 0 ? -a : a;
+  return 0;
+}
+
+// ---- floats: every result must be finite ----
+template <class F>
+inline int fin(F v, F* r) {
+  if (!std::isfinite(v)) return QK_ERR_FLOAT_RESULT;
+  *r = v;
+  return 0;
+}
+inline int add_f4(float a, float b, float* r) { return fin<float>(a + b, r); }
+inline int sub_f4(float a, float b, float* r) { return fin<float>(a - b, r); }
+inline int mul_f4(float a, float b, float* r) { return fin<float>(a * b, r); }
+inline int div_f4(float a, float b, float* r) {
+  if (b == 0.0f) return QK_ERR_DIV_ZERO;
+  return fin<float>(a / b, r);
+}
+inline int add_f8(double a, double b, double* r) { return fin<double>(a + b, r); }
+inline int sub_f8(double a, double b, double* r) { return fin<double>(a - b, r); }
+inline int mul_f8(double a, double b, double* r) { return fin<double>(a * b, r); }
+inline int div_f8(double a, double b, double* r) {
+  if (b == 0.0) return QK_ERR_DIV_ZERO;
+  return fin<double>(a / b, r);
+}
+inline int pow_f8(double a, double b, double* r) { return fin<double>(std::pow(a, b), r); }
+inline int sqrt_f8(double a, double* r) {
+  if (a < 0) return QK_ERR_SQRT_NEG;
+  return fin<double>(std::sqrt(a), r);
+}
+inline int log_f8(double a, double* r) {
+  if (!(a > 0)) return QK_ERR_LOG_DOMAIN;
+  return fin<double>(std::log(a), r);
+}
+inline int exp_f8(double a, double* r) { return fin<double>(std::exp(a), r); }
+inline int sin_f8(double a, double* r) { return fin<double>(std::sin(a), r); }
+inline int cos_f8(double a, double* r) { return fin<double>(std::cos(a), r); }
+inline int atan_f8(double a, double* r) { return fin<double>(std::atan(a), r); }
+
+// ---- conversions ----
+inline int f8_to_int(double a, double lo, double hi, int32_t* r) {
+  double t = std::trunc(a);
+  if (!(t >= lo && t <= hi)) return QK_ERR_CONVERT_RANGE;  // NaN fails too
+  *r = static_cast<int32_t>(t);
+  return 0;
+}
+inline int cvt_f8_i4(double a, int32_t* r) { return f8_to_int(a, -2147483648.0, 2147483647.0, r); }
+inline int cvt_f8_i2(double a, int32_t* r) { return f8_to_int(a, -32768.0, 32767.0, r); }
+inline int cvt_f8_i1(double a, int32_t* r) { return f8_to_int(a, -128.0, 127.0, r); }
+inline int cvt_i4_i2(int32_t a, int32_t* r) {
+  if (a < -32768 || a > 32767) return QK_ERR_CONVERT_RANGE;
+  *r = a;
+  return 0;
+}
+inline int cvt_i4_i1(int32_t a, int32_t* r) {
+  if (a < -128 || a > 127) return QK_ERR_CONVERT_RANGE;
+  *r = a;
+  return 0;
+}
+inline int cvt_f8_f4(double a, float* r) { return fin<float>(static_cast<float>(a), r); }
+
+// ---- hashing ----
+inline uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+inline uint64_t fnv1a64(const uint8_t* p, uint64_t n, uint64_t h) {
+  for (uint64_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+}  // namespace quelkit::rt

@@ -1,0 +1,28 @@
+// The session's relations by name. Implements the binder's CatalogView, so the
+// front end sees schemas without knowing about pages or storage structures.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/schema.h"
+#include "storage/relation.h"
+
+namespace quelkit::harness {
+
+class Catalog : public CatalogView {
+ public:
+  const Schema* find_schema(std::string_view relation) const override;
+  Relation* find(std::string_view name) const;
+  // Takes ownership; replaces nothing (caller checks the name is free).
+  Relation* add(std::unique_ptr<Relation> rel);
+  std::unique_ptr<Relation> remove(std::string_view name);
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, std::unique_ptr<Relation>, std::less<>> rels_;
+};
+
+}  // namespace quelkit::harness

@@ -1,0 +1,647 @@
+// CSV for copy and gen. Parsing is strict on purpose: a number with stray
+// blanks, a value too wide for its format or a ragged record is an error at
+// its line rather than a silently different relation, because differential
+// tests and other engines must load exactly the same tuples.
+#include "storage/csv.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include "storage/budget.h"
+
+#include "runtime/runtime_inline.h"
+
+namespace quelkit::harness {
+
+namespace {
+
+bool iequal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (std::tolower(x) != std::tolower(y)) return false;
+  }
+  return true;
+}
+
+int64_t int_min(Type t) { return t.kind == Tk::I1 ? -128 : t.kind == Tk::I2 ? -32768 : INT32_MIN; }
+int64_t int_max(Type t) { return t.kind == Tk::I1 ? 127 : t.kind == Tk::I2 ? 32767 : INT32_MAX; }
+
+// A parsed value on its way between a format and an attribute.
+struct Value {
+  int64_t i = 0;
+  double f = 0;
+  std::string_view s;
+};
+
+// The column list made concrete: attribute index per column, after the
+// checks that need no data (names, duplicates, convertible kinds).
+std::vector<CopyColumn> resolve(const Schema& schema, const std::vector<CopyColumn>& cols,
+                                std::vector<int>& attr, bool reading, SrcPos pos, const SourceRef& src) {
+  std::vector<CopyColumn> out = cols;
+  if (out.empty())
+    for (const Attribute& a : schema.attrs) out.push_back({a.name, a.type});
+  attr.clear();
+  for (const CopyColumn& c : out) {
+    const SrcPos name_at = c.name_pos.line ? c.name_pos : pos, fmt_at = c.fmt_pos.line ? c.fmt_pos : pos;
+    int a = schema.find(c.name);
+    if (a < 0) throw_error(ErrKind::Name, name_at, src, "copy: no attribute " + c.name);
+    for (int prev : attr)
+      if (prev == a) throw_error(ErrKind::Name, name_at, src, "copy: attribute " + c.name + " listed twice");
+    Type at = schema.attrs[size_t(a)].type;
+    Type from = reading ? c.fmt : at, to = reading ? at : c.fmt;
+    bool ok = from.is_char() ? to.is_char()
+              : from.is_int() ? to.is_numeric()
+              : from.is_float() ? to.is_float()
+                                : false;
+    if (!ok)
+      throw_error(ErrKind::Type, fmt_at, src,
+                  "copy: cannot convert " + type_name(from) + " to " + type_name(to) + " for " + c.name);
+    attr.push_back(a);
+  }
+  return out;
+}
+
+// Stores v (of kind `from`) into an attribute of type `to`; false if it does not fit.
+bool store_value(Type from, const Value& v, Type to, uint8_t* dst) {
+  if (to.is_char()) {
+    const auto* s = reinterpret_cast<const uint8_t*>(v.s.data());
+    uint32_t n = rt::strip(s, uint32_t(v.s.size()));
+    if (n > to.len) return false;
+    rt::store_char(dst, to.len, s, n);
+    return true;
+  }
+  if (to.is_int()) {
+    if (v.i < int_min(to) || v.i > int_max(to)) return false;
+    if (to.kind == Tk::I1) store<int8_t>(dst, int8_t(v.i));
+    else if (to.kind == Tk::I2) store<int16_t>(dst, int16_t(v.i));
+    else store<int32_t>(dst, int32_t(v.i));
+    return true;
+  }
+  double d = from.is_int() ? double(v.i) : v.f;
+  if (to.kind == Tk::F4) {
+    float x = float(d);
+    if (!std::isfinite(x)) return false;
+    store<float>(dst, x);
+  } else {
+    store<double>(dst, d);
+  }
+  return true;
+}
+
+// Reads one value of the attribute's type into a Value.
+Value load_value(Type t, const uint8_t* p) {
+  Value v;
+  switch (t.kind) {
+    case Tk::I1: v.i = load<int8_t>(p); break;
+    case Tk::I2: v.i = load<int16_t>(p); break;
+    case Tk::I4: v.i = load<int32_t>(p); break;
+    case Tk::F4: v.f = load<float>(p); break;
+    case Tk::F8: v.f = load<double>(p); break;
+    case Tk::C: v.s = std::string_view(reinterpret_cast<const char*>(p), rt::strip(p, t.len)); break;
+    case Tk::B: v.i = load<uint8_t>(p); break;
+  }
+  return v;
+}
+
+// Where the CSV comes from: text in memory, or a file read a chunk at a
+// time, so `copy` holds one record of the file at most beside the tuples it
+// has made (a file with no line breaks, /dev/zero, is an error at the record
+// limit rather than a read without end).
+class Input {
+ public:
+  explicit Input(std::string_view text) : buf_(text) {}
+  explicit Input(std::FILE* f) : f_(f), chunk_(1 << 16) {}
+
+  int peek() {
+    if (i_ == buf_.size() && !refill()) return EOF;
+    return static_cast<unsigned char>(buf_[i_]);
+  }
+  int get() {
+    int c = peek();
+    if (c != EOF) ++i_;
+    return c;
+  }
+  // A UTF-8 byte-order mark at the start (editors on Windows write one) is
+  // not part of the first column's name.
+  void skip_bom() {
+    if (peek() != EOF && buf_.substr(i_, 3) == "\xef\xbb\xbf") i_ += 3;
+  }
+  int read_error() const { return error_; }
+
+ private:
+  bool refill() {
+    if (!f_) return false;
+    size_t k = 0;
+    for (;;) {
+      check_cancel();  // a large file is cancelled between chunks
+      k = std::fread(chunk_.data(), 1, chunk_.size(), f_);
+      if (k > 0 || !std::ferror(f_) || errno != EINTR) break;
+      std::clearerr(f_);  // Ctrl-C (InterruptibleIo): cancelled above, or a signal meant for no one
+    }
+    if (k == 0) {
+      if (std::ferror(f_)) error_ = errno ? errno : EIO;
+      return false;
+    }
+    buf_ = std::string_view(chunk_.data(), k);
+    i_ = 0;
+    return true;
+  }
+
+  std::FILE* f_ = nullptr;
+  std::vector<char> chunk_;
+  std::string_view buf_;
+  size_t i_ = 0;
+  int error_ = 0;
+};
+
+class Parser {
+ public:
+  Parser(Input& in, const std::string& file, SrcPos pos, const SourceRef& src)
+      : in_(in), file_(file), pos_(pos), src_(src) {
+    in_.skip_bom();
+  }
+
+  [[noreturn]] void fail(uint32_t line, const std::string& msg) const {
+    throw_error(ErrKind::IO, pos_, src_, file_ + ":" + std::to_string(line) + ": " + msg);
+  }
+  // At the byte about to be read: file:line:column, as the script's own
+  // errors are placed (a misplaced quote is found by its column).
+  [[noreturn]] void fail_here(const std::string& msg) const {
+    throw_error(ErrKind::IO, pos_, src_,
+                file_ + ":" + std::to_string(line_) + ":" + std::to_string(col_ + 1) + ": " + msg);
+  }
+
+  // Next record into fields; false at the end of the text. rec_line is the
+  // line the record starts on (quoted line breaks make records span lines).
+  bool next(std::vector<std::string>& fields, uint32_t& rec_line) {
+    if (in_.peek() == EOF) return end();
+    fields.clear();
+    rec_line = line_;
+    size_t bytes = 0;
+    auto take = [&] {
+      if (++bytes > kCsvMaxRecordBytes)
+        fail(rec_line, "record longer than " + std::to_string(kCsvMaxRecordBytes >> 20) +
+                           " MiB (is this a CSV file?)");
+      const int c = in_.get();
+      col_ = c == '\n' ? 0 : col_ + 1;
+      return c;
+    };
+    blank_ = false;
+    for (;;) {
+      std::string f;
+      if (in_.peek() == '"') {
+        take();
+        for (;;) {
+          int c = take();
+          if (c == EOF) fail(rec_line, "unterminated quoted field");
+          if (c == '"') {
+            if (in_.peek() == '"') {
+              f += '"';
+              take();
+              continue;
+            }
+            break;
+          }
+          if (c == '\n') ++line_;
+          f += char(c);
+        }
+        fields.push_back(std::move(f));
+        if (in_.peek() == ',') {
+          take();
+          continue;
+        }
+        if (in_.peek() == '\r') {
+          take();
+          if (in_.peek() != '\n') fail_here("unexpected character after a closing quote");
+        }
+        if (in_.peek() != EOF && in_.peek() != '\n') fail_here("unexpected character after a closing quote");
+      } else {
+        for (int c; (c = in_.peek()) != EOF && c != ',' && c != '\n';) {
+          if (c == '"') fail_here("quote in an unquoted field");
+          f += char(take());
+        }
+        if (in_.peek() == ',') {
+          take();
+          fields.push_back(std::move(f));
+          continue;
+        }
+        if (!f.empty() && f.back() == '\r') f.pop_back();  // CRLF line end
+        blank_ = fields.empty() && f.empty();
+        fields.push_back(std::move(f));
+      }
+      if (in_.peek() != EOF) {  // at the '\n' ending the record
+        take();
+        ++line_;
+      }
+      return true;
+    }
+  }
+
+  // The record just read was an empty line (not `""`, a quoted empty field).
+  bool blank() const { return blank_; }
+
+ private:
+  bool end() const {
+    if (in_.read_error()) fail(line_, std::string("cannot read: ") + std::strerror(in_.read_error()));
+    return false;
+  }
+
+  Input& in_;
+  const std::string& file_;
+  SrcPos pos_;
+  const SourceRef& src_;
+  uint32_t line_ = 1;
+  uint32_t col_ = 0;  // bytes read of line_ (a byte-order mark is not counted)
+  bool blank_ = false;
+};
+
+// Parses a field as written in format fmt; an error message or empty.
+std::string parse_field(Type fmt, const std::string& text, Value& v) {
+  const char* b = text.data();
+  const char* e = b + text.size();
+  if (fmt.is_char()) {
+    v.s = text;
+    if (rt::strip(reinterpret_cast<const uint8_t*>(b), uint32_t(text.size())) > fmt.len)
+      return "value longer than " + type_name(fmt);
+    return {};
+  }
+  if (fmt.is_int()) {
+    auto [p, ec] = std::from_chars(b, e, v.i);
+    if (text.empty() || p != e || (ec != std::errc() && ec != std::errc::result_out_of_range))
+      return "\"" + text + "\" is not an integer";
+    if (ec == std::errc::result_out_of_range || v.i < int_min(fmt) || v.i > int_max(fmt))
+      return text + " is out of range for " + type_name(fmt);
+    return {};
+  }
+  // Parse f4 directly as float: going through double would round twice.
+  std::from_chars_result r;
+  if (fmt.kind == Tk::F4) {
+    float x = 0;
+    r = std::from_chars(b, e, x, std::chars_format::general);
+    v.f = x;
+  } else {
+    r = std::from_chars(b, e, v.f, std::chars_format::general);
+  }
+  if (text.empty() || r.ptr != e || (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
+    return "\"" + text + "\" is not a number";
+  if (r.ec == std::errc::result_out_of_range) return text + " is out of range for " + type_name(fmt);
+  if (!std::isfinite(v.f)) return "\"" + text + "\" is not a finite number";
+  return {};
+}
+
+}  // namespace
+
+namespace {
+
+// cols and attr: the column list as resolve() made it, checked before any
+// input is opened.
+std::vector<uint8_t> parse_records(Input& input, const std::string& file, const Schema& schema,
+                                   const std::vector<CopyColumn>& cols, const std::vector<int>& attr, SrcPos pos,
+                                   const SourceRef& src) {
+  Parser in(input, file, pos, src);
+
+  std::vector<std::string> header, fields;
+  uint32_t line = 1;
+  if (!in.next(header, line)) in.fail(1, "no header line");
+  std::vector<size_t> where(cols.size());
+  for (size_t c = 0; c < cols.size(); ++c) {
+    size_t found = header.size();
+    for (size_t h = 0; h < header.size(); ++h) {
+      if (!iequal(header[h], cols[c].name)) continue;
+      if (found != header.size()) in.fail(line, "column " + cols[c].name + " appears twice in the header");
+      found = h;
+    }
+    if (found == header.size()) {
+      // A file whose lines end in CR alone (classic Mac OS) reads as one
+      // line, its header running into the records: say so, not only what
+      // is missing.
+      const bool cr = std::any_of(header.begin(), header.end(),
+                                  [](const std::string& h) { return h.find('\r') != std::string::npos; });
+      // A name with blanks around it ("a ,b") is not the column: say which.
+      std::string padded;
+      for (const std::string& h : header) {
+        const size_t b = h.find_first_not_of(" \t"), e = h.find_last_not_of(" \t");
+        if (padded.empty() && b != std::string::npos && (b > 0 || e + 1 < h.size()) &&
+            iequal(h.substr(b, e - b + 1), cols[c].name))
+          padded = " (the header has \"" + h + "\": blanks around a name are part of it)";
+      }
+      in.fail(line, "no column " + cols[c].name + " in the header" +
+                        (cr ? " (it holds a carriage return: lines that end in CR alone are not read as lines)"
+                            : padded));
+    }
+    where[c] = found;
+  }
+
+  // Unlisted attributes: integers and floats 0, characters blank.
+  std::vector<uint8_t> blank(schema.tuple_len, 0);
+  for (const Attribute& a : schema.attrs)
+    if (a.type.is_char()) std::memset(blank.data() + a.offset, ' ', a.type.len);
+
+  std::vector<uint8_t> out;
+  while (in.next(fields, line)) {
+    // The tuples wait here until all have parsed: charged as they come, so a
+    // huge file ends in "memory budget exceeded", not in the OOM killer.
+    static const std::string kWhat = "copy";
+    memory_budget().check(out.size() + blank.size(), kWhat);
+    // An empty line, as an editor leaves at a file's end, is no record where
+    // the header names several columns; under one it is an empty field.
+    if (in.blank() && header.size() > 1) continue;
+    if (fields.size() != header.size())
+      in.fail(line, "expected " + std::to_string(header.size()) + " fields, found " +
+                        std::to_string(fields.size()));
+    size_t at = out.size();
+    out.insert(out.end(), blank.begin(), blank.end());
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const Attribute& a = schema.attrs[size_t(attr[c])];
+      Value v;
+      std::string err = parse_field(cols[c].fmt, fields[where[c]], v);
+      if (!err.empty()) in.fail(line, "column " + cols[c].name + ": " + err);
+      if (!store_value(cols[c].fmt, v, a.type, out.data() + at + a.offset))
+        in.fail(line, "column " + cols[c].name + ": " + fields[where[c]] + " does not fit attribute " +
+                          a.name + " (" + type_name(a.type) + ")");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, const Schema& schema,
+                               const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
+  std::vector<int> attr;
+  const std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
+  Input in(text);
+  return parse_records(in, file, schema, cols, attr, pos, src);
+}
+
+// fopen, where Ctrl-C ends a wait in it (a FIFO with no one at the other
+// end) as "cancelled"; any other failure is the statement's I/O error.
+static std::FILE* open_file(const std::string& path, const char* mode, SrcPos pos, const SourceRef& src) {
+  if (path.empty()) throw_error(ErrKind::IO, pos, src, "copy needs a file name (\"\" names none)");
+  for (;;) {
+    check_cancel();
+    if (std::FILE* f = std::fopen(path.c_str(), mode)) return f;
+    if (errno != EINTR) throw_error(ErrKind::IO, pos, src, "cannot open " + path + ": " + std::strerror(errno));
+  }
+}
+
+std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema,
+                                   const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
+  // The column list is the statement's to get right before the file is
+  // looked at: its errors first, at their own carets.
+  std::vector<int> attr;
+  const std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
+  InterruptibleIo io;  // a FIFO waits for its writer: Ctrl-C ends the wait
+  std::FILE* f = open_file(path, "rb", pos, src);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> owner(f, std::fclose);
+  Input in(f);
+  return parse_records(in, path, schema, cols, attr, pos, src);
+}
+
+CsvWriter::CsvWriter(const Schema& schema, std::vector<CopyColumn> cols, std::string file, SrcPos pos,
+                     SourceRef src)
+    : schema_(schema), file_(std::move(file)), pos_(pos), src_(std::move(src)) {
+  cols_ = resolve(schema_, cols, attr_, false, pos_, src_);
+  for (size_t c = 0; c < cols_.size(); ++c) {
+    if (c) out_ += ',';
+    out_ += cols_[c].name;
+  }
+  out_ += '\n';
+  line_ = 2;
+}
+
+void CsvWriter::fail(const std::string& msg) const {
+  throw_error(ErrKind::IO, pos_, src_, file_ + ":" + std::to_string(line_) + ": " + msg);
+}
+
+void CsvWriter::add(const uint8_t* tuple) {
+  // The row is built aside so a failed add leaves the text as it was.
+  std::string rowtext;
+  uint32_t breaks = 0;  // quoted line breaks: later rows start on later lines
+  for (size_t c = 0; c < cols_.size(); ++c) {
+    if (c) rowtext += ',';
+    const Attribute& a = schema_.attrs[size_t(attr_[c])];
+    const Type fmt = cols_[c].fmt;
+    Value v = load_value(a.type, tuple + a.offset);
+    // Convert to the column's format with the same rules the reader applies.
+    uint8_t conv[256];
+    if (!store_value(a.type, v, fmt, conv))
+      fail("attribute " + a.name + " does not fit column format " + type_name(fmt));
+    Value w = load_value(fmt, conv);
+    char num[64];
+    if (fmt.is_int()) {
+      rowtext.append(num, std::to_chars(num, num + sizeof num, w.i).ptr);
+    } else if (fmt.is_float()) {
+      if (!std::isfinite(w.f)) fail("attribute " + a.name + " holds a non-finite value");
+      auto r = fmt.kind == Tk::F4 ? std::to_chars(num, num + sizeof num, float(w.f))
+                                  : std::to_chars(num, num + sizeof num, w.f);
+      rowtext.append(num, r.ptr);
+    } else if (w.s.find_first_of(",\"\r\n") == std::string_view::npos) {
+      rowtext += w.s;
+    } else {
+      rowtext += '"';
+      for (char ch : w.s) {
+        if (ch == '"') rowtext += '"';
+        rowtext += ch;
+        breaks += ch == '\n';
+      }
+      rowtext += '"';
+    }
+  }
+  out_ += rowtext;
+  out_ += '\n';
+  line_ += 1 + breaks;
+}
+
+namespace {
+// While one lives, a write to a pipe or FIFO whose reader has gone fails with
+// EPIPE, and a write past the file-size limit (ulimit -f) with EFBIG, each a
+// statement's I/O error, instead of SIGPIPE or SIGXFSZ ending the process
+// (and the monitor's session with it). A signal a failed write raised is
+// taken before it is unblocked.
+class NoWriteSignals {
+ public:
+  NoWriteSignals() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGPIPE);
+    sigaddset(&set_, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+  }
+  ~NoWriteSignals() {
+    sigset_t take;  // those this blocked: one blocked before is left as it was
+    sigemptyset(&take);
+    for (int sig : {SIGPIPE, SIGXFSZ})
+      if (!sigismember(&old_, sig)) sigaddset(&take, sig);
+    const timespec none{0, 0};
+    while (sigtimedwait(&take, nullptr, &none) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
+ private:
+  sigset_t set_, old_;
+};
+
+// Where `copy into` writes, so that a failed or cancelled copy loses nothing.
+// The rows are complete in memory before anything here runs.
+// - A regular file with one name that this may write, or a name no file has
+//   yet: written whole into a hidden temporary beside it and renamed over the
+//   name once every byte is written. The file keeps its mode and owner; where
+//   only root could give the owner back, it is written in place instead.
+// - Any other regular file (a file with other names, a name that is a link,
+//   a directory this cannot create in, that owner): written in place, but
+//   only once the space for every byte is reserved, so that what a write
+//   fails on (the disk full, the file-size limit) comes before its old
+//   content is touched. Once begun it is written to the end.
+// - Anything else is streamed, as it must be: a FIFO, /dev/full, a terminal.
+//   (/dev/stdout may be the very file the shell redirected output to: a link,
+//   so in place.)
+// A file this may not write is refused whichever way it would be written.
+class Destination {
+ public:
+  Destination(const std::string& file, size_t bytes, SrcPos pos, const SourceRef& src)
+      : file_(file), pos_(pos), src_(src) {
+    if (file.empty()) throw_error(ErrKind::IO, pos, src, "copy needs a file name (\"\" names none)");
+    struct stat st {};
+    const bool exists = ::lstat(file.c_str(), &st) == 0;
+    if (exists ? S_ISREG(st.st_mode) && st.st_nlink == 1 && ::faccessat(AT_FDCWD, file.c_str(), W_OK, AT_EACCESS) == 0
+               : errno == ENOENT)
+      temporary(exists ? &st : nullptr);
+    if (fd_ < 0) in_place(exists, bytes);
+  }
+  // The temporary goes unless commit() renamed it; a file this created in
+  // place goes unless committed.
+  ~Destination() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!temp_.empty()) ::unlink(temp_.c_str());
+    if (created_) ::unlink(file_.c_str());
+  }
+  int fd() const { return fd_; }
+  // A regular file written in place: once its first byte is written, its
+  // old content is going, and only its last byte leaves a whole file.
+  bool in_place() const { return in_place_; }
+  // Closes the file: a temporary is renamed over the name, a file written in
+  // place cut to `bytes`. errno says why not, on false.
+  bool commit(size_t bytes) {
+    if (in_place_ && ::ftruncate(fd_, off_t(bytes)) != 0) return false;
+    const int closed = ::close(fd_);
+    fd_ = -1;
+    if (closed != 0) return false;
+    created_ = false;
+    if (temp_.empty()) return true;
+    if (::rename(temp_.c_str(), file_.c_str()) != 0) return false;
+    temp_.clear();
+    return true;
+  }
+
+ private:
+  void fail(const std::string& what, int err) {
+    throw_error(ErrKind::IO, pos_, src_, what + " " + file_ + ": " + std::strerror(err));
+  }
+
+  // A hidden temporary beside the file; none (fd_ < 0) where the directory
+  // refuses one or the file's owner cannot be given back.
+  void temporary(const struct stat* st) {
+    const size_t slash = file_.rfind('/');
+    const size_t base = slash == std::string::npos ? 0 : slash + 1;
+    std::string tmp = file_.substr(0, base) + "." + file_.substr(base) + ".quelkit-XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) return;
+    if (st) {
+      // Only root may give a file away: a file of another owner (or group)
+      // is written in place, where it keeps both.
+      if (::fchown(fd, st->st_uid, st->st_gid) != 0) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return;
+      }
+      ::fchmod(fd, st->st_mode & 07777);
+    } else {
+      const mode_t mask = ::umask(0);
+      ::umask(mask);
+      ::fchmod(fd, 0666 & ~mask);
+    }
+    fd_ = fd;
+    temp_ = tmp;
+  }
+
+  void in_place(bool existed, size_t bytes) {
+    for (;;) {
+      check_cancel();  // a FIFO's open waits for its reader
+      fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+      if (fd_ >= 0) break;
+      if (errno != EINTR) fail("cannot open", errno);
+    }
+    created_ = !existed;
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return;  // streamed
+    // The space first: posix_fallocate fails (EFBIG, ENOSPC) before a byte
+    // of the old content changes; the size it may have grown goes back.
+    if (off_t(bytes) > st.st_size) {
+      const int err = ::posix_fallocate(fd_, 0, off_t(bytes));
+      if (err != 0) {
+        [[maybe_unused]] const int cut = ::ftruncate(fd_, st.st_size);
+        fail("cannot write", err);
+      }
+    }
+    in_place_ = true;
+  }
+
+  std::string file_, temp_;
+  SrcPos pos_;
+  SourceRef src_;
+  int fd_ = -1;
+  bool in_place_ = false, created_ = false;
+};
+}  // namespace
+
+void CsvWriter::save() const {
+  InterruptibleIo io;  // a FIFO waits for its reader: Ctrl-C ends the wait
+  NoWriteSignals quiet;
+  Destination dest(file_, out_.size(), pos_, src_);
+  // write(2) itself, not fwrite: a write to a pipe that Ctrl-C interrupts
+  // after some bytes returns their count, and stdio would write the rest,
+  // waiting again, and the cancel be lost.
+  const int fd = dest.fd();
+  if (dest.in_place()) check_cancel();  // the last moment the old file is whole
+  size_t done = 0;
+  int err = 0;
+  while (done < out_.size()) {
+    const ssize_t k = ::write(fd, out_.data() + done, out_.size() - done);
+    if ((k < 0 && errno != EINTR) || k == 0) {
+      err = k == 0 ? EIO : errno;
+      break;
+    }
+    if (k > 0) done += size_t(k);
+    if (!dest.in_place() && cancel_requested()) throw_cancelled();
+  }
+  bool ok = done == out_.size();
+  if (ok && !dest.commit(out_.size())) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) throw_error(ErrKind::IO, pos_, src_, "cannot write " + file_ + ": " + std::strerror(err));
+}
+
+void write_csv_file(const std::string& path, const Relation& rel, const std::vector<CopyColumn>& cols,
+                    SrcPos pos, const SourceRef& src) {
+  CsvWriter w(rel.schema(), cols, path, pos, src);
+  rel.for_each([&](Tid, const uint8_t* t) { w.add(t); });
+  w.save();
+}
+
+}  // namespace quelkit::harness
