@@ -106,6 +106,18 @@ bool Session::run(const SourceRef& src) {
   bool ok = errors.empty();
   size_t e = 0;
   auto before = [](SrcPos a, SrcPos b) { return a.line < b.line || (a.line == b.line && a.col < b.col); };
+  // A lexical or syntax error (or a refused monitor command) stops the text:
+  // the statements wholly before it run, nothing from its position on does
+  // (recovery at the next keyword could make a statement of the failed
+  // one's text: `destroy delete p`). Later errors are still reported.
+  if (!errors.empty()) {
+    const SrcPos stop = errors.front().pos;
+    const size_t kept = size_t(std::find_if(stmts.begin(), stmts.end(),
+                                            [&](const auto& s) { return !before(s->pos, stop); }) -
+                               stmts.begin());
+    if (kept < stmts.size() || errors.size() > 1) errors.front().message += " (the text after it was not run)";
+    stmts.resize(kept);
+  }
   for (const auto& s : stmts) {
     // An error at a statement's first token is the statement's before it,
     // which failed on meeting that keyword (`retrieve (a = 1) where` then

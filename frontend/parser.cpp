@@ -407,10 +407,16 @@ class Parser {
     } while (accept(Tok::Comma));
   }
 
-  // help [rel]
+  // help [rel]. A statement keyword after it on the same line is an error,
+  // not a statement of its own: `help delete p` must not delete (a statement
+  // after a bare help begins on a line of its own).
   void help(Stmt& s) {
     s.kind = Stmt::Help;
     if (peek().kind == Tok::Name) relation_name(s);
+    else if (starts_statement(peek().kind) && peek().pos.line == s.pos.line)
+      throw_error(ErrKind::Syntax, peek().pos, src_,
+                  "help takes relation names, not " + tok_kind_name(peek().kind) +
+                      " (a statement after help begins on a line of its own)");
   }
 
   void where(Stmt& s) {

@@ -38,32 +38,34 @@ TEST(Cli, ExitStatuses) {
   EXPECT_NE(missing.text.find("cannot open"), std::string::npos);
 }
 
-// Errors and results come in text order: a statement cut short by the next
-// one's keyword reports its error before the next one runs (and prints its
-// rows or its own error), in a script as in the monitor.
+// Errors and results come in text order: a runtime error, then the rows of
+// the statement after it, then the syntax error that stops the text (a
+// statement cut short by the next one's keyword: nothing from there runs),
+// in a script as in the monitor.
 TEST(Cli, ErrorsComeInTextOrder) {
-  for (const std::string& in : {std::string(" -e 'retrieve (a = 1) where\nretrieve (b = 1/0)\nretrieve (c = 3)'"),
-                                std::string(" --format csv")}) {
+  for (const std::string& in :
+       {std::string(" -e 'retrieve (b = 1/0)\nretrieve (c = 3)\nretrieve (a = 1) where\nretrieve (d = 4)'"),
+        std::string(" --format csv")}) {
     // The second: the monitor, reading the lines piped to it.
-    Out o = sh(in.starts_with(" -e") ? kBin + in
-                                     : "printf 'retrieve (a = 1) where\\nretrieve (b = 1/0)\\nretrieve (c = 3)\\n\\\\g\\n' | " +
-                                           kBin + in);
+    Out o = sh(in.starts_with(" -e")
+                   ? kBin + in
+                   : "printf 'retrieve (b = 1/0)\\nretrieve (c = 3)\\nretrieve (a = 1) where\\nretrieve (d = 4)\\n"
+                     "\\\\g\\n' | " + kBin + in);
     EXPECT_EQ(o.status, 1) << o.text;
-    const size_t first = o.text.find(":2:1: error: expected an expression but found 'retrieve'");
-    const size_t second = o.text.find(":2:16: error: division by zero");
-    const size_t third = o.text.find("3");
+    const size_t first = o.text.find(":1:16: error: division by zero");
+    const size_t third = o.text.find(":4:1: error: expected an expression but found 'retrieve'");
     ASSERT_NE(first, std::string::npos) << o.text;
-    ASSERT_NE(second, std::string::npos) << o.text;
-    EXPECT_LT(first, second) << o.text;
-    EXPECT_LT(second, o.text.rfind("c")) << o.text;
-    EXPECT_NE(third, std::string::npos) << o.text;
+    ASSERT_NE(third, std::string::npos) << o.text;
+    EXPECT_LT(first, o.text.find("c")) << o.text;
+    EXPECT_LT(o.text.find("3"), third) << o.text;
+    EXPECT_EQ(o.text.find("d\n4"), std::string::npos) << o.text;
   }
 }
 
 // Under --format csv standard output holds CSV alone: help's text, like
 // print's title, goes with the messages.
 TEST(Cli, CsvOutputHoldsCsvAloneWithHelp) {
-  Out o = sh("(" + kBin + " --parts 3 --format csv -e 'help help parts print parts retrieve (x = 1)' 2>/dev/null)");
+  Out o = sh("(" + kBin + " --parts 3 --format csv -e 'help\nhelp parts print parts retrieve (x = 1)' 2>/dev/null)");
   EXPECT_EQ(o.status, 0);
   EXPECT_EQ(o.text, "pnum,pname,color,weight,qoh\n1,piston,yellow,55,374\n2,gasket,red,77,374\n3,valve,brown,61,483\nx\n1\n");
   o = sh("(" + kBin + " --parts 3 --format csv -e 'help parts' 2>&1 >/dev/null)");
@@ -111,10 +113,10 @@ TEST(Cli, ScriptsWrittenForTheMonitorRunAsScripts) {
   const std::string f = std::string(dir) + "/go.quel";
   std::ofstream(f) << "retrieve (a = 1)\n\\g\nretrieve (b = 2) \\g\n\\p\nretrieve (c = 3)\n\\q\nretrieve (d = 4)\n";
   Out o = sh(kBin + " --format csv " + f);
-  EXPECT_EQ(o.status, 1) << o.text;  // \p is not for scripts
+  EXPECT_EQ(o.status, 1) << o.text;  // \p is not for scripts, and stops the text
   EXPECT_NE(o.text.find("a\n1\n"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("b\n2\n"), std::string::npos) << o.text;
-  EXPECT_NE(o.text.find("c\n3\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("c\n3\n"), std::string::npos) << o.text;
   EXPECT_EQ(o.text.find("d\n4\n"), std::string::npos) << o.text;  // after \q
   EXPECT_NE(o.text.find(f + ":4:1: error: monitor command '\\p' works only in the terminal monitor"), std::string::npos)
       << o.text;
@@ -954,19 +956,22 @@ namespace {
 // What a command wrote on stdout alone (stderr dropped).
 Out stdout_of(const std::string& cmd) { return sh("{ " + cmd + " 2>/dev/null; }"); }
 
-// A syntax error skips only its own statement: the parser recovers at the
-// next statement keyword, every error is reported with its position, the
-// statements that parsed run (earlier create and range included), and the
-// script exits 1.
-TEST(Cli, SyntaxErrorsSkipOnlyTheirStatement) {
+// A syntax error stops the text: the statements before it run (the create),
+// nothing after it does, every error is still reported with its position,
+// the first says the rest was not run, and the script exits 1.
+TEST(Cli, SyntaxErrorStopsTheText) {
   const std::string text = "create t (a = i4)\nretrieve (x = )\nappend to t (a = 41)\n"
                            "retrieve (y = 2 +)\nrange of r is t\nretrieve (r.a)";
   Out all = sh(kBin + " --format csv -e '" + text + "'");
   EXPECT_EQ(all.status, 1);
   EXPECT_NE(all.text.find("<-e 1>:2:15: error:"), std::string::npos) << all.text;
+  EXPECT_NE(all.text.find("(the text after it was not run)"), std::string::npos) << all.text;
   EXPECT_NE(all.text.find("<-e 1>:4:18: error:"), std::string::npos) << all.text;
   Out out = stdout_of(kBin + " --format csv -e '" + text + "'");
-  EXPECT_EQ(out.text, "a\n41\n");
+  EXPECT_EQ(out.text, "");
+  // The create before the error ran: t exists, and is empty.
+  Out after = stdout_of(kBin + " --format csv -e '" + text + "\n' -e 'range of r is t retrieve (n = count(r.a))'");
+  EXPECT_EQ(after.text, "n\n0\n") << after.text;
 }
 
 // Output discipline: results on stdout, messages on stderr, so --stats=json
