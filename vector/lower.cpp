@@ -26,6 +26,16 @@ using ir::Op;
   std::abort();
 }
 
+// A program past one of the format's 16-bit limits. Reachable from the
+// language (a qualification of tens of thousands of terms): a statement
+// error, as threaded code's, not an abort; the session positions it.
+[[noreturn]] void too_large(const char* what) {
+  Error e;
+  e.kind = ErrKind::Type;
+  e.message = std::string("the statement is too large for the vector back end: it needs more than 65,535 ") + what;
+  throw QuelError(std::move(e));
+}
+
 // "i2", "c", "bool" (types.def's formats), and "I2" for primitive names.
 std::string tk_lower(Tk t) { return t == kNoTk ? "?" : type_info(t).format; }
 std::string tk_upper(Tk t) {
@@ -64,7 +74,7 @@ class Lowerer {
     p_.code.insert(p_.code.end(), qual_.begin(), qual_.end());
     p_.proj_start = uint32_t(p_.code.size());
     p_.code.insert(p_.code.end(), proj_.begin(), proj_.end());
-    if (p_.code.size() > 0xffff) syserr("more than 65535 instructions");
+    if (p_.code.size() > 0xffff) too_large("instructions");
     for (size_t i = 0; i < p_.code.size(); ++i) p_.code[i].index = uint16_t(i);
 
     p_.chars.push_back(' ');  // never empty, so "" constants point at real storage
@@ -73,15 +83,15 @@ class Lowerer {
 
  private:
   uint16_t new_vec() {
-    if (p_.nvec == 0xffff) syserr("more than 65535 vector registers");
+    if (p_.nvec == 0xffff) too_large("vector registers");
     return p_.nvec++;
   }
   uint16_t new_sel() {
-    if (p_.nsel == 0xffff) syserr("more than 65535 selection registers");
+    if (p_.nsel == 0xffff) too_large("selection registers");
     return p_.nsel++;
   }
   uint16_t new_scalar() {
-    if (p_.scalars.size() >= 0xffff) syserr("more than 65535 scalar registers");
+    if (p_.scalars.size() >= 0xffff) too_large("scalar registers");
     p_.scalars.push_back(Scalar{});
     return uint16_t(p_.scalars.size() - 1);
   }

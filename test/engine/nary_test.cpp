@@ -79,6 +79,25 @@ TEST(Nary, ThreadedCodeOutOfRegistersIsAStatementError) {
   EXPECT_EQ(ok.out, "pnum\n2\n3\n");
 }
 
+// The vector back end's selection registers (one per or term) run out at
+// 65,535 too: the 21,846-term or. A positioned statement error, as
+// threaded code's, and the session goes on; it ended the process with
+// SIGABRT before, every relation lost.
+TEST(Nary, VectorOutOfSelectionRegistersIsAStatementError) {
+  std::string ors = "p.pnum = 0";
+  for (int i = 1; i <= 21845; ++i) ors += " or p.pnum = " + std::to_string(i);
+  Kit k("vector");
+  k.add_parts(10);
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  auto r = k.run("retrieve (p.pnum) where " + ors);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("t.quel:1:1: error: the statement is too large for the vector back end"), std::string::npos)
+      << r.err.substr(0, 400);
+  auto ok = k.run("retrieve (p.pnum) where p.pnum = 2 or p.pnum = 3");
+  ASSERT_TRUE(ok.ok) << ok.err;
+  EXPECT_EQ(ok.out, "pnum\n2\n3\n");
+}
+
 // The same error through Session::evaluate, the path of the report, the
 // sweep and the Wisconsin report: a failed Result, not an exception that
 // ends the command.
