@@ -662,7 +662,7 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
     out << "relations:\n";
     for (const auto& n : cat_.names()) {
       Relation* r = cat_.find(n);
-      out << "  " << n << " (" << structure_name(r->structure()) << ", " << r->ntuples() << " tuples)\n";
+      out << "  " << n << " (" << structure_name(r->structure()) << ", " << r->ntuples() << (r->ntuples() == 1 ? " tuple)\n" : " tuples)\n");
     }
     if (!ranges_.vars.empty()) {
       out << "range variables:\n";

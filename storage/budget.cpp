@@ -153,7 +153,7 @@ std::string memory_size_text(uint64_t bytes) {
   constexpr uint64_t K = 1024, M = K * K, G = M * K;
   std::ostringstream o;
   o.setf(std::ios::fixed);
-  if (bytes < K) o << bytes << " bytes";
+  if (bytes < K) o << bytes << (bytes == 1 ? " byte" : " bytes");
   else if (bytes < M) o << std::setprecision(0) << double(bytes) / double(K) << " KiB";
   else if (bytes < 10 * M) o << std::setprecision(1) << double(bytes) / double(M) << " MiB";
   else if (bytes < G) o << std::setprecision(0) << double(bytes) / double(M) << " MiB";
