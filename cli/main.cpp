@@ -186,6 +186,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
       for (const auto& r : wisconsin[i].relations) claim(r.name, "--wisconsin " + m.wisconsin_specs[i]);
   }
   Session session(opt, std::cout, std::cerr);
+  cli::allow_script_includes(session);
   try {
     for (const auto& p : parts) session.catalog().add(make_parts(p.rows, p.wide, p.s, opt.page_size));
     for (const auto& w : wisconsin)

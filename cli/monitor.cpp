@@ -31,6 +31,38 @@ namespace quelkit::cli {
 
 namespace {
 
+// A file's identity, whatever path named it (known false: no such file).
+struct FileId {
+  bool known = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+
+FileId file_id(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return {};
+  return {true, st.st_dev, st.st_ino};
+}
+
+constexpr size_t kMaxIncludeDepth = 16;
+
+// Why `path` may not be included while the files `open` are being read
+// (`depth` of them included), "" if it may, for the monitor's \i and a
+// script's alike. A file already being read (itself, or one that includes
+// it) would be read again from its top: refused before any of its lines
+// runs, since each round would repeat their appends and deletes.
+std::string include_refusal(const std::string& path, const FileId& id, const std::vector<FileId>& open,
+                            size_t depth) {
+  for (const FileId& o : open)
+    if (id.known && o.known && o.dev == id.dev && o.ino == id.ino)
+      return path +
+             " is being read already (a file that includes itself, directly or through others, would run again and "
+             "again); nothing of it runs";
+  if (depth >= kMaxIncludeDepth)
+    return "files included " + std::to_string(kMaxIncludeDepth) + " deep, the most there may be";
+  return "";
+}
+
 constexpr const char* kCommands = "\\g go, \\p print, \\r reset, \\e edit, \\i FILE include, \\q quit, \\? this list";
 
 // The query buffer and the commands that act on it.
@@ -130,22 +162,29 @@ class Monitor {
         std::cerr << "quelkit: " << where() << "unknown monitor command \\" << word << " (" << kCommands << ")\n";
         ok_ = false;
       }
-      if (harness::cancel_requested()) return Next::More;
+      // Ctrl-C, or a syntax error that stops the text: the rest of the line is not read.
+      if (harness::cancel_requested() || stopped_) return Next::More;
     }
     add(l.substr(seg), commands, seg);
     return Next::More;
   }
 
-  // Input ended without \g: run what is left rather than drop it.
+  // Input ended without \g: run what is left rather than drop it (what a
+  // \g ran already does not run again).
   void finish() {
-    go();
+    if (pending()) go();
     in_comment_ = false;
   }
 
   bool ok() const { return ok_; }
   bool cancelled() const { return cancelled_; }
-  // Text waiting for \g (not blanks alone).
-  bool pending() const { return buf_.find_first_not_of(" \t\r\n") != std::string::npos; }
+  // The last \g stopped at a syntax error (docs/DESIGN.md: it stops the
+  // text): the files \i is reading stop there, and so does input piped in;
+  // at a terminal the user's next line goes on (resume()).
+  bool stopped() const { return stopped_; }
+  void resume() { stopped_ = false; }
+  // Text waiting for \g (not blanks alone, nor the statements just run).
+  bool pending() const { return !ran_ && has_text(); }
 
  private:
   // Text of a line: each line of the buffer ends in a newline. Blank text
@@ -153,8 +192,11 @@ class Monitor {
   // followed a command on its line (`\g retrieve ...`) starts at `column` of
   // it: blanks stand for what went before, so an error's column is the
   // typed line's or the file's.
+  // After a \g the buffer holds what ran until new text replaces it.
   void add(const std::string& text, bool beside_command, size_t column) {
-    if (text.find_first_not_of(" \t\r") == std::string::npos && (beside_command || buf_.empty())) return;
+    const bool blank = text.find_first_not_of(" \t\r") == std::string::npos;
+    if (blank && (beside_command || buf_.empty() || ran_)) return;
+    if (ran_) reset();
     note_origin();
     buf_.append(column, ' ');
     buf_ += text;
@@ -176,22 +218,30 @@ class Monitor {
     origins_.push_back({next, name, want});
   }
 
+  // \g: the buffer runs and stays, as INGRES kept its workspace until the
+  // next text was typed: \p shows what ran, \e mends a typo in it, \g runs
+  // it again. A \g with only that (or nothing) in the buffer runs it again.
   void go() {
-    if (pending()) {
+    if (has_text()) {
       harness::clear_cancel();
       auto src = std::make_shared<Source>("<monitor:" + std::to_string(++runs_) + ">", buf_, origins_);
       ok_ = session_.run(src) && ok_;
+      stopped_ = session_.stopped();
       cancelled_ = cancelled_ || harness::cancel_requested();
       std::cout << std::flush;
     }
-    reset();
+    ran_ = true;
+    in_comment_ = false;
   }
 
   void reset() {
     buf_.clear();
     origins_.clear();
     in_comment_ = false;
+    ran_ = false;
   }
+
+  bool has_text() const { return buf_.find_first_not_of(" \t\r\n") != std::string::npos; }
 
   // \i: the file's lines are read as if typed, as INGRES switched its input
   // to the file: text goes to the buffer, a \g in the file runs it there and
@@ -206,42 +256,29 @@ class Monitor {
       ok_ = false;
       return Next::More;
     }
-    // A file already being read (itself, or one that includes it) would be
-    // read again from its top: refused before any of its lines runs, since
-    // each round would repeat their appends and deletes.
-    struct stat st {};
-    const bool known = stat(path.c_str(), &st) == 0;
-    for (const Reading& r : reading_)
-      if (known && r.dev == st.st_dev && r.ino == st.st_ino) {
-        std::cerr << "quelkit: " << where() << "\\i " << path << ": error: " << path
-                  << " is being read already (a file that includes itself, directly or through others, would "
-                     "run again and again); nothing of it runs\n";
-        ok_ = false;
-        return Next::More;
-      }
-    if (reading_.size() >= kMaxIncludeDepth) {
-      std::cerr << "quelkit: " << where() << "\\i " << path << ": error: files included " << kMaxIncludeDepth
-                << " deep, the most there may be\n";
-      ok_ = false;
-      return Next::More;
-    }
-    std::string text, err;
-    if (!read_script(path, &text, &err)) {
+    const FileId id = file_id(path);
+    std::vector<FileId> open;
+    for (const Reading& r : reading_) open.push_back(r.id);
+    std::string text, err = include_refusal(path, id, open, reading_.size());
+    if (err.empty()) read_script(path, &text, &err);
+    if (!err.empty()) {
       std::cerr << "quelkit: " << where() << "\\i " << path << ": error: " << err << "\n";
       ok_ = false;
       return Next::More;
     }
-    reading_.push_back({path, 0, known ? st.st_dev : dev_t(-1), known ? st.st_ino : ino_t(-1)});
+    reading_.push_back({path, 0, id});
     Next next = Next::More;
     std::istringstream in(text);
     for (std::string l; next == Next::More && std::getline(in, l);) {
       ++reading_.back().line;
       next = line(l);
-      // Ctrl-C cancelled a statement this file ran: the rest is not read
-      // (nor the rest of the files that include it, each of which says so).
-      if (next == Next::More && harness::cancel_requested()) {
+      // Ctrl-C cancelled a statement this file ran, or a syntax error
+      // stopped it: the rest is not read (nor the rest of the files that
+      // include it, each of which says so).
+      if (next == Next::More && (harness::cancel_requested() || stopped_)) {
         if (in.peek() != std::char_traits<char>::eof())
-          std::cerr << "quelkit: \\i " << path << ": cancelled; not read after line " << reading_.back().line << "\n";
+          std::cerr << "quelkit: \\i " << path << ": " << (stopped_ ? "stopped by the syntax error" : "cancelled")
+                    << "; not read after line " << reading_.back().line << "\n";
         break;
       }
     }
@@ -289,6 +326,7 @@ class Monitor {
     } else {
       buf_ = text;
       origins_.clear();  // the editor's text is the monitor's own
+      ran_ = false;      // and new: \g runs it, text typed next adds to it
       if (!buf_.empty() && buf_.back() != '\n') buf_ += '\n';
     }
     unlink(path.c_str());
@@ -304,17 +342,17 @@ class Monitor {
   struct Reading {  // a file \i is reading, and its line being read
     std::string name;
     uint32_t line;
-    dev_t dev;  // the file's identity, whatever path named it
-    ino_t ino;
+    FileId id;
   };
   static inline const std::string kTyped;  // the name of the monitor's own lines
-  static constexpr size_t kMaxIncludeDepth = 16;
 
   harness::Session& session_;
   std::string buf_;
   std::vector<Source::Origin> origins_;  // where the buffer's lines came from (\i)
   std::vector<Reading> reading_;         // the \i files being read, innermost last
   bool in_comment_ = false;
+  bool ran_ = false;  // the buffer holds what the last \g ran (new text replaces it)
+  bool stopped_ = false;  // the last \g met a syntax error (stopped())
   bool ok_ = true;
   bool cancelled_ = false;
   int runs_ = 0;
@@ -395,13 +433,50 @@ bool read_script(const std::string& path, std::string* text, std::string* err) {
   return true;
 }
 
+void allow_script_includes(harness::Session& session) {
+  // The files being read: the outermost script first (named by its path;
+  // an -e text has none), then those \i included, innermost last.
+  auto open = std::make_shared<std::vector<FileId>>();
+  session.set_includer([&session, open](const std::string& path, SrcPos pos, const SourceRef& src) {
+    struct Outermost {  // the script that includes, while its \i runs
+      std::vector<FileId>& open;
+      bool pushed;
+      ~Outermost() {
+        if (pushed) open.pop_back();
+      }
+    } outer{*open, open->empty()};
+    if (outer.pushed) open->push_back(file_id(src->name()));
+    const FileId id = file_id(path);
+    std::string text, err = include_refusal(path, id, *open, open->size() - 1);
+    if (err.empty()) read_script(path, &text, &err);
+    if (!err.empty()) throw_error(ErrKind::IO, pos, src, "\\i " + path + ": " + err);
+    open->push_back(id);
+    const bool ok = session.run(std::make_shared<Source>(path, text));
+    open->pop_back();
+    if (session.stopped())
+      std::cerr << "quelkit: " << position_text(src, pos) << ": \\i " << path
+                << ": stopped by its syntax error; nothing after this \\i runs\n";
+    return ok;
+  });
+}
+
 int monitor_stream(harness::Session& session, std::istream& in) {
   Monitor m(session);
   std::string line;
+  uint64_t read = 0;  // lines read
   // A script piped in may begin with a byte-order mark, as a file may.
   for (bool first = true; std::getline(in, line); first = false) {
     if (first) line = std::string(strip_bom(line));
-    if (m.line(line) == Monitor::Next::Quit) {
+    ++read;
+    const Monitor::Next next = m.line(line);
+    // Piped in, the statements are a script, which a syntax error stops:
+    // nothing after it runs, the buffers a later \g would run included.
+    if (m.stopped()) {
+      std::cerr << "quelkit: standard input: a syntax error stops statements piped in; nothing after line " << read
+                << " runs\n";
+      return m.cancelled() ? 130 : 1;
+    }
+    if (next == Monitor::Next::Quit) {
       // Piped in, a \q ends the input: what waits in the buffer runs, as at
       // the input's end, and as a script file runs the statements before its
       // \q. Dropped here, `retrieve (b = 2)` then `\q` piped to `quelkit -`
@@ -438,6 +513,7 @@ int monitor_terminal(harness::Session& session) {
   std::cerr << "quelkit terminal monitor: " << kCommands << "\n";
   Monitor m(session);
   bool warned = false;  // of a buffer that has not run, at the last Ctrl-D
+  bool history_warned = false;  // that the history file cannot be written
   for (;;) {
     int count = 0;
     std::cout << std::flush;
@@ -464,8 +540,16 @@ int monitor_terminal(harness::Session& session) {
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     if (line.find_first_not_of(" \t") != std::string::npos) {
       history(hist, &ev, H_ENTER, line.c_str());
-      if (!hpath.empty()) history(hist, &ev, H_SAVE, hpath.c_str());
+      errno = 0;
+      if (!hpath.empty() && history(hist, &ev, H_SAVE, hpath.c_str()) < 0 && !history_warned) {
+        // Said once, not at every line: the session goes on without it.
+        const int why = errno;
+        std::cerr << "quelkit: warning: cannot save the history in " << hpath << ": "
+                  << (why ? std::strerror(why) : "it cannot be written") << "; the lines typed are not kept\n";
+        history_warned = true;
+      }
     }
+    m.resume();  // a syntax error stopped what the last line ran; this one is new text
     if (m.line(line) == Monitor::Next::Quit) break;
     // A Ctrl-C that cancelled a statement of this line has been answered;
     // left set, read_char would take it for a Ctrl-C at the next prompt and

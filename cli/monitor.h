@@ -18,6 +18,12 @@ namespace quelkit::cli {
 // reason in *err ("cannot open: ...", "is a directory").
 bool read_script(const std::string& path, std::string* text, std::string* err);
 
+// Lets the session's scripts (files, -e texts) use `\i FILE`: the file runs
+// there as a script of its own (its errors name it, its \q ends it); files
+// nest 16 deep, a cycle is refused at its \i, and the file's syntax error
+// stops the text that included it too.
+void allow_script_includes(harness::Session& session);
+
 // Reads commands from `in` (a pipe or file: no prompts, no editing). Exit
 // status: 0 if every statement succeeded, 1 if one failed, 130 if Ctrl-C
 // cancelled a statement (the rest of the input is not read).

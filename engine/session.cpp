@@ -118,6 +118,8 @@ bool Session::run(const SourceRef& src) {
     if (kept < stmts.size() || errors.size() > 1) errors.front().message += " (the text after it was not run)";
     stmts.resize(kept);
   }
+  const bool syntax_stop = !errors.empty();
+  stopped_ = false;  // set from here on by an included file's run
   for (const auto& s : stmts) {
     // An error at a statement's first token is the statement's before it,
     // which failed on meeting that keyword (`retrieve (a = 1) where` then
@@ -135,8 +137,11 @@ bool Session::run(const SourceRef& src) {
     }
     ok = run_statement(*s, src) && ok;
     if (cancel_requested()) return false;  // the rest of the text does not run
+    if (stopped_) break;  // an included file's syntax error stops this text too
   }
   while (e < errors.size()) print_error(errors[e++]);
+  if (stopped_) return false;
+  stopped_ = syntax_stop;
   return ok;
 }
 
@@ -219,6 +224,9 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
     case Stmt::Destroy: exec_destroy(s, src); return true;
     case Stmt::Print: exec_print(s, src); return true;
     case Stmt::Help: exec_help(s, src); return true;
+    case Stmt::Include:
+      if (!includer_) throw_error(ErrKind::IO, s.file_pos, src, "\\i: no files can be included here");
+      return includer_(s.file, s.file_pos, src);
   }
   return true;
 }

@@ -4,6 +4,7 @@
 // and applied once; a failed statement applies nothing (statements are atomic).
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <set>
@@ -61,6 +62,17 @@ class Session {
   // statement runs. A cancel request (storage/budget.h) stops it. Returns
   // false if anything failed (parse, run, mismatch, cancel).
   bool run(const SourceRef& src);
+  // Whether the last run() stopped at a lexical or syntax error (or a
+  // refused monitor command), its own or an included file's: the text its
+  // caller holds after that text is not run either (the monitor's input
+  // piped in, the files \i is reading).
+  bool stopped() const { return stopped_; }
+  // Runs a script's `\i FILE` (the file at `pos` of `src`): the command
+  // sets it (cli/, which reads scripts); without one, \i is an error.
+  // Returns false if the file failed; throws QuelError for an error of the
+  // \i itself (a file that cannot be read, a cycle).
+  using Includer = std::function<bool(const std::string& path, SrcPos pos, const SourceRef& src)>;
+  void set_includer(Includer f) { includer_ = std::move(f); }
   // Where messages such as "(2 rows replaced in parts)" go: the error stream
   // unless set (results alone go to the output stream).
   void set_messages(std::ostream& m) { msg_ = &m; }
@@ -112,6 +124,8 @@ class Session {
   std::vector<StmtReport> reports_;
   int stmt_no_ = 0;
   bool verify_ = true;
+  bool stopped_ = false;  // run() met a lexical or syntax error (stopped())
+  Includer includer_;
 };
 
 // Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).

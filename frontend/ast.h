@@ -60,7 +60,8 @@ struct SortItem {
 
 struct Stmt {
   enum Kind : uint8_t {
-    Range, Retrieve, Create, Append, Delete, Replace, Copy, Modify, Destroy, Print, Help
+    Range, Retrieve, Create, Append, Delete, Replace, Copy, Modify, Destroy, Print, Help,
+    Include  // a script's \i FILE: the file runs there as a script (file, file_pos)
   } kind = Retrieve;
   SrcPos pos;            // first token
   size_t begin = 0, end = 0;  // byte range of the statement in the source
@@ -77,7 +78,7 @@ struct Stmt {
   std::vector<SortItem> sort;
   std::vector<ColumnDef> columns;       // Create/Copy
   bool copy_into = false;               // Copy: into file (else from)
-  std::string file;                     // Copy
+  std::string file;                     // Copy, Include
   SrcPos file_pos;
   std::string structure;                // Modify: heap|isam|hash
   std::string key;                      // Modify: on attr

@@ -151,6 +151,7 @@ std::string dump_ast(const ast::Stmt& s) {
       out += "help";
       if (!s.relation.empty()) out += ' ' + s.relation;
       break;
+    case ast::Stmt::Include: out += "include " + s.file; break;
   }
   return out + ")";
 }

@@ -4,6 +4,7 @@
 // first error in the text is the one the user sees.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -79,6 +80,9 @@ class Lexer {
   // where skip_error() goes on).
   size_t error_begin() const { return size_t(error_at_ - base_); }
   size_t error_end() const { return size_t(resume_ - base_); }
+  // Goes on at byte `offset`: text the parser took whole (\i's file name,
+  // the rest of its line) is not lexed.
+  void skip_to(size_t offset) { cur_ = base_ + std::min(offset, size_t(lim_ - base_)); }
 
  private:
   // `resume`: where skip_error() goes on (nullptr: the byte after `at`).

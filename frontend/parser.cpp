@@ -83,6 +83,10 @@ class Parser {
         if (peek().kind == Tok::End) break;
         begin = peek().begin;
         if (peek().kind == Tok::Command) {
+          if (is_include(peek())) {
+            out.push_back(include());
+            continue;
+          }
           if (script_command()) continue;
           break;  // \q: the script ends here
         }
@@ -136,7 +140,34 @@ class Parser {
       return true;
     }
     if (t.text == "q" || t.text == "quit") return false;
-    fail_at(t, "monitor command " + describe(t, *src_) + " works only in the terminal monitor (a script may use \\g and \\q)");
+    fail_at(t, "monitor command " + describe(t, *src_) +
+                   " works only in the terminal monitor (a script may use \\g, \\i and \\q)");
+  }
+
+  static bool is_include(const Token& t) { return t.text == "i" || t.text == "include" || t.text == "read"; }
+
+  // \i FILE: the rest of the line is the file's name, as in the monitor
+  // (blanks around it dropped, quotes optional), taken as written: it is
+  // not lexed, so any name a shell would take works.
+  StmtPtr include() {
+    Token t = take();
+    auto s = std::make_unique<Stmt>();
+    s->kind = Stmt::Include;
+    s->pos = t.pos;
+    s->begin = t.begin;
+    const std::string& text = src_->text();
+    const size_t eol = std::min(text.find('\n', t.end), text.size());
+    size_t b = text.find_first_not_of(" \t", t.end);
+    size_t e = text.find_last_not_of(" \t\r", eol == 0 ? 0 : eol - 1);
+    if (b >= eol || e == std::string::npos || e < b) throw_error(ErrKind::Syntax, t.pos, src_, "\\i needs a file name");
+    if (e > b && text[b] == '"' && text[e] == '"') ++b, --e;
+    s->file = text.substr(b, e - b + 1);
+    s->file_pos = src_->pos_of(b);
+    buf_.clear();  // nothing after the command was lexed but what lookahead took
+    lex_.skip_to(eol);
+    last_end_ = eol;
+    s->end = eol;
+    return s;
   }
 
   // ---- tokens ----
@@ -262,6 +293,7 @@ class Parser {
       case Stmt::Destroy: return "destroy";
       case Stmt::Print: return "print";
       case Stmt::Help: return "help";
+      case Stmt::Include: return "\\i";
     }
     return "?";
   }
