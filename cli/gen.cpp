@@ -20,6 +20,7 @@ struct GenOptions {
   uint64_t rows = 0, seed = harness::kWisconsinSeed;
   bool wide = false;
   std::string csv;
+  std::string parts_rows;  // checked as --parts' count is (harness::parts_rows_refusal)
 };
 
 int write_csv(const GenOptions& o, bool wisconsin) {
@@ -51,7 +52,8 @@ int write_csv(const GenOptions& o, bool wisconsin) {
 Run define_gen(CLI::App& app, const std::vector<std::string>&) {
   auto o = std::make_shared<GenOptions>();
   CLI::App* parts = app.add_subcommand("parts", "the PARTS data as CSV (pnum,pname,color,weight,qoh)");
-  parts->add_option("--rows", o->rows, "tuples")->required()->check(whole(0))->type_name("N");
+  // PARTS' bound is pnum's, an i4: the same check, in the same words, as --parts.
+  parts->add_option("--rows", o->parts_rows, "tuples (at most 2147483647: pnum is an i4)")->required()->type_name("N");
   parts->add_flag("--wide", o->wide, "the wide variant: a sixth column, filler (c166, all blanks: empty in the file; 200-byte tuples)");
   parts->add_option("--csv", o->csv, "write to FILE (default: standard output)")
       ->check(a_name("a file name"))
@@ -67,6 +69,10 @@ Run define_gen(CLI::App& app, const std::vector<std::string>&) {
       ->type_name("FILE");
   return [o, parts, wisc] {
     if (!parts->parsed() && !wisc->parsed()) usage_error("say what to generate: quelkit gen parts|wisconsin --rows N");
+    if (parts->parsed()) {
+      if (std::string why = harness::parts_rows_refusal("--rows", o->parts_rows); !why.empty()) usage_error(why);
+      o->rows = std::stoull(o->parts_rows);  // digits, at most kPartsMaxRows
+    }
     return write_csv(*o, wisc->parsed());
   };
 }

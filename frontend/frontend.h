@@ -20,6 +20,11 @@ std::vector<ast::StmtPtr> parse(const SourceRef& src);
 // at the next statement keyword (range, retrieve, create, ...).
 std::vector<ast::StmtPtr> parse_recovering(const SourceRef& src, std::vector<Error>* errors);
 
+// Whether `word` (any case) is one of QUEL's reserved words, which can
+// never be a name: a relation made outside a statement (--wisconsin
+// NAME=N) must not be called so, or no statement could name it.
+bool reserved_word(std::string_view word);
+
 // Range declarations in force in a session: variable -> relation (lower case).
 struct RangeTable {
   std::vector<std::pair<std::string, std::string>> vars;

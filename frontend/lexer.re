@@ -3,10 +3,13 @@
 // (re2c:eof) tells the real end from a NUL byte inside the text, which is an
 // "unexpected character" like any other stray byte.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 
+#include "frontend/frontend.h"
 #include "frontend/lexer.h"
+#include "frontend/shown_text.h"
 #include "frontend/schema.h"
 
 namespace quelkit::frontend {
@@ -53,12 +56,23 @@ std::string tok_kind_name(Tok k) {
   return "?";
 }
 
+bool reserved_word(std::string_view word) {
+  static constexpr const char* kWords[] = {
+#define QK_TOK_WORD(ID, SPELL) SPELL,
+      QK_KEYWORDS(QK_TOK_WORD)
+#undef QK_TOK_WORD
+  };
+  for (const char* k : kWords)
+    if (word.size() == std::strlen(k) &&
+        std::equal(word.begin(), word.end(), k, [](char a, char b) { return std::tolower((unsigned char)a) == b; }))
+      return true;
+  return false;
+}
+
 std::string describe(const Token& t, const Source& src) {
   if (t.kind == Tok::End) return "end of input";
-  // Long string literals are cut so the message stays one readable line.
-  std::string_view s = std::string_view(src.text()).substr(t.begin, t.end - t.begin);
-  if (s.size() > 32) return "'" + std::string(s.substr(0, 29)) + "...'";
-  return "'" + std::string(s) + "'";
+  // Long tokens are cut so the message stays one readable line.
+  return "'" + cut_token(std::string_view(src.text()).substr(t.begin, t.end - t.begin)) + "'";
 }
 
 Lexer::Lexer(SourceRef src) : src_(std::move(src)) {

@@ -89,4 +89,33 @@ ShownText shown_text(std::string_view text) {
   return s;
 }
 
+std::string cut_token(std::string_view token) {
+  if (token.size() <= kQuotedWidth) return std::string(token);
+  size_t n = kQuotedWidth - 3;
+  while (n > 0 && (static_cast<unsigned char>(token[n]) & 0xC0) == 0x80) --n;  // not inside a character
+  return std::string(token.substr(0, n)) + "...";
+}
+
+std::string cut_quoted(std::string_view message) {
+  std::string out;
+  size_t i = 0;
+  while (i < message.size()) {
+    const size_t open = message.find('\'', i);
+    const size_t close = open == std::string_view::npos ? open : message.find('\'', open + 1);
+    if (close == std::string_view::npos) break;
+    const std::string_view inside = message.substr(open + 1, close - open - 1);
+    if (inside.find_first_of(" \t\n") != std::string_view::npos) {  // prose: its closing quote may open a name
+      out += message.substr(i, close - i);
+      i = close;
+      continue;
+    }
+    out += message.substr(i, open + 1 - i);
+    out += cut_token(inside);
+    out += '\'';
+    i = close + 1;
+  }
+  out += message.substr(i);
+  return out;
+}
+
 }  // namespace quelkit

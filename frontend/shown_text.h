@@ -33,4 +33,15 @@ struct ShownText {
 };
 ShownText shown_text(std::string_view text);
 
+// A token a message quotes, cut to one readable line: past kQuotedWidth
+// bytes, its first kQuotedWidth - 3 (whole UTF-8 characters) and "...".
+// Syntax errors name the token found so (lexer.re's describe), and
+// Error::format cuts every quoted name of a message the same way (a 100 KB
+// identifier printed whole filled the terminal).
+constexpr size_t kQuotedWidth = 32;
+std::string cut_token(std::string_view token);
+// `message` with each 'quoted' run that holds no blank (a name, a number,
+// a token) cut by cut_token; prose between quotes is left alone.
+std::string cut_quoted(std::string_view message);
+
 }  // namespace quelkit

@@ -78,9 +78,9 @@ std::string Error::format() const {
   if (src && !pos.line) out += src->name();
   if (pos.line) out += position_text(src, pos);
   if (!out.empty()) out += ": ";
-  out += "error: " + message;
+  out += "error: " + cut_quoted(message);
   if (kind == ErrKind::Runtime && !relation.empty())
-    out += " (relation " + relation + ", tuple " + std::to_string(tuple) + ")";
+    out += " (relation " + cut_token(relation) + ", tuple " + std::to_string(tuple) + ")";
   if (src && pos.line) {
     std::vector<ShownChar> cells = shown_chars(l, true);
     size_t caret = 0;  // index of the cell the caret is under (cells.size(): past the end)

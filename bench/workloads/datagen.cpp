@@ -26,16 +26,23 @@ bool parse_structure(std::string_view word, Structure* out) {
   return false;
 }
 
+bool parse_count(std::string_view digits, uint64_t* out) {
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  uint64_t v = 0;
+  for (char c : digits) v = v > (UINT64_MAX - 9) / 10 ? UINT64_MAX : v * 10 + uint64_t(c - '0');
+  *out = v;
+  return true;
+}
+
 bool split_data_spec(const std::string& spec, const std::string& option, uint64_t* rows,
                      std::vector<std::string>* qualifiers, std::string* err) {
   std::stringstream ss(spec);
   std::string part;
   std::getline(ss, part, ':');
-  if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12) {
+  if (!parse_count(part, rows)) {
     *err = option + " needs a number of tuples, not '" + part + "'";
     return false;
   }
-  *rows = std::stoull(part);
   qualifiers->clear();
   while (std::getline(ss, part, ':')) qualifiers->push_back(part);
   // getline drops a trailing empty field: "10:" would read as "10".

@@ -33,6 +33,10 @@ bool parse_structure(std::string_view word, Structure* out);
 // Splits a data spec "N[:qualifier...]" of `option` (for messages): N is a
 // decimal number of tuples (at most 12 digits). False with *err set if it is
 // not, or if a qualifier is empty ("10:") or a second structure ("isam:hash").
+// A count of tuples as typed: digits only; a count past 2^64 - 1 reads as
+// 2^64 - 1, so every count too large is refused by the caller's bound, in
+// its words, whatever its number of digits.
+bool parse_count(std::string_view digits, uint64_t* out);
 bool split_data_spec(const std::string& spec, const std::string& option, uint64_t* rows,
                      std::vector<std::string>* qualifiers, std::string* err);
 

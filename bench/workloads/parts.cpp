@@ -151,8 +151,8 @@ bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err)
   PartsSpec p;
   std::vector<std::string> quals;
   if (!split_data_spec(spec, "--parts", &p.rows, &quals, err)) return false;
-  if (p.rows > 2147483647) {
-    *err = "--parts " + std::to_string(p.rows) + ": at most 2147483647 tuples (pnum is an i4)";
+  if (std::string why = parts_rows_refusal("--parts", spec.substr(0, spec.find(':'))); !why.empty()) {
+    *err = why;
     return false;
   }
   for (const std::string& q : quals) {
@@ -170,6 +170,14 @@ bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err)
   }
   *out = p;
   return true;
+}
+
+std::string parts_rows_refusal(const std::string& option, const std::string& count) {
+  uint64_t rows = 0;
+  if (!parse_count(count, &rows)) return option + " needs a number of tuples, not '" + count + "'";
+  if (rows > kPartsMaxRows)
+    return option + " " + count + ": at most " + std::to_string(kPartsMaxRows) + " tuples (pnum is an i4)";
+  return "";
 }
 
 uint64_t parts_memory_needed(const PartsSpec& spec, uint32_t page_size) {

@@ -67,6 +67,12 @@ struct PartsSpec {
 // Parses "N[:heap|:isam|:hash][:wide]"; false with *err set if it is malformed
 // or N is more than pnum, an i4, can number (2147483647).
 bool parse_parts_spec(const std::string& spec, PartsSpec* out, std::string* err);
+// The most tuples PARTS can have: pnum, an i4, numbers them.
+constexpr uint64_t kPartsMaxRows = 2147483647;
+// Why `count`, as typed after `option` (--parts, gen parts --rows), is no
+// number of PARTS tuples ("" if it is one): the same bound and words for
+// every option, however many digits it has.
+std::string parts_rows_refusal(const std::string& option, const std::string& count);
 // The memory make_parts charges at its peak for `spec` with pages of
 // `page_size` bytes (the keyed setup's modify holds a copy of the tuples
 // and the new pages together), for a quick check against the budget.

@@ -6,6 +6,8 @@
 #include <ostream>
 #include <utility>
 
+#include "frontend/frontend.h"
+
 namespace quelkit::harness {
 
 namespace {
@@ -117,6 +119,10 @@ bool parse_wisconsin_spec(const std::string& spec, WisconsinSpec* out, std::stri
       }
       if (!ok) {
         *err = "--wisconsin: '" + spec.substr(0, eq) + "' is not a relation name";
+        return false;
+      }
+      if (frontend::reserved_word(r.name)) {  // `retrieve=10`: a relation no statement could name
+        *err = "--wisconsin: '" + spec.substr(0, eq) + "' is a QUEL keyword, which cannot name a relation";
         return false;
       }
     }
