@@ -72,7 +72,7 @@ TEST_F(Scripts, AFileThatCannotBeIncludedIsAPositionedErrorOfItsOwn) {
   Out o = run("a.quel");
   EXPECT_EQ(o.status, 1) << o.text;
   EXPECT_TRUE(has(o, "a.quel:2:6: error: \\i missing.quel: cannot open")) << o.text;
-  EXPECT_TRUE(has(o, "  \\i missing.quel\n     ^")) << o.text;
+  EXPECT_TRUE(has(o, "\n    \\i missing.quel\n       ^")) << o.text;
   EXPECT_TRUE(has(o, "|a|")) << o.text;
   EXPECT_TRUE(has(o, "|c|")) << o.text;
   o = run("-e '\\i'");

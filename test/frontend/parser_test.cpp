@@ -261,7 +261,7 @@ TEST(Parser, MonitorCommandsInAScript) {
   EXPECT_EQ(errors_of("retrieve (a = 1) \\g\n\\q\nretrieve (b = 2)", &parsed), "");
   EXPECT_EQ(parsed, 1u);  // \q: the script ends
   EXPECT_EQ(errors_of("retrieve (a = 1)\n\\p\\g\nretrieve (b = 2)", &parsed),
-            "syntax 2:1 monitor command '\\p' works only in the terminal monitor (a script may use \\g and \\q)");
+            "syntax 2:1 monitor command '\\p' works only in the terminal monitor (a script may use \\g, \\i and \\q)");
   EXPECT_EQ(parsed, 2u);
   // \g ends the statement before it, a failed one too, as in the monitor:
   // what follows it is the next statement's (here none: an error of its own).
