@@ -31,6 +31,22 @@ namespace quelkit::cli {
 
 namespace {
 
+// A script file opened to be read (a directory is refused by name: its
+// stream opens but reads nothing); false with the reason in *err.
+bool open_script(const std::string& path, std::ifstream* f, std::string* err) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *err = "is a directory";
+    return false;
+  }
+  f->open(path, std::ios::binary);
+  if (!*f) {
+    *err = std::string("cannot open: ") + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 constexpr const char* kCommands = "\\g go, \\p print, \\r reset, \\e edit, \\i FILE include, \\q quit, \\? this list";
 
 // The query buffer and the commands that act on it.
@@ -97,6 +113,7 @@ class Monitor {
       }
       if (c == '\\' && next == '?') {  // psql's and INGRES users' reflex for help
         add(l.substr(seg, i - seg), true, seg);
+        if (stopped_) return Next::More;
         commands = true;
         std::cout << "monitor commands: " << kCommands << "\n" << std::flush;
         seg = i = i + 2;
@@ -109,6 +126,7 @@ class Monitor {
       // A command: the text before it belongs to the buffer first.
       commands = true;
       add(l.substr(seg, i - seg), true, seg);
+      if (stopped_) return Next::More;
       size_t j = i + 1;
       while (j < n && std::isalpha(static_cast<unsigned char>(l[j]))) ++j;
       std::string word = l.substr(i + 1, j - i - 1);
@@ -142,8 +160,23 @@ class Monitor {
     in_comment_ = false;
   }
 
+  // A line too long to read (read_line), or one that would make the buffer
+  // longer than a script may be, ends the input there as a syntax error ends
+  // a text: the buffer runs cut at that line (what is wholly before it runs,
+  // nothing from it on), and reading stops: piped input ends (exit 1), the
+  // \i files being read are left, a terminal is back at its prompt.
+  void cut(std::string_view head, bool whole) {
+    note_origin();
+    run_buffer(cut_at(head, whole));
+    reset();
+    stopped_ = true;
+  }
+
   bool ok() const { return ok_; }
   bool cancelled() const { return cancelled_; }
+  // A cut stopped the reading; resume() at a terminal's next line.
+  bool stopped() const { return stopped_; }
+  void resume() { stopped_ = false; }
   // Text waiting for \g (not blanks alone).
   bool pending() const { return buf_.find_first_not_of(" \t\r\n") != std::string::npos; }
 
@@ -155,6 +188,7 @@ class Monitor {
   // typed line's or the file's.
   void add(const std::string& text, bool beside_command, size_t column) {
     if (text.find_first_not_of(" \t\r") == std::string::npos && (beside_command || buf_.empty())) return;
+    if (buf_.size() + column + text.size() + 1 > kMaxTextBytes) return cut(text, true);
     note_origin();
     buf_.append(column, ' ');
     buf_ += text;
@@ -177,14 +211,16 @@ class Monitor {
   }
 
   void go() {
-    if (pending()) {
-      harness::clear_cancel();
-      auto src = std::make_shared<Source>("<monitor:" + std::to_string(++runs_) + ">", buf_, origins_);
-      ok_ = session_.run(src) && ok_;
-      cancelled_ = cancelled_ || harness::cancel_requested();
-      std::cout << std::flush;
-    }
+    if (pending()) run_buffer({});
     reset();
+  }
+
+  void run_buffer(std::optional<Source::Cut> cut) {
+    harness::clear_cancel();
+    auto src = std::make_shared<Source>("<monitor:" + std::to_string(++runs_) + ">", buf_, origins_, std::move(cut));
+    ok_ = session_.run(src) && ok_;
+    cancelled_ = cancelled_ || harness::cancel_requested();
+    std::cout << std::flush;
   }
 
   void reset() {
@@ -225,18 +261,29 @@ class Monitor {
       ok_ = false;
       return Next::More;
     }
-    std::string text, err;
-    if (!read_script(path, &text, &err)) {
+    std::ifstream in;
+    std::string err;
+    if (!open_script(path, &in, &err)) {
       std::cerr << "quelkit: " << where() << "\\i " << path << ": error: " << err << "\n";
       ok_ = false;
       return Next::More;
     }
     reading_.push_back({path, 0, known ? st.st_dev : dev_t(-1), known ? st.st_ino : ino_t(-1)});
     Next next = Next::More;
-    std::istringstream in(text);
-    for (std::string l; next == Next::More && std::getline(in, l);) {
+    // Read a line at a time, each bounded (read_line): `\i /dev/zero` is a
+    // line too long, not memory without end.
+    std::string l;
+    for (bool first = true; next == Next::More; first = false) {
+      const LineRead r = read_line(in, &l);
+      if (r == LineRead::End) break;
+      if (first) l = std::string(strip_bom(l));
       ++reading_.back().line;
+      if (r == LineRead::TooLong) {
+        cut(l, false);
+        break;
+      }
       next = line(l);
+      if (stopped_) break;
       // Ctrl-C cancelled a statement this file ran: the rest is not read
       // (nor the rest of the files that include it, each of which says so).
       if (next == Next::More && harness::cancel_requested()) {
@@ -244,6 +291,10 @@ class Monitor {
           std::cerr << "quelkit: \\i " << path << ": cancelled; not read after line " << reading_.back().line << "\n";
         break;
       }
+    }
+    if (in.bad()) {
+      std::cerr << "quelkit: " << where() << "\\i " << path << ": error: cannot read: " << std::strerror(errno) << "\n";
+      ok_ = false;
     }
     reading_.pop_back();
     return next;
@@ -317,6 +368,7 @@ class Monitor {
   bool in_comment_ = false;
   bool ok_ = true;
   bool cancelled_ = false;
+  bool stopped_ = false;  // a cut ended the reading (cut())
   int runs_ = 0;
 };
 
@@ -374,24 +426,19 @@ std::string history_path() {
 
 }  // namespace
 
-bool read_script(const std::string& path, std::string* text, std::string* err) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    *err = "is a directory";
-    return false;
-  }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *err = std::string("cannot open: ") + std::strerror(errno);
-    return false;
-  }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) {
+bool read_script(const std::string& path, std::string* text, std::string* err, std::optional<Source::Cut>* cut) {
+  std::ifstream f;
+  if (!open_script(path, &f, err)) return false;
+  std::optional<Source::Cut> cut_here;
+  if (!read_text(f, text, &cut_here)) {
     *err = std::string("cannot read: ") + std::strerror(errno);
     return false;
   }
-  *text = std::string(strip_bom(ss.str()));
+  if (cut_here && !cut) {  // no caller to say where: the reason alone
+    *err = cut_here->message;
+    return false;
+  }
+  if (cut) *cut = std::move(cut_here);
   return true;
 }
 
@@ -399,18 +446,23 @@ int monitor_stream(harness::Session& session, std::istream& in) {
   Monitor m(session);
   std::string line;
   // A script piped in may begin with a byte-order mark, as a file may.
-  for (bool first = true; std::getline(in, line); first = false) {
+  for (bool first = true;; first = false) {
+    const LineRead r = read_line(in, &line);
+    if (r == LineRead::End) break;
     if (first) line = std::string(strip_bom(line));
+    if (r == LineRead::TooLong) m.cut(line, false);
+    if (m.stopped()) return m.cancelled() ? 130 : 1;  // a cut: the input ends there
     if (m.line(line) == Monitor::Next::Quit) {
       // Piped in, a \q ends the input: what waits in the buffer runs, as at
       // the input's end, and as a script file runs the statements before its
       // \q. Dropped here, `retrieve (b = 2)` then `\q` piped to `quelkit -`
       // printed nothing, exit 0, where the same text as a file printed b.
       // (At the terminal \q quits without running it: the user sees it.)
-      if (!m.cancelled()) m.finish();
+      if (!m.cancelled() && !m.stopped()) m.finish();
       return m.cancelled() ? 130 : m.ok() ? 0 : 1;
     }
     if (m.cancelled()) return 130;
+    if (m.stopped()) return 1;
   }
   m.finish();
   return m.cancelled() ? 130 : m.ok() ? 0 : 1;
@@ -467,6 +519,7 @@ int monitor_terminal(harness::Session& session) {
       if (!hpath.empty()) history(hist, &ev, H_SAVE, hpath.c_str());
     }
     if (m.line(line) == Monitor::Next::Quit) break;
+    m.resume();  // a line cut short (in an \i file, or the buffer past its most) was said: read on
     // A Ctrl-C that cancelled a statement of this line has been answered;
     // left set, read_char would take it for a Ctrl-C at the next prompt and
     // print a second prompt after "^C".
