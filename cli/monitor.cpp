@@ -276,7 +276,7 @@ class Monitor {
     for (bool first = true; next == Next::More; first = false) {
       const LineRead r = read_line(in, &l);
       if (r == LineRead::End) break;
-      if (first) l = std::string(strip_bom(l));
+      if (first) l.erase(0, l.size() - strip_bom(l).size());  // no copy of a long line
       ++reading_.back().line;
       if (r == LineRead::TooLong) {
         cut(l, false);
@@ -449,7 +449,7 @@ int monitor_stream(harness::Session& session, std::istream& in) {
   for (bool first = true;; first = false) {
     const LineRead r = read_line(in, &line);
     if (r == LineRead::End) break;
-    if (first) line = std::string(strip_bom(line));
+    if (first) line.erase(0, line.size() - strip_bom(line).size());  // no copy of a long line
     if (r == LineRead::TooLong) m.cut(line, false);
     if (m.stopped()) return m.cancelled() ? 130 : 1;  // a cut: the input ends there
     if (m.line(line) == Monitor::Next::Quit) {

@@ -150,6 +150,9 @@ LineRead read_line(std::istream& in, std::string* line, size_t max) {
     if (in.bad()) return LineRead::End;
     const bool ended = !in.fail() && !in.eof();  // stopped at the newline, which counts in gcount
     if (in.eof()) in.clear(in.rdstate() & ~std::ios::failbit);  // a last line without a newline
+    // A line past a chunk may be long: room for the most it may hold, once,
+    // so that growing it copies nothing (RSS: the bytes read, not twice them).
+    if (any && line->capacity() <= max) line->reserve(max + 1);
     line->append(chunk, ended ? got - 1 : got);
     if (line->size() > max) {
       line->resize(max);
