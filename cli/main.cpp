@@ -17,6 +17,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,6 +64,11 @@ const cli::Subcommand kSubcommands[] = {
 };
 
 extern "C" void on_sigint(int) { request_cancel(); }
+// A write to a pipe whose reader has gone fails with EPIPE instead of ending
+// the program (exit 141): lost output is exit 1, said as such (main). A
+// handler, not SIG_IGN, so that programs started from here (libgccjit's
+// driver, perf) get the default again at exec.
+extern "C" void on_sigpipe(int) {}
 
 
 // The session command's options, as parsed.
@@ -220,9 +226,10 @@ int run_session(const CLI::App& app, MainOptions& m) {
       continue;
     }
     std::string text, srcname = name;
+    std::optional<Source::Cut> cut;  // a line too long to read ends the text there (frontend/source.h)
     if (name.empty()) {
       std::string err;
-      if (!cli::read_script(what, &text, &err)) {
+      if (!cli::read_script(what, &text, &err, &cut)) {
         std::cerr << what << ": error: " << err << "\n";
         ok = false;
         continue;
@@ -231,7 +238,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
     } else {
       text = what;
     }
-    ok = session.run(std::make_shared<Source>(srcname, text)) && ok;
+    ok = session.run(std::make_shared<Source>(srcname, text, std::vector<Source::Origin>{}, std::move(cut))) && ok;
     if (cancel_requested()) return 130;  // Ctrl-C: the rest of the scripts do not run
   }
   return ok ? 0 : 1;
@@ -302,12 +309,13 @@ int main(int argc, char** argv) {
   // error of the statement, instead of SIGXFSZ ending the program and its
   // session; the assembler and linker libgccjit starts inherit this.
   signal(SIGXFSZ, SIG_IGN);
+  signal(SIGPIPE, on_sigpipe);
   register_all_backends();  // before parsing: -b is checked against them
   const cli::Subcommand session{"", "", define_session};
   const int rc = cli::run_command(argc, argv, session, kSubcommands);
   // Output lost to a full disk or a closed standard output is a failure
-  // (gen's CSV, a script's rows, --stats=json), not exit 0. A closed pipe
-  // ends the program at its first write (SIGPIPE) before this.
+  // (gen's CSV, a script's rows, --stats=json), not exit 0; so is a pipe
+  // whose reader closed it (`| head -c 10`: EPIPE, on_sigpipe).
   // errno says why only when these last flushes failed: a write that failed
   // earlier left it long overwritten ("No such file or directory" was seen).
   errno = 0;

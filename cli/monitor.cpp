@@ -63,6 +63,22 @@ std::string include_refusal(const std::string& path, const FileId& id, const std
   return "";
 }
 
+// A script file opened to be read (a directory is refused by name: its
+// stream opens but reads nothing); false with the reason in *err.
+bool open_script(const std::string& path, std::ifstream* f, std::string* err) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *err = "is a directory";
+    return false;
+  }
+  f->open(path, std::ios::binary);
+  if (!*f) {
+    *err = std::string("cannot open: ") + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 constexpr const char* kCommands = "\\g go, \\p print, \\r reset, \\e edit, \\i FILE include, \\q quit, \\? this list";
 
 // The query buffer and the commands that act on it.
@@ -129,6 +145,7 @@ class Monitor {
       }
       if (c == '\\' && next == '?') {  // psql's and INGRES users' reflex for help
         add(l.substr(seg, i - seg), true, seg);
+        if (stopped_) return Next::More;
         commands = true;
         std::cout << "monitor commands: " << kCommands << "\n" << std::flush;
         seg = i = i + 2;
@@ -141,6 +158,7 @@ class Monitor {
       // A command: the text before it belongs to the buffer first.
       commands = true;
       add(l.substr(seg, i - seg), true, seg);
+      if (stopped_) return Next::More;
       size_t j = i + 1;
       while (j < n && std::isalpha(static_cast<unsigned char>(l[j]))) ++j;
       std::string word = l.substr(i + 1, j - i - 1);
@@ -176,11 +194,25 @@ class Monitor {
     in_comment_ = false;
   }
 
+  // A line too long to read (read_line), or one that would make the buffer
+  // longer than a script may be, ends the input there as a syntax error ends
+  // a text: the buffer runs cut at that line (what is wholly before it runs,
+  // nothing from it on), and reading stops: piped input ends (exit 1), the
+  // \i files being read are left, a terminal is back at its prompt.
+  void cut(std::string_view head, bool whole) {
+    if (ran_) reset();  // the line is new text: what the last \g ran does not run again
+    note_origin();
+    run_buffer(cut_at(head, whole));
+    reset();
+    stopped_ = true;
+  }
+
   bool ok() const { return ok_; }
   bool cancelled() const { return cancelled_; }
-  // The last \g stopped at a syntax error (docs/DESIGN.md: it stops the
-  // text): the files \i is reading stop there, and so does input piped in;
-  // at a terminal the user's next line goes on (resume()).
+  // Reading stops: the last \g met a syntax error (docs/DESIGN.md: it
+  // stops the text), or a line was cut (cut()): the files \i is reading
+  // stop there, and so does input piped in; at a terminal the user's next
+  // line goes on (resume()).
   bool stopped() const { return stopped_; }
   void resume() { stopped_ = false; }
   // Text waiting for \g (not blanks alone, nor the statements just run).
@@ -197,6 +229,7 @@ class Monitor {
     const bool blank = text.find_first_not_of(" \t\r") == std::string::npos;
     if (blank && (beside_command || buf_.empty() || ran_)) return;
     if (ran_) reset();
+    if (buf_.size() + column + text.size() + 1 > kMaxTextBytes) return cut(text, true);
     note_origin();
     buf_.append(column, ' ');
     buf_ += text;
@@ -222,16 +255,18 @@ class Monitor {
   // next text was typed: \p shows what ran, \e mends a typo in it, \g runs
   // it again. A \g with only that (or nothing) in the buffer runs it again.
   void go() {
-    if (has_text()) {
-      harness::clear_cancel();
-      auto src = std::make_shared<Source>("<monitor:" + std::to_string(++runs_) + ">", buf_, origins_);
-      ok_ = session_.run(src) && ok_;
-      stopped_ = session_.stopped();
-      cancelled_ = cancelled_ || harness::cancel_requested();
-      std::cout << std::flush;
-    }
+    if (has_text()) run_buffer({});
     ran_ = true;
     in_comment_ = false;
+  }
+
+  void run_buffer(std::optional<Source::Cut> cut) {
+    harness::clear_cancel();
+    auto src = std::make_shared<Source>("<monitor:" + std::to_string(++runs_) + ">", buf_, origins_, std::move(cut));
+    ok_ = session_.run(src) && ok_;
+    stopped_ = session_.stopped();
+    cancelled_ = cancelled_ || harness::cancel_requested();
+    std::cout << std::flush;
   }
 
   void reset() {
@@ -259,8 +294,9 @@ class Monitor {
     const FileId id = file_id(path);
     std::vector<FileId> open;
     for (const Reading& r : reading_) open.push_back(r.id);
-    std::string text, err = include_refusal(path, id, open, reading_.size());
-    if (err.empty()) read_script(path, &text, &err);
+    std::ifstream in;
+    std::string err = include_refusal(path, id, open, reading_.size());
+    if (err.empty()) open_script(path, &in, &err);
     if (!err.empty()) {
       std::cerr << "quelkit: " << where() << "\\i " << path << ": error: " << err << "\n";
       ok_ = false;
@@ -268,9 +304,18 @@ class Monitor {
     }
     reading_.push_back({path, 0, id});
     Next next = Next::More;
-    std::istringstream in(text);
-    for (std::string l; next == Next::More && std::getline(in, l);) {
+    // Read a line at a time, each bounded (read_line): `\i /dev/zero` is a
+    // line too long, not memory without end.
+    std::string l;
+    for (bool first = true; next == Next::More; first = false) {
+      const LineRead r = read_line(in, &l);
+      if (r == LineRead::End) break;
+      if (first) l.erase(0, l.size() - strip_bom(l).size());  // no copy of a long line
       ++reading_.back().line;
+      if (r == LineRead::TooLong) {
+        cut(l, false);
+        break;
+      }
       next = line(l);
       // Ctrl-C cancelled a statement this file ran, or a syntax error
       // stopped it: the rest is not read (nor the rest of the files that
@@ -281,6 +326,10 @@ class Monitor {
                     << "; not read after line " << reading_.back().line << "\n";
         break;
       }
+    }
+    if (in.bad()) {
+      std::cerr << "quelkit: " << where() << "\\i " << path << ": error: cannot read: " << std::strerror(errno) << "\n";
+      ok_ = false;
     }
     reading_.pop_back();
     return next;
@@ -352,7 +401,7 @@ class Monitor {
   std::vector<Reading> reading_;         // the \i files being read, innermost last
   bool in_comment_ = false;
   bool ran_ = false;  // the buffer holds what the last \g ran (new text replaces it)
-  bool stopped_ = false;  // the last \g met a syntax error (stopped())
+  bool stopped_ = false;  // reading stops (stopped())
   bool ok_ = true;
   bool cancelled_ = false;
   int runs_ = 0;
@@ -412,24 +461,19 @@ std::string history_path() {
 
 }  // namespace
 
-bool read_script(const std::string& path, std::string* text, std::string* err) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    *err = "is a directory";
-    return false;
-  }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *err = std::string("cannot open: ") + std::strerror(errno);
-    return false;
-  }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) {
+bool read_script(const std::string& path, std::string* text, std::string* err, std::optional<Source::Cut>* cut) {
+  std::ifstream f;
+  if (!open_script(path, &f, err)) return false;
+  std::optional<Source::Cut> cut_here;
+  if (!read_text(f, text, &cut_here)) {
     *err = std::string("cannot read: ") + std::strerror(errno);
     return false;
   }
-  *text = std::string(strip_bom(ss.str()));
+  if (cut_here && !cut) {  // no caller to say where: the reason alone
+    *err = cut_here->message;
+    return false;
+  }
+  if (cut) *cut = std::move(cut_here);
   return true;
 }
 
@@ -465,9 +509,15 @@ int monitor_stream(harness::Session& session, std::istream& in) {
   std::string line;
   uint64_t read = 0;  // lines read
   // A script piped in may begin with a byte-order mark, as a file may.
-  for (bool first = true; std::getline(in, line); first = false) {
-    if (first) line = std::string(strip_bom(line));
+  for (bool first = true;; first = false) {
+    const LineRead r = read_line(in, &line);
+    if (r == LineRead::End) break;
+    if (first) line.erase(0, line.size() - strip_bom(line).size());  // no copy of a long line
     ++read;
+    if (r == LineRead::TooLong) {  // a cut: the input ends there
+      m.cut(line, false);
+      return m.cancelled() ? 130 : 1;
+    }
     const Monitor::Next next = m.line(line);
     // Piped in, the statements are a script, which a syntax error stops:
     // nothing after it runs, the buffers a later \g would run included.
@@ -482,10 +532,11 @@ int monitor_stream(harness::Session& session, std::istream& in) {
       // \q. Dropped here, `retrieve (b = 2)` then `\q` piped to `quelkit -`
       // printed nothing, exit 0, where the same text as a file printed b.
       // (At the terminal \q quits without running it: the user sees it.)
-      if (!m.cancelled()) m.finish();
+      if (!m.cancelled() && !m.stopped()) m.finish();
       return m.cancelled() ? 130 : m.ok() ? 0 : 1;
     }
     if (m.cancelled()) return 130;
+    if (m.stopped()) return 1;
   }
   m.finish();
   return m.cancelled() ? 130 : m.ok() ? 0 : 1;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "engine/session.h"
@@ -15,8 +16,12 @@
 namespace quelkit::cli {
 
 // A script file's text, without a UTF-8 byte-order mark; false with the
-// reason in *err ("cannot open: ...", "is a directory").
-bool read_script(const std::string& path, std::string* text, std::string* err);
+// reason in *err ("cannot open: ...", "is a directory"). Read in lines
+// bounded by kMaxLineBytes and kMaxTextBytes (frontend/source.h): past one,
+// *cut says so and the text holds the lines before it; without `cut`, that
+// is an error too.
+bool read_script(const std::string& path, std::string* text, std::string* err,
+                 std::optional<Source::Cut>* cut = nullptr);
 
 // Lets the session's scripts (files, -e texts) use `\i FILE`: the file runs
 // there as a script of its own (its errors name it, its \q ends it); files

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/rows.h"
+#include "storage/budget.h"
 
 namespace quelkit::harness {
 
@@ -27,7 +28,11 @@ void order_rows(ResultRows& rows, const Schema& s, const std::vector<frontend::S
   for (const auto& k : keys) order.emplace_back(k.target, k.descending);
   if (unique)
     for (size_t c = 0; c < s.attrs.size(); ++c) order.emplace_back(int(c), false);
+  // Ctrl-C cancels a sort too (of millions of rows it takes seconds): the
+  // comparison throws "cancelled", leaving `rows` as they were.
+  CancelPoll poll;
   auto less = [&](const uint8_t* x, const uint8_t* y) {
+    poll();
     for (auto [c, desc] : order) {
       int r = compare_value(s.attrs[size_t(c)], x, y);
       if (r) return desc ? r > 0 : r < 0;

@@ -319,8 +319,18 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     // were checksummed, and a checksum pass between timed runs is work the
     // next run would start after (reading every result row), which a
     // hand-written loop's timed runs never do (docs/stats.md).
-    for (int k = 1; k < opt_.repeat && first.ok && s.kind == Stmt::Retrieve; ++k)
-      times.push_back(double(evaluate(*q, *r, src, false, false).stats.run_ns + (scope ? scope->stats().run_ns : 0)));
+    // A repetition that fails (Ctrl-C: the next one's scan refuses to start)
+    // fails the statement and ends the loop: `--repeat 100000000` ran on for
+    // its K runs after a Ctrl-C, each cancelled at once.
+    for (int k = 1; k < opt_.repeat && first.ok && s.kind == Stmt::Retrieve; ++k) {
+      Result again = evaluate(*q, *r, src, false, false);
+      if (!again.ok) {
+        first.ok = false;
+        first.error = std::move(again.error);
+        break;
+      }
+      times.push_back(double(again.stats.run_ns + (scope ? scope->stats().run_ns : 0)));
+    }
     if (local && !bound) bound = std::move(local);
     const Stats ts = summarise(times);
     StmtReport rep;

@@ -644,10 +644,45 @@ class Parser {
 
 }  // namespace
 
-std::vector<ast::StmtPtr> parse(const SourceRef& src) { return Parser(src).parse_all(); }
+namespace {
+
+// A text cut short by a line too long to read (Source::Cut) ends where that
+// line starts: the error is there, after any the parser found before it
+// (an "end of input" it met there is the cut's, not another), and the last
+// statement does not run unless an error came after it: the line not read
+// may continue it (`retrieve ... where` and a 16 MiB qualification).
+void apply_cut(const SourceRef& src, std::vector<StmtPtr>& stmts, std::vector<Error>* errors) {
+  const auto& cut = src->cut();
+  if (!cut) return;
+  const SrcPos at{src->cut_line(), 1};
+  auto before = [](SrcPos a, SrcPos b) { return a.line < b.line || (a.line == b.line && a.col < b.col); };
+  std::erase_if(*errors, [&](const Error& e) { return !before(e.pos, at); });
+  Error e;
+  e.kind = ErrKind::Lexical;
+  e.pos = at;
+  e.src = src;
+  e.message = cut->message;
+  if (!stmts.empty() && (errors->empty() || before(errors->back().pos, stmts.back()->pos))) {
+    e.message += "; nor was the statement at " + position_text(src, stmts.back()->pos) + " run, which it may continue";
+    stmts.pop_back();
+  }
+  errors->push_back(std::move(e));
+}
+
+}  // namespace
+
+std::vector<ast::StmtPtr> parse(const SourceRef& src) {
+  std::vector<Error> errors;
+  std::vector<StmtPtr> stmts = Parser(src).parse_all(src->cut() ? &errors : nullptr);
+  apply_cut(src, stmts, &errors);
+  if (!errors.empty()) throw QuelError(std::move(errors.front()));
+  return stmts;
+}
 
 std::vector<ast::StmtPtr> parse_recovering(const SourceRef& src, std::vector<Error>* errors) {
-  return Parser(src).parse_all(errors);
+  std::vector<StmtPtr> stmts = Parser(src).parse_all(errors);
+  apply_cut(src, stmts, errors);
+  return stmts;
 }
 
 const std::string* RangeTable::find(std::string_view var) const {

@@ -1,12 +1,16 @@
 // Source text with a line index, and the formatting of the kit's errors.
 #include "frontend/source.h"
 
+#include <algorithm>
+#include <istream>
+
 #include "frontend/shown_text.h"
 
 namespace quelkit {
 
-Source::Source(std::string name, std::string text, std::vector<Origin> origins)
-    : name_(std::move(name)), text_(std::move(text)), origins_(std::move(origins)) {
+Source::Source(std::string name, std::string text, std::vector<Origin> origins, std::optional<Cut> cut)
+    : name_(std::move(name)), text_(std::move(text)), origins_(std::move(origins)), cut_(std::move(cut)) {
+  if (cut_ && !text_.empty() && text_.back() != '\n') text_ += '\n';  // the line not read starts a line
   line_starts_.push_back(0);
   for (size_t i = 0; i < text_.size(); ++i)
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
@@ -21,6 +25,7 @@ std::string Source::where(uint32_t n) const {
 }
 
 std::string_view Source::line(uint32_t n) const {
+  if (cut_ && n == cut_line()) return cut_->head;
   if (n == 0 || n > line_starts_.size()) return {};
   size_t b = line_starts_[n - 1];
   size_t e = n < line_starts_.size() ? line_starts_[n] - 1 : text_.size();
@@ -53,14 +58,29 @@ const char* errkind_name(ErrKind k) {
 namespace {
 
 constexpr size_t kEchoWidth = 120;  // columns of source shown around the caret
+// Bytes of a line looked at on each side of the caret: more than the echo's
+// columns take, so that an error in a 16 MiB line costs what one in a short
+// line does (shown_chars of the whole line held a cell per byte: gigabytes).
+constexpr size_t kEchoBytes = 4096;
+
+// Where a character starts at or after `i` (a UTF-8 continuation byte is in
+// the middle of one; a malformed run is given up after three).
+size_t char_start(std::string_view l, size_t i) {
+  for (int k = 0; k < 3 && i < l.size() && (static_cast<unsigned char>(l[i]) & 0xC0) == 0x80; ++k) ++i;
+  return i;
+}
 
 }  // namespace
 
 uint32_t char_column(std::string_view line, uint32_t byte_col) {
   uint32_t col = 1;
-  std::vector<ShownChar> cells = shown_chars(line, true);
-  for (const ShownChar& c : cells)
-    if (c.byte + 1 < byte_col) ++col;
+  // The characters before the column, a piece at a time.
+  const std::string_view before = line.substr(0, byte_col > 0 ? byte_col - 1 : 0);
+  for (size_t b = 0; b < before.size();) {
+    const size_t e = b + kEchoBytes < before.size() ? char_start(before, b + kEchoBytes) : before.size();
+    col += uint32_t(shown_chars(before.substr(b, e - b), true).size());
+    b = e;
+  }
   if (byte_col > line.size() + 1) col += byte_col - uint32_t(line.size()) - 1;  // past the end
   return col;
 }
@@ -82,7 +102,11 @@ std::string Error::format() const {
   if (kind == ErrKind::Runtime && !relation.empty())
     out += " (relation " + cut_token(relation) + ", tuple " + std::to_string(tuple) + ")";
   if (src && pos.line) {
-    std::vector<ShownChar> cells = shown_chars(l, true);
+    const size_t at = std::min<size_t>(pos.col ? pos.col - 1 : 0, l.size());
+    const size_t first = at > kEchoBytes ? char_start(l, at - kEchoBytes) : 0;
+    const size_t last = std::min(l.size(), at + kEchoBytes);
+    std::vector<ShownChar> cells = shown_chars(l.substr(first, last - first), true);
+    for (ShownChar& c : cells) c.byte += first;
     size_t caret = 0;  // index of the cell the caret is under (cells.size(): past the end)
     while (caret < cells.size() && cells[caret].byte + 1 < pos.col) ++caret;
     // A window of at most kEchoWidth columns: the caret a third of the way in
@@ -90,7 +114,7 @@ std::string Error::format() const {
     size_t total = 0;
     for (const ShownChar& c : cells) total += c.width;
     size_t from = 0, to = cells.size();
-    if (total > kEchoWidth) {
+    if (total > kEchoWidth || first > 0 || last < l.size()) {
       size_t before = 0;
       from = caret;
       while (from > 0 && before + cells[from - 1].width <= kEchoWidth / 3) before += cells[--from].width;
@@ -101,7 +125,7 @@ std::string Error::format() const {
     }
     out += "\n  ";
     std::string under = "  ";
-    if (from > 0) {
+    if (from > 0 || first > 0) {
       out += "...";
       under += "   ";
     }
@@ -109,10 +133,63 @@ std::string Error::format() const {
       out += cells[i].text;
       if (i < caret) under += cells[i].text == "\t" ? std::string("\t") : std::string(cells[i].width, ' ');
     }
-    if (to < cells.size()) out += "...";
+    if (to < cells.size() || last < l.size()) out += "...";
     out += "\n" + under + "^";
   }
   return out;
+}
+
+LineRead read_line(std::istream& in, std::string* line, size_t max) {
+  line->clear();
+  // A chunk at a time (getline into a buffer stops when it is full), so that
+  // no more than `max` and a chunk is ever held, however long the line.
+  char chunk[64 * 1024];
+  for (bool any = false;; any = true) {
+    in.getline(chunk, sizeof chunk);
+    const size_t got = size_t(in.gcount());
+    if (in.bad()) return LineRead::End;
+    const bool ended = !in.fail() && !in.eof();  // stopped at the newline, which counts in gcount
+    if (in.eof()) in.clear(in.rdstate() & ~std::ios::failbit);  // a last line without a newline
+    // A line past a chunk may be long: room for the most it may hold, once,
+    // so that growing it copies nothing (RSS: the bytes read, not twice them).
+    if (any && line->capacity() <= max) line->reserve(max + 1);
+    line->append(chunk, ended ? got - 1 : got);
+    if (line->size() > max) {
+      line->resize(max);
+      return LineRead::TooLong;
+    }
+    if (ended || in.eof()) return any || got ? LineRead::Line : LineRead::End;
+    in.clear();  // the chunk was full: the line goes on
+  }
+}
+
+Source::Cut cut_at(std::string_view head, bool whole) {
+  constexpr size_t kHeadBytes = 1024;  // more than an error's echo shows of a line
+  Source::Cut c;
+  c.head = std::string(head.substr(0, kHeadBytes));
+  c.message = whole ? "the text reaches " + std::to_string(kMaxTextBytes >> 20) +
+                          " MiB at this line, the most a script may hold: this line and the rest were not read"
+                    : "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                          " MiB, the most a line may hold: it and the rest were not read";
+  return c;
+}
+
+bool read_text(std::istream& in, std::string* text, std::optional<Source::Cut>* cut) {
+  text->clear();
+  cut->reset();
+  std::string line;
+  for (bool first = true;; first = false) {
+    const LineRead r = read_line(in, &line);
+    if (r == LineRead::End) break;
+    const std::string_view l = first ? strip_bom(line) : std::string_view(line);
+    if (r == LineRead::TooLong || text->size() + l.size() + 1 > kMaxTextBytes) {
+      *cut = cut_at(l, r != LineRead::TooLong);
+      break;
+    }
+    text->append(l);
+    text->push_back('\n');
+  }
+  return !in.bad();
 }
 
 std::string_view strip_bom(std::string_view text) {

@@ -3,8 +3,11 @@
 // position, printed as `file:line:col: error: message`, the line and a caret.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,8 +38,19 @@ class Source {
     uint32_t origin_line;
   };
 
-  Source(std::string name, std::string text, std::vector<Origin> origins = {});
+  // A text whose reading stopped at a line too long to read (read_text
+  // below): the text holds the lines before it, `head` that line's first
+  // bytes (what an error shows of it), `message` why. The parser reports it
+  // as an error at the line's start and runs nothing from there on.
+  struct Cut {
+    std::string head;
+    std::string message;
+  };
+
+  Source(std::string name, std::string text, std::vector<Origin> origins = {}, std::optional<Cut> cut = {});
   const std::string& name() const { return name_; }
+  const std::optional<Cut>& cut() const { return cut_; }
+  uint32_t cut_line() const { return uint32_t(line_starts_.size()); }  // with cut(): the line not read
   const std::string& text() const { return text_; }
   std::string_view line(uint32_t n) const;  // without newline; empty if out of range
   SrcPos pos_of(size_t offset) const;       // byte offset -> line:col
@@ -47,6 +61,7 @@ class Source {
   std::string name_, text_;
   std::vector<size_t> line_starts_;
   std::vector<Origin> origins_;  // ordered by first_line
+  std::optional<Cut> cut_;
 };
 using SourceRef = std::shared_ptr<const Source>;
 
@@ -90,6 +105,32 @@ uint32_t char_column(std::string_view line, uint32_t byte_col);
 // `file:line:col` of a position as a reader finds it: the file and line an
 // Origin gives, the column in characters; `line:col` without a source.
 std::string position_text(const SourceRef& src, SrcPos pos);
+
+// The most a line of a script may hold, and a whole script (a file, standard
+// input, the monitor's buffer): well above the largest statements written
+// (100,000 terms, about 1.7 MB), and past either reading stops with an error
+// at that line, rather than memory growing with input that has no line ends
+// (`quelkit /dev/zero`).
+constexpr size_t kMaxLineBytes = size_t(16) << 20;
+constexpr size_t kMaxTextBytes = size_t(256) << 20;
+
+// One line of `in` without its newline (a CR before it is kept, as
+// Source::line drops it). End: nothing was left to read. TooLong: the line
+// holds more than `max` bytes; *line has its first `max` and the rest of the
+// input is left unread.
+enum class LineRead { Line, End, TooLong };
+LineRead read_line(std::istream& in, std::string* line, size_t max = kMaxLineBytes);
+
+// The cut of a text whose line `line` is longer than kMaxLineBytes, or
+// (`whole`) would make the text longer than kMaxTextBytes; `head`: that
+// line's first bytes (as many as an error's echo could show are kept).
+Source::Cut cut_at(std::string_view head, bool whole);
+
+// The lines of `in` as one text, each ending in a newline, until its end or
+// the first line that a limit above cuts (then *cut says why and the text
+// holds the lines before it). A leading UTF-8 byte-order mark is dropped.
+// False if reading failed (in.bad()).
+bool read_text(std::istream& in, std::string* text, std::optional<Source::Cut>* cut);
 
 // `text` without a leading UTF-8 byte-order mark (scripts and CSV files may
 // start with one; it is not part of the text).

@@ -31,6 +31,22 @@ void clear_cancel() noexcept;
 inline void check_cancel() {
   if (cancel_requested()) throw_cancelled();
 }
+// check_cancel() every kEvery calls, for steps too small to check each (a
+// sort's comparisons, rows printed): cancelled within moments of the request
+// at a cost of a counter.
+class CancelPoll {
+ public:
+  static constexpr uint32_t kEvery = 1024;
+  void operator()() {
+    if (++n_ == kEvery) {
+      n_ = 0;
+      check_cancel();
+    }
+  }
+
+ private:
+  uint32_t n_ = 0;
+};
 
 // While one lives, Ctrl-C interrupts a read, write or open that waits (on a
 // pipe, a FIFO, a terminal): the call fails with EINTR, the caller checks

@@ -447,6 +447,39 @@ class MonitorTest(unittest.TestCase):
                 self.assertEqual(status, -sig, p.stderr.read())
                 self.assertEqual([n for n in os.listdir(tmp) if n.startswith("libgccjit-")], [])
 
+    def test_ctrl_c_ends_a_repeated_statement(self):
+        # --repeat 100000000 of a quick retrieve: each run is short, the
+        # statement hours long; Ctrl-C ends it (before, it ran on after two).
+        t = self.start("--parts", "3360", "--repeat", "100000000")
+        at = len(t.out)
+        t.type("range of p is parts\nretrieve (p.pnum) where p.qoh < 0\n\\g\n")
+        t.read_until(b"\\g\r\n", start=at)
+        time.sleep(1.0)
+        sent = time.time()
+        t.type(b"\x03")
+        end = t.read_until(re.compile(rb"<monitor:1>:2:1: error: cancelled\r?\n"), start=at)
+        print("Ctrl-C under --repeat at a terminal: cancelled after %.3f s" % (time.time() - sent))
+        self.assertLess(time.time() - sent, 20, "the statement took too long to notice Ctrl-C")
+        t.prompt(start=end)
+        at = len(t.out)
+        t.type("help parts\n\\g\n")  # not a retrieve: --repeat does not apply
+        t.read_until(re.compile(rb"Tuples: +3360"), start=at)
+
+    def test_include_dev_zero_is_a_line_too_long(self):
+        # No line end in it: the line past 16 MiB is an error at its start,
+        # the buffer's text before it not run, and the monitor goes on.
+        t = self.start()
+        at = len(t.out)
+        t.type("retrieve (kept = 1)\n\\i /dev/zero\n")
+        end = t.read_until(b"/dev/zero:1:1: error: a line longer than 16 MiB", start=at)
+        t.prompt(start=end)
+        at = len(t.out)
+        t.type("retrieve (after = 7)\n\\g\n")
+        end = t.read_until(b"(1 row)", start=at)
+        self.assertNotIn(b"kept", t.out[at:end])
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0, t.text())
+
     def test_sigint_cancels_a_script_which_exits_130(self):
         script = os.path.join(self.home, "long.quel")
         with open(script, "w") as f:
