@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "adaptive/model.h"
+#include "engine/limits.h"
 #include "engine/measure.h"
 #include "storage/page.h"
 
@@ -42,17 +43,7 @@ uint64_t thread_cpu_ns() {
 }
 
 // The plan's size as the compile model measures it: nodes of its folded trees.
-double ir_size(const harness::Plan& plan) {
-  size_t n = 0;
-  auto count = [&](auto& self, const ir::Node* x) -> void {
-    if (!x) return;
-    ++n;
-    for (const auto& k : x->kid) self(self, k.get());
-  };
-  count(count, plan.qual_folded.get());
-  for (const auto& t : plan.targets_folded) count(count, t.get());
-  return double(n);
-}
+double ir_size(const harness::Plan& plan) { return double(harness::plan_nodes(plan)); }
 
 // The measurement window: pages of the first tier timed before deciding
 // (at least kWindowTuples tuples or kWindowPages pages, over the scans of one

@@ -11,12 +11,14 @@
 
 #include "difftest/bind.h"
 #include "difftest/sqlite_oracle.h"
+#include "engine/limits.h"
 #include "bench/workloads/parts.h"
 #include "engine/rows.h"
 
 namespace quelkit::difftest {
 
 using harness::Result;
+using harness::could_not_run;
 using harness::result_difference;
 
 // ---- comparing results ----
@@ -124,12 +126,17 @@ Outcome Checker::evaluate(const GQuery& q, const std::vector<harness::Runner*>& 
 
 std::optional<Mismatch> Checker::check_backends(const GQuery& q, Outcome& out) {
   auto& rs = session_->runners();
-  for (size_t i = 1; i < out.results.size(); ++i) {
-    std::string d = result_difference(out.results[0], out.results[i]);
+  // Answers are compared with the first answer; a runner that could not run
+  // the query (its size limit, its toolchain) gave none (engine.h).
+  size_t ref = 0;
+  while (ref + 1 < out.results.size() && could_not_run(out.results[ref])) ++ref;
+  for (size_t i = ref + 1; i < out.results.size(); ++i) {
+    if (could_not_run(out.results[i])) continue;
+    std::string d = result_difference(out.results[ref], out.results[i]);
     if (!d.empty()) {
       Mismatch m;
       m.kind = Mismatch::Backends;
-      m.a = rs[0]->label();
+      m.a = rs[ref]->label();
       m.b = rs[i]->label();
       m.detail = d;
       m.query = q.clone();

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/aggregate.h"
+#include "engine/limits.h"
 #include "storage/budget.h"
 #include "storage/checksum.h"
 #include "storage/csv.h"
@@ -282,7 +283,11 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   // Rows are needed unless a plain retrieve prints nothing (--format none).
   const bool keep = !(s.kind == Stmt::Retrieve && s.relation.empty() && opt_.format == OutFormat::None);
   std::vector<Result> results;
-  std::string diff;    // the first difference from runner 0's result
+  // Later answers are compared with the first (ref); a runner that could not
+  // run the statement (could_not_run: its size limit, its toolchain) gave no
+  // answer and is compared with nothing (refused: the first such).
+  size_t ref = 0, refused = SIZE_MAX;
+  std::string diff;    // the first difference from results[ref]
   size_t differs = 0;  // the runner it was found in
   // Stats follow the statement's output (and its error, if any).
   struct StatsAtEnd {
@@ -350,43 +355,53 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     // rows and updated tuples let go: only the first's are used after the
     // loop, and holding every runner's at once made the memory budget fail
     // the later ones (a replace's or delete's tuples too, once).
-    if (results.size() > 1 && diff.empty()) {
-      diff = result_difference(results[0], results.back());
-      differs = results.size() - 1;
+    const size_t i = results.size() - 1;
+    if (could_not_run(results[i])) {
+      if (refused == SIZE_MAX) refused = i;
+    } else if (could_not_run(results[ref])) {
+      ref = i;  // the first answer: the one the later ones are compared with
+    } else if (diff.empty()) {
+      diff = result_difference(results[ref], results[i]);
+      differs = i;
     }
-    if (results.size() > 1) {
-      Result& later = results.back();
+    if (i != ref) {
+      Result& later = results[i];
       later.rows.clear();
       std::vector<Tid>().swap(later.tids);
       later.tids_charge.reset();
     }
   }
-  Result& res = results[0];
+  Result& res = results[ref];
   if (!diff.empty()) {
-    // A runner that failed for a reason other than its answer, where another
-    // ran, gave no answer to compare: its error is the statement's, said as
-    // such, not a disagreement between answers. The reasons: the memory
-    // budget, refusing a later runner for the first's rows held to compare
-    // with; an I/O error of its own (gccjit's toolchain unable to compile).
-    // The one that ran may have failed too (division by zero): that error
-    // is its answer, and is said first, as the statement's.
+    // The memory budget refusing a later runner for the first's rows held
+    // to compare with gave no answer to compare either: said as such.
     const Result& other = results[differs];
-    const bool over_budget = res.ok && !other.ok && other.error.code == QK_ERR_MEMORY;
-    const bool io_first = !res.ok && res.error.kind == ErrKind::IO, io_other = !other.ok && other.error.kind == ErrKind::IO;
-    if (over_budget || io_first != io_other) {
-      const size_t failed = io_first ? 0 : differs, ran = io_first ? differs : 0;
-      if (!over_budget && !results[ran].ok) print_error(results[ran].error);
-      print_error(results[failed].error);
-      if (over_budget)
-        err_ << "(" << runners_[failed]->label() << " ran while " << runners_[ran]->label()
-             << "'s result was held to compare with it)\n";
-      else
-        err_ << "(" << runners_[failed]->label() << " could not run the statement; " << runners_[ran]->label()
-             << " did: an answer missing, not one differing)\n";
+    if (res.ok && !other.ok && other.error.code == QK_ERR_MEMORY) {
+      print_error(other.error);
+      err_ << "(" << runners_[differs]->label() << " ran while " << runners_[ref]->label()
+           << "'s result was held to compare with it)\n";
       return false;
     }
     err_ << position_text(src, s.pos) << ": error: back ends disagree: "
-         << runners_[0]->label() << " vs " << runners_[differs]->label() << ": " << diff << '\n';
+         << runners_[ref]->label() << " vs " << runners_[differs]->label() << ": " << diff << '\n';
+  }
+  if (refused != SIZE_MAX && diff.empty()) {
+    // A runner that could not run the statement, where another ran, is the
+    // statement's error, said as such, not a disagreement between answers.
+    // The one that ran may have failed too (division by zero): that error
+    // is its answer, and is said first. Where none ran, each runner's own
+    // refusal is said once.
+    if (!could_not_run(res)) {
+      if (!res.ok) print_error(res.error);
+      print_error(results[refused].error);
+      err_ << "(" << runners_[refused]->label() << " could not run the statement; " << runners_[ref]->label()
+           << " did: an answer missing, not one differing)\n";
+      return false;
+    }
+    for (size_t i = 0; i < results.size(); ++i)
+      if (std::none_of(results.begin(), results.begin() + i, [&](const Result& r) { return r.error == results[i].error; }))
+        print_error(results[i].error);
+    return false;
   }
   if (!res.ok) {
     print_error(res.error);

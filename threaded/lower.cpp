@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 
+#include "engine/limits.h"
 #include "runtime/runtime_inline.h"
 #include "threaded/program.h"
 
@@ -106,13 +107,8 @@ class Lowerer {
 
   uint16_t new_reg() {
     // Reachable from the language (a qualification of tens of thousands of
-    // terms with distinct constants): a statement error, not an abort.
-    if (p_.regs.size() >= 0xffff) {
-      Error e;
-      e.kind = ErrKind::Type;
-      e.message = "the statement is too large for threaded code: it needs more than 65,535 registers";
-      throw QuelError(std::move(e));
-    }
+    // terms with distinct constants): the limit error, not an abort.
+    if (p_.regs.size() >= 0xffff) harness::throw_too_large("the threaded back end", "more than 65,535 registers");
     p_.regs.push_back(Reg{});
     return uint16_t(p_.regs.size() - 1);
   }

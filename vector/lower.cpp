@@ -12,6 +12,7 @@
 #include <ostream>
 #include <string>
 
+#include "engine/limits.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {
@@ -27,13 +28,10 @@ using ir::Op;
 }
 
 // A program past one of the format's 16-bit limits. Reachable from the
-// language (a qualification of tens of thousands of terms): a statement
-// error, as threaded code's, not an abort; the session positions it.
+// language (a qualification of tens of thousands of terms): the limit error
+// every back end gives, not an abort; the session positions it.
 [[noreturn]] void too_large(const char* what) {
-  Error e;
-  e.kind = ErrKind::Type;
-  e.message = std::string("the statement is too large for the vector back end: it needs more than 65,535 ") + what;
-  throw QuelError(std::move(e));
+  harness::throw_too_large("the vector back end", std::string("more than 65,535 ") + what);
 }
 
 // "i2", "c", "bool" (types.def's formats), and "I2" for primitive names.

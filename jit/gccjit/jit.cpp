@@ -5,27 +5,35 @@
 #include "jit/gccjit/jit.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <link.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
-#include <thread>
+#include <system_error>
 #include <vector>
 
 #include "jit/codegen.h"
 #include "jit/gccjit/gccjit.h"
 #include "engine/measure.h"
+#include "storage/budget.h"
 
 namespace quelkit::jit::gccjit {
 
@@ -160,7 +168,7 @@ Context::Context(int level, bool native_cpu)
   gcc_jit_context_add_driver_option(c_, "-lgcc");
   gcc_jit_context_set_bool_allow_unreachable_blocks(c_, 1);
   gcc_jit_context_set_bool_print_errors_to_stderr(c_, 0);  // compile() reports the first error
-  if (debug_info()) {  // gdb steps through the .quel text; the .s and .so stay in /tmp/libgccjit-*
+  if (debug_info()) {  // gdb steps through the .quel text; the .s and .so stay in $TMPDIR/quelkit-gccjit-*
     gcc_jit_context_set_bool_option(c_, GCC_JIT_BOOL_OPTION_DEBUGINFO, 1);
     gcc_jit_context_set_bool_option(c_, GCC_JIT_BOOL_OPTION_KEEP_INTERMEDIATES, 1);
   }
@@ -175,7 +183,7 @@ void Context::dump_gimple(const std::string& optimized_path) {
 
 // ---- Result
 
-Result::Result(gcc_jit_result* r) : r_(r) {
+Result::Result(void* r) : r_(r) {
   if (r_) ++g_live;
 }
 
@@ -190,12 +198,12 @@ Result& Result::operator=(Result&& o) noexcept {
 
 void Result::reset() {
   if (!r_) return;
-  gcc_jit_result_release(r_);  // dlclose: the code is unmapped
+  dlclose(r_);  // the code is unmapped
   r_ = nullptr;
   --g_live;
 }
 
-void* Result::code(const std::string& name) const { return r_ ? gcc_jit_result_get_code(r_, name.c_str()) : nullptr; }
+void* Result::code(const std::string& name) const { return r_ ? dlsym(r_, name.c_str()) : nullptr; }
 
 size_t Result::live() { return g_live.load(); }
 
@@ -203,94 +211,28 @@ size_t Result::live() { return g_live.load(); }
 
 namespace {
 
-// libgccjit runs GCC's driver in-process, and the driver installs its own
-// SIGINT/SIGHUP/SIGTERM/SIGPIPE handlers (they delete the driver's files and
-// kill the process) and never puts the program's back. So around a compile
-// the handlers are saved and restored.
-//
-// A signal that ends the program in the middle of a compile would leave the
-// compile's directory (TMPDIR/libgccjit-XXXXXX, its assembly and shared
-// object) behind: libgccjit removes it only as the compile returns. So
-// SIGINT, SIGHUP, SIGTERM and SIGQUIT are blocked during the compile (the
-// assembler and linker it starts inherit the mask), and raised again once it
-// is over and the program's handlers and mask are back: each then does what
-// the program makes of it (Ctrl-C cancels the statement at its first page
-// boundary after the compile; SIGTERM ends the program, with the same status,
-// leaving nothing), a moment later.
-//
-// A signal left pending would not survive: the driver probes each handler
-// with signal(SIG, SIG_IGN), and setting SIG_IGN discards a pending signal
-// (POSIX). So a watcher thread takes them as they arrive (sigtimedwait; the
-// thread inherits the blocked mask) and notes them. The compiling thread
-// wakes the watcher with a SIGINT of its own, queued with a value (SI_QUEUE),
-// which a Ctrl-C (SI_KERNEL from the terminal, SI_USER from kill) never is.
-// (A program's other threads, which do not block them, would still take
-// them; quelkit runs none while gccjit compiles.)
-class DriverSignals {
- public:
-  DriverSignals() {
-    for (size_t i = 0; i < kSaved.size(); ++i) sigaction(kSaved[i], nullptr, &saved_[i]);
-    sigset_t block;
-    sigemptyset(&block);
-    for (int sig : kTaken) sigaddset(&block, sig);
-    sigprocmask(SIG_BLOCK, &block, &mask_);
-    watcher_ = std::thread([this] { watch(); });
-  }
-  ~DriverSignals() {
-    done_.store(true);
-    sigval v{};
-    v.sival_int = kWake;
-    pthread_sigqueue(watcher_.native_handle(), SIGINT, v);
-    watcher_.join();
-    for (size_t i = 0; i < kSaved.size(); ++i) sigaction(kSaved[i], &saved_[i], nullptr);
-    sigprocmask(SIG_SETMASK, &mask_, nullptr);
-    for (int sig : kTaken)
-      if (taken_.load() & (1u << sig)) raise(sig);
-  }
-  DriverSignals(const DriverSignals&) = delete;
-  DriverSignals& operator=(const DriverSignals&) = delete;
+// Where the compile's files go: TMPDIR when it names a writable directory
+// (as libiberty's choose_tmpdir, which libgccjit uses, decides), else /tmp.
+std::string temp_root() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  struct stat dir {};
+  return tmpdir && *tmpdir && ::stat(tmpdir, &dir) == 0 && S_ISDIR(dir.st_mode) && ::access(tmpdir, W_OK) == 0
+             ? tmpdir
+             : "/tmp";
+}
 
- private:
-  static constexpr int kWake = 0x71c;
-  void watch() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int sig : kTaken) sigaddset(&set, sig);
-    // The timeout is a backstop: a Ctrl-C pending as the wake-up is queued
-    // merges with it (standard signals do not queue), so done_ is polled too.
-    const timespec backstop{0, 100'000'000};
-    while (!done_.load()) {
-      siginfo_t info{};
-      const int sig = sigtimedwait(&set, &info, &backstop);
-      if (sig <= 0) continue;
-      if (sig == SIGINT && info.si_code == SI_QUEUE && info.si_value.sival_int == kWake) continue;
-      taken_.fetch_or(1u << sig);
-    }
-  }
-  static constexpr std::array<int, 4> kSaved = {SIGINT, SIGHUP, SIGTERM, SIGPIPE};  // what the driver sets
-  static constexpr std::array<int, 4> kTaken = {SIGINT, SIGHUP, SIGTERM, SIGQUIT};  // held until the compile ends
-  std::array<struct sigaction, 4> saved_{};
-  sigset_t mask_{};
-  std::atomic<bool> done_{false};
-  std::atomic<uint32_t> taken_{0};
-  std::thread watcher_;
-};
-
-// GCC runs in this process (libgccjit), and a fatal error of GCC's ends the
-// process with it: "compilation terminated.", exit 1, the session and every
-// other back end's answers gone. What is known to cause one is checked
-// first, and is the statement's error instead: a file-size limit (ulimit -f)
-// under which GCC cannot write its assembly; no assembler or linker on PATH
-// (the driver execs them); the temporary directory (TMPDIR, else /tmp) all
-// but full. Others (the driver unable to fork under ulimit -u) are not
-// foreseeable from here (DESIGN.md: what is left).
+// What is known to stop GCC's compile (in the child, below) is checked first
+// and said as the statement's I/O error, rather than as the child's bare
+// exit status: a file-size limit (ulimit -f) under which GCC cannot write
+// its assembly; no assembler or linker on PATH (the driver execs them); the
+// temporary directory (TMPDIR, else /tmp) all but full.
 std::string toolchain_cannot_run() {
   // A plan's assembly is megabytes at most: a limit of a GiB or more is
   // none that binds (and a machine may set one).
   rlimit fsize{};
   if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY && fsize.rlim_cur < (uint64_t(1) << 30))
     return "a file-size limit under 1 GiB is set (ulimit -f " + std::to_string(fsize.rlim_cur / 1024) +
-           "): GCC, which libgccjit runs in this process, would end it on reaching the limit";
+           "): GCC would stop on reaching it";
   const char* path = std::getenv("PATH");
   for (const char* tool : {"as", "ld"}) {
     bool found = false;
@@ -302,51 +244,157 @@ std::string toolchain_cannot_run() {
       if (colon == std::string_view::npos) break;
       rest.remove_prefix(colon + 1);
     }
-    if (!found) return std::string("no '") + tool + "' on PATH: GCC's driver, which libgccjit runs in this process, needs it";
+    if (!found) return std::string("no '") + tool + "' on PATH: GCC's driver needs it";
   }
-  const char* tmpdir = std::getenv("TMPDIR");
-  struct stat dir {};
-  const std::string tmp =
-      tmpdir && *tmpdir && ::stat(tmpdir, &dir) == 0 && S_ISDIR(dir.st_mode) && ::access(tmpdir, W_OK) == 0 ? tmpdir
-                                                                                                          : "/tmp";
+  const std::string tmp = temp_root();
   constexpr uint64_t kLeast = 16ull << 20;
   struct statvfs fs {};
   if (::statvfs(tmp.c_str(), &fs) == 0 && uint64_t(fs.f_bavail) * fs.f_frsize < kLeast)
-    return tmp + " has less than 16 MiB free: GCC, which libgccjit runs in this process, writes its files there";
+    return tmp + " has less than 16 MiB free: GCC writes its files there";
   return {};
 }
 
-}  // namespace
+// What the compiling child tells its parent, in one write (under PIPE_BUF,
+// so it arrives whole or not at all).
+struct ChildReport {
+  uint64_t gcc_begin = 0, gcc_end = 0;  // toplev::main, on the monotonic clock both processes share
+  uint32_t ok = 0;
+  char error[2000] = {};
+};
+static_assert(sizeof(ChildReport) <= PIPE_BUF, "the report is one atomic write");
 
-Result compile(Context& ctx, CompileTimes* times, std::string* error) {
-  if (std::string why = toolchain_cannot_run(); !why.empty()) {
-    if (times) *times = CompileTimes{};
-    if (error) *error = why;
-    return Result(nullptr);
-  }
+// The child: GCC proper, the assembler and the linker write `so`; nothing of
+// the parent's state is changed (it is the parent's copy), and it ends with
+// _exit, so no stdio buffer or destructor of the parent's runs twice.
+[[noreturn]] void compile_in_child(Context& ctx, const std::string& dir, const std::string& so, int out,
+                                   const sigset_t& mask, pid_t parent) {
+  // Its own process group, so the parent ends the assembler and linker with
+  // it, and a terminal's Ctrl-C reaches the parent only; it dies with the parent.
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
+  pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+  // libgccjit's own temporary directory goes inside the parent's, which the
+  // parent removes whatever becomes of the child.
+  setenv("TMPDIR", dir.c_str(), 1);
   Stamps st;
   FILE* log = log_stream();
   if (log) gcc_jit_context_set_logfile(ctx.get(), log, 0, 0);
   t_stamps = &st;
+  gcc_jit_context_compile_to_file(ctx.get(), GCC_JIT_OUTPUT_KIND_DYNAMIC_LIBRARY, so.c_str());
+  ChildReport rep;
+  rep.gcc_begin = st.gcc_begin;
+  rep.gcc_end = st.gcc_end;
+  const char* e = gcc_jit_context_get_first_error(ctx.get());
+  rep.ok = !e;
+  if (e) std::snprintf(rep.error, sizeof rep.error, "%s", e);
+  const ssize_t n = write(out, &rep, sizeof rep);
+  _exit(n == ssize_t(sizeof rep) ? 0 : 1);
+}
+
+}  // namespace
+
+// libgccjit compiles in a child process (fork), which writes a shared object
+// the parent then loads. GCC cannot be interrupted in-process (libgccjit holds
+// one lock around a compile, and a 70,000-term plan took minutes), but a child
+// can be killed: a Ctrl-C (the cancel flag, storage/budget.h) ends the compile
+// within one poll of the child's pipe, and the statement is "cancelled".
+// SIGHUP, SIGTERM and SIGQUIT are held while the child runs and raised again
+// once it is killed and its directory removed, so a signal that ends the
+// program leaves no files behind. A fatal error of GCC's ("compilation
+// terminated.") now ends the child only: the statement's I/O error.
+Result compile(Context& ctx, CompileTimes* times, std::string* error) {
+  if (times) *times = CompileTimes{};
+  auto fail = [&](std::string why) {
+    if (error) *error = std::move(why);
+    return Result(nullptr);
+  };
+  if (std::string why = toolchain_cannot_run(); !why.empty()) return fail(why);
+  std::string dir = temp_root() + "/quelkit-gccjit-XXXXXX";
+  if (!mkdtemp(dir.data())) return fail("cannot create a directory in " + temp_root() + ": " + std::strerror(errno));
+  const std::string so = dir + "/plan.so";
+  struct Cleanup {  // the directory goes whatever happens, unless it is kept on purpose
+    const std::string& dir;
+    bool done = false;
+    void now() {
+      if (done) return;
+      done = true;
+      if (debug_info()) {
+        std::fprintf(stderr, "quelkit: gccjit: the compile's files are kept in %s\n", dir.c_str());
+        return;
+      }
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+    ~Cleanup() { now(); }
+  } cleanup{dir};
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("cannot make a pipe: ") + std::strerror(errno));
+  log_stream();  // made once in the parent, so every child inherits it made
+  sigset_t held, mask;
+  sigemptyset(&held);
+  for (int sig : {SIGHUP, SIGTERM, SIGQUIT}) sigaddset(&held, sig);
+  pthread_sigmask(SIG_BLOCK, &held, &mask);
   const uint64_t t0 = now_ns();
-  gcc_jit_result* r = nullptr;
-  {
-    DriverSignals keep;
-    r = gcc_jit_context_compile(ctx.get());
+  const pid_t parent = getpid(), pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    compile_in_child(ctx, dir, so, fds[1], mask, parent);
   }
+  close(fds[1]);
+  if (pid < 0) {
+    const int err = errno;
+    close(fds[0]);
+    pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+    return fail(std::string("cannot start the compile (fork): ") + std::strerror(err));
+  }
+  ChildReport rep;
+  size_t got = 0;
+  bool ended = false;
+  int signalled = 0;
+  while (!ended) {
+    // A Ctrl-C interrupts poll (EINTR, whatever SA_RESTART says); the
+    // timeout covers one that another thread took.
+    pollfd p{fds[0], POLLIN, 0};
+    if (poll(&p, 1, 20) > 0) {
+      const ssize_t n = read(fds[0], reinterpret_cast<char*>(&rep) + got, sizeof rep - got);
+      if (n > 0) got += size_t(n);
+      else if (n == 0 || errno != EINTR) ended = true;
+    }
+    const timespec now{0, 0};
+    if ((signalled = sigtimedwait(&held, nullptr, &now)) > 0) break;
+    signalled = 0;
+    if (harness::cancel_requested()) break;
+  }
+  if (!ended) {
+    kill(-pid, SIGKILL);  // the child's group: the assembler or linker with it
+    kill(pid, SIGKILL);   // (a child killed before its setpgid has no group yet)
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  close(fds[0]);
+  if (!ended) {
+    cleanup.now();  // before a signal raised again may end the program
+    pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+    if (signalled) raise(signalled);  // the program's default ends it here; a handler returns
+    harness::throw_cancelled();
+  }
+  pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+  if (got != sizeof rep || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return fail(WIFSIGNALED(status) ? std::string("GCC ended by signal ") + std::to_string(WTERMSIG(status))
+                                    : "GCC stopped (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  if (!rep.ok) return fail(rep.error[0] ? rep.error : "gcc_jit_context_compile_to_file failed without a message");
+  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) return fail(std::string("cannot load the compiled code: ") + dlerror());
   const uint64_t total = now_ns() - t0;
-  t_stamps = nullptr;
   if (times) {
     CompileTimes t;
-    if (st.gcc_begin && st.gcc_end > st.gcc_begin) t.opt_ns = std::min(st.gcc_end - st.gcc_begin, total);
+    if (rep.gcc_begin && rep.gcc_end > rep.gcc_begin) t.opt_ns = std::min(rep.gcc_end - rep.gcc_begin, total);
     t.codegen_ns = total - t.opt_ns;
     *times = t;
   }
-  if (!r && error) {
-    const char* e = gcc_jit_context_get_first_error(ctx.get());
-    *error = e ? e : "gcc_jit_context_compile failed without a message";
-  }
-  return Result(r);
+  return Result(h);
 }
 
 size_t function_size(const void* addr) {

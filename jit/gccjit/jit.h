@@ -3,12 +3,13 @@
 // libgccjit built from it, loaded until released), the options every context
 // gets, and the compile itself with its cost split as --stats reports it.
 //
-// libgccjit 12 compiles by running GCC proper in-process (toplev::main:
-// replaying the recording into trees, gimplification, the -O pipeline,
-// instruction selection, register allocation, assembly text), then the
-// assembler and linker as child processes, then dlopen. There is no
-// in-process object emission, so the last step costs tens of milliseconds
-// whatever the optimisation level.
+// libgccjit 12 compiles by running GCC proper (toplev::main: replaying the
+// recording into trees, gimplification, the -O pipeline, instruction
+// selection, register allocation, assembly text), then the assembler and
+// linker as child processes. The kit runs all of it in a child forked for the
+// compile, so it can be killed (Ctrl-C), and dlopens the shared object it
+// wrote. There is no in-memory object emission, so the last steps cost tens
+// of milliseconds whatever the optimisation level.
 #pragma once
 
 #include <libgccjit.h>
@@ -36,7 +37,7 @@ struct CompileTimes {
 // -march=native` expands to; GCC's default target, the one the compiled-in
 // evaluators are built for, otherwise).
 // QUELKIT_GCCJIT_DEBUG=1 in the environment adds debug information and keeps
-// libgccjit's intermediate files (fake.s, fake.so in /tmp/libgccjit-*, named
+// the compile's files (fake.s in $TMPDIR/quelkit-gccjit-*/libgccjit-*, plan.so; named
 // on stderr), so gdb steps through the .quel text and the assembly can be read.
 class Context {
  public:
@@ -58,13 +59,13 @@ class Context {
   int level_;
 };
 
-// One gcc_jit_result: the compiled functions stay loaded until it is
-// released (destroyed or reassigned). live() counts unreleased results in the
-// process, so tests can see evicted plans free their code.
+// One compiled plan: the shared object the compile wrote, loaded (dlopen)
+// until it is released (destroyed or reassigned). live() counts unreleased
+// results in the process, so tests can see evicted plans free their code.
 class Result {
  public:
   Result() = default;
-  explicit Result(gcc_jit_result* r);
+  explicit Result(void* dl_handle);
   Result(Result&& o) noexcept : r_(o.r_) { o.r_ = nullptr; }
   Result& operator=(Result&& o) noexcept;
   Result(const Result&) = delete;
@@ -79,11 +80,13 @@ class Result {
 
  private:
   void reset();
-  gcc_jit_result* r_ = nullptr;
+  void* r_ = nullptr;  // dlopen's handle
 };
 
-// Compiles what ctx recorded. On failure the Result is empty and *error holds
-// libgccjit's first error.
+// Compiles what ctx recorded, in a child process (jit.cpp says why). On
+// failure the Result is empty and *error holds libgccjit's first error or
+// what stopped the child; a Ctrl-C during it throws the statement error
+// "cancelled" (harness::throw_cancelled) once the child is gone.
 Result compile(Context& ctx, CompileTimes* times, std::string* error);
 
 // Bytes of the generated function that starts at addr, from the dynamic

@@ -73,7 +73,7 @@ TEST(Nary, ThreadedCodeOutOfRegistersIsAStatementError) {
   ASSERT_TRUE(k.run("range of p is parts").ok);
   auto r = k.run("retrieve (p.pnum) where " + ors);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.err.find("too large for threaded code"), std::string::npos) << r.err.substr(0, 400);
+  EXPECT_NE(r.err.find("too large for the threaded back end"), std::string::npos) << r.err.substr(0, 400);
   auto ok = k.run("retrieve (p.pnum) where p.pnum = 2 or p.pnum = 3");
   ASSERT_TRUE(ok.ok) << ok.err;
   EXPECT_EQ(ok.out, "pnum\n2\n3\n");
@@ -112,7 +112,7 @@ TEST(Nary, ThreadedCodeOutOfRegistersIsAFailedResultOfEvaluate) {
   const frontend::BoundQuery q = frontend::bind(*stmts[0], s.ranges(), s.catalog(), src);
   harness::Result r = s.evaluate(q, *s.runners().front(), src, false);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.error.message.find("too large for threaded code"), std::string::npos) << r.error.message.substr(0, 400);
+  EXPECT_NE(r.error.message.find("too large for the threaded back end"), std::string::npos) << r.error.message.substr(0, 400);
   EXPECT_EQ(r.error.pos.line, 1u);
   EXPECT_NE(r.error.format().find("t.quel:1:"), std::string::npos) << r.error.format().substr(0, 400);
 }
