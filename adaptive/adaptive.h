@@ -12,12 +12,30 @@
 // headers, so it sits where the architecture shows one evaluator per folder.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "engine/backend.h"
 
 namespace quelkit::adaptive {
+
+// What the back end reads of the world: the clocks its policy measures by,
+// and the thread a background compile runs on. The real one (real_world())
+// is every runner's; a test gives one of its own, so that the tiered policy's
+// decisions follow figures it chose and run deterministically through every
+// stage (test/adaptive). Read once a page while the policy measures.
+class World {
+ public:
+  virtual ~World() = default;
+  virtual uint64_t now_ns() = 0;         // the wall clock
+  virtual uint64_t thread_cpu_ns() = 0;  // CPU time of the calling thread
+  // Starts `compile` on a thread of its own, which the back end joins.
+  virtual std::thread start(std::function<void()> compile) = 0;
+};
+World& real_world();
 
 // Modes: "tiered" (default: the cost model decides), and two for tests:
 // "switch-every-page" (compiles at the first page, waits for the code, then
@@ -30,8 +48,9 @@ enum class Policy { Tiered, EveryPage, AtStart };
 // it looks them up only when a runner is made).
 void register_backend();
 
-// The back end itself, without the registry (tests).
-std::unique_ptr<harness::Backend> make_backend(Policy policy, const harness::PrepareOptions& opt);
+// The back end itself, without the registry (tests), in `world` (outliving it).
+std::unique_ptr<harness::Backend> make_backend(Policy policy, const harness::PrepareOptions& opt,
+                                               World& world = real_world());
 
 // Background compile threads running now in this process (tests check that
 // abandoned compiles were joined).

@@ -32,15 +32,20 @@ using harness::Backend;
 using harness::Prepared;
 using harness::Selection;
 using harness::TierReport;
-using harness::now_ns;
 
 std::atomic<int> g_in_flight{0};
 
-uint64_t thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
+// The clocks and threads every runner's adaptive back end uses.
+class RealWorld final : public World {
+ public:
+  uint64_t now_ns() override { return harness::now_ns(); }
+  uint64_t thread_cpu_ns() override {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+  }
+  std::thread start(std::function<void()> compile) override { return std::thread(std::move(compile)); }
+};
 
 // The plan's size as the compile model measures it: nodes of its folded trees.
 double ir_size(const harness::Plan& plan) { return double(harness::plan_nodes(plan)); }
@@ -55,6 +60,7 @@ constexpr uint32_t kRatioPages = 8;
 // One background compile: the inputs the thread reads, the outputs it writes
 // before `done`, and what only the statement's thread touches.
 struct Job {
+  World* world = nullptr;           // its clocks
   Backend* be = nullptr;            // the compiled tier's back end at `level`
   harness::Plan plan;               // its own copy: the thread reads nothing shared
   std::vector<uint8_t> params;
@@ -72,7 +78,7 @@ struct Job {
   bool settled = false;  // joined, accounted, output taken or freed
 
   void run() {
-    const uint64_t c0 = thread_cpu_ns(), t0 = now_ns();
+    const uint64_t c0 = world->thread_cpu_ns(), t0 = world->now_ns();
     std::unique_ptr<Prepared> p = std::move(in);
     // A compile that throws (std::bad_alloc, say) leaves no code: the plan
     // stays on the tier it runs, whose answers are the same. Thrown out of
@@ -83,8 +89,8 @@ struct Job {
     } catch (...) {
       p.reset();
     }
-    wall_ns = now_ns() - t0;
-    cpu_ns = thread_cpu_ns() - c0;
+    wall_ns = world->now_ns() - t0;
+    cpu_ns = world->thread_cpu_ns() - c0;
     out = std::move(p);
     g_in_flight.fetch_sub(1, std::memory_order_relaxed);
     done.store(true, std::memory_order_release);
@@ -99,7 +105,8 @@ class AdaptivePlan;
 
 class AdaptiveBackend final : public Backend, public harness::AdaptHooks {
  public:
-  AdaptiveBackend(Policy policy, const harness::PrepareOptions& opt) : policy_(policy), opt_(opt) {
+  AdaptiveBackend(Policy policy, const harness::PrepareOptions& opt, World& world)
+      : policy_(policy), opt_(opt), world_(world) {
     hooks = this;
     // By name, through the registry: the tiers' headers are not ours to include.
     const harness::BackendSpec* t = harness::find_backend("threaded");
@@ -162,7 +169,7 @@ class AdaptiveBackend final : public Backend, public harness::AdaptHooks {
     if (active_) active_->join();
     g_in_flight.fetch_add(1, std::memory_order_relaxed);
     Job* raw = j.get();  // joined by its plan or by this back end before it goes
-    j->th = std::thread([raw] { raw->run(); });
+    j->th = world_.start([raw] { raw->run(); });
     active_ = j;
     return true;
   }
@@ -186,6 +193,7 @@ class AdaptiveBackend final : public Backend, public harness::AdaptHooks {
 
   Policy policy_;
   harness::PrepareOptions opt_;
+  World& world_;  // the clocks the policy measures by, the compile's thread
   std::unique_ptr<Backend> base_;  // threaded:goto: every plan's first tier, and its tuple functions
   std::unique_ptr<Backend> mid_;   // stencil:fused, when built
   bool reuses_ = false;            // plans serve every execution (both tiers say so)
@@ -319,7 +327,7 @@ class AdaptivePlan final : public Prepared {
   void scan_ends(bool last, TierReport* r) {
     in_scan_ = false;
     if (last_t_) {  // the scan's last page, timed to its end
-      timed(now_ns());
+      timed(be_.world_.now_ns());
     }
     if (scan_tuples_[0]) r->tuples.emplace_back(mid_ ? be_.mid_label_ : be_.base_label_, scan_tuples_[0]);
     if (scan_tuples_[1]) r->tuples.emplace_back(fast_label_, scan_tuples_[1]);
@@ -357,7 +365,7 @@ class AdaptivePlan final : public Prepared {
       // start to the next page's, the scan's own cost between pages included
       // (it is part of what a tier saves or not).
       if (timing_ || last_t_) {
-        const uint64_t t = now_ns();
+        const uint64_t t = be_.world_.now_ns();
         if (last_t_) {
           timed(t);
         }
@@ -426,13 +434,13 @@ class AdaptivePlan final : public Prepared {
   // stencil:fused becomes the first tier, in the selection running now; its
   // preparation is timed for the model and charged to the scan that asked.
   void adopt_stencil(const harness::Plan& plan, const uint8_t* params) {
-    const uint64_t t0 = now_ns();
+    const uint64_t t0 = be_.world_.now_ns();
     std::unique_ptr<Prepared> p = be_.mid_->prepare(plan, params);
     if (!p->entries(harness::Use::Page, sel_).page) {
       no_stencil_ = true;  // not again at every later scan of this plan
       return;
     }
-    be_.first_.prepared(double(now_ns() - t0));
+    be_.first_.prepared(double(be_.world_.now_ns() - t0));
     mid_ = std::move(p);
     restart_window();  // the per-tuple cost measured so far was threaded's
     for (double& c : base_cost_) c = 0;
@@ -572,6 +580,7 @@ class AdaptivePlan final : public Prepared {
   // stays with the caller).
   bool launch(int level, std::unique_ptr<Prepared>& in) {
     auto j = std::make_shared<Job>();
+    j->world = &be_.world_;
     j->be = be_.fast(level);
     j->plan = harness::clone_plan(*kept_);
     j->params = params_;
@@ -667,8 +676,13 @@ void AdaptiveBackend::scan_ends(Prepared& p, bool last, TierReport* r) {
 
 int compiles_in_flight() { return g_in_flight.load(std::memory_order_relaxed); }
 
-std::unique_ptr<Backend> make_backend(Policy policy, const harness::PrepareOptions& opt) {
-  return std::make_unique<AdaptiveBackend>(policy, opt);
+World& real_world() {
+  static RealWorld w;
+  return w;
+}
+
+std::unique_ptr<Backend> make_backend(Policy policy, const harness::PrepareOptions& opt, World& world) {
+  return std::make_unique<AdaptiveBackend>(policy, opt, world);
 }
 
 void register_backend() {

@@ -1,5 +1,6 @@
 // The differential checker (check.h): every query on every runner, on the
 // storage variants of its relations and through SQLite, results compared;
+// queries that raise are checked against the Python oracle's first error;
 // coverage is read from the bound IR. Shrinking and the reproducer are in
 // shrink.cpp and reproducer.cpp.
 #include "difftest/check.h"
@@ -10,6 +11,7 @@
 #include <stdexcept>
 
 #include "difftest/bind.h"
+#include "difftest/python_oracle.h"
 #include "difftest/sqlite_oracle.h"
 #include "engine/limits.h"
 #include "bench/workloads/parts.h"
@@ -254,6 +256,73 @@ std::optional<Mismatch> Checker::check_sqlite(const GQuery& q, const Outcome& he
   return m;
 }
 
+bool Checker::open_python(const std::string& script, std::string* err) {
+  python_ = PythonOracle::open(session_->catalog(), script.empty() ? PythonOracle::default_script() : script, err);
+  return python_ != nullptr;
+}
+
+namespace {
+
+// How the Python oracle's first error differs from quelkit's ("" if not):
+// the error (its code), the operator it names, the relation and the tuple.
+std::string error_difference(const Error& mine, const Error& theirs) {
+  auto text = [](const Error& e) {
+    return std::string(e.message) + " at " + std::to_string(e.pos.line) + ":" + std::to_string(e.pos.col) +
+           " (relation " + (e.relation.empty() ? std::string("none") : e.relation) + ", tuple " +
+           std::to_string(e.tuple) + ")";
+  };
+  if (mine.code == theirs.code && mine.pos == theirs.pos && mine.relation == theirs.relation &&
+      mine.tuple == theirs.tuple)
+    return "";
+  return text(mine) + " vs the Python oracle's " + text(theirs);
+}
+
+void count_reason(std::vector<std::pair<std::string, uint64_t>>& v, const std::string& why) {
+  for (auto& [r, n] : v)
+    if (r == why) {
+      ++n;
+      return;
+    }
+  v.emplace_back(why, 1);
+}
+
+}  // namespace
+
+std::optional<Mismatch> Checker::check_python(const GQuery& q, const Outcome& heap, Summary* sum) {
+  const Result& r = heap.results[0];
+  if (!python_ || r.ok) return std::nullopt;
+  if (r.error.kind != ErrKind::Runtime) {
+    if (sum) count_reason(sum->python_skipped, "not a runtime error");
+    return std::nullopt;
+  }
+  Mismatch m;
+  m.kind = Mismatch::Python;
+  m.a = session_->runners()[0]->label();
+  m.b = "python oracle";
+  m.query = q.clone();
+  PythonOracle::Answer a;
+  std::string err;
+  if (!python_->ask(heap.query, &a, &err)) {
+    // An oracle that fails is a failed check, not one left out.
+    python_.reset();
+    m.detail = err;
+    return m;
+  }
+  if (!a.evaluated) {
+    if (sum) count_reason(sum->python_skipped, a.skipped);
+    return std::nullopt;
+  }
+  if (sum) ++sum->python_checked;
+  if (!a.raised) {
+    m.detail = r.error.format() + "\n  where the Python oracle finds no error";
+    return m;
+  }
+  m.detail = error_difference(r.error, a.error);
+  if (!m.detail.empty()) return m;
+  if (sum) ++sum->python_agreed;
+  return std::nullopt;
+}
+
 std::optional<Mismatch> Checker::check(const GQuery& q, const RunOptions& o, Summary* sum) {
   std::vector<harness::Runner*> all;
   for (auto& r : session_->runners()) all.push_back(r.get());
@@ -285,6 +354,8 @@ std::optional<Mismatch> Checker::check(const GQuery& q, const RunOptions& o, Sum
       return m;
     }
   }
+  if (o.python)
+    if (auto m = check_python(q, out, sum)) return m;
   if (o.storage)
     if (auto m = check_storage(q, out, sum)) return m;
   if (o.sqlite)
@@ -294,6 +365,8 @@ std::optional<Mismatch> Checker::check(const GQuery& q, const RunOptions& o, Sum
 
 Summary Checker::run(const RunOptions& o) {
   Summary sum;
+  if (o.python && !python_ && !open_python(o.python_script, &sum.python_missing))
+    log_ << "difftest: no Python oracle: " << sum.python_missing << "\n";
   Generator gen(o.seed, o.gen);
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };

@@ -1,8 +1,9 @@
 // The differential checker of `quelkit difftest`: runs each generated query on
 // every selected back end and mode (rows, values bit for bit, errors
 // exactly), on the storage variants of its relations (same row multiset as
-// the heap), and through SQLite where the query is in the SQL-compatible
-// subset. A mismatch is shrunk (shrink.cpp) to a minimal query that still
+// the heap), through SQLite where the query is in the SQL-compatible
+// subset, and, where it raises, through the Python oracle (python_oracle.h:
+// the same error, position and tuple from a second implementation). A mismatch is shrunk (shrink.cpp) to a minimal query that still
 // shows it and printed as a .quel reproducer (reproducer.cpp).
 #pragma once
 
@@ -22,6 +23,7 @@
 namespace quelkit::difftest {
 
 class SqliteOracle;
+class PythonOracle;
 
 // The typed operators of the bound queries (coverage of ops.def).
 struct Coverage {
@@ -32,8 +34,8 @@ struct Coverage {
 
 struct Mismatch {
   // Generator: the binder rejected a generated query.
-  enum Kind : uint8_t { Backends, Storage, Sqlite, Generator } kind = Backends;
-  std::string a, b;    // what disagreed: runner labels, "relation x vs y", "sqlite"
+  enum Kind : uint8_t { Backends, Storage, Sqlite, Python, Generator } kind = Backends;
+  std::string a, b;    // what disagreed: runner labels, "relation x vs y", "sqlite", "python oracle"
   std::string detail;  // the first difference
   GQuery query;        // the (shrunk) query
   int original_operators = 0;
@@ -48,6 +50,10 @@ struct RunOptions {
   bool shrink = true;
   bool sqlite = true;
   bool storage = true;
+  // The Python oracle on the queries that raise (python_oracle.h), run from
+  // python_script ("": PythonOracle::default_script()).
+  bool python = true;
+  std::string python_script;
   size_t max_mismatches = 1;  // stop after this many
   GenOptions gen;
 };
@@ -59,6 +65,13 @@ struct Summary {
   uint64_t storage_checked = 0;
   uint64_t sqlite_checked = 0;
   std::vector<std::pair<std::string, uint64_t>> sqlite_skipped;  // reason -> count
+  // Of the queries that raised: evaluated by the Python oracle, and of
+  // those, the ones whose error (code, position, relation, tuple) it found
+  // too; what it could not evaluate, by reason. python_missing: why there
+  // was no oracle at all ("" when there was, or none was asked for).
+  uint64_t python_checked = 0, python_agreed = 0;
+  std::vector<std::pair<std::string, uint64_t>> python_skipped;
+  std::string python_missing;
   uint64_t bind_failures = 0;  // generator bugs (must stay 0)
   double seconds = 0;
   Coverage coverage;
@@ -102,6 +115,8 @@ class Checker {
   std::vector<std::string> runner_labels() const;
   bool have_sqlite() const;
   SqliteOracle* sqlite() { return sqlite_.get(); }  // null without the oracle
+  // Starts the Python oracle (script "": the default); false and *err if it cannot.
+  bool open_python(const std::string& script, std::string* err);
 
  private:
   // `prefix` goes before the statement's text: the same statement elsewhere
@@ -114,6 +129,7 @@ class Checker {
   std::optional<Mismatch> check_backends(const GQuery& q, Outcome& out);
   std::optional<Mismatch> check_storage(const GQuery& q, const Outcome& heap, Summary* sum);
   std::optional<Mismatch> check_sqlite(const GQuery& q, const Outcome& heap, Summary* sum);
+  std::optional<Mismatch> check_python(const GQuery& q, const Outcome& heap, Summary* sum);
   bool still_fails(const Mismatch& m, const GQuery& candidate);
   // Does a keyed relation's answer differ from the heap's? (*detail: how)
   static bool storage_differs(const harness::Result& heap, const harness::Result& var, std::string* detail);
@@ -125,6 +141,7 @@ class Checker {
   std::ostringstream sink_out_, sink_err_;  // what the session prints (setup only)
   std::unique_ptr<harness::Session> session_;
   std::unique_ptr<SqliteOracle> sqlite_;
+  std::unique_ptr<PythonOracle> python_;
   std::string backends_;
   harness::PrepareOptions prepare_;
   uint64_t variant_pick_ = 0;

@@ -25,7 +25,8 @@ struct DifftestOptions {
   RunOptions run;
   std::string backends = "all";
   std::vector<std::string> corpus;
-  bool rewrite = false, no_shrink = false, no_sqlite = false, no_storage = false;
+  bool rewrite = false, no_shrink = false, no_sqlite = false, no_storage = false, no_python = false;
+  std::string python_oracle;
   cli::CodeOptions code;  // --jit-opt, --jit-checks, --jit-cpu, --vector-batch, --selection
   double minutes = 0, seconds = 0;
   uint64_t aggregates = 0;
@@ -41,7 +42,18 @@ void print_summary(std::ostream& os, const Summary& s, const std::vector<std::st
   os << " on";
   for (const auto& r : runners) os << " " << r;
   os << "\n  raised a runtime error: " << s.failed << "; result rows compared: " << s.rows
-     << "\n  storage variants compared: " << s.storage_checked << "\n  SQLite compared: " << s.sqlite_checked;
+     << "\n  storage variants compared: " << s.storage_checked;
+  // The raised errors a second implementation checked (or why none did).
+  if (!s.python_missing.empty()) {
+    os << "\n  Python oracle: none (" << s.python_missing << ")";
+  } else {
+    os << "\n  of those raised, checked by the Python oracle: " << s.python_checked << ", agreed: " << s.python_agreed;
+    if (!s.python_skipped.empty()) {
+      os << "; not evaluated there:";
+      for (const auto& [r, n] : s.python_skipped) os << " " << r << " " << n;
+    }
+  }
+  os << "\n  SQLite compared: " << s.sqlite_checked;
   if (!s.sqlite_skipped.empty()) {
     os << "; not comparable:";
     for (const auto& [r, n] : s.sqlite_skipped) os << " " << r << " " << n;
@@ -90,6 +102,11 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-shrink", d->no_shrink, "print a mismatch as found");
   app.add_flag("--no-sqlite", d->no_sqlite, "leave out the SQLite oracle");
   app.add_flag("--no-storage", d->no_storage, "leave out the ISAM/hash copies");
+  app.add_flag("--no-python", d->no_python, "leave out the Python oracle of the queries that raise");
+  app.add_option("--python-oracle", d->python_oracle,
+                 "the Python oracle's script (default: test/oracle/oracle.py of the source tree)")
+      ->check(CLI::ExistingFile.description(""))
+      ->type_name("FILE");
   // What the summary's "not comparable" counts, from the oracle's one list.
   std::string differences = "\nWhat the SQLite oracle leaves out (the summary's \"not comparable\") or treats apart:\n";
   for (const Difference& dif : kDifferences) {
@@ -111,7 +128,7 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   // What shapes a random run does nothing to a corpus run: given with
   // --corpus it is a usage error, not silently a run that tested less.
   for (const char* random_only : {"--seed", "--count", "--minutes", "--seconds", "--max-mismatches", "--aggregates",
-                                  "--no-shrink", "--no-sqlite", "--no-storage"})
+                                  "--no-shrink", "--no-sqlite", "--no-storage", "--no-python", "--python-oracle"})
     corpus->excludes(app.get_option(random_only));
   return [d, &app] {
     cli::refuse_unread_backend_options(app, harness::parse_backend_list(d->backends));
@@ -128,6 +145,8 @@ int run_difftest(const DifftestOptions& d) {
   o.shrink = !d.no_shrink;
   o.sqlite = !d.no_sqlite;
   o.storage = !d.no_storage;
+  o.python = !d.no_python;
+  o.python_script = d.python_oracle;
   const std::string& backends = d.backends;
   const bool rewrite = d.rewrite;
   const uint64_t aggregates = d.aggregates;
@@ -269,7 +288,8 @@ int run_difftest(const DifftestOptions& d) {
       if (o.max_mismatches != RunOptions{}.max_mismatches) std::cout << " --max-mismatches " << o.max_mismatches;
       if (aggregates) std::cout << " --aggregates " << aggregates;
       for (const auto& [off, flag] :
-           {std::pair{d.no_sqlite, "--no-sqlite"}, {d.no_storage, "--no-storage"}, {d.no_shrink, "--no-shrink"}})
+           {std::pair{d.no_sqlite, "--no-sqlite"}, {d.no_storage, "--no-storage"}, {d.no_shrink, "--no-shrink"},
+            {d.no_python, "--no-python"}})
         if (off) std::cout << " " << flag;
       std::cout << "\n";
     };

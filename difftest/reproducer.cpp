@@ -11,7 +11,7 @@ namespace quelkit::difftest {
 
 std::string Checker::reproducer(const Mismatch& m) {
   static const char* kinds[] = {"back ends disagree", "storage structures disagree", "SQLite disagrees",
-                                "generator and binder disagree"};
+                                "the Python oracle disagrees", "generator and binder disagree"};
   std::string detail = m.detail;
   for (size_t p = 0; (p = detail.find('\n', p)) != std::string::npos; p += 4) detail.replace(p, 1, "\n * ");
   // A comment must not end early.

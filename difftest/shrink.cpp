@@ -40,6 +40,11 @@ bool Checker::still_fails(const Mismatch& m, const GQuery& cand) {
       if (!h.bound || !h.results[0].ok) return false;
       return check_sqlite(cand, h, nullptr).has_value();
     }
+    case Mismatch::Python: {
+      Outcome h = evaluate(cand, {session_->runners()[0].get()});
+      if (!h.bound || h.results[0].ok) return false;
+      return check_python(cand, h, nullptr).has_value();
+    }
   }
   return false;
 }
@@ -216,6 +221,12 @@ void Checker::shrink(Mismatch& m) {
       Outcome out = evaluate(m.query, {session_->runners()[0].get()});
       if (out.bound)
         if (auto again = check_sqlite(m.query, out, nullptr)) m.detail = again->detail;
+      break;
+    }
+    case Mismatch::Python: {
+      Outcome out = evaluate(m.query, {session_->runners()[0].get()});
+      if (out.bound && !out.results[0].ok)
+        if (auto again = check_python(m.query, out, nullptr)) m.detail = again->detail;
       break;
     }
     default: break;

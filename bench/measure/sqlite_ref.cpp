@@ -111,52 +111,73 @@ std::string SqliteRef::sql_for(char q) {
 }
 
 bool SqliteRef::run(const std::string& sql, uint64_t* rows, uint64_t* checksum, std::string* err) {
+  SqliteRows stored;
+  if (!execute(sql, &stored, err)) return false;
+  ++checksums_;
+  *rows = stored.rows();
+  *checksum = SqliteRef::checksum(stored);
+  return true;
+}
+
+bool SqliteRef::execute(const std::string& sql, SqliteRows* out, std::string* err) {
   sqlite3_stmt*& st = impl_->stmts[sql];
   if (!st && sqlite3_prepare_v2(impl_->db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
     *err = sqlite3_errmsg(impl_->db);
     return false;
   }
-  uint64_t n = 0, sum = 0;
+  out->clear();
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     // Asked after the step: a statement SQLite re-prepared there (its table
     // dropped and made anew with other columns) has the new table's columns.
     const int cols = sqlite3_column_count(st);
-    // The row encoding of DESIGN.md "Result checksum", from SQLite's values.
-    uint64_t h = QK_FNV_OFFSET;
     for (int c = 0; c < cols; ++c) {
-      switch (sqlite3_column_type(st, c)) {
-        case SQLITE_INTEGER: {
-          int64_t v = sqlite3_column_int64(st, c);
-          h = rt::fnv1a64(reinterpret_cast<const uint8_t*>(&v), 8, h);
-          break;
-        }
-        case SQLITE_FLOAT: {
-          double v = sqlite3_column_double(st, c);
-          h = rt::fnv1a64(reinterpret_cast<const uint8_t*>(&v), 8, h);
-          break;
-        }
-        default: {
-          const uint8_t* t = sqlite3_column_text(st, c);
-          uint32_t len = uint32_t(sqlite3_column_bytes(st, c));
-          len = rt::strip(t, len);
-          static const uint8_t zero = 0;
-          h = rt::fnv1a64(t, len, h);
-          h = rt::fnv1a64(&zero, 1, h);
-        }
+      SqliteRows::Value v;
+      v.type = sqlite3_column_type(st, c);
+      if (v.type == SQLITE_INTEGER) {
+        v.i = sqlite3_column_int64(st, c);
+      } else if (v.type == SQLITE_FLOAT) {
+        v.d = sqlite3_column_double(st, c);
+      } else {
+        const unsigned char* t = sqlite3_column_text(st, c);
+        v.len = uint32_t(sqlite3_column_bytes(st, c));
+        v.off = uint32_t(out->text.size());
+        if (v.len) out->text.append(reinterpret_cast<const char*>(t), v.len);
       }
+      out->values.push_back(v);
     }
-    sum += rt::mix64(h);
-    ++n;
+    out->row_end.push_back(uint32_t(out->values.size()));
   }
   sqlite3_reset(st);
   if (rc != SQLITE_DONE) {
     *err = sqlite3_errmsg(impl_->db);
     return false;
   }
-  *rows = n;
-  *checksum = sum;
   return true;
+}
+
+uint64_t SqliteRef::checksum(const SqliteRows& rows) {
+  uint64_t sum = 0;
+  size_t k = 0;
+  for (const uint32_t end : rows.row_end) {
+    // The row encoding of DESIGN.md "Result checksum", from SQLite's values.
+    uint64_t h = QK_FNV_OFFSET;
+    for (; k < end; ++k) {
+      const SqliteRows::Value& v = rows.values[k];
+      if (v.type == SQLITE_INTEGER) {
+        h = rt::fnv1a64(reinterpret_cast<const uint8_t*>(&v.i), 8, h);
+      } else if (v.type == SQLITE_FLOAT) {
+        h = rt::fnv1a64(reinterpret_cast<const uint8_t*>(&v.d), 8, h);
+      } else {
+        static const uint8_t zero = 0;
+        const uint8_t* t = reinterpret_cast<const uint8_t*>(rows.text.data()) + v.off;
+        h = rt::fnv1a64(t, rt::strip(t, v.len), h);
+        h = rt::fnv1a64(&zero, 1, h);
+      }
+    }
+    sum += rt::mix64(h);
+  }
+  return sum;
 }
 
 bool SqliteRef::exec(const std::string& sql, uint64_t* changes, std::string* err) {

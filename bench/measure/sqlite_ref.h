@@ -16,6 +16,27 @@
 
 namespace quelkit {
 
+// A result as SQLite returned it, kept for its checksum after the clock
+// stops: each value's SQLite type and value, text in one buffer.
+struct SqliteRows {
+  struct Value {
+    int type = 0;  // SQLITE_INTEGER, SQLITE_FLOAT, or text (anything else)
+    int64_t i = 0;
+    double d = 0;
+    uint32_t off = 0, len = 0;  // text: bytes [off, off + len) of `text`
+  };
+  std::vector<Value> values;
+  std::vector<uint32_t> row_end;  // index into values one past each row's last
+  std::string text;
+  // Empty again, keeping the room (a timed loop reuses one).
+  void clear() {
+    values.clear();
+    row_end.clear();
+    text.clear();
+  }
+  uint64_t rows() const { return row_end.size(); }
+};
+
 class SqliteRef {
  public:
   // Loads n PARTS rows (wide adds the blank filler); keyed adds an index on
@@ -29,8 +50,16 @@ class SqliteRef {
   ~SqliteRef();
   // SQL for a paper query id, or "" if there is none.
   static std::string sql_for(char query);
-  // Runs the query once; returns rows and the DESIGN.md checksum of them.
+  // Runs the query once; returns rows and the DESIGN.md checksum of them
+  // (execute, then checksum: what an untimed, checked run does).
   bool run(const std::string& sql, uint64_t* rows, uint64_t* checksum, std::string* err);
+  // What a timed run does: steps the query to its end, storing every row in
+  // *out (cleared first). It takes no checksum, and computes none.
+  bool execute(const std::string& sql, SqliteRows* out, std::string* err);
+  // The DESIGN.md "Result checksum" of stored rows (off every clock).
+  static uint64_t checksum(const SqliteRows& rows);
+  // Checksums computed by this object so far (tests: none inside timed runs).
+  uint64_t checksums_taken() const { return checksums_; }
   // Runs a statement that returns no rows (DDL, DML, BEGIN, ROLLBACK);
   // *changes = the rows it inserted, deleted or updated.
   bool exec(const std::string& sql, uint64_t* changes, std::string* err);
@@ -39,6 +68,7 @@ class SqliteRef {
   SqliteRef() = default;
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  uint64_t checksums_ = 0;
 };
 
 }  // namespace quelkit

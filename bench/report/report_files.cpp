@@ -144,6 +144,13 @@ bool write_files(const Measured& m, const std::string& out_dir) {
                                 {"ci_level", t.stats.level},
                                 {"met", t.met},
                                 {"told", t.told}});
+    doc["targets_left_out"] = nlohmann::ordered_json::array();  // bounds not checked, and why
+    for (const TargetLeftOut& l : left_out_targets(m))
+      doc["targets_left_out"].push_back({{"ratio", l.what},
+                                         {"queries", l.queries},
+                                         {"min_tuples", l.min_size},
+                                         {"limit", l.limit},
+                                         {"reason", l.reason}});
     for (const LevelCost& l : m.levels)
       doc["compile_levels"].push_back({{"backend", l.runner},
                                        {"level", l.level},

@@ -83,6 +83,17 @@ struct TargetCheck {
   bool told = false;  // the interval lies wholly on met's side of the limit (harness::judge)
 };
 std::vector<TargetCheck> check_targets(const Measured& m);
+// A bound of the targets this run could not check, and why: a back end it
+// names was not built or not asked for (-b), --queries left out its queries,
+// or no size reached its smallest (report_targets.cpp). One entry a bound.
+struct TargetLeftOut {
+  std::string what;     // "gccjit:fused / reference"
+  std::string queries;  // "bcde"
+  uint64_t min_size = 0;
+  double limit = 0;
+  std::string reason;  // "gccjit:fused is not built", "gccjit:fused is not in -b", ...
+};
+std::vector<TargetLeftOut> left_out_targets(const Measured& m);
 // The ranking of the back ends on a row (report_ranking.cpp): by median
 // statement time, each with its ratio to the fastest; tied: this run does not
 // tell it from the one ranked before it (the first quartile of their paired

@@ -6,10 +6,15 @@
 // measurement (harness::ratio), as every ratio of the tables is, printed with
 // half its spread, so that a reader sees how far a verdict is from its line,
 // and marked where the median's interval (95%, less under 6 pairs) holds the bound.
+// A bound the run could not check is named with the reason (a back end not
+// built or not asked for, queries or sizes left out), so that a short list of
+// checks does not read as every target met.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 
 #include "bench/report/report_parts.h"
+#include "engine/backend.h"
 #include "engine/measure.h"
 
 namespace quelkit::report {
@@ -84,12 +89,65 @@ std::vector<TargetCheck> check_targets(const Measured& m) {
   return out;
 }
 
+std::vector<TargetLeftOut> left_out_targets(const Measured& m) {
+  const std::vector<TargetCheck> checks = check_targets(m);
+  std::vector<TargetLeftOut> out;
+  for (const Target& t : kTargets) {
+    const std::string what = std::string(t.num) + " / " + t.den;
+    // Checked on at least one query and size: not left out.
+    if (std::any_of(checks.begin(), checks.end(),
+                    [&](const TargetCheck& c) { return c.what.rfind(what, 0) == 0 && c.limit == t.limit &&
+                                                       std::string(t.queries).find(c.query) != std::string::npos &&
+                                                       c.size >= t.min_size; }))
+      continue;
+    TargetLeftOut l;
+    l.what = what;
+    l.queries = t.queries;
+    l.min_size = t.min_size;
+    l.limit = t.limit;
+    // The first reason that holds, the back ends first: a run asked for the
+    // sizes may still lack the back end, and that is what a reader must hear.
+    for (const char* side : {t.num, t.den}) {
+      const std::string label = side;
+      if (label == "best" || label == "reference" || label == "floor" || !l.reason.empty()) continue;
+      if (std::find(m.backends.begin(), m.backends.end(), label) != m.backends.end()) continue;
+      const std::string name = label.substr(0, label.find(':'));
+      l.reason = label + (harness::find_backend(name) ? " is not in this run's back ends (-b)"
+                                                      : " is not built (its back end is not in this quelkit)");
+    }
+    if (l.reason.empty() && !m.queries.empty() &&
+        std::none_of(l.queries.begin(), l.queries.end(), [&](char q) { return m.queries.find(q) != std::string::npos; }))
+      l.reason = "--queries " + m.queries + " leaves out its queries";
+    if (l.reason.empty() && std::none_of(m.sizes.begin(), m.sizes.end(), [&](uint64_t n) { return n >= t.min_size; }))
+      l.reason = "no --sizes of " + std::to_string(t.min_size) + " tuples or more";
+    if (l.reason.empty()) l.reason = "not measured in this run";  // e.g. a figure with no repetitions
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+namespace {
+
+// The bounds left out, one line each (after the checks, or alone).
+void print_left_out(const Measured& m) {
+  const std::vector<TargetLeftOut> left = left_out_targets(m);
+  if (left.empty()) return;
+  std::cout << "Targets left out (" << left.size() << " of " << std::size(kTargets) << "), and why:\n";
+  for (const TargetLeftOut& l : left)
+    std::cout << "  " << std::left << std::setw(6) << ("(" + l.queries + ")") << std::right << " >= " << std::setw(8)
+              << l.min_size << "  " << std::left << std::setw(36) << (l.what + " <= " + fmt(l.limit, 1)) << std::right
+              << "  " << l.reason << "\n";
+}
+
+}  // namespace
+
 void print_targets(const Measured& m) {
   const std::vector<TargetCheck> checks = check_targets(m);
   if (checks.empty()) {
     // Said, so that a short run does not read as one with no targets.
     std::cout << "Targets (docs/DESIGN.md, \"The kit's targets\"): none checked in this run: they are on Table 1's\n"
                  "heap, (b)-(e), at 1M tuples and more, between the back ends, reference loop and floor they name\n";
+    print_left_out(m);
     return;
   }
   std::cout << "Targets (docs/DESIGN.md, \"The kit's targets\"): Table 1's heap at 1M tuples and more; each the median\n"
@@ -108,6 +166,7 @@ void print_targets(const Measured& m) {
   }
   std::cout << missed << " of " << checks.size() << " targets missed in this run" << harness::noise_misses_note(noise)
             << "\n";
+  print_left_out(m);
 }
 
 }  // namespace quelkit::report

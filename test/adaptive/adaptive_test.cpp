@@ -2,11 +2,14 @@
 // forced switch at every page agreeing with the interpreter, errors on the
 // first tuple after a switch included; a compile the statement no longer
 // needs abandoned, joined and its code freed; the tier fields of --stats;
-// eviction of plans holding compiled tiers. The corpus and difftest run it
+// eviction of plans holding compiled tiers; the default tiered policy driven
+// through each of its stages by a scripted world (clocks and the compile's
+// thread, adaptive::World), deterministic. The corpus and difftest run it
 // too (every registered mode). These tests also run under ThreadSanitizer
 // (`./kit tsan`; suppressions in test/sanitize/tsan.supp).
 #include <gtest/gtest.h>
 
+#include <future>
 #include <string>
 
 #include "adaptive/adaptive.h"
@@ -438,6 +441,144 @@ TEST(Adaptive, NoPlanCacheSharesAPlanWithinTheStatementOnly) {
     }
   }
   EXPECT_EQ(llvm_modules(), before);
+}
+
+// ------------------------------------- the tiered policy, stage by stage
+
+// A world whose wall clock moves by a page's cost at every read (the policy
+// reads it once a page while it measures, so each timed page took exactly
+// that), at first the first tier's cost and, once a compile has run, the
+// compiled tier's; a compile runs on its own thread but is finished when
+// start() returns, so the code is there at the very next page boundary.
+class ScriptedWorld final : public adaptive::World {
+ public:
+  void reset(uint64_t first_page_ns, uint64_t compiled_page_ns) {
+    page_ns_ = first_page_ns;
+    compiled_page_ns_ = compiled_page_ns;
+    starts_ = 0;
+  }
+  uint64_t now_ns() override { return t_ += page_ns_; }
+  uint64_t thread_cpu_ns() override { return cpu_ += 1000; }
+  std::thread start(std::function<void()> compile) override {
+    ++starts_;
+    std::promise<void> ran;
+    std::future<void> f = ran.get_future();
+    std::thread th([compile = std::move(compile), ran = std::move(ran)]() mutable {
+      compile();
+      ran.set_value();
+    });
+    f.wait();
+    page_ns_ = compiled_page_ns_;  // the pages that follow run on the compiled tier
+    return th;
+  }
+  int starts() const { return starts_; }
+
+ private:
+  std::atomic<uint64_t> t_{1}, cpu_{1}, page_ns_{0};
+  uint64_t compiled_page_ns_ = 0;
+  int starts_ = 0;
+};
+
+ScriptedWorld& scripted_world() {
+  static ScriptedWorld w;
+  return w;
+}
+
+// "scripted:tiered": the default tiered policy in the scripted world.
+void register_scripted() {
+  register_all_backends();
+  harness::BackendSpec spec;
+  spec.name = "scripted";
+  spec.modes = {{"tiered"}};
+  spec.reads_options = harness::kJitOptions;
+  spec.make = [](const std::string&, const harness::PrepareOptions& opt) {
+    return adaptive::make_backend(adaptive::Policy::Tiered, opt, scripted_world());
+  };
+  harness::register_backend(std::move(spec));
+}
+
+// The default policy on (d) over 20,000 tuples (715 pages of 28), its first
+// tier scripted at 10 us a tuple, so that compiling pays: the first 8 timed
+// pages measure the first tier (page 0 is not timed: its time would start
+// before the scan); at page 9 the model decides to compile at level 1 and
+// launches it; at page 10 the plan takes the code, runs the compiled tier and
+// times 8 pages of it (11-18, page 10 starting before the code ran); at page
+// 19 it picks the cheaper tier for the rest (pages 10-18 ran compiled). Run once with compiled code at
+// half the cost (it stays) and once at twice (back to the first tier); both
+// agree with interp on every row, and the plan's next scan starts on the
+// tier it picked.
+TEST(AdaptiveTiered, DecidesLaunchesTakesMeasuresAndPicks) {
+  if (!have_llvm()) GTEST_SKIP() << "LLVM not built: no second tier";
+  register_scripted();
+  const bool stencil = harness::find_backend("stencil") != nullptr;
+  const std::string first = stencil ? "stencil:fused" : "threaded:goto";
+  constexpr uint64_t kPage = 28 * 10000;  // ns a page of the first tier: 10 us a tuple
+  for (const bool faster : {true, false}) {
+    SCOPED_TRACE(faster ? "compiled tier at half the cost" : "compiled tier at twice the cost");
+    scripted_world().reset(kPage, faster ? kPage / 2 : kPage * 2);
+    Kit k("interp:switch,scripted:tiered");
+    k.set_selection(harness::Selection::Branch);  // no probe of selections: one window each
+    k.add_parts(20000);
+    ASSERT_TRUE(k.run("range of p is parts").ok);
+    auto r = k.run(kPaperQueries[3]);
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;  // every row and value is interp's
+    const auto& st = k.last_report().stats;
+    // decide and launch: one compile, on the world's thread, at level 1.
+    EXPECT_EQ(scripted_world().starts(), 1);
+    EXPECT_EQ(st.bg_compiles, 1u);
+    EXPECT_EQ(st.bg_abandoned, 0u) << "taken, not abandoned";
+    EXPECT_EQ(st.bg_compile_wall_ns, kPage) << "the compile's wall time is the world's";
+    // take: the compiled tier ran from page 10, where the code was installed.
+    EXPECT_EQ(st.tier_switch_page, 10);
+    ASSERT_EQ(st.tier_tuples.size(), 2u) << st.tiers();
+    EXPECT_EQ(st.tier_tuples[0].first, first);
+    EXPECT_EQ(st.tier_tuples[1].first, "llvm:fused:O1");
+    // measure both tiers, then pick: 8 timed pages of the compiled tier, then
+    // the rest on the cheaper one.
+    if (faster) {
+      EXPECT_EQ(st.tier_tuples[0].second, 10u * 28) << st.tiers();
+      EXPECT_EQ(st.tier_tuples[1].second, 20000u - 10 * 28) << st.tiers();
+    } else {
+      EXPECT_EQ(st.tier_tuples[1].second, 9u * 28) << "pages 10-18 on the compiled tier, " << st.tiers();
+      EXPECT_EQ(st.tier_tuples[0].second, 20000u - 9 * 28) << st.tiers();
+    }
+    // The plan's next scan starts on the tier picked, from its first page,
+    // and compiles nothing more.
+    r = k.run(kPaperQueries[3]);
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
+    const auto& again = k.last_report().stats;
+    EXPECT_EQ(again.bg_compiles, 0u);
+    EXPECT_EQ(scripted_world().starts(), 1);
+    ASSERT_EQ(again.tier_tuples.size(), 1u) << again.tiers();
+    EXPECT_EQ(again.tier_tuples[0].first, faster ? "llvm:fused:O1" : first);
+    EXPECT_EQ(again.tier_tuples[0].second, 20000u);
+    EXPECT_EQ(again.tier_switch_page, faster ? 0 : -1);
+    EXPECT_EQ(adaptive::compiles_in_flight(), 0);
+  }
+}
+
+// The same plan where compiling does not pay (1 ns a tuple on the first
+// tier): the policy measures its window, decides not to compile, and the
+// scan stays on the first tier.
+TEST(AdaptiveTiered, DecidesNotToCompileWhereItDoesNotPay) {
+  if (!have_llvm()) GTEST_SKIP() << "LLVM not built: no second tier";
+  register_scripted();
+  scripted_world().reset(28, 14);
+  Kit k("interp:switch,scripted:tiered");
+  k.set_selection(harness::Selection::Branch);
+  k.add_parts(20000);
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  auto r = k.run(kPaperQueries[3]);
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
+  const auto& st = k.last_report().stats;
+  EXPECT_EQ(scripted_world().starts(), 0);
+  EXPECT_EQ(st.bg_compiles, 0u);
+  EXPECT_EQ(st.tier_switch_page, -1);
+  ASSERT_EQ(st.tier_tuples.size(), 1u) << st.tiers();
+  EXPECT_EQ(st.tier_tuples[0].second, 20000u);
 }
 
 }  // namespace

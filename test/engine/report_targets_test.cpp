@@ -1,7 +1,15 @@
 // The report's targets block (bench/report/report_parts.h, check_targets): each bound
 // checked on the median of paired repetitions, only where the run measured
-// what it names, on made-up figures.
+// what it names, on made-up figures; a bound it could not check named with
+// the reason (left_out_targets), in the report's text and paper.json too.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "backends/backends.h"
 
 #include "bench/report/report_parts.h"
 #include "test/engine/made_up_rows.h"
@@ -75,6 +83,92 @@ TEST(ReportTargets, OnlyTable1sHeapAtTheSizesABoundNames) {
   for (const auto& c : v) EXPECT_EQ(c.size, 10000000u) << c.what;
   // best / floor needs a floor, vector / llvm an llvm cell: neither here.
   EXPECT_EQ(v.size(), 1u);
+}
+
+const TargetLeftOut* left(const std::vector<TargetLeftOut>& v, const std::string& what) {
+  for (const auto& l : v)
+    if (l.what == what) return &l;
+  return nullptr;
+}
+
+// A run of interp and llvm:fused at 1M tuples: the bounds naming gccjit,
+// vector and threaded code are left out because those back ends were not in
+// it, each said with its reason; the ones it measured are not listed.
+TEST(ReportTargets, NamesEachBoundLeftOutAndWhy) {
+  register_all_backends();
+  Measured m;
+  m.backends = {"interp:switch", "llvm:fused"};
+  m.sizes = {210, 1000000};
+  m.rows.push_back(heap_row("d", 1000000, {cell("llvm:fused", CellKind::Backend, {110, 110, 110}),
+                                           cell("reference", CellKind::Reference, {100, 100, 100}),
+                                           cell("floor", CellKind::Floor, {62.5, 62.5, 62.5})}));
+  const auto v = left_out_targets(m);
+  const TargetLeftOut* g = left(v, "gccjit:fused / reference");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->queries, "bcde");
+  EXPECT_EQ(g->min_size, 1000000u);
+  const bool built = harness::find_backend("gccjit") != nullptr;
+  EXPECT_EQ(g->reason, built ? "gccjit:fused is not in this run's back ends (-b)"
+                             : "gccjit:fused is not built (its back end is not in this quelkit)");
+  const TargetLeftOut* vt = left(v, "vector:inplace / threaded:goto");
+  ASSERT_NE(vt, nullptr);
+  EXPECT_NE(vt->reason.find("vector:inplace is not"), std::string::npos) << vt->reason;
+  // Checked here: not left out.
+  EXPECT_EQ(left(v, "llvm:fused / reference"), nullptr);
+  EXPECT_EQ(left(v, "reference / floor"), nullptr);
+  // The 10M bound on (d), every back end present but no size that large.
+  m.backends.push_back("threaded:goto");
+  m.backends.push_back("vector:inplace");
+  const auto v2 = left_out_targets(m);
+  const TargetLeftOut* d = left(v2, "best / reference");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->reason, "no --sizes of 10000000 tuples or more");
+  // --queries that leave out a bound's queries say so.
+  m.queries = "d";
+  const auto v3 = left_out_targets(m);
+  const TargetLeftOut* c = left(v3, "best / floor");
+  ASSERT_NE(c, nullptr);
+  // Two bounds are "best / floor": (bde) at 2.0, checked on (d); (c) at 3.0, left out.
+  EXPECT_EQ(c->queries, "c");
+  EXPECT_EQ(c->reason, "--queries d leaves out its queries");
+}
+
+// The report itself, on a tiny size with one back end: its text and
+// paper.json name the targets left out, among them llvm:fused's for want
+// of the back end.
+TEST(ReportTargets, PaperNamesTheTargetsItLeftOut) {
+  char dir[] = "/tmp/quelkit-targets-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string cmd = std::string(QUELKIT_BINARY_DIR) +
+                          "/bin/quelkit paper --sizes 210 --keyed-sizes= --count-sizes= --queries b --reps 1 "
+                          "--min-time 0.001 --children 0 --no-sqlite -b threaded:goto --out " + dir + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << text;
+  const size_t at = text.find("Targets left out (8 of 8), and why:");
+  ASSERT_NE(at, std::string::npos) << text;
+  register_all_backends();
+  const std::string llvm = harness::find_backend("llvm") ? "llvm:fused is not in this run's back ends (-b)"
+                                                         : "llvm:fused is not built (its back end is not in this quelkit)";
+  EXPECT_NE(text.find("llvm:fused / reference <= 1.2", at), std::string::npos) << text.substr(at);
+  EXPECT_NE(text.find(llvm, at), std::string::npos) << text.substr(at);
+  EXPECT_NE(text.find("no --sizes of 1000000 tuples or more", at), std::string::npos) << text.substr(at);
+  std::ifstream js(std::string(dir) + "/paper.json");
+  const nlohmann::json doc = nlohmann::json::parse(js, nullptr, false);
+  ASSERT_TRUE(doc.is_object());
+  ASSERT_EQ(doc["targets_left_out"].size(), 8u);
+  bool named = false;
+  for (const auto& l : doc["targets_left_out"])
+    if (l["ratio"] == "llvm:fused / reference") {
+      named = true;
+      EXPECT_EQ(l["reason"], llvm);
+      EXPECT_EQ(l["min_tuples"], 1000000);
+    }
+  EXPECT_TRUE(named) << doc["targets_left_out"].dump();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

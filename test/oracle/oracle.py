@@ -15,6 +15,10 @@ checksum and back ends are checked against something that shares no code.
   oracle.py aggregate-queries       "rows checksum" of each checksum case of
                                     test/queries/aggregates.quel, in order
   oracle.py expected                all of the above the test suite checks
+  oracle.py difftest                `quelkit difftest`'s oracle of the random
+                                    queries that raise: JSON Lines on stdin
+                                    (the heaps, then one typed query a line),
+                                    the first error of each on stdout
 
 Regenerate the committed answers with:
   python3 test/oracle/oracle.py expected > test/oracle/expected.json
@@ -360,9 +364,258 @@ def csv_text(n, wide):
     return "\n".join(lines) + "\n"
 
 
+# ---- difftest: the first runtime error of a random query -----------------
+#
+# From DESIGN.md "Types and arithmetic", "Characters and patterns" and
+# "Evaluation order": tuples in scan order; per tuple the qualification, then
+# (if it holds) the targets left to right; and/or left to right, stopping at
+# the operand that decides; the first error ends the statement. Integers
+# compute in i4, f4 rounds each result to single precision (computed in double
+# and rounded: exact for + - * / of f4 operands), every float result must be
+# finite. quelkit sends the typed IR as the binder made it (ops.def's typed
+# operator names), so this evaluates what quelkit runs, by its own rules.
+
+I4_MIN, I4_MAX = -(1 << 31), (1 << 31) - 1
+RANGES = {"I1": (-128, 127), "I2": (-32768, 32767), "I4": (I4_MIN, I4_MAX)}
+E_OVERFLOW, E_DIV_ZERO, E_MOD_ZERO, E_SQRT_NEG, E_LOG_DOMAIN, E_CONVERT_RANGE, E_FLOAT_RESULT = range(1, 8)
+
+
+class Raised(Exception):
+    def __init__(self, code, node):
+        super().__init__(code)
+        self.code, self.pos = code, node["pos"]
+
+
+class Skip(Exception):
+    """A query this oracle does not evaluate (the reason is counted)."""
+
+
+def decode(t, v):
+    if t == "f4":
+        return struct.unpack("<f", struct.pack("<I", v))[0]
+    if t == "f8":
+        return struct.unpack("<d", struct.pack("<Q", v))[0]
+    if t == "c":
+        return bytes.fromhex(v)
+    return v
+
+
+def to_f4(x):
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:  # rounds past f4's range
+        return math.copysign(math.inf, x)
+
+
+def finite(x, node):
+    if math.isinf(x) or math.isnan(x):
+        raise Raised(E_FLOAT_RESULT, node)
+    return x
+
+
+def i4(x, node):
+    if not I4_MIN <= x <= I4_MAX:
+        raise Raised(E_OVERFLOW, node)
+    return x
+
+
+def trunc_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def libm(f, *args):
+    """C's result for a math function: inf on overflow, NaN on a domain error."""
+    try:
+        return f(*args)
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
+
+
+def pattern_regex(pat):
+    """A QUEL pattern (bytes, trailing blanks gone) as a regular expression."""
+    out, i, n = [], 0, len(pat)
+    while i < n:
+        c = pat[i:i + 1]
+        if c == b"*":
+            out.append(b".*")
+        elif c == b"?":
+            out.append(b".")
+        elif c == b"\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pat[i:i + 1]))
+        elif c == b"[":
+            j, members, neg = i + 1, [], False
+            if j < n and pat[j:j + 1] == b"^":
+                neg, j = True, j + 1
+            first = True
+            while j < n and (pat[j:j + 1] != b"]" or first):
+                first = False
+                lo = pat[j]
+                if lo == 0x5C and j + 1 < n:
+                    j += 1
+                    lo = pat[j]
+                j += 1
+                hi = lo
+                if j + 1 < n and pat[j:j + 1] == b"-" and pat[j + 1:j + 2] != b"]":
+                    hi = pat[j + 1]
+                    if hi == 0x5C and j + 2 < n:
+                        j += 1
+                        hi = pat[j + 1]
+                    j += 2
+                members.append((lo, hi))
+            if j >= n:
+                raise Skip("unclosed class")
+            cls = b"".join(b"\\x%02x-\\x%02x" % (lo, hi) for lo, hi in members if lo <= hi)
+            if cls:
+                out.append(b"[" + (b"^" if neg else b"") + cls + b"]")
+            else:  # only empty ranges: nothing is a member
+                out.append(b"." if neg else b"(?!)")
+            i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile(b"".join(out), re.DOTALL)
+
+
+def strip(b):
+    return b.rstrip(b" ")
+
+
+COMPARE = {"EQ": lambda a, b: a == b, "NE": lambda a, b: a != b, "LT": lambda a, b: a < b,
+           "LE": lambda a, b: a <= b, "GT": lambda a, b: a > b, "GE": lambda a, b: a >= b}
+ARITH = {"ADD": lambda a, b: a + b, "SUB": lambda a, b: a - b, "MUL": lambda a, b: a * b}
+FUNCS = {"EXP": math.exp, "SIN": math.sin, "COS": math.cos, "ATAN": math.atan}
+
+
+def evaluate(n, tup):
+    op, kids = n["op"], n["kids"]
+    if op == "CONST":
+        return decode(n["type"], n["val"])
+    if op == "ATTR":
+        if n["var"] != 0:
+            raise Skip("more than one variable")
+        return tup[n["attr"]]
+    if op in ("AND", "OR"):
+        for k in kids:
+            v = evaluate(k, tup)
+            if bool(v) == (op == "OR"):
+                return int(v != 0)
+        return int(op == "AND")
+    if op == "NOT":
+        return int(not evaluate(kids[0], tup))
+    name, _, t = op.partition("_")
+    if name == "CVT":
+        frm, to = t.split("_")
+        a = evaluate(kids[0], tup)
+        if frm in RANGES and to in RANGES:
+            lo, hi = RANGES[to]
+            if not lo <= a <= hi:
+                raise Raised(E_CONVERT_RANGE, n)
+            return a
+        if to in RANGES:  # a float to an integer: truncated toward zero
+            if math.isnan(a) or math.isinf(a):
+                raise Raised(E_CONVERT_RANGE, n)
+            v = math.trunc(a)
+            lo, hi = RANGES[to]
+            if not lo <= v <= hi:
+                raise Raised(E_CONVERT_RANGE, n)
+            return v
+        if to == "F4":
+            return finite(to_f4(float(a)), n)
+        return float(a)
+    a = evaluate(kids[0], tup)
+    b = evaluate(kids[1], tup) if len(kids) > 1 else None
+    if name in COMPARE:
+        if t == "C":
+            a, b = strip(a), strip(b)
+        return int(COMPARE[name](a, b))
+    if name in ("MATCH", "NOMATCH"):
+        hit = pattern_regex(strip(b)).fullmatch(strip(a)) is not None
+        return int(hit == (name == "MATCH"))
+    if name in ARITH:
+        if t == "I4":
+            return i4(ARITH[name](a, b), n)
+        v = ARITH[name](a, b)
+        return finite(to_f4(v) if t == "F4" else v, n)
+    if name == "DIV":
+        if b == 0:
+            raise Raised(E_DIV_ZERO, n)
+        if t == "I4":
+            return i4(trunc_div(a, b), n)
+        return finite(to_f4(a / b) if t == "F4" else a / b, n)
+    if name == "MOD":
+        if b == 0:
+            raise Raised(E_MOD_ZERO, n)
+        return a - b * trunc_div(a, b)  # the sign of the dividend
+    if name == "NEG":
+        return i4(-a, n) if t == "I4" else -a
+    if name == "ABS":
+        return i4(abs(a), n) if t == "I4" else abs(a)
+    if name == "POW":
+        return finite(libm(math.pow, a, b), n)
+    if name == "SQRT":
+        if a < 0:
+            raise Raised(E_SQRT_NEG, n)
+        return finite(math.sqrt(a), n)
+    if name == "LOG":
+        if not a > 0:
+            raise Raised(E_LOG_DOMAIN, n)
+        return finite(math.log(a), n)
+    if name in FUNCS:
+        return finite(libm(FUNCS[name], a), n)
+    if name == "CONCAT":
+        return strip(a) + b
+    raise Skip("operator " + name.lower())
+
+
+def first_error(q, relations):
+    """The first error of q over the heaps: {code, line, col, relation, tuple}, or None."""
+    if q["kind"] != "retrieve":
+        raise Skip("update")
+    if len(q["vars"]) > 1:
+        raise Skip("more than one variable")
+    if q["vars"]:
+        rel = q["vars"][0]
+        scan = [(i + 1, t) for i, t in enumerate(relations[rel])]
+    else:
+        rel, scan = "", [(1, [])]  # no relation: evaluated once, as its one tuple
+    for ordinal, tup in scan:
+        try:
+            if q["qual"] is not None and not evaluate(q["qual"], tup):
+                continue
+            for t in q["targets"]:
+                evaluate(t, tup)
+        except Raised as e:
+            return {"code": e.code, "line": e.pos[0], "col": e.pos[1], "relation": rel, "tuple": ordinal}
+    return None
+
+
+def difftest_server(inp, out):
+    head = json.loads(inp.readline())
+    relations = {}
+    for name, r in head["relations"].items():
+        types = [a["type"] for a in r["attrs"]]
+        relations[name] = [[decode(t, v) for t, v in zip(types, tup)] for tup in r["tuples"]]
+    out.write('{"ready":true}\n')
+    out.flush()
+    for line in inp:
+        try:
+            e = first_error(json.loads(line), relations)
+            answer = {"status": "ok"} if e is None else dict(status="error", **e)
+        except Skip as s:
+            answer = {"status": "skip", "reason": str(s)}
+        except RecursionError:
+            answer = {"status": "skip", "reason": "too deep"}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=["csv", "queries", "keyed", "held", "wisconsin", "wisconsin-queries", "aggregate-queries", "expected"])
+    ap.add_argument("command", choices=["csv", "queries", "keyed", "held", "wisconsin", "wisconsin-queries", "aggregate-queries", "expected", "difftest"])
     ap.add_argument("--rows", type=int, default=3360)
     ap.add_argument("--wide", action="store_true")
     ap.add_argument("--seed", type=int, default=1983)
@@ -370,7 +623,9 @@ def main():
     # 0 rows is a header-only CSV, as `quelkit gen parts --rows 0` writes
     if args.command != "expected" and args.rows < 0:
         ap.error("--rows must be at least 0")
-    if args.command == "csv":
+    if args.command == "difftest":
+        difftest_server(sys.stdin, sys.stdout)
+    elif args.command == "csv":
         sys.stdout.write(csv_text(args.rows, args.wide))
     elif args.command == "queries":
         print(json.dumps(queries(args.rows), sort_keys=True))
