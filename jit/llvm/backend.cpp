@@ -17,6 +17,7 @@
 #include "jit/llvm/emitter.h"
 #include "jit/llvm/jit.h"
 #include "jit/prepared.h"
+#include "engine/limits.h"
 #include "engine/measure.h"
 
 namespace quelkit::jit::llvmjit {
@@ -33,6 +34,10 @@ using harness::now_ns;
 
 class LlvmPlan final : public CompiledPlan {
  public:
+  // The largest plan compiled (harness::plan_nodes): the 10,000-term
+  // statements the tests compile are about 40,000 nodes.
+  static constexpr size_t kMaxPlanNodes = 50000;
+
   explicit LlvmPlan(const harness::PrepareOptions& opt) : opt_(opt) {}
   ~LlvmPlan() override {
     for (auto& t : trackers_) Jit::get(opt_.jit_native_cpu).unload(t);
@@ -44,6 +49,12 @@ class LlvmPlan final : public CompiledPlan {
     if (!which.qual && !which.kernel) qual_ = always;
     if (!which.project && !which.kernel) project_ = nothing;
     if (!which.qual && !which.project && !which.kernel) return;
+    // LLVM's optimiser, as GCC's, takes minutes past this size (the
+    // 21,846-term or 288 s at -O1) and cannot be interrupted in the
+    // program's process: a larger plan is refused before compiling, as a
+    // size limit, above the 10,000-term statements the tests compile.
+    if (harness::plan_nodes(plan) > kMaxPlanNodes)
+      harness::throw_too_large("the llvm back end", "more than 50,000 IR nodes (its compile takes minutes past them)");
     Jit& jit = Jit::get(opt_.jit_native_cpu);
     uint64_t t0 = now_ns();
     std::string suffix = jit.unique_suffix();
