@@ -395,10 +395,11 @@ TEST(Cli, StatsRepeatCountsTheRunsMade) {
   std::vector<std::string> lines;
   for (size_t at = 0, nl; (nl = o.text.find('\n', at)) != std::string::npos; at = nl + 1)
     if (o.text.compare(at, 8, "{\"stmt\":") == 0) lines.push_back(o.text.substr(at, nl - at));
-  ASSERT_EQ(lines.size(), 3u) << o.text;
-  EXPECT_NE(lines[0].find("\"repeat\":1,"), std::string::npos) << lines[0];  // append
-  EXPECT_NE(lines[1].find("\"repeat\":3,"), std::string::npos) << lines[1];  // retrieve
-  EXPECT_NE(lines[2].find("\"repeat\":1,"), std::string::npos) << lines[2];  // failed at its first tuple
+  ASSERT_EQ(lines.size(), 4u) << o.text;  // range's too (it runs once, on no back end)
+  EXPECT_NE(lines[0].find("\"statement\":\"range\",\"backend\":null,"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("\"repeat\":1,"), std::string::npos) << lines[1];  // append
+  EXPECT_NE(lines[2].find("\"repeat\":3,"), std::string::npos) << lines[2];  // retrieve
+  EXPECT_NE(lines[3].find("\"repeat\":1,"), std::string::npos) << lines[3];  // failed at its first tuple
   Out t = sh(kBin + " --parts 210 --format none --stats --repeat 3 -e 'range of p is parts "
                     "append to parts (pnum = 9999) retrieve (p.pnum)'");
   ASSERT_EQ(t.status, 0) << t.text;
