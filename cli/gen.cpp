@@ -3,14 +3,12 @@
 // Wisconsin), so a misplaced one is a usage error rather than ignored.
 #include "cli/gen.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "bench/workloads/parts.h"
 #include "bench/workloads/wisconsin.h"
+#include "storage/whole_file.h"
 
 namespace quelkit::cli {
 
@@ -32,16 +30,12 @@ int write_csv(const GenOptions& o, bool wisconsin) {
     write(std::cout);
     return 0;
   }
-  std::ofstream f(o.csv, std::ios::binary);
-  if (!f) {
-    std::cerr << "quelkit: error: cannot write " << o.csv << ": " << std::strerror(errno) << "\n";
-    return 1;
-  }
-  errno = 0;
-  write(f);
-  f.close();
-  if (!f) {  // errno is the failed write's (the disk full, the file-size limit)
-    std::cerr << "quelkit: error: cannot write " << o.csv << ": " << std::strerror(errno ? errno : EIO) << "\n";
+  // Written whole or not at all: a failed write (the disk full, the
+  // file-size limit) leaves the old file, or none, never a truncated one.
+  harness::WholeFile f(o.csv);
+  if (f.ok()) write(f.stream());
+  if (!f.commit()) {
+    std::cerr << "quelkit: error: " << f.error() << "\n";
     return 1;
   }
   return 0;

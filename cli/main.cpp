@@ -118,7 +118,9 @@ int run_session(const CLI::App& app, MainOptions& m) {
   opt.runner.plan_cache = !m.no_plan_cache;
   if (m.format == "table") opt.format = OutFormat::Table;
   else if (m.format == "csv") opt.format = OutFormat::Csv;
+  else if (m.format == "json") opt.format = OutFormat::Json;
   else if (m.format == "none") opt.format = OutFormat::None;
+  opt.separate_results = true;  // several results on one stream: read apart
   opt.stats = !m.stats.empty();
   opt.stats_json = m.stats == "json";
   opt.runner.count_sink = m.sink == "count";
@@ -265,12 +267,16 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
       ->type_name("study|[NAME=]N[:heap|:isam|:hash][:seed=S]")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--format", m->format, "how results are printed (none: checksum only)")
-      ->check(cli::one_of({"table", "csv", "none"}))
-      ->type_name("table|csv|none");
+  app.add_option("--format", m->format,
+                 "how results are printed: table; csv (a blank line between results, each with its header) or json "
+                 "(JSON Lines, an object a row: stmt and the columns), standard output holding results alone, "
+                 "--stats, --dump and messages on standard error; none: checksum only")
+      ->check(cli::one_of({"table", "csv", "json", "none"}))
+      ->type_name("table|csv|json|none");
   app.add_flag("--stats", m->stats,
                "(or --stats=json) per statement per back end: access path, rows, prepares, cache hits, prepare/run times, "
-               "checksum (docs/stats.md); --stats=json without --format: standard output is JSON Lines only")
+               "checksum (docs/stats.md); --stats=json without --format (or with none): standard output is its JSON Lines "
+               "only, an object per statement (per back end that ran it)")
       ->check(CLI::Validator(
           [](std::string& v) { return v == "true" || v == "json" ? std::string() : "takes no value, or =json"; }, ""));
   app.add_option("--repeat", m->opt.repeat, "run each retrieve K times; run_ns is the median")

@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <ostream>
+#include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "frontend/shown_text.h"
 #include "storage/budget.h"
@@ -155,13 +159,79 @@ void print_csv(std::ostream& os, const Schema& s, const ResultRows& rows) {
   const size_t n = rows.size();
   for (size_t c = 0; c < s.attrs.size(); ++c) os << (c ? "," : "") << s.attrs[c].name;
   os << '\n';
+  const bool one = s.attrs.size() == 1;
   for (size_t r = 0; r < n; ++r) {
     check_cancel_at(r);
     for (size_t c = 0; c < s.attrs.size(); ++c) {
       if (c) os << ',';
-      csv_field(os, value_text(s.attrs[c], rows.row(r)));
+      const std::string v = value_text(s.attrs[c], rows.row(r));
+      if (one && v.empty()) os << "\"\"";  // not a blank line: that separates results
+      else csv_field(os, v);
     }
     os << '\n';
+  }
+}
+
+std::vector<std::string> json_keys(const Schema& s) {
+  std::set<std::string> names;  // the columns' own names: a suffix never takes one
+  for (const auto& a : s.attrs) names.insert(a.name);
+  std::set<std::string> used = {"stmt"};
+  std::vector<std::string> keys;
+  for (const auto& a : s.attrs) {
+    std::string k = a.name;
+    for (int i = 2; used.count(k) || (k != a.name && names.count(k)); ++i) k = a.name + "_" + std::to_string(i);
+    used.insert(k);
+    keys.push_back(std::move(k));
+  }
+  return keys;
+}
+
+// The bytes as a JSON string can hold them: UTF-8 kept, each other byte as
+// the text \xNN.
+static std::string json_text(std::string_view v) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(v.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+  for (size_t i = 0; i < v.size();) {
+    char32_t cp;
+    const size_t len = p[i] < 0x80 ? 1 : utf8_sequence(p + i, v.size() - i, cp);
+    if (len) {
+      out.append(v.substr(i, len));
+      i += len;
+    } else {
+      out += {'\\', 'x', hex[p[i] >> 4], hex[p[i] & 15]};
+      ++i;
+    }
+  }
+  return out;
+}
+
+static nlohmann::ordered_json json_value(const Attribute& a, const uint8_t* row) {
+  const ir::Value v = get_value(a, row);
+  switch (a.type.kind) {
+    case Tk::I1:
+    case Tk::I2:
+    case Tk::I4: return v.i;
+    case Tk::B: return v.i != 0;
+    // The shortest digits that read back as the value (as CSV shows it), so
+    // an f4 is not widened to a double's long tail (0.1, not 0.10000000149).
+    case Tk::F4:
+    case Tk::F8: return std::strtod(value_text(a, row).c_str(), nullptr);
+    case Tk::C: return json_text(value_text(a, row));
+  }
+  return nullptr;
+}
+
+void print_json(std::ostream& os, const Schema& s, const ResultRows& rows, int stmt) {
+  const std::vector<std::string> keys = json_keys(s);
+  const size_t n = rows.size();
+  for (size_t r = 0; r < n; ++r) {
+    check_cancel_at(r);
+    nlohmann::ordered_json o;
+    o["stmt"] = stmt;
+    for (size_t c = 0; c < s.attrs.size(); ++c) o[keys[c]] = json_value(s.attrs[c], rows.row(r));
+    os << o.dump() << '\n';
   }
 }
 

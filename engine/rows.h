@@ -1,5 +1,5 @@
-// Reading, comparing and printing packed rows: the terminal table, CSV output,
-// sort by / unique, and the first-difference message of a back-end mismatch.
+// Reading, comparing and printing packed rows: the terminal table, CSV and
+// JSON Lines output, sort by / unique, and the first-difference message of a back-end mismatch.
 #pragma once
 
 #include <iosfwd>
@@ -27,7 +27,19 @@ std::string value_text(const Attribute& a, const uint8_t* row);
 
 // INGRES-style terminal table of the rows.
 void print_table(std::ostream& os, const Schema& s, const ResultRows& rows);
-// CSV with a header line, values as `quelkit gen` writes them.
+// CSV with a header line, values as `quelkit gen` writes them. A row of one
+// empty value is written `""`, so that no row is a blank line (the line
+// between two results under --format csv).
 void print_csv(std::ostream& os, const Schema& s, const ResultRows& rows);
+// --format json: JSON Lines, one object per row, {"stmt": stmt, then each
+// column by its key (json_keys)}; numbers as numbers, characters as strings
+// without their trailing blanks, each byte that is not UTF-8 written as the
+// four characters \xNN (as the terminal table shows it), so each line is
+// valid JSON.
+void print_json(std::ostream& os, const Schema& s, const ResultRows& rows, int stmt);
+// The keys of a row's object: each column's name, but a name already taken
+// ("stmt" is, by the statement number) gets the first free suffix _2, _3,
+// ... (two targets named qoh: qoh, qoh_2).
+std::vector<std::string> json_keys(const Schema& s);
 
 }  // namespace quelkit::harness

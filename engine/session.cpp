@@ -148,13 +148,26 @@ bool Session::run(const SourceRef& src) {
 
 bool Session::run_statement(const Stmt& s, const SourceRef& src) {
   ++stmt_no_;
+  stmt_rows_ = 0;
   if (opt_.dumps.count("ast")) listing() << "-- ast q" << stmt_no_ << "\n" << frontend::dump_ast(s) << "\n";
+  // --stats=json has one object per statement: a statement no runner
+  // evaluated (range, create, ..., or one that failed before it ran) gets
+  // one of its own, timed here, after its output and its error.
+  const size_t reports_before = reports_.size();
+  const bool json_stats = opt_.stats && opt_.stats_json;
+  const uint64_t start = json_stats ? now_ns() : 0;
+  auto statement_stats = [&](const std::string& error) {
+    if (json_stats && reports_.size() == reports_before) emit_statement_stats(s, now_ns() - start, error);
+  };
   try {
-    return exec(s, src);
+    const bool ok = exec(s, src);
+    statement_stats("");
+    return ok;
   } catch (QuelError& e) {
     if (!e.err.src) e.err.src = src;
     if (!e.err.pos.line) e.err.pos = s.pos;  // the memory budget's: on the statement
     print_error(e.err);
+    statement_stats(e.err.format());
     return false;
   } catch (std::exception& e) {
     // A limit the checks above missed: report it against the statement and
@@ -167,6 +180,7 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
                       ? "out of memory: the system refused an allocation the memory budget (--memory-budget) allowed"
                       : std::string("internal limit: ") + e.what();
     print_error(err);
+    statement_stats(err.format());
     return false;
   }
 }
@@ -341,6 +355,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     StmtReport rep;
     rep.stmt = stmt_no_;
     rep.line = s.pos.line;
+    rep.statement = frontend::ast::statement_word(s.kind);
     rep.backend = r->name();
     rep.mode = r->mode();
     rep.stats = first.stats;
@@ -461,10 +476,8 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
         });
         cat_.add(std::move(rel));
         *msg_ << "(" << rows_text(n) << " into " << q.into << ")\n";
-      } else if (opt_.format == OutFormat::Table) {
-        print_table(out_, res.layout, res.rows);
-      } else if (opt_.format == OutFormat::Csv) {
-        print_csv(out_, res.layout, res.rows);
+      } else if (opt_.format != OutFormat::None) {
+        show_result(res.layout, res.rows);
       } else if (!json_only()) {  // the JSON object carries the checksum
         out_ << checksum_line(res.checksum.sum, n);
       }
@@ -563,16 +576,42 @@ static std::string tier_text(const ExecStats& s) {
   return os.str();
 }
 
+void Session::show_result(const Schema& schema, const ResultRows& rows) {
+  switch (opt_.format) {
+    case OutFormat::Table: print_table(out_, schema, rows); break;
+    case OutFormat::Csv:
+      if (results_shown_++ && opt_.separate_results) out_ << '\n';
+      print_csv(out_, schema, rows);
+      break;
+    case OutFormat::Json: print_json(out_, schema, rows, stmt_no_); break;
+    case OutFormat::None: break;
+  }
+}
+
+void Session::emit_statement_stats(const Stmt& s, uint64_t run_ns, const std::string& error) {
+  StmtReport r;
+  r.stmt = stmt_no_;
+  r.line = s.pos.line;
+  r.statement = frontend::ast::statement_word(s.kind);
+  r.stats.rows_out = stmt_rows_;
+  r.stats.run_ns = r.run_ns_min = r.run_ns_max = run_ns;
+  r.error = error;
+  emit_stats(r);
+}
+
 void Session::emit_stats(const StmtReport& r) {
   const ExecStats& s = r.stats;
-  const std::string settings = backend_settings(r.backend, opt_.prepare);
+  const bool session_only = r.backend.empty();  // no back end evaluated it
+  const std::string settings = session_only ? "" : backend_settings(r.backend, opt_.prepare);
+  std::ostream& out = stats_out();
   if (opt_.stats_json) {
     // One object per line, fields in docs/stats.md's order.
     const nlohmann::ordered_json j = {
         {"stmt", r.stmt},
         {"line", r.line},
-        {"backend", r.backend},
-        {"mode", r.mode},
+        {"statement", r.statement},
+        {"backend", session_only ? nlohmann::ordered_json() : nlohmann::ordered_json(r.backend)},
+        {"mode", session_only ? nlohmann::ordered_json() : nlohmann::ordered_json(r.mode)},
         {"jit_opt", opt_.prepare.jit_opt},
         {"settings", settings},
         {"page_bytes", opt_.page_size},
@@ -602,7 +641,7 @@ void Session::emit_stats(const StmtReport& r) {
         {"error", r.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error)}};
     // An error quoting a literal may hold bytes that are not UTF-8: they
     // become U+FFFD rather than an exception.
-    out_ << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     return;
   }
   // A JIT's phases, where it reported them (a cache hit prepares nothing).
@@ -610,7 +649,7 @@ void Session::emit_stats(const StmtReport& r) {
   if (s.irgen_ns || s.opt_ns || s.codegen_ns)
     phases = " (irgen " + stats_us_text(s.irgen_ns) + ", opt " + stats_us_text(s.opt_ns) + ", codegen " +
              stats_us_text(s.codegen_ns) + ")";
-  out_ << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode
+  out << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode
        << (settings.empty() ? "" : " [" + settings + "]") << ": " << s.access_path
        << (s.selection.empty() ? "" : " (" + s.selection + ")") << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << stats_us_text(s.prepare_ns)
@@ -674,12 +713,11 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
     Relation* rel = cat_.find(n);
     ResultRows rows(rel->tuple_len());
     rel->for_each([&](Tid, const uint8_t* t) { rows.append(t, 1); });
-    // Under csv the title is a message: what goes to the output is CSV alone.
-    (opt_.format == OutFormat::Csv ? *msg_ : out) << rel->name() << " relation\n";
-    if (opt_.format == OutFormat::Csv) {
-      print_csv(out, rel->schema(), rows);
-    } else if (opt_.format == OutFormat::Table) {
-      print_table(out, rel->schema(), rows);
+    stmt_rows_ += rows.size();
+    // Under csv and json the title is a message: the output holds results alone.
+    (machine() ? *msg_ : out) << rel->name() << " relation\n";
+    if (opt_.format != OutFormat::None) {
+      show_result(rel->schema(), rows);
     } else {  // none: as a retrieve prints under it, the checksum of the rows
       Checksum sum;
       rows.for_each_run([&](const uint8_t* run, size_t k) { sum.add_rows(rel->schema(), run, k); });
@@ -689,8 +727,8 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
 }
 
 void Session::exec_help(const Stmt& s, const SourceRef& src) {
-  // Under csv help's text is a message, as print's title: the output holds CSV alone.
-  std::ostream& out = opt_.format == OutFormat::Csv ? *msg_ : listing();
+  // Under csv and json help's text is a message, as print's title: the output holds results alone.
+  std::ostream& out = machine() ? *msg_ : listing();
   if (s.relation.empty()) {
     out << "relations:\n";
     for (const auto& n : cat_.names()) {
@@ -751,11 +789,13 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   if (s.copy_into) {
     write_csv_file(s.file, *rel, cols, s.file_pos, src);
     uint64_t n = rel->ntuples();
+    stmt_rows_ = n;
     *msg_ << "(" << rows_text(n) << " copied into \"" << s.file << "\")\n";
   } else {
     std::vector<uint8_t> tuples = read_csv_file(s.file, rel->schema(), cols, s.file_pos, src);
     size_t n = rel->tuple_len() ? tuples.size() / rel->tuple_len() : 0;
     rel->insert_all(n, [&](size_t i) { return tuples.data() + i * rel->tuple_len(); });
+    stmt_rows_ = n;
     *msg_ << "(" << rows_text(n) << " copied from \"" << s.file << "\")\n";
   }
 }

@@ -18,11 +18,17 @@
 
 namespace quelkit::harness {
 
-enum class OutFormat : uint8_t { Table, Csv, None };
+// Table: the terminal table; Csv, Json (JSON Lines): machine-readable, the
+// output stream holds results alone; None: a checksum line per retrieve.
+enum class OutFormat : uint8_t { Table, Csv, Json, None };
 
 struct SessionOptions {
   std::vector<std::pair<std::string, std::string>> backends;  // (name, mode)
   OutFormat format = OutFormat::Table;  // None: a checksum line per retrieve
+  // csv: a blank line between two results of the session, so that a stream
+  // of several is read apart (the quelkit command's); off, each statement's
+  // output stands alone, as tests and the corpus compare it.
+  bool separate_results = false;
   bool stats = false, stats_json = false;
   int repeat = 1;
   std::set<std::string> dumps;  // ast ir folded + back-end forms
@@ -36,7 +42,8 @@ struct SessionOptions {
 struct StmtReport {
   int stmt = 0;
   uint32_t line = 0;
-  std::string backend, mode;
+  std::string statement;      // its keyword: retrieve, append, ...
+  std::string backend, mode;  // empty: a statement no back end evaluates
   ExecStats stats;
   uint64_t run_ns_min = 0, run_ns_max = 0;
   int runs = 1;  // runs made: --repeat's K for a retrieve that succeeded, else 1
@@ -109,10 +116,21 @@ class Session {
   void exec_print(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_help(const frontend::ast::Stmt& s, const SourceRef& src);
   void emit_stats(const StmtReport& r);
-  // What is neither a result row nor a message (print, help, dumps): the
-  // output stream, unless --stats=json alone makes that pure JSON Lines.
-  std::ostream& listing() { return json_only() ? err_ : out_; }
+  // A statement no runner evaluated (range, create, copy, print, ..., or one
+  // that failed before it ran): its one --stats=json object.
+  void emit_statement_stats(const frontend::ast::Stmt& s, uint64_t run_ns, const std::string& error);
+  // A result (a retrieve's rows, a print's relation) in the format asked;
+  // under csv a blank line comes between two results.
+  void show_result(const Schema& schema, const ResultRows& rows);
+  // What is neither a result row nor a message (help, print's title under
+  // table, dumps): the output stream, unless it is machine-readable (csv,
+  // json, or --stats=json alone) and must hold nothing else.
+  std::ostream& listing() { return json_only() || machine() ? err_ : out_; }
+  // --stats, text or JSON: after the results on the output stream, but on
+  // the error stream under csv and json, whose output holds results alone.
+  std::ostream& stats_out() { return machine() ? err_ : out_; }
   bool json_only() const { return opt_.stats_json && opt_.format == OutFormat::None; }
+  bool machine() const { return opt_.format == OutFormat::Csv || opt_.format == OutFormat::Json; }
 
   SessionOptions opt_;
   std::ostream& out_;
@@ -126,6 +144,8 @@ class Session {
   bool verify_ = true;
   bool stopped_ = false;  // run() met a lexical or syntax error (stopped())
   Includer includer_;
+  size_t results_shown_ = 0;  // results written under csv: the next is set apart by a blank line
+  uint64_t stmt_rows_ = 0;    // a print's or copy's tuples, for its --stats=json rows_out
 };
 
 // Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).

@@ -87,4 +87,8 @@ struct Stmt {
 };
 using StmtPtr = std::unique_ptr<Stmt>;
 
+// The keyword a statement starts with ("range", "retrieve", ...): how the
+// parser's messages and --stats=json name its kind.
+const char* statement_word(Stmt::Kind k);
+
 }  // namespace quelkit::frontend::ast

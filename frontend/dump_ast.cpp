@@ -96,6 +96,25 @@ void columns(const ast::Stmt& s, std::string& out) {
 
 }  // namespace
 
+const char* ast::statement_word(ast::Stmt::Kind k) {
+  using ast::Stmt;
+  switch (k) {
+    case Stmt::Range: return "range";
+    case Stmt::Retrieve: return "retrieve";
+    case Stmt::Create: return "create";
+    case Stmt::Append: return "append";
+    case Stmt::Delete: return "delete";
+    case Stmt::Replace: return "replace";
+    case Stmt::Copy: return "copy";
+    case Stmt::Modify: return "modify";
+    case Stmt::Destroy: return "destroy";
+    case Stmt::Print: return "print";
+    case Stmt::Help: return "help";
+    case Stmt::Include: return "\\i";
+  }
+  return "?";
+}
+
 std::string dump_ast(const ast::Stmt& s) {
   std::string out = "(";
   switch (s.kind) {

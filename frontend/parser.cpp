@@ -280,23 +280,7 @@ class Parser {
     return s;
   }
 
-  static const char* stmt_word(Stmt::Kind k) {
-    switch (k) {
-      case Stmt::Range: return "range";
-      case Stmt::Retrieve: return "retrieve";
-      case Stmt::Create: return "create";
-      case Stmt::Append: return "append";
-      case Stmt::Delete: return "delete";
-      case Stmt::Replace: return "replace";
-      case Stmt::Copy: return "copy";
-      case Stmt::Modify: return "modify";
-      case Stmt::Destroy: return "destroy";
-      case Stmt::Print: return "print";
-      case Stmt::Help: return "help";
-      case Stmt::Include: return "\\i";
-    }
-    return "?";
-  }
+  static const char* stmt_word(Stmt::Kind k) { return ast::statement_word(k); }
 
   void relation_name(Stmt& s) {
     Token t = expect_name("a relation name");

@@ -5,11 +5,6 @@
 
 namespace quelkit {
 
-namespace {
-
-// The length of the well-formed UTF-8 sequence at p (n bytes left) and its
-// code point, or 0 where the bytes are not one: overlong forms, surrogates
-// and sequences cut short are not characters.
 size_t utf8_sequence(const unsigned char* p, size_t n, char32_t& cp) {
   const unsigned char b0 = p[0];
   const size_t len = b0 >= 0xc2 && b0 <= 0xdf ? 2 : b0 >= 0xe0 && b0 <= 0xef ? 3 : b0 >= 0xf0 && b0 <= 0xf4 ? 4 : 0;
@@ -23,6 +18,8 @@ size_t utf8_sequence(const unsigned char* p, size_t n, char32_t& cp) {
   if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
   return len;
 }
+
+namespace {
 
 // Columns a code point takes: 0 for combining marks and zero-width
 // characters, 2 for East Asian wide and fullwidth forms and emoji, else 1.

@@ -13,6 +13,13 @@
 
 namespace quelkit {
 
+// The length of the well-formed multi-byte UTF-8 sequence at p (n bytes
+// left, n > 0) and its code point, or 0 where the bytes are not one (an
+// ASCII byte is not: callers take it alone): overlong forms, surrogates and
+// sequences cut short are not characters. (--format json
+// escapes the bytes that are not, engine/rows.cpp.)
+size_t utf8_sequence(const unsigned char* p, size_t n, char32_t& cp);
+
 // One character of a text: where its bytes start, how it is shown, and the
 // columns that takes (0 for combining marks, 2 for wide characters, 4 for
 // an escape).

@@ -4,12 +4,6 @@
 // tests and other engines must load exactly the same tuples.
 #include "storage/csv.h"
 
-#include <pthread.h>
-#include <signal.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -21,6 +15,7 @@
 #include <memory>
 
 #include "storage/budget.h"
+#include "storage/whole_file.h"
 
 #include "runtime/runtime_inline.h"
 
@@ -467,174 +462,12 @@ void CsvWriter::add(const uint8_t* tuple) {
   line_ += 1 + breaks;
 }
 
-namespace {
-// While one lives, a write to a pipe or FIFO whose reader has gone fails with
-// EPIPE, and a write past the file-size limit (ulimit -f) with EFBIG, each a
-// statement's I/O error, instead of SIGPIPE or SIGXFSZ ending the process
-// (and the monitor's session with it). A signal a failed write raised is
-// taken before it is unblocked.
-class NoWriteSignals {
- public:
-  NoWriteSignals() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGPIPE);
-    sigaddset(&set_, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-  }
-  ~NoWriteSignals() {
-    sigset_t take;  // those this blocked: one blocked before is left as it was
-    sigemptyset(&take);
-    for (int sig : {SIGPIPE, SIGXFSZ})
-      if (!sigismember(&old_, sig)) sigaddset(&take, sig);
-    const timespec none{0, 0};
-    while (sigtimedwait(&take, nullptr, &none) > 0) {
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-
- private:
-  sigset_t set_, old_;
-};
-
-// Where `copy into` writes, so that a failed or cancelled copy loses nothing.
-// The rows are complete in memory before anything here runs.
-// - A regular file with one name that this may write, or a name no file has
-//   yet: written whole into a hidden temporary beside it and renamed over the
-//   name once every byte is written. The file keeps its mode and owner; where
-//   only root could give the owner back, it is written in place instead.
-// - Any other regular file (a file with other names, a name that is a link,
-//   a directory this cannot create in, that owner): written in place, but
-//   only once the space for every byte is reserved, so that what a write
-//   fails on (the disk full, the file-size limit) comes before its old
-//   content is touched. Once begun it is written to the end.
-// - Anything else is streamed, as it must be: a FIFO, /dev/full, a terminal.
-//   (/dev/stdout may be the very file the shell redirected output to: a link,
-//   so in place.)
-// A file this may not write is refused whichever way it would be written.
-class Destination {
- public:
-  Destination(const std::string& file, size_t bytes, SrcPos pos, const SourceRef& src)
-      : file_(file), pos_(pos), src_(src) {
-    if (file.empty()) throw_error(ErrKind::IO, pos, src, "copy needs a file name (\"\" names none)");
-    struct stat st {};
-    const bool exists = ::lstat(file.c_str(), &st) == 0;
-    if (exists ? S_ISREG(st.st_mode) && st.st_nlink == 1 && ::faccessat(AT_FDCWD, file.c_str(), W_OK, AT_EACCESS) == 0
-               : errno == ENOENT)
-      temporary(exists ? &st : nullptr);
-    if (fd_ < 0) in_place(exists, bytes);
-  }
-  // The temporary goes unless commit() renamed it; a file this created in
-  // place goes unless committed.
-  ~Destination() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!temp_.empty()) ::unlink(temp_.c_str());
-    if (created_) ::unlink(file_.c_str());
-  }
-  int fd() const { return fd_; }
-  // A regular file written in place: once its first byte is written, its
-  // old content is going, and only its last byte leaves a whole file.
-  bool in_place() const { return in_place_; }
-  // Closes the file: a temporary is renamed over the name, a file written in
-  // place cut to `bytes`. errno says why not, on false.
-  bool commit(size_t bytes) {
-    if (in_place_ && ::ftruncate(fd_, off_t(bytes)) != 0) return false;
-    const int closed = ::close(fd_);
-    fd_ = -1;
-    if (closed != 0) return false;
-    created_ = false;
-    if (temp_.empty()) return true;
-    if (::rename(temp_.c_str(), file_.c_str()) != 0) return false;
-    temp_.clear();
-    return true;
-  }
-
- private:
-  void fail(const std::string& what, int err) {
-    throw_error(ErrKind::IO, pos_, src_, what + " " + file_ + ": " + std::strerror(err));
-  }
-
-  // A hidden temporary beside the file; none (fd_ < 0) where the directory
-  // refuses one or the file's owner cannot be given back.
-  void temporary(const struct stat* st) {
-    const size_t slash = file_.rfind('/');
-    const size_t base = slash == std::string::npos ? 0 : slash + 1;
-    std::string tmp = file_.substr(0, base) + "." + file_.substr(base) + ".quelkit-XXXXXX";
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0) return;
-    if (st) {
-      // Only root may give a file away: a file of another owner (or group)
-      // is written in place, where it keeps both.
-      if (::fchown(fd, st->st_uid, st->st_gid) != 0) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return;
-      }
-      ::fchmod(fd, st->st_mode & 07777);
-    } else {
-      const mode_t mask = ::umask(0);
-      ::umask(mask);
-      ::fchmod(fd, 0666 & ~mask);
-    }
-    fd_ = fd;
-    temp_ = tmp;
-  }
-
-  void in_place(bool existed, size_t bytes) {
-    for (;;) {
-      check_cancel();  // a FIFO's open waits for its reader
-      fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-      if (fd_ >= 0) break;
-      if (errno != EINTR) fail("cannot open", errno);
-    }
-    created_ = !existed;
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return;  // streamed
-    // The space first: posix_fallocate fails (EFBIG, ENOSPC) before a byte
-    // of the old content changes; the size it may have grown goes back.
-    if (off_t(bytes) > st.st_size) {
-      const int err = ::posix_fallocate(fd_, 0, off_t(bytes));
-      if (err != 0) {
-        [[maybe_unused]] const int cut = ::ftruncate(fd_, st.st_size);
-        fail("cannot write", err);
-      }
-    }
-    in_place_ = true;
-  }
-
-  std::string file_, temp_;
-  SrcPos pos_;
-  SourceRef src_;
-  int fd_ = -1;
-  bool in_place_ = false, created_ = false;
-};
-}  // namespace
-
 void CsvWriter::save() const {
+  if (file_.empty()) throw_error(ErrKind::IO, pos_, src_, "copy needs a file name (\"\" names none)");
   InterruptibleIo io;  // a FIFO waits for its reader: Ctrl-C ends the wait
-  NoWriteSignals quiet;
-  Destination dest(file_, out_.size(), pos_, src_);
-  // write(2) itself, not fwrite: a write to a pipe that Ctrl-C interrupts
-  // after some bytes returns their count, and stdio would write the rest,
-  // waiting again, and the cancel be lost.
-  const int fd = dest.fd();
+  WholeFile dest(file_, out_.size(), /*cancellable=*/true);
   if (dest.in_place()) check_cancel();  // the last moment the old file is whole
-  size_t done = 0;
-  int err = 0;
-  while (done < out_.size()) {
-    const ssize_t k = ::write(fd, out_.data() + done, out_.size() - done);
-    if ((k < 0 && errno != EINTR) || k == 0) {
-      err = k == 0 ? EIO : errno;
-      break;
-    }
-    if (k > 0) done += size_t(k);
-    if (!dest.in_place() && cancel_requested()) throw_cancelled();
-  }
-  bool ok = done == out_.size();
-  if (ok && !dest.commit(out_.size())) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) throw_error(ErrKind::IO, pos_, src_, "cannot write " + file_ + ": " + std::strerror(err));
+  if (!dest.write(out_) || !dest.commit()) throw_error(ErrKind::IO, pos_, src_, dest.error());
 }
 
 void write_csv_file(const std::string& path, const Relation& rel, const std::vector<CopyColumn>& cols,

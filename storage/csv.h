@@ -49,7 +49,8 @@ std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, c
 std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema,
                                    const std::vector<CopyColumn>& cols, SrcPos pos, const SourceRef& src);
 
-// Builds the CSV text in memory, so a conversion error leaves no partial file:
+// Builds the CSV text in memory, so a conversion error leaves no partial file
+// (and save() writes it whole or not at all: storage/whole_file.h):
 // ints in decimal, floats in shortest round-trip form, characters without
 // trailing blanks, quoted only when they contain a comma, quote or line break.
 // `schema` must outlive the writer.

@@ -2,13 +2,13 @@
 // and paper.csv, every measured cell of both blocks.
 #include <sys/stat.h>
 
-#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "bench/report/report_parts.h"
 #include "storage/checksum.h"
+#include "storage/whole_file.h"
 #include "engine/measure.h"
 #include "engine/version.h"
 
@@ -18,11 +18,13 @@ using namespace harness;
 
 bool write_files(const Measured& m, const std::string& out_dir) {
     mkdir(out_dir.c_str(), 0755);
-    std::ofstream js(out_dir + "/paper.json"), csv(out_dir + "/paper.csv");
-    if (!js || !csv) {
-      std::cerr << "quelkit paper: error: cannot write into " << out_dir << "\n";
+    // Each written whole or not at all (storage/whole_file.h).
+    WholeFile js_file(out_dir + "/paper.json"), csv_file(out_dir + "/paper.csv");
+    if (!js_file.ok() || !csv_file.ok()) {
+      std::cerr << "quelkit paper: error: " << (js_file.ok() ? csv_file : js_file).error() << "\n";
       return false;
     }
+    std::ostream &js = js_file.stream(), &csv = csv_file.stream();
     // Keys in a fixed order, so runs diff line by line (bench/plots/plot.py reads it).
     nlohmann::ordered_json structures = nlohmann::ordered_json::array();
     for (Structure st : m.keyed_structures) structures.push_back(structure_name(st));
@@ -160,6 +162,10 @@ bool write_files(const Measured& m, const std::string& out_dir) {
                                        {"max_ns", l.max_ns}});
     // Invalid UTF-8 (a machine name, say) becomes U+FFFD rather than an exception.
     js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    if (const std::string err = commit_all({&js_file, &csv_file}); !err.empty()) {
+      std::cerr << "quelkit paper: error: " << err << "\n";
+      return false;
+    }
     std::cout << "\nwrote " << out_dir << "/paper.json and " << out_dir << "/paper.csv\n";
   return true;
 }

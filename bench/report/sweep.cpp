@@ -21,11 +21,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +36,7 @@
 #include "frontend/frontend.h"
 #include "engine/backend.h"
 #include "storage/checksum.h"
+#include "storage/whole_file.h"
 #include "engine/measure.h"
 #include "engine/selection.h"
 #include "engine/session.h"
@@ -215,14 +216,20 @@ int run_sweep(const SweepOptions& o) {
       "the median of the ratios of side-by-side repetitions, ± half their min-max spread; \"within noise\" where\n"
       "the median's interval (order statistics: 95%%, less under 6 repetitions) holds the check's bound\n",
       timing.reps, timing.min_seconds, timing.budget_seconds, timing.min_reps);
-  std::ofstream csv;
+  // sweep.csv is written as the points are measured, whole or not at all
+  // (storage/whole_file.h): a run that fails or is stopped leaves the old one.
+  std::optional<harness::WholeFile> csv_file;
   // sweep.json: what made the run (machine, settings), every point with its
   // figures, and every check with its verdict: the run reproduced or read
   // back without the printed text. The CSV holds the points alone.
   nlohmann::ordered_json doc;
   if (!out_dir.empty()) {
-    csv.open(std::filesystem::path(out_dir) / "sweep.csv");
-    csv << "tuples,family,percent,backend,selection,ns_per_tuple,ran,spread,rows,reps\n";
+    csv_file.emplace((std::filesystem::path(out_dir) / "sweep.csv").string());
+    if (!csv_file->ok()) {
+      std::cerr << "quelkit sweep: error: " << csv_file->error() << "\n";
+      return 1;
+    }
+    csv_file->stream() << "tuples,family,percent,backend,selection,ns_per_tuple,ran,spread,rows,reps\n";
     doc = {{"tool", "quelkit sweep"},
            {"version", harness::kit_version()},
            {"commit", harness::kit_commit()},
@@ -341,9 +348,9 @@ int run_sweep(const SweepOptions& o) {
           for (size_t li = 0; li < lanes.size(); ++li) {
             const double v = ms[li].median_ns / double(n);
             std::printf(" %16.2f", v);
-            if (csv.is_open()) {
+            if (csv_file) {
               const Lane& l = *lanes[li];
-              csv << n << ',' << f.name << ',' << p << ',' << l.backend << ','
+              csv_file->stream() << n << ',' << f.name << ',' << p << ',' << l.backend << ','
                   << (l.no_kernel ? "" : harness::selection_name(l.selection)) << ',' << harness::figure_text(v) << ','
                   << ran_column(chose[li]) << ',' << harness::figure_text(ms[li].spread()) << ',' << answer.rows
                   << ',' << ms[li].reps << '\n';
@@ -403,7 +410,7 @@ int run_sweep(const SweepOptions& o) {
             const std::string spread = harness::spread_text(r.spread, r.n);
             std::snprintf(buf, sizeof buf, "%s = %.2f%s%s", what, r.median, spread.empty() ? "" : " ", spread.c_str());
             line += std::string(ok ? "  ok " : "  MISSED ") + buf + harness::noise_mark(told, r);
-            if (csv.is_open())
+            if (csv_file)
               doc["checks"].push_back({{"tuples", n},
                                        {"family", f.name},
                                        {"backend", b},
@@ -465,10 +472,10 @@ int run_sweep(const SweepOptions& o) {
     return 1;
   }
   if (!out_dir.empty()) {
-    std::ofstream js(std::filesystem::path(out_dir) / "sweep.json");
-    js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
-    if (!js || !csv) {
-      std::cerr << "quelkit sweep: error: cannot write into " << out_dir << "\n";
+    harness::WholeFile js((std::filesystem::path(out_dir) / "sweep.json").string());
+    js.stream() << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    if (const std::string err = harness::commit_all({&*csv_file, &js}); !err.empty()) {
+      std::cerr << "quelkit sweep: error: " << err << "\n";
       return 1;
     }
     std::printf("\nwrote %s/sweep.csv and %s/sweep.json (python3 bench/plots/plot_sweep.py %s)\n", out_dir.c_str(),

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -24,6 +23,7 @@
 #include "bench/measure/wisconsin_run.h"
 #include "bench/report/report_parts.h"
 #include "storage/checksum.h"
+#include "storage/whole_file.h"
 #include "engine/measure.h"
 #include "engine/version.h"
 #include "bench/workloads/wisconsin.h"
@@ -203,11 +203,13 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
                  const std::vector<uint64_t>& sizes, const std::vector<Structure>& structures,
                  const SessionOptions& so) {
   mkdir(o.out_dir.c_str(), 0755);
-  std::ofstream js(o.out_dir + "/wisconsin.json"), csv(o.out_dir + "/wisconsin.csv");
-  if (!js || !csv) {
-    std::cerr << "quelkit wisconsin: error: cannot write into " << o.out_dir << "\n";
+  // Each written whole or not at all (storage/whole_file.h).
+  WholeFile js_file(o.out_dir + "/wisconsin.json"), csv_file(o.out_dir + "/wisconsin.csv");
+  if (!js_file.ok() || !csv_file.ok()) {
+    std::cerr << "quelkit wisconsin: error: " << (js_file.ok() ? csv_file : js_file).error() << "\n";
     return false;
   }
+  std::ostream &js = js_file.stream(), &csv = csv_file.stream();
   nlohmann::ordered_json backends = nlohmann::ordered_json::array(), structs = nlohmann::ordered_json::array();
   for (const auto& [name, mode] : so.backends) backends.push_back(name + ":" + mode);
   for (Structure st : structures) structs.push_back(structure_name(st));
@@ -270,6 +272,10 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
           << c.scanned << ',' << c.timed_runs << ',' << rmin << ',' << rmax << ',' << figure_text(c.m.spread()) << '\n';
     }
   js << doc.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+  if (const std::string err = commit_all({&js_file, &csv_file}); !err.empty()) {
+    std::cerr << "quelkit wisconsin: error: " << err << "\n";
+    return false;
+  }
   std::cout << "\nwrote " << o.out_dir << "/wisconsin.json and " << o.out_dir
             << "/wisconsin.csv (python3 bench/plots/plot_wisconsin.py " << o.out_dir << ")\n";
   return true;

@@ -63,11 +63,11 @@ TEST(Cli, ErrorsComeInTextOrder) {
 }
 
 // Under --format csv standard output holds CSV alone: help's text, like
-// print's title, goes with the messages.
+// print's title, goes with the messages; a blank line sets two results apart.
 TEST(Cli, CsvOutputHoldsCsvAloneWithHelp) {
   Out o = sh("(" + kBin + " --parts 3 --format csv -e 'help\nhelp parts print parts retrieve (x = 1)' 2>/dev/null)");
   EXPECT_EQ(o.status, 0);
-  EXPECT_EQ(o.text, "pnum,pname,color,weight,qoh\n1,piston,yellow,55,374\n2,gasket,red,77,374\n3,valve,brown,61,483\nx\n1\n");
+  EXPECT_EQ(o.text, "pnum,pname,color,weight,qoh\n1,piston,yellow,55,374\n2,gasket,red,77,374\n3,valve,brown,61,483\n\nx\n1\n");
   o = sh("(" + kBin + " --parts 3 --format csv -e 'help parts' 2>&1 >/dev/null)");
   EXPECT_NE(o.text.find("Relation:            parts"), std::string::npos) << o.text;
 }
@@ -177,7 +177,7 @@ TEST(Cli, BackslashIReadsAFileAsIfTyped) {
   Out o = sh("printf 'retrieve (t = 0)\\n\\\\i " + f + "\\n\\\\r\\nretrieve (z = 9)\\n\\\\g\\n' | " + kBin +
              " --format csv");
   EXPECT_EQ(o.status, 1) << o.text;
-  EXPECT_NE(o.text.find("t\n0\na\n1\n"), std::string::npos) << o.text;  // ran at the file's \g, before \r
+  EXPECT_NE(o.text.find("t\n0\n\na\n1\n"), std::string::npos) << o.text;  // ran at the file's \g, before \r
   EXPECT_NE(o.text.find(f + ":3:17: error: division by zero"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("retrieve (c = 3)\n"), std::string::npos) << o.text;  // the file's \p
   EXPECT_EQ(o.text.find("c\n3\n"), std::string::npos) << o.text;             // the typed \r dropped it
@@ -204,8 +204,8 @@ TEST(Cli, BackslashIReadsAFileAsIfTyped) {
   o = sh("printf '\\\\i " + a + "\\n' | " + kBin + " --format csv");
   EXPECT_EQ(o.status, 1) << o.text;
   EXPECT_NE(o.text.find("a.quel is being read already"), std::string::npos) << o.text;
-  EXPECT_EQ(o.text.find("in_a\n1\nin_b\n1\nin_a"), std::string::npos) << o.text;
-  EXPECT_NE(o.text.find("in_a\n1\nin_b\n1\n"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("in_a\n1\n\nin_b\n1\n\nin_a"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("in_a\n1\n\nin_b\n1\n"), std::string::npos) << o.text;
   // Sixteen distinct files nest; the seventeenth is refused.
   for (int i = 0; i < 17; ++i)
     std::ofstream(std::string(dir) + "/d" + std::to_string(i) + ".quel")
@@ -401,10 +401,11 @@ TEST(Cli, StatsRepeatCountsTheRunsMade) {
   std::vector<std::string> lines;
   for (size_t at = 0, nl; (nl = o.text.find('\n', at)) != std::string::npos; at = nl + 1)
     if (o.text.compare(at, 8, "{\"stmt\":") == 0) lines.push_back(o.text.substr(at, nl - at));
-  ASSERT_EQ(lines.size(), 3u) << o.text;
-  EXPECT_NE(lines[0].find("\"repeat\":1,"), std::string::npos) << lines[0];  // append
-  EXPECT_NE(lines[1].find("\"repeat\":3,"), std::string::npos) << lines[1];  // retrieve
-  EXPECT_NE(lines[2].find("\"repeat\":1,"), std::string::npos) << lines[2];  // failed at its first tuple
+  ASSERT_EQ(lines.size(), 4u) << o.text;  // range's too (it runs once, on no back end)
+  EXPECT_NE(lines[0].find("\"statement\":\"range\",\"backend\":null,"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("\"repeat\":1,"), std::string::npos) << lines[1];  // append
+  EXPECT_NE(lines[2].find("\"repeat\":3,"), std::string::npos) << lines[2];  // retrieve
+  EXPECT_NE(lines[3].find("\"repeat\":1,"), std::string::npos) << lines[3];  // failed at its first tuple
   Out t = sh(kBin + " --parts 210 --format none --stats --repeat 3 -e 'range of p is parts "
                     "append to parts (pnum = 9999) retrieve (p.pnum)'");
   ASSERT_EQ(t.status, 0) << t.text;

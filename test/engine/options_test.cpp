@@ -111,7 +111,7 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"--jit-opt 4 -e 'retrieve (a = 1)'", "--jit-opt"},
       {"--page-size 10 -e 'retrieve (a = 1)'", "--page-size"},
       {"--vector-batch 0 -e 'retrieve (a = 1)'", "--vector-batch"},
-      {"--format json -e 'retrieve (a = 1)'", "--format"},
+      {"--format xml -e 'retrieve (a = 1)'", "--format"},
       {"--stats=xml -e 'retrieve (a = 1)'", "--stats"},
       {"--dump=bogus -e 'retrieve (a = 1)'", "--dump=bogus: unknown form (ast ir folded postfix threaded vector llvm"},
       {"--dump= -e 'retrieve (a = 1)'", "--dump needs a form (ast ir folded"},
@@ -196,9 +196,9 @@ TEST(Options, ValuesAndScriptsReadAsBefore) {
   std::ofstream(f) << "retrieve (f = 1)\n";
   Out o = sh(kBin + " --format csv " + f + " -e 'retrieve (e = 2)' " + f + " -e 'retrieve (g = 3)'");
   EXPECT_EQ(o.status, 0) << o.text;
-  EXPECT_EQ(o.text, "f\n1\ne\n2\nf\n1\ng\n3\n");
+  EXPECT_EQ(o.text, "f\n1\n\ne\n2\n\nf\n1\n\ng\n3\n");  // a blank line between two results
   o = sh("echo 'retrieve (s = 4)' | " + kBin + " --format csv -e 'retrieve (e = 2)' -");
-  EXPECT_EQ(o.text, "e\n2\ns\n4\n");
+  EXPECT_EQ(o.text, "e\n2\n\ns\n4\n");
   Out eq = sh(kBin + " gen parts --rows=2");
   EXPECT_EQ(eq.status, 0) << eq.text;
   EXPECT_EQ(std::count(eq.text.begin(), eq.text.end(), '\n'), 3) << eq.text;  // header and 2 rows

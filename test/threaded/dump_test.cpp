@@ -2,6 +2,7 @@
 // results — folded constants are one register loaded at prepare time,
 // conversions are nodes (or fused into the load that feeds them), attribute
 // comparisons are superinstructions, and both modes run the same program.
+// (The kit runs under --format csv, so the dumps are on its error stream.)
 #include "threaded_test_util.h"
 
 namespace quelkit::test {
@@ -17,7 +18,7 @@ TEST_P(Dump, LogConstantFoldedOnceAndI2ToF8ConversionNode) {
   k.add_parts(20);
   auto r = k.run("range of p is parts\nretrieve (p.pnum) where p.qoh < log(9.5) * p.weight");
   ASSERT_TRUE(r.ok) << r.err;
-  const std::string& d = r.out;
+  const std::string& d = r.err;
   EXPECT_EQ(count(d, "CONST f8"), 1) << d;
   EXPECT_NE(d.find("CONST f8 2.2512917986064953"), std::string::npos) << d;
   EXPECT_EQ(count(d, "LOG_F8"), 0) << "log(9.5) must not be evaluated per tuple\n" << d;
@@ -41,7 +42,7 @@ TEST_P(Dump, ConversionOfAComputedValueIsANode) {
   k.add_parts(20);
   auto r = k.run("range of p is parts\nretrieve (p.pnum) where p.qoh < log(9.5) * (p.weight + 1)");
   ASSERT_TRUE(r.ok) << r.err;
-  EXPECT_EQ(section(r.out, "program:"),
+  EXPECT_EQ(section(r.err, "program:"),
             "program:\n"
             "   0  ADD_I4.attr_i2     r4 <- tuple@30, r3  @2:54\n"
             "   1  CVT_I4_F8          r5 <- r4  @2:54\n"
@@ -50,7 +51,7 @@ TEST_P(Dump, ConversionOfAComputedValueIsANode) {
             "   4  QUAL_END           r7\n"
             "   5  COPY_I2            row@0 <- tuple@0\n"
             "   6  PROJ_END\n")
-      << r.out;
+      << r.err;
 }
 
 // `13 + e.salary = 100` over an f4 salary: both literals are converted to f4
@@ -61,7 +62,7 @@ TEST_P(Dump, F4ComparisonConvertsTheLiteralOnce) {
   ASSERT_TRUE(r.ok) << r.err;
   r = k.run("range of e is emp\nretrieve (e.name) where 13 + e.salary = 100");
   ASSERT_TRUE(r.ok) << r.err;
-  const std::string& d = r.out;
+  const std::string& d = r.err;
   EXPECT_EQ(count(d, "CONST f4 100"), 1) << d;
   EXPECT_EQ(count(d, "CONST f4 13"), 1) << d;
   EXPECT_EQ(count(d, "CVT_"), 0) << d;
@@ -85,7 +86,7 @@ TEST_P(Dump, OrShortCircuitAndAttributeSuperinstructions) {
   auto r = k.run("range of p is parts\nretrieve (p.pname, p.pnum)\n"
                  "where p.pnum > 3 or p.pname = \"processor\" or p.color = \"black\"");
   ASSERT_TRUE(r.ok) << r.err;
-  EXPECT_EQ(section(r.out, "program:"),
+  EXPECT_EQ(section(r.err, "program:"),
             "program:\n"
             "   0  GT_I4.attr_i2      r2 <- tuple@0, r3  @3:14\n"
             "   1  OR                 r2 true: jump to 5  @3:18\n"
@@ -96,9 +97,9 @@ TEST_P(Dump, OrShortCircuitAndAttributeSuperinstructions) {
             "   6  COPY_C             row@0 <- tuple@2\n"
             "   7  COPY_I2            row@20 <- tuple@0\n"
             "   8  PROJ_END\n")
-      << r.out;
-  EXPECT_NE(r.out.find("CVT_I2_I4 i4 implicit  @3:7  [no node: registers hold integers as int32]"), std::string::npos)
-      << r.out;
+      << r.err;
+  EXPECT_NE(r.err.find("CVT_I2_I4 i4 implicit  @3:7  [no node: registers hold integers as int32]"), std::string::npos)
+      << r.err;
 }
 
 // Parameters are read by PARAM nodes from the parameter block, never inlined:
@@ -108,12 +109,12 @@ TEST_P(Dump, SubstitutedValuesAreParameterNodes) {
   k.add_parts(30, true, harness::Structure::Isam);
   auto r = k.run("range of p is parts range of q is parts\nretrieve (p.qoh, q.qoh) where p.pnum = q.pnum");
   ASSERT_TRUE(r.ok) << r.err;
-  size_t at = r.out.find("-- threaded q3_s1");
-  ASSERT_NE(at, std::string::npos) << r.out;
-  std::string inner = r.out.substr(at);
-  EXPECT_NE(inner.find("PARAM_I2"), std::string::npos) << r.out;
-  EXPECT_NE(inner.find(", 0 constant,"), std::string::npos) << r.out;  // not "10 constant"
-  EXPECT_EQ(count(r.out, "-- threaded"), 1) << "dumped once, when first prepared\n" << r.out;
+  size_t at = r.err.find("-- threaded q3_s1");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  std::string inner = r.err.substr(at);
+  EXPECT_NE(inner.find("PARAM_I2"), std::string::npos) << r.err;
+  EXPECT_NE(inner.find(", 0 constant,"), std::string::npos) << r.err;  // not "10 constant"
+  EXPECT_EQ(count(r.err, "-- threaded"), 1) << "dumped once, when first prepared\n" << r.err;
 }
 
 // Constant subexpressions that raise stay in the tree as nodes, so the error
@@ -123,8 +124,8 @@ TEST_P(Dump, RaisingConstantIsKeptAsANode) {
   k.add_parts(20);
   auto r = k.run("range of p is parts\nretrieve (p.pnum) where p.pnum > 100 and 1 / 0 = 1");
   ASSERT_TRUE(r.ok) << r.err;  // no tuple reaches the division
-  EXPECT_NE(r.out.find("DIV_I4"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("AND                r2 false: jump to"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("DIV_I4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("AND                r2 false: jump to"), std::string::npos) << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Dump, ::testing::ValuesIn(threaded_modes()));
