@@ -20,6 +20,7 @@
 #include "jit/stencil/arena.h"
 #include "jit/stencil/stencil_backend.h"
 #include "test/jit_llvm/edge_queries.h"
+#include "test/distinct_shapes.h"
 #include "test/jit_llvm/plan_checks.h"
 #include "test/jit_llvm/support.h"
 
@@ -287,7 +288,8 @@ TEST(StencilArena, NoPageIsWritableAndExecutable) {
   auto pending = js::make_backend(jit::Mode::Qual, harness::PrepareOptions{})->prepare(plan, nullptr);
   EXPECT_EQ(writable_and_executable(), "");
   for (int i = 0; i < 40; ++i) {
-    std::string q = "retrieve (p.pnum, x = p.qoh * " + std::to_string(i) + ") where p.weight > " + std::to_string(i);
+    // A new shape each: a new plan written (a new literal is not one).
+    std::string q = "retrieve (p.pnum, x = p.qoh * " + std::to_string(i) + ") where " + distinct_shape_qual(i);
     ASSERT_TRUE(s.run(std::make_shared<Source>("w.quel", q))) << err.str();
     EXPECT_EQ(writable_and_executable(), "") << "after statement " << i;
   }
