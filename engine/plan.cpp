@@ -33,6 +33,12 @@ class Lifter {
     if (n->op == ir::Op::CONST) {
       Type t = n->type;
       if (t.kind == Tk::B) return;  // a folded condition: decides the shape (always_qualifies, and/or)
+      // Past kMaxLiteralSlots the rest stay constants, in the key: threaded
+      // code gives each parameter read a register but shares one per constant
+      // value, and a 100,000-term `or` of a few thousand values needed more
+      // than its 65,535 (Nary.HundredThousandTerms...). Such a statement is no
+      // short one: its prepare is its cost whatever the cache does.
+      if (lifted_ == kMaxLiteralSlots) return;
       if (t.kind == Tk::C && width > t.len) t.len = width;
       if (t.kind == Tk::C && t.len == 0) return;  // "" has one value: nothing to share
       Attribute slot{"$" + std::to_string(p_.params.attrs.size()), t, p_.params.tuple_len};
@@ -46,6 +52,7 @@ class Lifter {
       p_.params.tuple_len += t.len;
       p_.params.attrs.push_back(std::move(slot));
       n = std::move(param);
+      ++lifted_;
       return;
     }
     const bool cmp = char_compare(*n);
@@ -57,8 +64,11 @@ class Lifter {
     }
   }
 
+  static constexpr int kMaxLiteralSlots = 1024;
+
  private:
   Plan& p_;
+  int lifted_ = 0;
 };
 
 }  // namespace
