@@ -284,8 +284,8 @@ TEST(ProfileInstructions, StencilCountsAreRightAfterArenaPagesAreReused) {
   std::string script = "range of p is parts";
   // Distinct shapes, so each kernel's code is its own: statements differing
   // only in a literal share their code, and a stale translation would return their rows.
-  for (int k = 0; k < kStatements; ++k) script += " retrieve (p.pnum) where " + distinct_shape_qual(k);
-  const std::string last = "range of p is parts retrieve (p.pnum) where " + distinct_shape_qual(kStatements - 1);
+  for (int k = 0; k < kStatements; ++k) script += " retrieve (p.pnum) where " + quelkit::test::distinct_shape_qual(k);
+  const std::string last = "range of p is parts retrieve (p.pnum) where " + quelkit::test::distinct_shape_qual(kStatements - 1);
   const std::string common = " --parts 28 -b stencil:fused";
 
   // The rows each statement returns, natively, each plan prepared anew.
