@@ -7,7 +7,9 @@
 // recursively: a variable another one is joined to on its hash or ISAM key
 // is looked up, not scanned, per substituted tuple (keyed_join). The substituted
 // query has the same shape for every tuple, so a back end that reuses plans
-// prepares it once (DC-INGRES plan reuse) and only the parameter block changes.
+// prepares it once (DC-INGRES plan reuse) and only the parameter block changes;
+// its literals are parameters too (plan.h, lift_literals), so a statement
+// that differs only in them finds the plan prepared for the first.
 #include <algorithm>
 #include <cstring>
 
@@ -148,6 +150,9 @@ Plan Exec::make_plan(const Level& lv, int scan_var, const std::vector<const Node
   p.scratch_size = q_.scratch_size;
   if (p.qual) p.qual_folded = frontend::fold(*p.qual);
   for (const auto& t : p.targets) p.targets_folded.push_back(frontend::fold(*t));
+  // Folded once per plan made (a statement's, a level's: never per tuple),
+  // its literals then parameters, so the key is the shape alone.
+  lift_literals(p);
   compute_key(p);
   return p;
 }

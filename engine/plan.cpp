@@ -1,8 +1,97 @@
 // The plan-cache key: everything that decides what prepared code does, and
-// nothing that changes between tuple substitutions (parameter values).
+// nothing that changes between tuple substitutions or between statements
+// that differ only in literals (parameter values); and the lifting of a
+// plan's literals into parameter slots that makes them values, not shape.
 #include "engine/plan.h"
 
+#include "engine/rows.h"
+
 namespace quelkit::harness {
+
+namespace {
+
+// A comparison of two character values (a pattern match is not one: its
+// pattern keeps its own width, the value side is never a literal).
+bool char_compare(const ir::Node& n) {
+  const ir::OpInfo& o = ir::op_info(n.op);
+  return o.cls() == ir::Class::Compare && o.left == Tk::C && o.generic != ir::Generic::Match &&
+         o.generic != ir::Generic::NoMatch;
+}
+
+// The literals of one plan's folded trees, in preorder (qual first), each
+// made a parameter slot after the substitution slots (decompose.cpp appends
+// those level by level, so a plan's own slots go last and the levels' stay put).
+class Lifter {
+ public:
+  explicit Lifter(Plan& p) : p_(p) { p_.literal_at = p_.params.tuple_len; }
+
+  // `width`: the width a character literal is widened to (0: its own), the
+  // other operand's of a character comparison: trailing blanks are stripped
+  // before comparing, so padding changes no answer, and a literal no wider
+  // than the attribute it is compared with is one shape whatever its length.
+  void lift(ir::NodePtr& n, uint8_t width) {
+    if (n->op == ir::Op::CONST) {
+      Type t = n->type;
+      if (t.kind == Tk::B) return;  // a folded condition: decides the shape (always_qualifies, and/or)
+      // Past kMaxLiteralSlots the rest stay constants, in the key: threaded
+      // code gives each parameter read a register but shares one per constant
+      // value, and a 100,000-term `or` of a few thousand values needed more
+      // than its 65,535 (Nary.HundredThousandTerms...). Such a statement is no
+      // short one: its prepare is its cost whatever the cache does.
+      if (lifted_ == kMaxLiteralSlots) return;
+      if (t.kind == Tk::C && width > t.len) t.len = width;
+      if (t.kind == Tk::C && t.len == 0) return;  // "" has one value: nothing to share
+      Attribute slot{"$" + std::to_string(p_.params.attrs.size()), t, p_.params.tuple_len};
+      p_.literal_block.resize(p_.literal_block.size() + t.len);
+      Attribute at = slot;
+      at.offset -= p_.literal_at;
+      put_value(at, n->val, p_.literal_block.data());  // characters blank padded to the slot
+      ir::NodePtr param = ir::make_node(ir::Op::PARAM, t, n->pos);
+      param->slot = int32_t(p_.params.attrs.size());
+      param->offset = slot.offset;
+      p_.params.tuple_len += t.len;
+      p_.params.attrs.push_back(std::move(slot));
+      n = std::move(param);
+      ++lifted_;
+      return;
+    }
+    const bool cmp = char_compare(*n);
+    for (size_t i = 0; i < n->kid.size(); ++i) {
+      if (!n->kid[i]) continue;
+      uint8_t w = 0;
+      if (cmp && n->kid.size() == 2 && n->kid[1 - i]) w = n->kid[1 - i]->type.len;
+      lift(n->kid[i], w);
+    }
+  }
+
+  static constexpr int kMaxLiteralSlots = 1024;
+
+ private:
+  Plan& p_;
+  int lifted_ = 0;
+};
+
+}  // namespace
+
+void lift_literals(Plan& plan) {
+  Lifter l(plan);
+  if (plan.qual_folded) l.lift(plan.qual_folded, 0);
+  for (auto& t : plan.targets_folded) l.lift(t, 0);
+}
+
+std::string literal_text(const Plan& plan) {
+  std::string text;
+  for (const Attribute& a : plan.params.attrs) {
+    if (a.offset < plan.literal_at) continue;
+    Attribute at = a;
+    at.offset -= plan.literal_at;
+    const ir::Value v = get_value(at, plan.literal_block.data());
+    const std::string shown = ir::format_value(a.type, v);
+    text += (text.empty() ? "" : ", ") + a.name + " = " +
+            (a.type.kind == Tk::C ? "\"" + shown + "\" (" + type_name(a.type) + ")" : shown + " (" + type_name(a.type) + ")");
+  }
+  return text;
+}
 
 static void layout_text(std::string& k, const char* tag, const Schema& s) {
   k += tag;
@@ -43,6 +132,8 @@ Plan clone_plan(const Plan& plan) {
   c.in = plan.in;
   c.out = plan.out;
   c.params = plan.params;
+  c.literal_at = plan.literal_at;
+  c.literal_block = plan.literal_block;
   c.scratch_size = plan.scratch_size;
   c.key = plan.key;
   return c;

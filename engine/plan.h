@@ -2,9 +2,11 @@
 // statement to a sequence of these; the harness owns the relation and access
 // path, the back end only sees the shape: the qualification and target list
 // (unfolded for the 1976 interpreter, folded for everyone else) over an input
-// tuple layout, producing rows in an output layout, reading a parameter block.
+// tuple layout, producing rows in an output layout, reading a parameter block:
+// the values tuple substitution supplies, then the plan's literals (lift_literals).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,13 @@ struct Plan {
   Schema in;      // tuple layout of the relation scanned; ATTR offsets point into it
   Schema out;     // projected row layout; target i is written at out.attrs[i].offset
   Schema params;  // parameter block layout; PARAM node offsets point into it
+  // The folded trees' literals as parameters (lift_literals): slots "$0",
+  // "$1", ... of params from byte `literal_at` on, their values
+  // `literal_block` (params' bytes from literal_at to its end), written into
+  // the block before each execution's scan. The unfolded trees (the 1976
+  // interpreter's) keep their constants.
+  uint32_t literal_at = 0;
+  std::vector<uint8_t> literal_block;
   uint32_t scratch_size = 0;  // bytes of qk_ctx.scratch the expressions need
   // Every tuple qualifies: no qualification, or one folded to a true
   // constant. A page kernel then has nothing to select on (its branch and
@@ -33,12 +42,21 @@ struct Plan {
   bool always_qualifies() const {
     return !qual_folded || (qual_folded->op == ir::Op::CONST && qual_folded->val.i != 0);
   }
-  // Plan-cache key: the folded shape (literals included), layouts and widths.
+  // Plan-cache key: the folded shape with its literals lifted into parameter
+  // slots (their types in it, not their values), layouts and widths.
   // Parameter values are not part of it, so one prepared plan serves every
-  // tuple substitution.
+  // tuple substitution and every statement that differs only in literals.
   std::string key;
 };
 
+// Lifts the folded trees' literals into parameter slots appended to
+// plan.params (docs/DESIGN.md, "Literals as parameters"): every CONST of a
+// value type becomes a PARAM of its type, a character literal compared with
+// a wider value widened to that value's width; booleans (what folding made of
+// a whole condition) stay constants, in the key. Call before compute_key.
+void lift_literals(Plan& plan);
+// "$0 = 30, $1 = \"black\"": the literal slots and their values, for dumps.
+std::string literal_text(const Plan& plan);
 // Fills plan.key from the folded trees and the layouts.
 void compute_key(Plan& plan);
 // Source positions (packed) of the folded trees' nodes in preorder, qual first.

@@ -103,7 +103,13 @@ HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   // implies, so only a statement's first lowering of a plan is prepare, and
   // the others stay on the run clock (docs/stats.md). Timed apart, they had
   // taken half the interpreter's join work off its per-tuple figure.
-  const bool again = !reuse && !lowered_.insert(key).second;
+  // Plans of one key differ in their literals' values (plan.h): a lowering
+  // is again only for the same values too.
+  const bool again =
+      !reuse && !lowered_.insert(plan.literal_block.empty()
+                                     ? key
+                                     : key + "=" + std::string(plan.literal_block.begin(), plan.literal_block.end()))
+                     .second;
   const bool dumping = !opt_.dumps.empty() && opt_.dump_out && !dumped_.count(plan.key);
   uint64_t t0 = now_ns();
   std::unique_ptr<Prepared> p;
@@ -163,6 +169,11 @@ void Runner::dump(const Plan& plan, Prepared* p, const uint8_t* params) {
   const bool both = popt_.selection == Selection::Auto && p &&
                     p->entries(Use::Page, Selection::Auto).page && !plan.always_qualifies();
   const Selection asked = popt_.selection == Selection::NoBranch ? Selection::NoBranch : Selection::Branch;
+  // The plan's literals are parameter slots (plan.h): their values, so a
+  // reader of a form that loads `param@8` still sees the constant. (The
+  // 1976 interpreter reads the unfolded trees, constants and all.)
+  if (!plan.literal_block.empty() && backend_->reuses_plans())
+    os << "-- parameters " << plan.name << " (" << label() << "): " << literal_text(plan) << "\n";
   for (const auto& form : opt_.dumps) {
     const bool by_variant = both && spec && spec->dumps_by_selection(form);
     if (!by_variant) {

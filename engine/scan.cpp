@@ -5,6 +5,7 @@
 // boundary, rows projected straight into the sink, and a failing tuple's
 // counts and error.
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <optional>
 
@@ -107,6 +108,13 @@ class Exec::Scan {
 void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
                    std::vector<uint8_t>& params, Sink& out, bool want_tids) {
   ExecStats& st = res_.stats;
+  // The plan's literals into the block, after the slots substitution fills
+  // (plan.h): before the prepare (a back end may read the block there) and
+  // before the key bounds are resolved from it.
+  if (!plan.literal_block.empty()) {
+    if (params.size() < plan.params.tuple_len) params.resize(plan.params.tuple_len);
+    std::memcpy(params.data() + plan.literal_at, plan.literal_block.data(), plan.literal_block.size());
+  }
   HeldPlan scratch;
   HeldPlan& held = *runner_.get(plan, cache_key, params.empty() ? nullptr : params.data(), scratch, st);
   Prepared* prep = held.prepared.get();

@@ -15,6 +15,7 @@
 #include "adaptive/adaptive.h"
 #include "adaptive/model.h"
 #include "test/engine/support.h"
+#include "test/distinct_shapes.h"
 #ifdef QUELKIT_HAVE_LLVM
 #include "jit/llvm/llvm.h"
 #endif
@@ -369,8 +370,8 @@ TEST(Adaptive, AbandonedCompileIsJoinedAndFreed) {
     k.add_parts(10);
     ASSERT_TRUE(k.run("range of p is parts").ok);
     for (int i = 0; i < 5; ++i) {
-      // A new literal each time: a new plan, a new compile.
-      auto r = k.run("retrieve (p.pnum) where p.qoh < log(" + std::to_string(9 + i) + ".5) * p.weight");
+      // A new shape each time: a new plan, a new compile (a new literal is not one).
+      auto r = k.run("retrieve (p.pnum) where " + distinct_shape_qual(i));
       ASSERT_TRUE(r.ok) << r.err;
       const auto& st = k.last_report().stats;
       EXPECT_EQ(adaptive::compiles_in_flight(), 0) << "joined before the statement ended";
@@ -393,7 +394,7 @@ TEST(Adaptive, EvictedPlansFreeTheirCompiledTier) {
     k.add_parts(100);
     ASSERT_TRUE(k.run("range of p is parts").ok);
     for (int i = 0; i < 20; ++i) {
-      auto r = k.run("retrieve (p.pnum) where p.qoh < " + std::to_string(i) + " * p.weight");
+      auto r = k.run("retrieve (p.pnum) where " + distinct_shape_qual(i));
       ASSERT_TRUE(r.ok) << r.err;
       EXPECT_EQ(k.last_report().stats.bg_compiles, 1u);
     }

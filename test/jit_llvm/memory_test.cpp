@@ -15,6 +15,7 @@
 #include "bench/workloads/parts.h"
 #include "jit/llvm/llvm.h"
 #include "test/jit_llvm/support.h"
+#include "test/distinct_shapes.h"
 
 namespace quelkit::test {
 namespace {
@@ -40,8 +41,8 @@ TEST(LlvmMemory, TenThousandDistinctPlansDoNotGrowResidentMemory) {
   ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", "range of p is parts")));
   const size_t base = jit::llvmjit::loaded_modules();
   auto prepare = [&](int i) {
-    // A different literal: a different plan key, a new compile.
-    std::string text = "retrieve (p.pnum, p.qoh) where p.qoh < " + std::to_string(i) + " * p.weight";
+    // A different shape: a different plan key, a new compile (a different literal is not one).
+    std::string text = "retrieve (p.pnum, p.qoh) where " + distinct_shape_qual(i);
     ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", text))) << err.str();
     if (s.reports().size() > 100) s.reports().clear();
   };

@@ -14,6 +14,7 @@
 #include "jit/stencil/arena.h"
 #include "jit/stencil/stencil_backend.h"
 #include "test/jit_llvm/support.h"
+#include "test/distinct_shapes.h"
 
 namespace quelkit::test {
 namespace {
@@ -42,7 +43,8 @@ TEST(StencilMemory, TenThousandDistinctPlansDoNotGrowMemory) {
     jit::stencil::Arena& arena = jit::stencil::Arena::get();
     const size_t base = jit::stencil::live_pages();
     auto prepare = [&](int i) {
-      std::string text = "retrieve (p.pnum, p.qoh) where p.qoh < " + std::to_string(i) + " * p.weight";
+      // A different shape each: a new plan (a different literal is not one).
+      std::string text = "retrieve (p.pnum, p.qoh) where " + distinct_shape_qual(i);
       ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", text))) << err.str();
       if (s.reports().size() > 100) s.reports().clear();
     };

@@ -26,6 +26,7 @@
 #include "profile/perf_reader.h"
 #include "engine/backend.h"
 #include "jit/perfmap.h"
+#include "test/distinct_shapes.h"
 
 namespace {
 
@@ -281,8 +282,10 @@ TEST(ProfileInstructions, StencilCountsAreRightAfterArenaPagesAreReused) {
   if (!quelkit::harness::find_backend("stencil")) GTEST_SKIP() << "stencil is not built";
   const int kStatements = 80;
   std::string script = "range of p is parts";
-  for (int k = 0; k < kStatements; ++k) script += " retrieve (p.pnum) where p.qoh < " + std::to_string(k * 3);
-  const std::string last = "range of p is parts retrieve (p.pnum) where p.qoh < " + std::to_string((kStatements - 1) * 3);
+  // Distinct shapes, so each kernel's code is its own: statements differing
+  // only in a literal share their code, and a stale translation would return their rows.
+  for (int k = 0; k < kStatements; ++k) script += " retrieve (p.pnum) where " + quelkit::test::distinct_shape_qual(k);
+  const std::string last = "range of p is parts retrieve (p.pnum) where " + quelkit::test::distinct_shape_qual(kStatements - 1);
   const std::string common = " --parts 28 -b stencil:fused";
 
   // The rows each statement returns, natively, each plan prepared anew.

@@ -20,19 +20,22 @@ TEST(VectorDump, PaperDInPlace) {
   auto r = k.run(kD);
   ASSERT_TRUE(r.ok) << r.err;
   const std::string& d = r.err;
-  EXPECT_NE(d.find("vector q2: 3 primitives, 1 vector, 1 scalar, 2 selection registers\n"), std::string::npos) << d;
+  EXPECT_NE(d.find("vector q2: 4 primitives, 1 vector, 1 scalar, 2 selection registers\n"), std::string::npos) << d;
+  // log(9.5) folded once, a parameter of the plan (engine/plan.h) the prologue loads.
+  EXPECT_NE(d.find("-- parameters q2 (vector:inplace): $0 = 2.2512917986064953 (f8)\n"), std::string::npos) << d;
+  EXPECT_NE(d.find("prologue:\n   0  PARAM_F8                           c0 <- param@0  @2:33\n"), std::string::npos) << d;
   EXPECT_NE(d.find("attributes: in place"), std::string::npos) << d;
   EXPECT_NE(d.find("selection: nobranch"), std::string::npos) << d;
   EXPECT_EQ(count(d, "LOG_F8"), 0) << "log(9.5) must not be evaluated per tuple\n" << d;
   EXPECT_EQ(section(d, "qual:"),
             "qual:\n"
-            "   0  MUL_F8(attr_i2, scalar)            v0 <- CVT_I2_F8(tuple@30), c0=2.2512917986064953  under s0  @2:42\n"
-            "   1  LT_F8(attr_i2, vec) nobranch       s1 <- CVT_I2_F8(tuple@32), v0  under s0  @2:31\n")
+            "   1  MUL_F8(attr_i2, scalar)            v0 <- CVT_I2_F8(tuple@30), c0  under s0  @2:42\n"
+            "   2  LT_F8(attr_i2, vec) nobranch       s1 <- CVT_I2_F8(tuple@32), v0  under s0  @2:31\n")
       << d;
   EXPECT_NE(d.find("qualifying: s1\n"), std::string::npos) << d;
   EXPECT_EQ(section(d, "project:"),
             "project:\n"
-            "   2  COPY_I2                            row@0 <- tuple@0  under s1  @2:11\n")
+            "   3  COPY_I2                            row@0 <- tuple@0  under s1  @2:11\n")
       << d;
 }
 
@@ -46,10 +49,10 @@ TEST(VectorDump, PaperDGatheredWithBranches) {
   EXPECT_NE(d.find("selection: branch"), std::string::npos) << d;
   EXPECT_EQ(section(d, "qual:"),
             "qual:\n"
-            "   0  GATHER_I2_F8                       v0 <- tuple@30  under s0\n"
-            "   1  MUL_F8(scalar, vec)                v1 <- c0=2.2512917986064953, v0  under s0  @2:42\n"
-            "   2  GATHER_I2_F8                       v2 <- tuple@32  under s0\n"
-            "   3  LT_F8(vec, vec) branch             s1 <- v2, v1  under s0  @2:31\n")
+            "   1  GATHER_I2_F8                       v0 <- tuple@30  under s0\n"
+            "   2  MUL_F8(scalar, vec)                v1 <- c0, v0  under s0  @2:42\n"
+            "   3  GATHER_I2_F8                       v2 <- tuple@32  under s0\n"
+            "   4  LT_F8(vec, vec) branch             s1 <- v2, v1  under s0  @2:31\n")
       << d;
 }
 
@@ -66,18 +69,20 @@ TEST(VectorDump, PaperCOrIsSelectionArithmetic) {
   const std::string& d = r.err;
   EXPECT_EQ(section(d, "qual:"),
             "qual:\n"
-            "   0  GT_I4(attr_i2, scalar) nobranch    s1 <- tuple@0, c0=3  under s0  @2:41\n"
-            "   1  SEL_DIFF                           s2 <- s0 without s1\n"
-            "   2  EQ_C(attr_c, scalar) nobranch      s3 <- tuple@2, c1=\"processor\"  under s2  @2:56\n"
-            "   3  SEL_UNION                          s4 <- s1 with s3\n"
-            "   4  SEL_DIFF                           s5 <- s2 without s3\n"
-            "   5  EQ_C(attr_c, scalar) nobranch      s6 <- tuple@22, c2=\"black\"  under s5  @2:81\n"
-            "   6  SEL_UNION                          s7 <- s4 with s6\n")
+            "   3  GT_I4(attr_i2, scalar) nobranch    s1 <- tuple@0, c0  under s0  @2:41\n"
+            "   4  SEL_DIFF                           s2 <- s0 without s1\n"
+            "   5  EQ_C(attr_c, scalar) nobranch      s3 <- tuple@2, c1  under s2  @2:56\n"
+            "   6  SEL_UNION                          s4 <- s1 with s3\n"
+            "   7  SEL_DIFF                           s5 <- s2 without s3\n"
+            "   8  EQ_C(attr_c, scalar) nobranch      s6 <- tuple@22, c2  under s5  @2:81\n"
+            "   9  SEL_UNION                          s7 <- s4 with s6\n")
       << d;
+  // The literals are the plan's parameters, "processor" widened to pname's c20.
+  EXPECT_NE(d.find("$0 = 3 (i4), $1 = \"processor\" (c20), $2 = \"black\" (c8)\n"), std::string::npos) << d;
   EXPECT_EQ(section(d, "project:"),
             "project:\n"
-            "   7  COPY_C                             row@0 <- tuple@2  under s7  @2:11\n"
-            "   8  COPY_I2                            row@20 <- tuple@0  under s7  @2:20\n")
+            "  10  COPY_C                             row@0 <- tuple@2  under s7  @2:11\n"
+            "  11  COPY_I2                            row@20 <- tuple@0  under s7  @2:20\n")
       << d;
 }
 
@@ -92,14 +97,15 @@ TEST(VectorDump, NotConversionsAndStores) {
   const std::string& d = r.err;
   EXPECT_EQ(section(d, "qual:"),
             "qual:\n"
-            "   0  LT_I4(attr_i2, scalar) nobranch    s1 <- tuple@32, c0=10  under s0  @2:54\n"
-            "   1  SEL_DIFF                           s2 <- s0 without s1\n")
+            "   2  LT_I4(attr_i2, scalar) nobranch    s1 <- tuple@32, c0  under s0  @2:54\n"
+            "   3  SEL_DIFF                           s2 <- s0 without s1\n")
       << d;
+  EXPECT_NE(d.find("$0 = 10 (i4), $1 = 1 (i4)\n"), std::string::npos) << d;
   EXPECT_EQ(section(d, "project:"),
             "project:\n"
-            "   2  ADD_I4(attr_i2, scalar)            v0 <- tuple@30, c1=1  under s2  @2:31\n"
-            "   3  CVT_I4_F8(vec)                     v1 <- v0  under s2  @2:15\n"
-            "   4  STORE_F8(vec)                      row@0 <- v1  under s2  @2:15\n")
+            "   4  ADD_I4(attr_i2, scalar)            v0 <- tuple@30, c1  under s2  @2:31\n"
+            "   5  CVT_I4_F8(vec)                     v1 <- v0  under s2  @2:15\n"
+            "   6  STORE_F8(vec)                      row@0 <- v1  under s2  @2:15\n")
       << d;
 }
 

@@ -12,6 +12,7 @@
 #include "bench/workloads/parts.h"
 #include "jit/gccjit/gccjit.h"
 #include "test/jit_llvm/support.h"
+#include "test/distinct_shapes.h"
 
 namespace quelkit::test {
 namespace {
@@ -43,8 +44,8 @@ TEST(GccjitEviction, ThreeHundredDistinctPlansReleaseTheirResults) {
   const size_t base = jit::gccjit::loaded_results(), base_maps = mapped_objects();
   size_t most = 0;
   for (int i = 0; i < 300; ++i) {
-    // A different literal: a different plan key, a new compile.
-    std::string text = "retrieve (p.pnum, p.qoh) where p.qoh < " + std::to_string(i) + " * p.weight";
+    // A different shape: a different plan key, a new compile (a different literal is not one).
+    std::string text = "retrieve (p.pnum, p.qoh) where " + distinct_shape_qual(i);
     ASSERT_TRUE(s.run(std::make_shared<Source>("m.quel", text))) << err.str();
     most = std::max(most, jit::gccjit::loaded_results() - base);
     if (s.reports().size() > 100) s.reports().clear();
