@@ -100,7 +100,7 @@ TEST(CorpusFormat, ParsesEveryKindOfExpectation) {
 TEST(CorpusFormat, BadDirectivesAreErrorsWithTheirLine) {
   const std::pair<const char*, const char*> cases[] = {
       {"parts -1", "parts directive: --parts needs a number of tuples, not '-1'"},
-      {"parts 99999999999999999999", "parts directive: --parts needs a number"},
+      {"parts 99999999999999999999", "parts directive: --parts 99999999999999999999: at most 2147483647 tuples (pnum is an i4)"},
       {"parts 10:isam:hash", "more than one structure"},
       {"page-size abc", "page-size directive: a whole number of bytes from 64 to 65536, not 'abc'"},
       {"page-size 1", "not '1'"},
