@@ -26,6 +26,9 @@ import time
 import unittest
 
 BIN = None
+# A gccjit compile's files: its child's directory (TMPDIR/quelkit-gccjit-*,
+# jit/gccjit/jit.cpp), libgccjit's own inside it (or in TMPDIR itself).
+GCCJIT_DIRS = ("quelkit-gccjit-", "libgccjit-")
 PROMPT = b"* "
 
 
@@ -404,7 +407,7 @@ class MonitorTest(unittest.TestCase):
         t.read_until(b"\\g\r\n", start=at)  # the monitor has the whole buffer and runs it
         # Ctrl-C while GCC is compiling: its temporary directory exists then.
         deadline = time.monotonic() + 60
-        while not [n for n in os.listdir(tmp) if n.startswith("libgccjit-")]:
+        while not [n for n in os.listdir(tmp) if n.startswith(GCCJIT_DIRS)]:
             self.assertLess(time.monotonic(), deadline, "no libgccjit- directory appeared in TMPDIR")
             time.sleep(0.01)
         t.type(b"\x03")
@@ -415,7 +418,7 @@ class MonitorTest(unittest.TestCase):
         t.read_until(b"Tuples:              3000", start=at)
         t.type("\\q\n")
         self.assertEqual(t.wait(), 0)
-        self.assertEqual([n for n in os.listdir(tmp) if n.startswith("libgccjit-")], [])
+        self.assertEqual([n for n in os.listdir(tmp) if n.startswith(GCCJIT_DIRS)], [])
 
     def test_a_signal_that_ends_quelkit_leaves_no_gccjit_directories(self):
         # SIGTERM or SIGHUP while GCC compiles: the compile's directory
@@ -434,7 +437,7 @@ class MonitorTest(unittest.TestCase):
                                    "retrieve (x = %s) where a.pnum = 1 and b.pnum = 2\n\\g\n" % expr).encode())
                     p.stdin.flush()  # and it stays open: the monitor waits for more
                     deadline = time.monotonic() + 60
-                    while not [n for n in os.listdir(tmp) if n.startswith("libgccjit-")]:
+                    while not [n for n in os.listdir(tmp) if n.startswith(GCCJIT_DIRS)]:
                         self.assertIsNone(p.poll(), "quelkit ended before compiling")
                         self.assertLess(time.monotonic(), deadline, "no libgccjit- directory appeared in TMPDIR")
                         time.sleep(0.005)
@@ -445,7 +448,7 @@ class MonitorTest(unittest.TestCase):
                         p.kill()
                         p.wait()
                 self.assertEqual(status, -sig, p.stderr.read())
-                self.assertEqual([n for n in os.listdir(tmp) if n.startswith("libgccjit-")], [])
+                self.assertEqual([n for n in os.listdir(tmp) if n.startswith(GCCJIT_DIRS)], [])
 
     def test_ctrl_c_ends_a_repeated_statement(self):
         # --repeat 100000000 of a quick retrieve: each run is short, the
