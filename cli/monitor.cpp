@@ -234,6 +234,7 @@ class Monitor {
     buf_.append(column, ' ');
     buf_ += text;
     buf_ += '\n';
+    lines_ += uint32_t(std::count(text.begin(), text.end(), '\n')) + 1;
   }
 
   // The buffer's next line comes from the line being read: a file's (\i)
@@ -241,7 +242,7 @@ class Monitor {
   // origin (another file, a line skipped), a new one is recorded, so that
   // errors name the file and line a statement came from.
   void note_origin() {
-    const uint32_t next = uint32_t(std::count(buf_.begin(), buf_.end(), '\n')) + 1;
+    const uint32_t next = lines_ + 1;
     const std::string& name = reading_.empty() ? kTyped : reading_.back().name;
     const uint32_t want = reading_.empty() ? next : reading_.back().line;
     if (origins_.empty() ? name.empty()
@@ -271,6 +272,7 @@ class Monitor {
 
   void reset() {
     buf_.clear();
+    lines_ = 0;
     origins_.clear();
     in_comment_ = false;
     ran_ = false;
@@ -377,6 +379,7 @@ class Monitor {
       origins_.clear();  // the editor's text is the monitor's own
       ran_ = false;      // and new: \g runs it, text typed next adds to it
       if (!buf_.empty() && buf_.back() != '\n') buf_ += '\n';
+      lines_ = uint32_t(std::count(buf_.begin(), buf_.end(), '\n'));
     }
     unlink(path.c_str());
   }
@@ -397,6 +400,9 @@ class Monitor {
 
   harness::Session& session_;
   std::string buf_;
+  // Lines in buf_, kept as it grows: counting them at each line read made a
+  // long piped script without \g quadratic.
+  uint32_t lines_ = 0;
   std::vector<Source::Origin> origins_;  // where the buffer's lines came from (\i)
   std::vector<Reading> reading_;         // the \i files being read, innermost last
   bool in_comment_ = false;

@@ -93,11 +93,8 @@ static bool right_aligned(Type t) { return t.is_numeric(); }
 // millions of rows takes minutes to reach a terminal, long after the scan
 // that Ctrl-C would have cancelled. Checked between rows, every this many,
 // so what was printed ends with a whole row; the statement fails
-// "cancelled" as a cancelled scan does (it changed nothing).
-constexpr size_t kCancelEvery = 1024;
-static void check_cancel_at(size_t row) {
-  if (row % kCancelEvery == 0) check_cancel();
-}
+// "cancelled" as a cancelled scan does (it changed nothing): a CancelPoll
+// (storage/budget.h) called once a row.
 
 // Widths are terminal columns and values are shown as shown_text shows them
 // (frontend/shown_text.h); CSV keeps the exact bytes.
@@ -111,8 +108,9 @@ void print_table(std::ostream& os, const Schema& s, const ResultRows& rows) {
   }
   std::vector<ShownText> cells;
   cells.reserve(n * s.attrs.size());
+  CancelPoll poll;
   for (size_t r = 0; r < n; ++r) {
-    check_cancel_at(r);
+    poll();
     for (size_t c = 0; c < s.attrs.size(); ++c) {
       cells.push_back(shown_text(value_text(s.attrs[c], rows.row(r))));
       w[c] = std::max(w[c], cells.back().width);
@@ -133,7 +131,7 @@ void print_table(std::ostream& os, const Schema& s, const ResultRows& rows) {
   os << '\n';
   rule();
   for (size_t r = 0; r < n; ++r) {
-    check_cancel_at(r);
+    poll();
     os << '|';
     for (size_t c = 0; c < w.size(); ++c) cell(cells[r * w.size() + c], c, right_aligned(s.attrs[c].type));
     os << '\n';
@@ -160,8 +158,9 @@ void print_csv(std::ostream& os, const Schema& s, const ResultRows& rows) {
   for (size_t c = 0; c < s.attrs.size(); ++c) os << (c ? "," : "") << s.attrs[c].name;
   os << '\n';
   const bool one = s.attrs.size() == 1;
+  CancelPoll poll;
   for (size_t r = 0; r < n; ++r) {
-    check_cancel_at(r);
+    poll();
     for (size_t c = 0; c < s.attrs.size(); ++c) {
       if (c) os << ',';
       const std::string v = value_text(s.attrs[c], rows.row(r));
@@ -226,8 +225,9 @@ static nlohmann::ordered_json json_value(const Attribute& a, const uint8_t* row)
 void print_json(std::ostream& os, const Schema& s, const ResultRows& rows, int stmt) {
   const std::vector<std::string> keys = json_keys(s);
   const size_t n = rows.size();
+  CancelPoll poll;
   for (size_t r = 0; r < n; ++r) {
-    check_cancel_at(r);
+    poll();
     nlohmann::ordered_json o;
     o["stmt"] = stmt;
     for (size_t c = 0; c < s.attrs.size(); ++c) o[keys[c]] = json_value(s.attrs[c], rows.row(r));

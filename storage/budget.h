@@ -31,9 +31,9 @@ void clear_cancel() noexcept;
 inline void check_cancel() {
   if (cancel_requested()) throw_cancelled();
 }
-// check_cancel() every kEvery calls, for steps too small to check each (a
-// sort's comparisons, rows printed): cancelled within moments of the request
-// at a cost of a counter.
+// check_cancel() at the first call and every kEvery calls after, for steps
+// too small to check each (a sort's comparisons, rows printed): cancelled
+// within moments of the request at a cost of a counter.
 class CancelPoll {
  public:
   static constexpr uint32_t kEvery = 1024;
@@ -45,7 +45,7 @@ class CancelPoll {
   }
 
  private:
-  uint32_t n_ = 0;
+  uint32_t n_ = kEvery - 1;
 };
 
 // While one lives, Ctrl-C interrupts a read, write or open that waits (on a
