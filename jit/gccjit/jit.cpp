@@ -310,6 +310,17 @@ Result compile(Context& ctx, CompileTimes* times, std::string* error) {
     return Result(nullptr);
   };
   if (std::string why = toolchain_cannot_run(); !why.empty()) return fail(why);
+  // The signals are held from before the directory exists until after it is
+  // removed (the guard is destroyed after the cleanup), so none ends the
+  // program between the two.
+  sigset_t held, mask;
+  sigemptyset(&held);
+  for (int sig : {SIGHUP, SIGTERM, SIGQUIT}) sigaddset(&held, sig);
+  pthread_sigmask(SIG_BLOCK, &held, &mask);
+  struct Unhold {
+    const sigset_t& mask;
+    ~Unhold() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
+  } unhold{mask};
   std::string dir = temp_root() + "/quelkit-gccjit-XXXXXX";
   if (!mkdtemp(dir.data())) return fail("cannot create a directory in " + temp_root() + ": " + std::strerror(errno));
   const std::string so = dir + "/plan.so";
@@ -331,10 +342,6 @@ Result compile(Context& ctx, CompileTimes* times, std::string* error) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("cannot make a pipe: ") + std::strerror(errno));
   log_stream();  // made once in the parent, so every child inherits it made
-  sigset_t held, mask;
-  sigemptyset(&held);
-  for (int sig : {SIGHUP, SIGTERM, SIGQUIT}) sigaddset(&held, sig);
-  pthread_sigmask(SIG_BLOCK, &held, &mask);
   const uint64_t t0 = now_ns();
   const pid_t parent = getpid(), pid = fork();
   if (pid == 0) {
@@ -345,7 +352,6 @@ Result compile(Context& ctx, CompileTimes* times, std::string* error) {
   if (pid < 0) {
     const int err = errno;
     close(fds[0]);
-    pthread_sigmask(SIG_SETMASK, &mask, nullptr);
     return fail(std::string("cannot start the compile (fork): ") + std::strerror(err));
   }
   ChildReport rep;
@@ -380,13 +386,13 @@ Result compile(Context& ctx, CompileTimes* times, std::string* error) {
     if (signalled) raise(signalled);  // the program's default ends it here; a handler returns
     harness::throw_cancelled();
   }
-  pthread_sigmask(SIG_SETMASK, &mask, nullptr);
   if (got != sizeof rep || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return fail(WIFSIGNALED(status) ? std::string("GCC ended by signal ") + std::to_string(WTERMSIG(status))
                                     : "GCC stopped (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
   if (!rep.ok) return fail(rep.error[0] ? rep.error : "gcc_jit_context_compile_to_file failed without a message");
   void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) return fail(std::string("cannot load the compiled code: ") + dlerror());
+  cleanup.now();  // a loaded object needs no file; a signal held till now finds none
   const uint64_t total = now_ns() - t0;
   if (times) {
     CompileTimes t;
