@@ -5,17 +5,11 @@
 #include "jit/gccjit/jit.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +24,7 @@
 #include <system_error>
 #include <vector>
 
+#include "jit/child.h"
 #include "jit/codegen.h"
 #include "jit/gccjit/gccjit.h"
 #include "engine/measure.h"
@@ -263,17 +258,10 @@ struct ChildReport {
 };
 static_assert(sizeof(ChildReport) <= PIPE_BUF, "the report is one atomic write");
 
-// The child: GCC proper, the assembler and the linker write `so`; nothing of
-// the parent's state is changed (it is the parent's copy), and it ends with
-// _exit, so no stdio buffer or destructor of the parent's runs twice.
-[[noreturn]] void compile_in_child(Context& ctx, const std::string& dir, const std::string& so, int out,
-                                   const sigset_t& mask, pid_t parent) {
-  // Its own process group, so the parent ends the assembler and linker with
-  // it, and a terminal's Ctrl-C reaches the parent only; it dies with the parent.
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);
-  pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+// The child's work (jit/child.h): GCC proper, the assembler and the linker
+// write `so`; nothing of the parent's state is changed (it is the parent's
+// copy). Its report is one write to `out`.
+int compile_in_child(Context& ctx, const std::string& dir, const std::string& so, int out) {
   // libgccjit's own temporary directory goes inside the parent's, which the
   // parent removes whatever becomes of the child.
   setenv("TMPDIR", dir.c_str(), 1);
@@ -289,20 +277,20 @@ static_assert(sizeof(ChildReport) <= PIPE_BUF, "the report is one atomic write")
   rep.ok = !e;
   if (e) std::snprintf(rep.error, sizeof rep.error, "%s", e);
   const ssize_t n = write(out, &rep, sizeof rep);
-  _exit(n == ssize_t(sizeof rep) ? 0 : 1);
+  return n == ssize_t(sizeof rep) ? 0 : 1;
 }
 
 }  // namespace
 
-// libgccjit compiles in a child process (fork), which writes a shared object
-// the parent then loads. GCC cannot be interrupted in-process (libgccjit holds
-// one lock around a compile, and a 70,000-term plan took minutes), but a child
-// can be killed: a Ctrl-C (the cancel flag, storage/budget.h) ends the compile
-// within one poll of the child's pipe, and the statement is "cancelled".
-// SIGHUP, SIGTERM and SIGQUIT are held while the child runs and raised again
-// once it is killed and its directory removed, so a signal that ends the
-// program leaves no files behind. A fatal error of GCC's ("compilation
-// terminated.") now ends the child only: the statement's I/O error.
+// libgccjit compiles in a child process (jit/child.h), which writes a shared
+// object the parent then loads. GCC cannot be interrupted in-process
+// (libgccjit holds one lock around a compile, and a 70,000-term plan took
+// minutes), but a child can be killed: a Ctrl-C ends the compile within one
+// poll of the child's pipe, and the statement is "cancelled". SIGHUP,
+// SIGTERM and SIGQUIT are held from before the compile's directory exists
+// until after it is removed, and raised again then, so a signal that ends
+// the program leaves no files behind. A fatal error of GCC's ("compilation
+// terminated.") ends the child only: the statement's I/O error.
 Result compile(Context& ctx, CompileTimes* times, std::string* error) {
   if (times) *times = CompileTimes{};
   auto fail = [&](std::string why) {
@@ -310,17 +298,7 @@ Result compile(Context& ctx, CompileTimes* times, std::string* error) {
     return Result(nullptr);
   };
   if (std::string why = toolchain_cannot_run(); !why.empty()) return fail(why);
-  // The signals are held from before the directory exists until after it is
-  // removed (the guard is destroyed after the cleanup), so none ends the
-  // program between the two.
-  sigset_t held, mask;
-  sigemptyset(&held);
-  for (int sig : {SIGHUP, SIGTERM, SIGQUIT}) sigaddset(&held, sig);
-  pthread_sigmask(SIG_BLOCK, &held, &mask);
-  struct Unhold {
-    const sigset_t& mask;
-    ~Unhold() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
-  } unhold{mask};
+  HeldSignals held;  // destroyed after the cleanup below
   std::string dir = temp_root() + "/quelkit-gccjit-XXXXXX";
   if (!mkdtemp(dir.data())) return fail("cannot create a directory in " + temp_root() + ": " + std::strerror(errno));
   const std::string so = dir + "/plan.so";
@@ -339,56 +317,17 @@ Result compile(Context& ctx, CompileTimes* times, std::string* error) {
     }
     ~Cleanup() { now(); }
   } cleanup{dir};
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("cannot make a pipe: ") + std::strerror(errno));
   log_stream();  // made once in the parent, so every child inherits it made
   const uint64_t t0 = now_ns();
-  const pid_t parent = getpid(), pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    compile_in_child(ctx, dir, so, fds[1], mask, parent);
-  }
-  close(fds[1]);
-  if (pid < 0) {
-    const int err = errno;
-    close(fds[0]);
-    return fail(std::string("cannot start the compile (fork): ") + std::strerror(err));
+  ChildOutcome child = run_in_child(held, [&](int fd) { return compile_in_child(ctx, dir, so, fd); });
+  if (!child.finished) {
+    cleanup.now();  // before a signal raised again may end the program
+    held.end_abandoned(child.signal);
   }
   ChildReport rep;
-  size_t got = 0;
-  bool ended = false;
-  int signalled = 0;
-  while (!ended) {
-    // A Ctrl-C interrupts poll (EINTR, whatever SA_RESTART says); the
-    // timeout covers one that another thread took.
-    pollfd p{fds[0], POLLIN, 0};
-    if (poll(&p, 1, 20) > 0) {
-      const ssize_t n = read(fds[0], reinterpret_cast<char*>(&rep) + got, sizeof rep - got);
-      if (n > 0) got += size_t(n);
-      else if (n == 0 || errno != EINTR) ended = true;
-    }
-    const timespec now{0, 0};
-    if ((signalled = sigtimedwait(&held, nullptr, &now)) > 0) break;
-    signalled = 0;
-    if (harness::cancel_requested()) break;
-  }
-  if (!ended) {
-    kill(-pid, SIGKILL);  // the child's group: the assembler or linker with it
-    kill(pid, SIGKILL);   // (a child killed before its setpgid has no group yet)
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  close(fds[0]);
-  if (!ended) {
-    cleanup.now();  // before a signal raised again may end the program
-    pthread_sigmask(SIG_SETMASK, &mask, nullptr);
-    if (signalled) raise(signalled);  // the program's default ends it here; a handler returns
-    harness::throw_cancelled();
-  }
-  if (got != sizeof rep || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return fail(WIFSIGNALED(status) ? std::string("GCC ended by signal ") + std::to_string(WTERMSIG(status))
-                                    : "GCC stopped (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  if (std::string why = child.failure(); !why.empty()) return fail("GCC stopped (" + why + ")");
+  if (child.out.size() != sizeof rep) return fail("GCC stopped without its report");
+  std::memcpy(&rep, child.out.data(), sizeof rep);
   if (!rep.ok) return fail(rep.error[0] ? rep.error : "gcc_jit_context_compile_to_file failed without a message");
   void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) return fail(std::string("cannot load the compiled code: ") + dlerror());

@@ -7,6 +7,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -37,6 +39,7 @@
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
+#include "jit/child.h"
 #include "jit/perfmap.h"
 #include "jit/codegen.h"
 #include "engine/measure.h"
@@ -314,6 +317,13 @@ Jit::NewModule Jit::new_module(const std::string& name, int level) {
 }
 
 void Jit::optimize(llvm::Module& m, int level) {
+  // The passes read the level's TargetMachine, shared with a compile that may
+  // run on another thread (--dump=llvm beside a background compile).
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  optimize_with(m, level, target_machine(level));
+}
+
+void Jit::optimize_with(llvm::Module& m, int level, llvm::TargetMachine& tm) {
   // The tuning first, at every level: the passes and code generation both
   // read it, and --dump=llvm's optimised form (which calls this directly)
   // then shows the module as it is compiled.
@@ -321,14 +331,11 @@ void Jit::optimize(llvm::Module& m, int level) {
     for (llvm::Function& f : m)
       if (!f.isDeclaration() && !f.hasFnAttribute("tune-cpu")) f.addFnAttr("tune-cpu", tune_cpu_);
   if (level <= 0) return;  // level 0: no IR passes at all
-  // The passes read the level's TargetMachine, shared with a compile that may
-  // run on another thread (--dump=llvm beside a background compile).
-  std::lock_guard<std::recursive_mutex> lock(mu_);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&target_machine(level));
+  llvm::PassBuilder pb(&tm);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -350,8 +357,10 @@ void Jit::optimize(llvm::Module& m, int level) {
   mpm.run(m, mam);
 }
 
-llvm::Expected<Jit::Loaded> Jit::load(NewModule nm, const std::vector<std::string>& symbols, CompileTimes* times) {
+llvm::Expected<Jit::Loaded> Jit::load(NewModule nm, const std::vector<std::string>& symbols, CompileTimes* times,
+                                      bool apart) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
+  if (apart) return load_apart(std::move(nm), symbols, times);
   CompileTimes t;
   current_ = &t;
   Loaded out;
@@ -370,6 +379,70 @@ llvm::Expected<Jit::Loaded> Jit::load(NewModule nm, const std::vector<std::strin
     llvm::consumeError(out.tracker->remove());
     return err;
   }
+  t.codegen_ns = total > t.opt_ns ? total - t.opt_ns : 0;
+  if (times) *times = t;
+  ++loaded_;
+  return out;
+}
+
+namespace {
+bool write_all(int fd, const char* p, size_t n) {
+  while (n) {
+    const ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= size_t(w);
+  }
+  return true;
+}
+}  // namespace
+
+// The child optimises and compiles the module as the transform and the
+// LevelCompiler would (a fresh codegen pipeline: the cached ones are the
+// parent's small modules'), and writes its optimisation time and the
+// object; the parent links the object under the tracker as any other. The
+// child takes no lock: the TargetMachine is made before the fork, and the
+// parent's mutex, held across it, would never be free in the child.
+llvm::Expected<Jit::Loaded> Jit::load_apart(NewModule nm, const std::vector<std::string>& symbols,
+                                            CompileTimes* times) {
+  const int level = std::clamp(level_of(*nm.mod), 0, kMaxOptLevel);
+  llvm::TargetMachine& tm = target_machine(level);
+  const uint64_t t0 = now_ns();
+  HeldSignals held;
+  ChildOutcome child = run_in_child(held, [&](int fd) {
+    const uint64_t o0 = now_ns();
+    optimize_with(*nm.mod, level, tm);
+    const uint64_t opt = now_ns() - o0;
+    auto obj = llvm::orc::SimpleCompiler(tm)(*nm.mod);
+    if (!obj) return 2;
+    return write_all(fd, reinterpret_cast<const char*>(&opt), sizeof opt) &&
+                   write_all(fd, (*obj)->getBufferStart(), (*obj)->getBufferSize())
+               ? 0
+               : 1;
+  });
+  if (!child.finished) held.end_abandoned(child.signal);
+  if (!child.not_started.empty()) return load(std::move(nm), symbols, times, false);  // no child: compile here
+  if (std::string why = child.failure(); !why.empty() || child.out.size() <= sizeof(uint64_t))
+    return llvm::make_error<llvm::StringError>("the compile's child process stopped (" + (why.empty() ? "no object" : why) + ")",
+                                               llvm::inconvertibleErrorCode());
+  CompileTimes t;
+  std::memcpy(&t.opt_ns, child.out.data(), sizeof t.opt_ns);
+  Loaded out;
+  out.tracker = lljit_->getMainJITDylib().createResourceTracker();
+  llvm::Error err = lljit_->addObjectFile(
+      out.tracker, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(child.out).drop_front(sizeof(uint64_t)),
+                                                         nm.mod->getModuleIdentifier() + "-jitted-objectbuffer"));
+  for (size_t i = 0; !err && i < symbols.size(); ++i) {
+    auto addr = lljit_->lookup(symbols[i]);
+    if (!addr) err = addr.takeError();
+    else out.addresses.push_back(addr->toPtr<void*>());
+  }
+  if (err) {
+    llvm::consumeError(out.tracker->remove());
+    return err;
+  }
+  const uint64_t total = now_ns() - t0;
   t.codegen_ns = total > t.opt_ns ? total - t.opt_ns : 0;
   if (times) *times = t;
   ++loaded_;

@@ -77,7 +77,11 @@ class Jit {
     llvm::orc::ResourceTrackerSP tracker;
     std::vector<void*> addresses;
   };
-  llvm::Expected<Loaded> load(NewModule m, const std::vector<std::string>& symbols, CompileTimes* times);
+  // apart: optimise and compile in a child process (jit/child.h) that a
+  // cancel abandons, and link its object here: for a plan large enough to
+  // compile for seconds (a fork costs a millisecond or two).
+  llvm::Expected<Loaded> load(NewModule m, const std::vector<std::string>& symbols, CompileTimes* times,
+                              bool apart = false);
   // Frees a loaded module's code and data.
   void unload(const llvm::orc::ResourceTrackerSP& tracker);
   // Modules loaded and not yet unloaded (tests check evicted plans free theirs).
@@ -97,6 +101,9 @@ class Jit {
  private:
   Jit() = default;
   llvm::Error init(bool native);
+  // optimize() without the lock, for the child, which may take none.
+  void optimize_with(llvm::Module& m, int level, llvm::TargetMachine& tm);
+  llvm::Expected<Loaded> load_apart(NewModule m, const std::vector<std::string>& symbols, CompileTimes* times);
 
   std::unique_ptr<llvm::orc::LLJIT> lljit_;
   std::unique_ptr<llvm::orc::JITTargetMachineBuilder> jtmb_;

@@ -140,7 +140,7 @@ TEST(LimitsAcrossBackEnds, WhereNoBackEndRanEachRefusalIsSaidOnce) {
   EXPECT_NE(r.err.find("too large for the vector back end"), std::string::npos) << r.err.substr(0, 400);
 }
 
-// ---- a gccjit compile cancelled
+// ---- a gccjit or llvm compile cancelled
 
 bool built(const std::string& backend_mode) {
   for (const std::string& m : all_backend_modes())
@@ -148,18 +148,19 @@ bool built(const std::string& backend_mode) {
   return false;
 }
 
-// The quelkit command on a script of the 10,000-term or on gccjit, its
-// compile's files in a directory of the test's own; ends the process with
-// `sig` once the compile's child process exists.
+// The quelkit command on a script of the 10,000-term or on gccjit (or llvm),
+// its compile's files in a directory of the test's own; ends the process
+// with `sig` once the compile's child process exists (jit/child.h).
 struct Compiling {
   std::filesystem::path dir;
   int status = -1;
   double seconds = -1;  // from the signal to the exit
   std::string err;
+  std::string kids;  // the compile's child process, as /proc listed it
 
-  explicit Compiling(int sig) {
+  explicit Compiling(int sig, const char* backend = "gccjit") {
     dir = std::filesystem::temp_directory_path() /
-          ("quelkit-limits-" + std::to_string(getpid()) + "-" + std::to_string(sig));
+          ("quelkit-limits-" + std::to_string(getpid()) + "-" + backend + "-" + std::to_string(sig));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "tmp");
     std::ofstream(dir / "or.quel") << "range of p is parts\nretrieve (p.pnum) where " << ors(10000) << "\n";
@@ -168,7 +169,7 @@ struct Compiling {
       setenv("TMPDIR", (dir / "tmp").c_str(), 1);
       std::freopen((dir / "err").c_str(), "w", stderr);
       std::freopen("/dev/null", "w", stdout);
-      execl(kBin.c_str(), kBin.c_str(), "--parts", "3360", "-b", "gccjit", (dir / "or.quel").c_str(), nullptr);
+      execl(kBin.c_str(), kBin.c_str(), "--parts", "3360", "-b", backend, (dir / "or.quel").c_str(), nullptr);
       _exit(127);
     }
     // The compile is under way once quelkit has a child (it starts none
@@ -176,7 +177,6 @@ struct Compiling {
     const std::string children = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children";
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
-      std::string kids;
       std::ifstream(children) >> kids;
       if (!kids.empty() || std::chrono::steady_clock::now() - start > std::chrono::seconds(120)) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -199,6 +199,7 @@ struct Compiling {
     err.assign(std::istreambuf_iterator<char>(f), {});
   }
   bool tmp_empty() const { return std::filesystem::is_empty(dir / "tmp"); }
+  bool child_gone() const { return !kids.empty() && !std::filesystem::exists("/proc/" + kids); }
   ~Compiling() {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
@@ -229,6 +230,29 @@ TEST(GccjitCancel, SigtermEndsTheProgramAndLeavesNoFiles) {
   EXPECT_EQ(WTERMSIG(c.status), SIGTERM);
   EXPECT_LT(c.seconds, 20.0);
   EXPECT_TRUE(c.tmp_empty());
+}
+
+// LLVM compiles a plan this large in a child process too (Jit::load's
+// apart): Ctrl-C ends the compile (a minute of SelectionDAG's) and the
+// script at once, and the child is gone.
+TEST(LlvmCancel, CtrlCEndsACompileAndTheScript) {
+  if (!built("llvm:fused")) GTEST_SKIP() << "llvm is not built";
+  Compiling c(SIGINT, "llvm");
+  ASSERT_TRUE(WIFEXITED(c.status)) << c.status;
+  EXPECT_EQ(WEXITSTATUS(c.status), 130) << c.err.substr(0, 400);
+  EXPECT_NE(c.err.find("error: cancelled"), std::string::npos) << c.err.substr(0, 400);
+  EXPECT_LT(c.seconds, 20.0);
+  EXPECT_TRUE(c.child_gone()) << c.kids;
+  std::printf("[ latency  ] SIGINT to exit in an llvm compile: %.3f s\n", c.seconds);
+}
+
+TEST(LlvmCancel, SigtermEndsTheProgramAndTheCompile) {
+  if (!built("llvm:fused")) GTEST_SKIP() << "llvm is not built";
+  Compiling c(SIGTERM, "llvm");
+  ASSERT_TRUE(WIFSIGNALED(c.status)) << c.status << " " << c.err.substr(0, 400);
+  EXPECT_EQ(WTERMSIG(c.status), SIGTERM);
+  EXPECT_LT(c.seconds, 20.0);
+  EXPECT_TRUE(c.child_gone()) << c.kids;
 }
 
 }  // namespace
