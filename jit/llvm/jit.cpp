@@ -7,9 +7,8 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -365,20 +364,27 @@ llvm::Expected<Jit::Loaded> Jit::load(NewModule nm, const std::vector<std::strin
   current_ = &t;
   Loaded out;
   out.tracker = lljit_->getMainJITDylib().createResourceTracker();
-  uint64_t t0 = now_ns();
+  const uint64_t t0 = now_ns();
+  // The first lookup optimises, compiles and links the module.
   llvm::Error err =
       lljit_->addIRModule(out.tracker, llvm::orc::ThreadSafeModule(std::move(nm.mod), std::move(nm.ctx)));
+  auto loaded = link(std::move(out), std::move(err), symbols, t, t0, times);
+  current_ = nullptr;
+  return loaded;
+}
+
+llvm::Expected<Jit::Loaded> Jit::link(Loaded out, llvm::Error err, const std::vector<std::string>& symbols,
+                                      CompileTimes& t, uint64_t t0, CompileTimes* times) {
   for (size_t i = 0; !err && i < symbols.size(); ++i) {
-    auto addr = lljit_->lookup(symbols[i]);  // the first lookup optimises, compiles and links the module
+    auto addr = lljit_->lookup(symbols[i]);
     if (!addr) err = addr.takeError();
     else out.addresses.push_back(addr->toPtr<void*>());
   }
-  uint64_t total = now_ns() - t0;
-  current_ = nullptr;
   if (err) {
     llvm::consumeError(out.tracker->remove());
     return err;
   }
+  const uint64_t total = now_ns() - t0;
   t.codegen_ns = total > t.opt_ns ? total - t.opt_ns : 0;
   if (times) *times = t;
   ++loaded_;
@@ -433,20 +439,7 @@ llvm::Expected<Jit::Loaded> Jit::load_apart(NewModule nm, const std::vector<std:
   llvm::Error err = lljit_->addObjectFile(
       out.tracker, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(child.out).drop_front(sizeof(uint64_t)),
                                                          nm.mod->getModuleIdentifier() + "-jitted-objectbuffer"));
-  for (size_t i = 0; !err && i < symbols.size(); ++i) {
-    auto addr = lljit_->lookup(symbols[i]);
-    if (!addr) err = addr.takeError();
-    else out.addresses.push_back(addr->toPtr<void*>());
-  }
-  if (err) {
-    llvm::consumeError(out.tracker->remove());
-    return err;
-  }
-  const uint64_t total = now_ns() - t0;
-  t.codegen_ns = total > t.opt_ns ? total - t.opt_ns : 0;
-  if (times) *times = t;
-  ++loaded_;
-  return out;
+  return link(std::move(out), std::move(err), symbols, t, t0, times);
 }
 
 void Jit::unload(const llvm::orc::ResourceTrackerSP& tracker) {

@@ -104,6 +104,10 @@ class Jit {
   // optimize() without the lock, for the child, which may take none.
   void optimize_with(llvm::Module& m, int level, llvm::TargetMachine& tm);
   llvm::Expected<Loaded> load_apart(NewModule m, const std::vector<std::string>& symbols, CompileTimes* times);
+  // Looks up `symbols` in the module just added under out.tracker (err: the
+  // add's), accounts the compile's times from t0; on failure removes it.
+  llvm::Expected<Loaded> link(Loaded out, llvm::Error err, const std::vector<std::string>& symbols, CompileTimes& t,
+                              uint64_t t0, CompileTimes* times);
 
   std::unique_ptr<llvm::orc::LLJIT> lljit_;
   std::unique_ptr<llvm::orc::JITTargetMachineBuilder> jtmb_;
