@@ -181,8 +181,11 @@ class InputTest(unittest.TestCase):
     def test_sigint_ends_a_sort(self):
         # 3,000 x 3,000 = 9 million rows to sort, unique on every column:
         # the scan takes a few seconds, the sort about a minute (here, busy).
+        # A budget of its own: the default is a share of the memory the
+        # machine has free, which other processes' use may bring under the
+        # sort's few hundred MB (then a budget error, not a cancel).
         status, out, err, latency = sigint_after(
-            ["--parts", "3000", "--format", "none", "-e",
+            ["--parts", "3000", "--format", "none", "--memory-budget", "4GiB", "-e",
              "range of a is parts\nrange of b is parts\nretrieve unique (a.pname, b.pnum) sort by pname:d, pnum"],
             8.0)
         print("sort of 9 million rows: exit after SIGINT in %.3f s" % latency)
