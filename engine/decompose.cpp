@@ -15,6 +15,7 @@
 
 #include "frontend/frontend.h"
 #include "engine/exec.h"
+#include "engine/measure.h"
 #include "engine/sinks.h"
 
 namespace quelkit::harness {
@@ -174,13 +175,18 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
   if (live.size() <= 1) {
     int v = live.empty() ? -1 : live[0];
     Relation* rel = v >= 0 ? lv.vars[size_t(v)]->rel : nullptr;
+    // Making the plan, its access path and its cache key: --stats' plan_ns.
+    const uint64_t p0 = now_ns();
     std::string name = plan_base() + (depth ? "_s" + std::to_string(depth) : "");
     Plan plan = make_plan(lv, v, lv.conjuncts, targets, names, name);
     int key_attr = rel ? rel->key_attr() : -1;
     AccessSpec acc = choose_access(plan, rel, key_attr);
-    std::string id = v >= 0 ? rel_id(*lv.vars[size_t(v)]) : "none";
+    std::string key = v >= 0 ? rel_id(*lv.vars[size_t(v)]) : "none";
+    key += '|';
+    key += plan.key;
     note_access((v >= 0 ? q_.vars[size_t(v)].name + ":" : "") + acc.text);
-    execute(plan, rel, id + "|" + plan.key, acc, params, out, updating && v == q_.update_var);
+    res_.stats.plan_ns += now_ns() - p0;
+    execute(plan, rel, key, acc, params, out, updating && v == q_.update_var);
     return;
   }
 
@@ -229,11 +235,13 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
       cols.push_back(n.get());
       col_nodes.push_back(std::move(n));
     }
+    const uint64_t p0 = now_ns();
     std::string name = plan_base() + "_d" + std::to_string(++ndetach_);
     Plan plan = make_plan(lv, v, mine, cols, col_names, name);
     Relation* src = vs.rel;
     AccessSpec acc = choose_access(plan, src, src->key_attr());
     note_access(q_.vars[size_t(v)].name + ":" + acc.text + " -> temp");
+    res_.stats.plan_ns += now_ns() - p0;
     auto temp = std::make_unique<Relation>(q_.vars[size_t(v)].name + ":" + src->name() + " (detached)",
                                            plan.out, src->page_size());
     TempSink ts(*temp);
@@ -319,12 +327,14 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     // so its plan (and access path) is built once; only parameters change.
     int v = rest_vars[0];
     Relation* rel = inner.vars[size_t(v)]->rel;
+    const uint64_t p0 = now_ns();
     std::string name = plan_base() + "_s" + std::to_string(depth + 1);
     Plan plan = make_plan(inner, v, inner.conjuncts, targets, names, name);
     AccessSpec acc = choose_access(plan, rel, rel->key_attr());
     note_access(q_.vars[size_t(v)].name + ":" + acc.text);
     // The cache key is built once: only the parameter block changes per tuple.
     const std::string key = rel_id(*inner.vars[size_t(v)]) + "|" + plan.key;
+    res_.stats.plan_ns += now_ns() - p0;
     bool want_tids = updating && v == q_.update_var;
     loops_.emplace_back(0, tuples.size());
     for (size_t i = 0; i < tuples.size(); ++i) {

@@ -72,6 +72,11 @@ struct ExecStats {
   uint64_t prepares = 0, cache_hits = 0;
   uint64_t prepare_ns = 0, irgen_ns = 0, opt_ns = 0, codegen_ns = 0;
   uint64_t run_ns = 0;         // wall time of the statement minus prepare time
+  // The statement's fixed costs (docs/stats.md): its lexing and parsing, its
+  // binding, the plans made (decomposition, access paths, cache keys) and
+  // the plan-cache lookups (both within run_ns), applying or printing its
+  // result, and its whole wall time from its first token to its result.
+  uint64_t parse_ns = 0, bind_ns = 0, plan_ns = 0, lookup_ns = 0, result_ns = 0, total_ns = 0;
   uint64_t verify_ns = 0;      // checksum over the stored result, after run_ns stopped
   // --dump's printing of a back end's forms (Runner::get): off both clocks,
   // so a run that dumps times as one that does not. Not reported.

@@ -17,6 +17,8 @@ void ExecStats::add_scan(const ExecStats& o) {
   prepares += o.prepares;
   cache_hits += o.cache_hits;
   prepare_ns += o.prepare_ns;
+  plan_ns += o.plan_ns;
+  lookup_ns += o.lookup_ns;
   irgen_ns += o.irgen_ns;
   opt_ns += o.opt_ns;
   codegen_ns += o.codegen_ns;
@@ -92,9 +94,11 @@ HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   const bool reuse = backend_->reuses_plans();
   PlanCache& cache = opt_.plan_cache ? cache_ : statement_plans_;
   const std::string& key = cache_key;
+  const uint64_t l0 = now_ns();
   if (reuse) {
     if (HeldPlan* h = cache.find(key)) {
       ++st.cache_hits;
+      st.lookup_ns += now_ns() - l0;
       return h;
     }
   }
@@ -110,6 +114,7 @@ HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint
                                      ? key
                                      : key + "=" + std::string(plan.literal_block.begin(), plan.literal_block.end()))
                      .second;
+  st.lookup_ns += now_ns() - l0;
   const bool dumping = !opt_.dumps.empty() && opt_.dump_out && !dumped_.count(plan.key);
   uint64_t t0 = now_ns();
   std::unique_ptr<Prepared> p;
@@ -141,7 +146,12 @@ HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint
     dump(plan, p.get(), params);
     st.dump_ns += now_ns() - d0;
   }
-  if (reuse) return cache.insert(key, std::move(p), plan_positions(plan));
+  if (reuse) {
+    const uint64_t i0 = now_ns();
+    HeldPlan* h = cache.insert(key, std::move(p), plan_positions(plan));
+    st.lookup_ns += now_ns() - i0;
+    return h;
+  }
   scratch = HeldPlan{std::move(p), {}, false, {}};
   return &scratch;
 }

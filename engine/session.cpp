@@ -155,7 +155,7 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
   // one of its own, timed here, after its output and its error.
   const size_t reports_before = reports_.size();
   const bool json_stats = opt_.stats && opt_.stats_json;
-  const uint64_t start = json_stats ? now_ns() : 0;
+  const uint64_t start = stmt_start_ns_ = now_ns();
   auto statement_stats = [&](const std::string& error) {
     if (json_stats && reports_.size() == reports_before) emit_statement_stats(s, now_ns() - start, error);
   };
@@ -285,9 +285,12 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   auto check_into = [&](const frontend::BoundQuery& q) {
     if (!q.into.empty()) check_tuple_fits(into_schema(q), opt_.page_size, s.relation_pos, src);
   };
+  uint64_t bind_ns = 0;  // the statement's binding (each runner's too, with aggregates)
   if (!aggregates) {
+    const uint64_t b0 = now_ns();
     bound = frontend::bind(s, ranges_, cat_, src);
     check_into(*bound);
+    bind_ns = now_ns() - b0;
   }
   // With aggregates, the statement as rewritten on the first runner (their
   // values as constants, aggregate functions' temporaries joined back),
@@ -303,15 +306,26 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   size_t ref = 0, refused = SIZE_MAX;
   std::string diff;    // the first difference from results[ref]
   size_t differs = 0;  // the runner it was found in
-  // Stats follow the statement's output (and its error, if any).
+  // Stats follow the statement's output (and its error, if any), with the
+  // statement's fixed costs: its parse, its result's handling (from
+  // result_t0, when it got that far) and its whole time up to here.
   struct StatsAtEnd {
     Session* self;
+    const Stmt& s;
     size_t from;
+    uint64_t result_t0 = 0;
     ~StatsAtEnd() {
+      const uint64_t end = now_ns();
+      for (size_t i = from; i < self->reports_.size(); ++i) {
+        ExecStats& st = self->reports_[i].stats;
+        st.parse_ns = s.parse_ns;
+        st.result_ns = result_t0 ? end - result_t0 : 0;
+        st.total_ns = s.parse_ns + (end - self->stmt_start_ns_);
+      }
       if (self->opt_.stats)
         for (size_t i = from; i < self->reports_.size(); ++i) self->emit_stats(self->reports_[i]);
     }
-  } stats_at_end{this, reports_.size()};
+  } stats_at_end{this, s, reports_.size()};
   for (auto& r : runners_) {
     // --repeat K: K single runs (no loop to a minimum time: a run is the
     // statement), summarised by the timing module (measure.h).
@@ -320,9 +334,12 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     std::optional<frontend::BoundQuery> local;
     if (aggregates) scope.emplace(*this, *r, s, src);
     const bool inner_failed = scope && !scope->ok();
+    uint64_t local_bind_ns = 0;
     if (scope && !inner_failed) {
+      const uint64_t b0 = now_ns();
       local = frontend::bind(scope->statement(), ranges_, cat_, src);
       check_into(*local);
+      local_bind_ns = now_ns() - b0;
       if (r == runners_.front()) dump_ir(*local, stmt_plans);
     }
     const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
@@ -360,6 +377,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     rep.mode = r->mode();
     rep.stats = first.stats;
     rep.stats.run_ns = uint64_t(ts.median);
+    rep.stats.bind_ns = bind_ns + local_bind_ns;
     rep.run_ns_min = uint64_t(ts.min);
     rep.run_ns_max = uint64_t(ts.max);
     rep.runs = int(times.size());
@@ -428,6 +446,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   // changed, so the statement is cancelled whole, not applied and then
   // followed by a silent stop (a 200,000-row replace was).
   check_cancel();
+  stats_at_end.result_t0 = now_ns();
   return apply(s, src, q, res);
 }
 
@@ -595,6 +614,8 @@ void Session::emit_statement_stats(const Stmt& s, uint64_t run_ns, const std::st
   r.statement = frontend::ast::statement_word(s.kind);
   r.stats.rows_out = stmt_rows_;
   r.stats.run_ns = r.run_ns_min = r.run_ns_max = run_ns;
+  r.stats.parse_ns = s.parse_ns;
+  r.stats.total_ns = s.parse_ns + run_ns;
   r.error = error;
   emit_stats(r);
 }
@@ -631,6 +652,12 @@ void Session::emit_stats(const StmtReport& r) {
         {"run_ns_max", r.run_ns_max},
         {"repeat", r.runs},
         {"verify_ns", s.verify_ns},
+        {"parse_ns", s.parse_ns},
+        {"bind_ns", s.bind_ns},
+        {"plan_ns", s.plan_ns},
+        {"lookup_ns", s.lookup_ns},
+        {"result_ns", s.result_ns},
+        {"total_ns", s.total_ns},
         {"checksum", checksum_hex(s.checksum)},
         {"tiers", s.tiers()},
         {"tier_switch_page", s.tier_switch_page},
@@ -654,7 +681,9 @@ void Session::emit_stats(const StmtReport& r) {
        << (s.selection.empty() ? "" : " (" + s.selection + ")") << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << stats_us_text(s.prepare_ns)
        << " us" << phases << ", run " << stats_us_text(s.run_ns) << " us (min " << stats_us_text(r.run_ns_min) << ", max "
-       << stats_us_text(r.run_ns_max) << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << stats_us_text(s.verify_ns) << " us; checksum " << checksum_hex(s.checksum)
+       << stats_us_text(r.run_ns_max) << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << stats_us_text(s.verify_ns) << " us; parse " << stats_us_text(s.parse_ns) << ", bind "
+       << stats_us_text(s.bind_ns) << ", plan " << stats_us_text(s.plan_ns) << ", lookup " << stats_us_text(s.lookup_ns)
+       << ", result " << stats_us_text(s.result_ns) << ", total " << stats_us_text(s.total_ns) << " us; checksum " << checksum_hex(s.checksum)
        << tier_text(s) << (r.error.empty() ? "" : "; error") << "\n";
 }
 

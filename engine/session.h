@@ -146,6 +146,7 @@ class Session {
   Includer includer_;
   size_t results_shown_ = 0;  // results written under csv: the next is set apart by a blank line
   uint64_t stmt_rows_ = 0;    // a print's or copy's tuples, for its --stats=json rows_out
+  uint64_t stmt_start_ns_ = 0;  // when the running statement's execution began (total_ns)
 };
 
 // Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).

@@ -65,6 +65,7 @@ struct Stmt {
   } kind = Retrieve;
   SrcPos pos;            // first token
   size_t begin = 0, end = 0;  // byte range of the statement in the source
+  uint64_t parse_ns = 0;      // its lexing and parsing (--stats' parse_ns)
 
   std::string var;       // Range: variable; Delete/Replace: variable
   SrcPos var_pos;        // of `var`

@@ -3,6 +3,7 @@
 // most two tokens of lookahead (`name =` vs `v.attr` in a target list), so the
 // first error in the text, lexical or syntactic, is the one reported.
 #include <algorithm>
+#include <chrono>
 #include <deque>
 
 #include <iterator>
@@ -79,6 +80,9 @@ class Parser {
     SrcPos last_error;  // where the previous statement's error was reported
     for (;;) {
       size_t begin = kNoBegin, second = std::string::npos;
+      // A statement's lex and parse time (--stats' parse_ns), from its
+      // first token's lexing to its last's.
+      const auto t0 = std::chrono::steady_clock::now();
       try {
         if (peek().kind == Tok::End) break;
         begin = peek().begin;
@@ -94,6 +98,8 @@ class Parser {
         // between (the source's text, so nothing more is lexed here).
         second = src_->text().find_first_not_of(" \t\r\n", peek().end);
         out.push_back(statement());
+        out.back()->parse_ns =
+            uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
       } catch (QuelError& e) {
         if (!errors) throw;
         // A keyword used as a name (`range of retrieve is parts`) is where

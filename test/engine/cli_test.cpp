@@ -366,8 +366,15 @@ TEST(Cli, StatsJsonHasEveryField) {
                         "\"prepares\":1", "\"cache_hits\":0", "\"prepare_ns\":", "\"irgen_ns\":", "\"opt_ns\":",
                         "\"codegen_ns\":", "\"run_ns\":", "\"run_ns_min\":", "\"run_ns_max\":",
                         "\"repeat\":3", "\"checksum\":\"629a105994fe2a1e\"", "\"error\":null",
-                        "\"settings\":\"\",", "\"page_bytes\":1024,"})
+                        "\"settings\":\"\",", "\"page_bytes\":1024,", "\"parse_ns\":", "\"bind_ns\":",
+                        "\"plan_ns\":", "\"lookup_ns\":", "\"result_ns\":", "\"total_ns\":"})
     EXPECT_NE(o.text.find(f), std::string::npos) << f << "\n" << o.text;
+  // The text form gives the fixed costs after verify's time.
+  Out t = sh(kBin + " --parts 210 --format none --stats -e 'range of p is parts retrieve (p.pnum) where p.qoh < 10'");
+  ASSERT_EQ(t.status, 0) << t.text;
+  EXPECT_NE(t.text.find(" us; parse "), std::string::npos) << t.text;
+  for (const char* f : {", bind ", ", plan ", ", lookup ", ", result ", ", total "})
+    EXPECT_NE(t.text.find(f), std::string::npos) << f << "\n" << t.text;
 }
 
 // What shaped a back end's code is named beside it, so a figure says what to

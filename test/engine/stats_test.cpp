@@ -184,6 +184,37 @@ TEST_P(Stats, AQueryWithNoVariableScansAndQualifiesNoTuple) {
   }
 }
 
+// A statement's fixed costs are its own and fit its whole time: parse, bind,
+// prepare, run (plan-making and the cache lookups inside it), verification
+// and the result's handling are apart in time, so their sum is at most
+// total_ns. A later statement of the same shape finds its plan: a lookup
+// on every back end that reuses plans, no prepare.
+TEST_P(Stats, FixedCostsAreTheStatementsOwnAndFitItsTotal) {
+  Kit k(GetParam());
+  k.add_parts(210);
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  for (const char* text : {"retrieve (a = 1)", "retrieve (a = 2)", "retrieve (p.pnum) where p.qoh < 10",
+                           "replace p (qoh = 5) where p.pnum = 7", "replace p (qoh = 6) where p.pnum = 8"}) {
+    SCOPED_TRACE(text);
+    ASSERT_TRUE(k.run(text).ok);
+    const harness::ExecStats& st = k.last_report().stats;
+    EXPECT_GT(st.parse_ns, 0u);
+    EXPECT_GT(st.bind_ns, 0u);
+    EXPECT_GT(st.plan_ns, 0u);
+    EXPECT_GT(st.lookup_ns, 0u);
+    EXPECT_GT(st.result_ns, 0u);
+    EXPECT_LE(st.plan_ns + st.lookup_ns, st.run_ns);
+    EXPECT_LE(st.parse_ns + st.bind_ns + st.prepare_ns + st.run_ns + st.verify_ns + st.result_ns, st.total_ns);
+  }
+  // The second of each shape prepared nothing where plans are reused.
+  ASSERT_TRUE(k.run("replace p (qoh = 7) where p.pnum = 9").ok);
+  const harness::ExecStats& again = k.last_report().stats;
+  if (k.session().runners().front()->reuses()) {
+    EXPECT_EQ(again.prepares, 0u);
+    EXPECT_EQ(again.cache_hits, 1u);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, Stats, ::testing::ValuesIn(all_backend_modes()),
                          backend_test_name);
 
