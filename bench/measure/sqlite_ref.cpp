@@ -125,6 +125,22 @@ bool SqliteRef::execute(const std::string& sql, SqliteRows* out, std::string* er
     *err = sqlite3_errmsg(impl_->db);
     return false;
   }
+  return step_all(st, out, err);
+}
+
+bool SqliteRef::execute_text(const std::string& sql, SqliteRows* out, std::string* err) {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(impl_->db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    *err = sqlite3_errmsg(impl_->db);
+    sqlite3_finalize(st);
+    return false;
+  }
+  const bool ok = step_all(st, out, err);
+  sqlite3_finalize(st);
+  return ok;
+}
+
+bool SqliteRef::step_all(sqlite3_stmt* st, SqliteRows* out, std::string* err) {
   out->clear();
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

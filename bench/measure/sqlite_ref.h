@@ -14,6 +14,8 @@
 
 #include "bench/workloads/wisconsin.h"
 
+struct sqlite3_stmt;
+
 namespace quelkit {
 
 // A result as SQLite returned it, kept for its checksum after the clock
@@ -56,6 +58,9 @@ class SqliteRef {
   // What a timed run does: steps the query to its end, storing every row in
   // *out (cleared first). It takes no checksum, and computes none.
   bool execute(const std::string& sql, SqliteRows* out, std::string* err);
+  // The same from the text: sqlite3_prepare_v2, the steps, sqlite3_finalize,
+  // every call (the paper's (a) row: a statement's whole fixed cost).
+  bool execute_text(const std::string& sql, SqliteRows* out, std::string* err);
   // The DESIGN.md "Result checksum" of stored rows (off every clock).
   static uint64_t checksum(const SqliteRows& rows);
   // Checksums computed by this object so far (tests: none inside timed runs).
@@ -66,6 +71,8 @@ class SqliteRef {
 
  private:
   SqliteRef() = default;
+  // Steps st to its end, storing every row in *out (cleared first), and resets it.
+  bool step_all(sqlite3_stmt* st, SqliteRows* out, std::string* err);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   uint64_t checksums_ = 0;

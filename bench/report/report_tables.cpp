@@ -48,7 +48,9 @@ void line(const char* what, const std::vector<const Row*>& qs, const std::functi
 // statement that reads no relation ((a)).
 void per_tuple_block(const std::vector<const Row*>& qs) {
   if (!qs[0]->reads) {
-    std::cout << "  (reads no relation: no per-tuple figure, scan or floor)\n";
+    std::cout << "  (reads no relation: no per-tuple figure, scan or floor; each run is the whole statement from its\n"
+                 "  text: quelkit's lex, parse, bind, plan, plan-cache lookup and run, SQLite's\n"
+                 "  sqlite3_prepare_v2, step and finalize)\n";
     return;
   }
   line("per tuple", qs, [](const Row& r) { return std::to_string(r.size) + " tuples"; });
