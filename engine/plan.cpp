@@ -4,6 +4,8 @@
 // plan's literals into parameter slots that makes them values, not shape.
 #include "engine/plan.h"
 
+#include <charconv>
+
 #include "engine/rows.h"
 
 namespace quelkit::harness {
@@ -93,18 +95,41 @@ std::string literal_text(const Plan& plan) {
   return text;
 }
 
+// A number appended in place: the key is made for every plan of every
+// statement, and a temporary string per attribute was most of its cost.
+static void append_number(std::string& k, uint64_t v) {
+  char buf[24];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  k.append(buf, size_t(end - buf));
+}
+
 static void layout_text(std::string& k, const char* tag, const Schema& s) {
   k += tag;
-  for (const auto& a : s.attrs) k += type_name(a.type) + "@" + std::to_string(a.offset) + ",";
-  k += "/" + std::to_string(s.tuple_len) + ";";
+  for (const auto& a : s.attrs) {
+    if (a.type.kind == Tk::C) {
+      k += 'c';
+      append_number(k, a.type.len);
+    } else {
+      k += type_info(a.type.kind).format;
+    }
+    k += '@';
+    append_number(k, a.offset);
+    k += ',';
+  }
+  k += '/';
+  append_number(k, s.tuple_len);
+  k += ';';
 }
 
 void compute_key(Plan& plan) {
   std::string k;
+  k.reserve(256);
   layout_text(k, "in:", plan.in);
   layout_text(k, "out:", plan.out);
   layout_text(k, "par:", plan.params);
-  k += "scratch:" + std::to_string(plan.scratch_size) + ";q:";
+  k += "scratch:";
+  append_number(k, plan.scratch_size);
+  k += ";q:";
   k += plan.qual_folded ? ir::shape(*plan.qual_folded) : "true";
   for (const auto& t : plan.targets_folded) {
     k += ";t:";

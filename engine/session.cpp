@@ -188,6 +188,14 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
 // "1 row", "N rows": how every message and listing counts rows.
 static std::string rows_text(size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
 
+// "(N rows <what>)": a statement's message, written whole. The error stream
+// is unbuffered, so each piece put there was a write of its own (five a
+// replace, most of a short statement's result handling).
+static void say_rows(std::ostream& os, size_t n, const std::string& what) {
+  const std::string m = "(" + rows_text(n) + what + ")\n";
+  os.write(m.data(), std::streamsize(m.size()));
+}
+
 // What --format none prints for a retrieve's rows or a print's relation.
 static std::string checksum_line(uint64_t sum, size_t rows) {
   return "checksum " + checksum_hex(sum) + " (" + rows_text(rows) + ")\n";
@@ -368,7 +376,10 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       times.push_back(double(again.stats.run_ns + (scope ? scope->stats().run_ns : 0)));
     }
     if (local && !bound) bound = std::move(local);
-    const Stats ts = summarise(times);
+    // One run (every statement but a repeated retrieve) has nothing to summarise.
+    Stats ts;
+    if (times.size() == 1) ts.median = ts.min = ts.max = times[0];
+    else ts = summarise(times);
     StmtReport rep;
     rep.stmt = stmt_no_;
     rep.line = s.pos.line;
@@ -461,7 +472,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
       if (opt_.runner.count_sink && q.into.empty()) {  // a measurement: the count, no rows
         // A message, as "(N rows appended)" is, under every format: a count
         // has no rows to print or checksum (--stats=json carries it as rows_out).
-        if (!json_only()) *msg_ << "(" << rows_text(res.nrows()) << " counted)\n";
+        if (!json_only()) say_rows(*msg_, res.nrows(), " counted");
         return true;
       }
       size_t n = res.keep_rows ? res.rows.size() : res.nrows();
@@ -494,7 +505,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
           }
         });
         cat_.add(std::move(rel));
-        *msg_ << "(" << rows_text(n) << " into " << q.into << ")\n";
+        say_rows(*msg_, n, " into " + q.into);
       } else if (opt_.format != OutFormat::None) {
         show_result(res.layout, res.rows);
       } else if (!json_only()) {  // the JSON object carries the checksum
@@ -518,7 +529,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
                      sch.attrs[size_t(q.targets[t].column)], tuple.data());
         return tuple.data();
       });
-      *msg_ << "(" << rows_text(n) << " appended to " << rel->name() << ")\n";
+      say_rows(*msg_, n, " appended to " + rel->name());
       return true;
     }
     case frontend::BoundKind::Delete:
@@ -535,8 +546,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
         if (seen.insert(uint64_t(res.tids[i].page) << 16 | res.tids[i].line).second) todo.emplace_back(res.tids[i], i);
       if (q.kind == frontend::BoundKind::Delete) {
         for (const auto& [t, k] : todo) rel->erase(t);
-        *msg_ << "(" << rows_text(todo.size()) << " deleted from " << rel->name()
-              << ")\n";
+        say_rows(*msg_, todo.size(), " deleted from " + rel->name());
         return true;
       }
       // Build every new tuple from the old relation first, then apply.
@@ -568,8 +578,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
           rel->overwrite(todo[i].first, fresh[i].data());
         }
       }
-      *msg_ << "(" << rows_text(todo.size()) << " replaced in " << rel->name()
-            << ")\n";
+      say_rows(*msg_, todo.size(), " replaced in " + rel->name());
       return true;
     }
   }
@@ -819,13 +828,13 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
     write_csv_file(s.file, *rel, cols, s.file_pos, src);
     uint64_t n = rel->ntuples();
     stmt_rows_ = n;
-    *msg_ << "(" << rows_text(n) << " copied into \"" << s.file << "\")\n";
+    say_rows(*msg_, n, " copied into \"" + s.file + "\"");
   } else {
     std::vector<uint8_t> tuples = read_csv_file(s.file, rel->schema(), cols, s.file_pos, src);
     size_t n = rel->tuple_len() ? tuples.size() / rel->tuple_len() : 0;
     rel->insert_all(n, [&](size_t i) { return tuples.data() + i * rel->tuple_len(); });
     stmt_rows_ = n;
-    *msg_ << "(" << rows_text(n) << " copied from \"" << s.file << "\")\n";
+    say_rows(*msg_, n, " copied from \"" + s.file + "\"");
   }
 }
 

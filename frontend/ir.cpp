@@ -135,13 +135,28 @@ static void shape_into(const Node& n, std::string& s) {
   s += op_name(n.op);
   s += ':';
   s += type_name(n.type);
+  // Appended piece by piece: every plan of every statement makes its key
+  // from this, and a temporary string per node was much of its cost.
   switch (n.op) {
-    case Op::CONST: s += ' ' + const_text(n) + bits_text(n); break;
-    case Op::ATTR: s += " @" + std::to_string(n.offset); break;
-    case Op::PARAM: s += " $" + std::to_string(n.offset); break;
+    case Op::CONST:
+      s += ' ';
+      s += const_text(n);
+      s += bits_text(n);
+      break;
+    case Op::ATTR:
+      s += " @";
+      s += std::to_string(n.offset);
+      break;
+    case Op::PARAM:
+      s += " $";
+      s += std::to_string(n.offset);
+      break;
     default: break;
   }
-  if (generic_info(op_info(n.op).generic).scratch) s += " s" + std::to_string(n.scratch);
+  if (generic_info(op_info(n.op).generic).scratch) {
+    s += " s";
+    s += std::to_string(n.scratch);
+  }
   for (const auto& k : n.kid)
     if (k) {
       s += ' ';
