@@ -3,6 +3,7 @@
 // most two tokens of lookahead (`name =` vs `v.attr` in a target list), so the
 // first error in the text, lexical or syntactic, is the one reported.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <deque>
 
@@ -49,12 +50,19 @@ bool binop(Tok k, BinOp* out) {
 #include "frontend/ops.def"
   };
   static_assert(std::size(kRows) == size_t(ir::kNumGenerics));
-  for (const Row& r : kRows)
-    if (r.tok != None && r.arity == 2 && r.tok == k) {
-      *out = {r.quel, r.prec};
-      return true;
-    }
-  return false;
+  // Indexed by token once, the first row of a token kept: the parser asks
+  // after every operand, and scanning the catalogue each time was a share
+  // of every short statement's parse.
+  static const auto kByTok = [] {
+    std::array<BinOp, 256> t{};
+    for (const Row& r : kRows)
+      if (r.tok != None && r.arity == 2 && !t[uint8_t(r.tok)].op) t[uint8_t(r.tok)] = {r.quel, r.prec};
+    return t;
+  }();
+  const BinOp& b = kByTok[uint8_t(k)];
+  if (!b.op) return false;
+  *out = b;
+  return true;
 }
 
 bool starts_statement(Tok k) {
