@@ -88,6 +88,10 @@ class Lexer {
   // `resume`: where skip_error() goes on (nullptr: the byte after `at`).
   [[noreturn]] void fail(const char* at, std::string msg, const char* resume = nullptr);
   Token make(Tok k, const char* b, const char* e) const;
+  // The line:col of a token at `off`, counted on from the last token's:
+  // tokens come in text order, and a search of the line table per token
+  // was a share of every short statement's parse.
+  SrcPos pos_at(size_t off) const;
   Token string_literal(const char* start);
 
   SourceRef src_;
@@ -97,6 +101,8 @@ class Lexer {
   size_t last_end_ = 0;  // end of the last token returned (where Tok::End is placed)
   const char* resume_ = nullptr;  // where skip_error() goes on
   const char* error_at_ = nullptr;  // where the last lexical error is
+  mutable size_t pos_off_ = 0, pos_line_begin_ = 0;  // pos_at's last offset and its line's start
+  mutable uint32_t pos_line_ = 1;
 };
 
 }  // namespace quelkit::frontend

@@ -92,8 +92,20 @@ Token Lexer::make(Tok k, const char* b, const char* e) const {
   t.kind = k;
   t.begin = size_t(b - base_);
   t.end = size_t(e - base_);
-  t.pos = src_->pos_of(t.begin);
+  t.pos = pos_at(t.begin);
   return t;
+}
+
+SrcPos Lexer::pos_at(size_t off) const {
+  if (off < pos_off_) return src_->pos_of(off);  // behind the last one (skip_to): the table
+  const char* p = base_ + pos_off_;
+  const char* e = base_ + off;
+  while ((p = static_cast<const char*>(std::memchr(p, '\n', size_t(e - p))))) {
+    ++pos_line_;
+    pos_line_begin_ = size_t(++p - base_);
+  }
+  pos_off_ = off;
+  return {pos_line_, uint32_t(off - pos_line_begin_ + 1)};
 }
 
 /*!re2c
