@@ -39,6 +39,29 @@ TEST(SqliteRef, ChecksumOfStoredRowsIsTheBackEndsAndOffTheClock) {
   }
 }
 
+// execute_text, the (a) row's SQLite run (a statement prepared and finalized
+// from its text every call), stores the rows a prepared statement does, and
+// says SQLite's error for text that does not prepare.
+TEST(SqliteRef, FromItsTextStoresWhatThePreparedStatementDoes) {
+  auto db = SqliteRef::open(210, false, false);
+  ASSERT_NE(db, nullptr);
+  for (const PaperQuerySpec& pq : paper_queries()) {
+    if (pq.keyed) continue;
+    SCOPED_TRACE(pq.id);
+    const std::string sql = SqliteRef::sql_for(pq.id[0]);
+    SqliteRows prepared, from_text;
+    std::string err;
+    ASSERT_TRUE(db->execute(sql, &prepared, &err)) << err;
+    ASSERT_TRUE(db->execute_text(sql, &from_text, &err)) << err;
+    EXPECT_EQ(from_text.rows(), prepared.rows());
+    EXPECT_EQ(SqliteRef::checksum(from_text), SqliteRef::checksum(prepared));
+  }
+  SqliteRows none;
+  std::string err;
+  EXPECT_FALSE(db->execute_text("SELECT FROM WHERE", &none, &err));
+  EXPECT_NE(err.find("syntax error"), std::string::npos) << err;
+}
+
 // The paper's measurement of a query: SQLite's cell agrees with the back
 // end's (rows and checksum), and however many repetitions were timed, one
 // checksum was taken: the timed runs computed none.
