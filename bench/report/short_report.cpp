@@ -33,7 +33,7 @@ namespace {
 struct ShortOptions {
   std::string backends = "all", workloads = "emp,tp1", out_dir, jit_cpu = "generic";
   uint64_t emp_rows = 30000, replaces = 1000, accounts = 10000, transactions = 300;
-  int reps = 3;
+  int reps = 5;
   bool no_sqlite = false;
 };
 
@@ -59,7 +59,7 @@ cli::Run define_short(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--transactions", o->transactions, "TP1 transactions (default 300)")
       ->check(cli::whole(1, 1u << 30))
       ->type_name("N");
-  app.add_option("--reps", o->reps, "runs of each workload per engine, the median reported (default 3)")
+  app.add_option("--reps", o->reps, "runs of each workload per engine, the median reported (default 5)")
       ->check(cli::whole(1, 100))
       ->type_name("N");
   app.add_option("-b,--backend", o->backends, "back ends (default all)")->check(cli::backend_list())->type_name("LIST");
