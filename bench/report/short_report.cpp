@@ -260,14 +260,15 @@ int run_short(const ShortOptions& o, const CLI::App& app) {
             << " runs (the engines in turn), each run a session\n"
             << "of its own on its own copy of the data; each statement run from its QUEL text (lexed, parsed, bound, planned, looked up in the plan\n"
             << "cache, prepared if new, run, its result stored), the set-up (loading, range, modify) timed apart.\n"
-            << "µs/stmt = wall time of the statements / statements; xact/s = transactions / that time;\n"
-            << "µs/stmt -prep = the same less prepare time (a JIT's compile amortized apart); the cost columns are\n"
+            << "us/stmt = µs: wall time of the statements / statements; xact/s = transactions / that time;\n"
+            << "us/stmt -prep = the same less prepare time (a JIT's compile amortized apart); the cost columns are\n"
             << "the statements' --stats fields per statement. sqlite:text prepares, steps and finalizes each statement's\n"
             << "SQL text; sqlite:prepared one prepared statement per shape, values bound; both in memory, indexed where\n"
             << "quelkit hashes, TP1's transactions inside BEGIN/COMMIT"
             << (kQuelHasTransactions ? " (quelkit's inside begin/end).\n"
                                      : "; quelkit has no begin/end yet: each of its statements is atomic on its own.\n")
-            << "data: each relation's checksum after the run against sqlite:prepared's (DIFF: not the same data).\n";
+            << "data: each relation's checksum after the run against sqlite:prepared's (the last back end's with\n"
+            << "--no-sqlite; DIFF: not the same data).\n";
 
   std::vector<Measured> ms;
   bool differ = false;
@@ -315,7 +316,7 @@ int run_short(const ShortOptions& o, const CLI::App& app) {
       m.cells.push_back(std::move(mid));
     }
     differ |= runs_differ;
-    // The reference: SQLite prepared, else the first back end.
+    // The reference: SQLite prepared (the last cell), else the last back end.
     const ShortCell& ref = m.cells.back();
     for (const auto& c : m.cells)
       if (c.checksums != ref.checksums) {
