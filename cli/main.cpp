@@ -1,7 +1,7 @@
 // The `quelkit` command: runs QUEL scripts or the terminal monitor on the
 // selected back ends (the session command, whose options are declared here),
 // and dispatches to the subcommands of kSubcommands below (gen, paper, wisconsin,
-// sweep, difftest, profile), each declared in its own file and parsed with CLI11 by
+// short, sweep, difftest, profile), each declared in its own file and parsed with CLI11 by
 // cli/command.h's one dispatcher. Exit status: 0 ok, 1 a statement
 // failed (or a script could not be read) or back ends disagreed, 2 bad
 // usage, 130 a script cancelled with Ctrl-C; an interactive monitor exits 0
@@ -29,6 +29,7 @@
 #include "cli/monitor.h"
 #include "profile/profile.h"
 #include "bench/report/report.h"
+#include "bench/report/short_report.h"
 #include "bench/report/sweep.h"
 #include "bench/report/wisconsin_report.h"
 #include "storage/budget.h"
@@ -56,6 +57,8 @@ const cli::Subcommand kSubcommands[] = {
     {"paper", "the paper's benchmark on every back end: the report", define_paper},
     {"wisconsin", "the Wisconsin benchmark as the POSTGRES study ran it, on every back end and SQLite",
      define_wisconsin},
+    {"short", "short-statement workloads (Distributed INGRES's replaces, TP1) on every back end and SQLite",
+     define_short},
     {"sweep", "ns per tuple against selectivity for every page kernel under each --selection", define_sweep},
     {"difftest", "random qualifications on every back end, shrunk reproducers; or corpus files",
      difftest::define_difftest},

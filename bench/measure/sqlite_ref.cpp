@@ -23,10 +23,18 @@ struct SqliteRef::Impl {
 
 SqliteRef::~SqliteRef() = default;
 
-std::unique_ptr<SqliteRef> SqliteRef::open(uint64_t n, bool wide, bool keyed) {
+std::unique_ptr<SqliteRef> SqliteRef::open_memory() {
   std::unique_ptr<SqliteRef> r(new SqliteRef);
   r->impl_ = std::make_unique<Impl>();
   if (sqlite3_open(":memory:", &r->impl_->db) != SQLITE_OK) return nullptr;
+  return r;
+}
+
+sqlite3* SqliteRef::handle() const { return impl_->db; }
+
+std::unique_ptr<SqliteRef> SqliteRef::open(uint64_t n, bool wide, bool keyed) {
+  std::unique_ptr<SqliteRef> r = open_memory();
+  if (!r) return nullptr;
   sqlite3* db = r->impl_->db;
   sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", nullptr, nullptr, nullptr);
   std::string create = "CREATE TABLE parts (pnum INTEGER, pname TEXT, color TEXT, weight INTEGER, qoh INTEGER";

@@ -14,6 +14,7 @@
 
 #include "bench/workloads/wisconsin.h"
 
+struct sqlite3;
 struct sqlite3_stmt;
 
 namespace quelkit {
@@ -49,6 +50,11 @@ class SqliteRef {
   // B-tree standing in for ISAM and hash alike).
   static std::unique_ptr<SqliteRef> open_wisconsin(const std::vector<harness::WisconsinRelationSpec>& relations,
                                                    bool keyed);
+  // An empty in-memory database (its journal in memory, as SQLite keeps it
+  // by default), for a caller that loads its own tables
+  // (the short-statement workloads) through handle().
+  static std::unique_ptr<SqliteRef> open_memory();
+  sqlite3* handle() const;
   ~SqliteRef();
   // SQL for a paper query id, or "" if there is none.
   static std::string sql_for(char query);

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "bench/measure/quel_sql.h"
+#include "bench/measure/quiet_session.h"
 #include "bench/measure/sqlite_ref.h"
 #include "frontend/frontend.h"
 #include "storage/checksum.h"
@@ -151,13 +152,10 @@ bool load_wisconsin_scripts(const std::string& dir, std::vector<WisconsinScript>
 bool measure_wisconsin(const SessionOptions& so_in, const WisconsinDataSet& data,
                        const std::vector<WisconsinScript>& scripts, const WisconsinRunOptions& o,
                        std::vector<WisconsinStmtRow>* rows, bool* mismatch, std::string* err) {
-  SessionOptions so = so_in;
-  so.format = OutFormat::None;
-  so.stats = so.stats_json = false;
-  std::ostream null(nullptr);  // results and messages: nothing is printed
-  std::ostringstream errs;
-  Session session(so, null, errs);
-  session.set_messages(null);
+  QuietSession quiet(so_in);
+  Session& session = quiet.session;
+  std::ostringstream& errs = quiet.errs;
+  const SessionOptions& so = session.options();
   WisconsinSpec spec;
   spec.relations = data.relations();
   spec.s = data.structure;
