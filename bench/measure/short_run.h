@@ -27,8 +27,10 @@ struct ShortCostField {
   uint64_t harness::ExecStats::*field;
 };
 inline constexpr ShortCostField kShortCostFields[] = {
-    {"prepare_ns", &harness::ExecStats::prepare_ns},
-    {"run_ns", &harness::ExecStats::run_ns},
+    {"parse_ns", &harness::ExecStats::parse_ns},   {"bind_ns", &harness::ExecStats::bind_ns},
+    {"plan_ns", &harness::ExecStats::plan_ns},     {"lookup_ns", &harness::ExecStats::lookup_ns},
+    {"prepare_ns", &harness::ExecStats::prepare_ns}, {"run_ns", &harness::ExecStats::run_ns},
+    {"result_ns", &harness::ExecStats::result_ns}, {"total_ns", &harness::ExecStats::total_ns},
 };
 constexpr size_t kShortCosts = sizeof kShortCostFields / sizeof kShortCostFields[0];
 

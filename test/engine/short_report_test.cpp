@@ -93,7 +93,7 @@ TEST(ShortReport, BothWorkloadsOnTwoBackendsAndSqliteEndWithTheSameData) {
   // The CSV has a column per fixed cost, a row per engine and workload.
   EXPECT_EQ(r.csv.substr(0, r.csv.find('\n')),
             "workload,backend,statements,transactions,us_per_statement,per_second,wall_ns,setup_ns,prepares,"
-            "cache_hits,prepare_ns,run_ns,same_data");
+            "cache_hits,parse_ns,bind_ns,plan_ns,lookup_ns,prepare_ns,run_ns,result_ns,total_ns,same_data");
   EXPECT_EQ(std::count(r.csv.begin(), r.csv.end(), '\n'), 1 + 2 * 4);
 }
 
