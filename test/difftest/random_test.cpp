@@ -12,7 +12,9 @@
 #include "difftest/check.h"
 #include "difftest/corpus.h"
 #include "difftest/difftest.h"
+#include "difftest/bind.h"
 #include "difftest/sqlite_oracle.h"
+#include "difftest/twin.h"
 
 namespace quelkit::test {
 namespace {
@@ -111,6 +113,50 @@ TEST(Difftest, SqliteAndStorageOraclesAgreeWithTheInterpreter) {
   if (!s.mismatches.empty()) return;
   EXPECT_GT(s.sqlite_checked, 800u);
   EXPECT_GT(s.storage_checked, 4000u);
+}
+
+// The plan-reuse net's counts: every query rerun with the plan cache off,
+// a twin for each whose literals give one the binder takes (counted here
+// from the same generator), and the summary's line saying so.
+TEST(Difftest, PlanReuseCountsAreRight) {
+  register_all_backends();
+  std::ostringstream log;
+  Checker ch("interp:switch,threaded:goto", log);
+  RunOptions o;
+  o.seed = 4;
+  o.count = 200;
+  o.sqlite = o.storage = o.python = false;
+  Summary s = ch.run(o);
+  for (const auto& m : s.mismatches) ADD_FAILURE() << m.reproducer;
+  Generator g(4);
+  uint64_t twins = 0;
+  for (uint64_t i = 0; i < o.count; ++i) {
+    const GQuery q = g.query();
+    if (std::optional<GQuery> t = literal_twin(q, twin_salt(q.text()))) {
+      try {
+        bind_query(*t, ch.session().catalog());
+        ++twins;
+      } catch (QuelError&) {
+      }
+    }
+  }
+  EXPECT_EQ(s.queries, o.count);
+  EXPECT_EQ(s.cache_off, o.count);
+  EXPECT_EQ(s.twins, twins);
+  EXPECT_GT(twins, o.count / 2);
+  // threaded:goto reuses plans: some statements ran on their twin's alone.
+  EXPECT_GT(s.twin_reused, 0u);
+  EXPECT_LE(s.twin_reused, s.twins);
+  std::ostringstream sum;
+  print_summary(sum, s, ch.runner_labels(), o.seed);
+  const std::string line = "plan reuse: 200 statements, " + std::to_string(twins) + " literal twins (after which " +
+                           std::to_string(s.twin_reused) + " prepared nothing), 200 cache-off reruns, all agreed\n";
+  EXPECT_NE(sum.str().find(line), std::string::npos) << sum.str();
+  // The net off: nothing counted.
+  o.plan_reuse = false;
+  Summary off = ch.run(o);
+  EXPECT_EQ(off.twins, 0u);
+  EXPECT_EQ(off.cache_off, 0u);
 }
 
 GPtr attr(const std::string& var, const std::string& name) { return make_attr(var, name); }
