@@ -344,17 +344,7 @@ std::optional<Mismatch> Checker::check_plan_reuse(const GQuery& q, const GQuery*
   Outcome o = evaluate(q, off);
   if (!o.bound) return std::nullopt;  // bound once already: cannot happen
   auto& rs = session_->runners();
-  if (sum) {
-    ++sum->cache_off;
-    if (twin) {
-      ++sum->twins;
-      for (size_t i = 0; i < rs.size(); ++i)
-        if (rs[i]->reuses() && out.results[i].ok && out.results[i].stats.prepares == 0) {
-          ++sum->twin_reused;
-          break;
-        }
-    }
-  }
+  if (sum) ++sum->cache_off;
   for (size_t i = 0; i < rs.size(); ++i) {
     if (could_not_run(out.results[i]) || could_not_run(o.results[i])) continue;
     std::string d = result_difference(out.results[i], o.results[i]);
@@ -409,7 +399,16 @@ std::optional<Mismatch> Checker::check(const GQuery& q, const RunOptions& o, Sum
     if (!out.results[0].ok) ++sum->failed;
     sum->rows += out.results[0].nrows();
   }
-  if (o.plan_reuse)
+  if (twin && sum) {
+    ++sum->twins;
+    auto& rs = session_->runners();
+    for (size_t i = 0; i < rs.size(); ++i)
+      if (rs[i]->reuses() && out.results[i].ok && out.results[i].stats.prepares == 0) {
+        ++sum->twin_reused;
+        break;
+      }
+  }
+  if (o.plan_reuse && (o.cache_off_every <= 1 || !sum || sum->queries % o.cache_off_every == 0))
     if (auto m = check_plan_reuse(q, twin ? &*twin : nullptr, salt, out, sum)) return m;
   if (auto m = check_backends(q, out)) return m;
   // Every eighth query again, elsewhere in the text: the plans it prepared

@@ -64,6 +64,11 @@ struct RunOptions {
   // The plan-reuse net: each query's literal twin first, then the query
   // with the plan cache on (on the twin's plans) and again with it off.
   bool plan_reuse = true;
+  // The cache-off rerun on every k-th query only (1: each), where a run must
+  // be short: it is the net's cost, a second prepare of every plan (the
+  // twin's prepare is one the query then skips). The twins still run on
+  // every query, answers compared across back ends as any query's.
+  uint64_t cache_off_every = 1;
   size_t max_mismatches = 1;  // stop after this many
   GenOptions gen;
 };

@@ -52,6 +52,9 @@ TEST_P(DifftestSelection, FixedSeedOnEveryBackendIsClean) {
   o.seed = 1981;
   o.seconds = 1800;
   o.count = query_count();
+  // The plan cache off on every fourth query: on every one the net more
+  // than doubled this test's time (a second compile of each plan).
+  o.cache_off_every = 4;
   Summary s = ch.run(o);
   std::ostringstream sum;
   print_summary(sum, s, ch.runner_labels(), o.seed);
@@ -60,6 +63,8 @@ TEST_P(DifftestSelection, FixedSeedOnEveryBackendIsClean) {
   EXPECT_EQ(s.bind_failures, 0u);
   EXPECT_EQ(s.queries, o.count) << sum.str();
   EXPECT_GT(s.storage_checked, o.count / 2);
+  EXPECT_EQ(s.cache_off, o.count / 4) << sum.str();
+  EXPECT_GT(s.twins, o.count / 2) << sum.str();
   if (ch.have_sqlite()) {
     EXPECT_GT(s.sqlite_checked, o.count / 5) << sum.str();
   }
@@ -82,17 +87,23 @@ TEST(Difftest, SameSeedSameQueries) {
   EXPECT_GT(differ, 250);
 }
 
+// `count` queries from `seed` compared across back ends alone: no storage
+// variants, SQLite or Python oracle.
+RunOptions backends_only(uint64_t seed, uint64_t count) {
+  RunOptions o;
+  o.seed = seed;
+  o.count = count;
+  o.sqlite = o.storage = o.python = false;
+  return o;
+}
+
 // Operator choices and spellings come from ops.def: a new row there must show
 // up here, read from the bound IR, without touching difftest.
 TEST(Difftest, EveryOperatorOfOpsDefIsGenerated) {
   register_all_backends();
   std::ostringstream log;
   Checker ch("interp:switch", log);
-  RunOptions o;
-  o.seed = 2;
-  o.count = 4000;
-  o.sqlite = o.storage = false;
-  Summary s = ch.run(o);
+  Summary s = ch.run(backends_only(2, 4000));
   EXPECT_TRUE(s.mismatches.empty());
   std::string missing;
   for (const auto& m : s.coverage.missing()) missing += m + " ";
@@ -122,10 +133,7 @@ TEST(Difftest, PlanReuseCountsAreRight) {
   register_all_backends();
   std::ostringstream log;
   Checker ch("interp:switch,threaded:goto", log);
-  RunOptions o;
-  o.seed = 4;
-  o.count = 200;
-  o.sqlite = o.storage = o.python = false;
+  RunOptions o = backends_only(4, 200);
   Summary s = ch.run(o);
   for (const auto& m : s.mismatches) ADD_FAILURE() << m.reproducer;
   Generator g(4);
