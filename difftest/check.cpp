@@ -13,6 +13,7 @@
 #include "difftest/bind.h"
 #include "difftest/python_oracle.h"
 #include "difftest/sqlite_oracle.h"
+#include "difftest/twin.h"
 #include "engine/limits.h"
 #include "bench/workloads/parts.h"
 #include "engine/rows.h"
@@ -84,6 +85,7 @@ Checker::Checker(const std::string& backends, std::ostream& log, const harness::
       throw std::runtime_error("difftest: building relation " + s.relation + " failed:\n" + sink_err_.str());
   }
   for (const auto& name : setup.catalog().names()) session_->catalog().add(setup.catalog().remove(name));
+  cache_off_ = cache_off_runners(*session_);
   // The generator binds against the test data's schemas: they must be the built relations'.
   if (std::string d = TestData::difference(session_->catalog()); !d.empty()) throw std::runtime_error("difftest: " + d);
   if (!sqlite) return;  // --no-sqlite: not opened, so nothing (--aggregates included) consults it
@@ -323,9 +325,62 @@ std::optional<Mismatch> Checker::check_python(const GQuery& q, const Outcome& he
   return std::nullopt;
 }
 
+harness::Runner* Checker::runner(const std::string& label) {
+  for (auto& r : session_->runners())
+    if (r->label() == label) return r.get();
+  return nullptr;
+}
+
+harness::Runner* Checker::cache_off_runner(const harness::Runner* r) {
+  for (size_t i = 0; i < session_->runners().size(); ++i)
+    if (session_->runners()[i].get() == r) return cache_off_[i].get();
+  return nullptr;
+}
+
+std::optional<Mismatch> Checker::check_plan_reuse(const GQuery& q, const GQuery* twin, uint64_t salt,
+                                                  const Outcome& out, Summary* sum) {
+  std::vector<harness::Runner*> off;
+  for (auto& r : cache_off_) off.push_back(r.get());
+  Outcome o = evaluate(q, off);
+  if (!o.bound) return std::nullopt;  // bound once already: cannot happen
+  auto& rs = session_->runners();
+  if (sum) ++sum->cache_off;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    if (could_not_run(out.results[i]) || could_not_run(o.results[i])) continue;
+    std::string d = result_difference(out.results[i], o.results[i]);
+    if (d.empty()) continue;
+    Mismatch m;
+    m.kind = Mismatch::CacheOff;
+    m.a = rs[i]->label();
+    m.b = m.a + " --no-plan-cache";
+    m.detail = d;
+    m.query = q.clone();
+    m.twin_salt = salt;
+    // Without the twin, from a clean start, it may show too: then the twin
+    // is not what it takes.
+    if (twin && !reproduces_reuse(m, q)) m.kind = Mismatch::Twin;
+    if (m.kind == Mismatch::Twin) m.detail += kAfterTwin;
+    return m;
+  }
+  return std::nullopt;
+}
+
 std::optional<Mismatch> Checker::check(const GQuery& q, const RunOptions& o, Summary* sum) {
   std::vector<harness::Runner*> all;
   for (auto& r : session_->runners()) all.push_back(r.get());
+  // The plan-reuse net: the literal twin first, so the statement runs on the
+  // plans the twin prepared (the twin's own answers compared as any query's).
+  const uint64_t salt = twin_salt(q.text());
+  std::optional<GQuery> twin = o.plan_reuse ? literal_twin(q, salt) : std::nullopt;
+  if (twin) {
+    Outcome t = evaluate(*twin, all);
+    if (!t.bound) {
+      twin.reset();
+    } else if (auto m = check_backends(*twin, t)) {
+      m->detail += "\n(the literal twin of the query generated)";
+      return m;
+    }
+  }
   Outcome out = evaluate(q, all);
   if (!out.bound) {
     if (sum) ++sum->bind_failures;
@@ -344,6 +399,17 @@ std::optional<Mismatch> Checker::check(const GQuery& q, const RunOptions& o, Sum
     if (!out.results[0].ok) ++sum->failed;
     sum->rows += out.results[0].nrows();
   }
+  if (twin && sum) {
+    ++sum->twins;
+    auto& rs = session_->runners();
+    for (size_t i = 0; i < rs.size(); ++i)
+      if (rs[i]->reuses() && out.results[i].ok && out.results[i].stats.prepares == 0) {
+        ++sum->twin_reused;
+        break;
+      }
+  }
+  if (o.plan_reuse && (o.cache_off_every <= 1 || !sum || sum->queries % o.cache_off_every == 0))
+    if (auto m = check_plan_reuse(q, twin ? &*twin : nullptr, salt, out, sum)) return m;
   if (auto m = check_backends(q, out)) return m;
   // Every eighth query again, elsewhere in the text: the plans it prepared
   // are reused (same shapes), and its answers and errors must be this run's.

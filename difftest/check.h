@@ -33,11 +33,18 @@ struct Coverage {
 };
 
 struct Mismatch {
-  // Generator: the binder rejected a generated query.
-  enum Kind : uint8_t { Backends, Storage, Sqlite, Python, Generator } kind = Backends;
-  std::string a, b;    // what disagreed: runner labels, "relation x vs y", "sqlite", "python oracle"
+  // Generator: the binder rejected a generated query. The plan-reuse net
+  // (twin.h): Twin, the statement run on one back end after its literal
+  // twin differs from its run with the plan cache off; CacheOff, the same
+  // from a clean start, with no twin needed.
+  enum Kind : uint8_t { Backends, Storage, Sqlite, Python, Twin, CacheOff, Generator } kind = Backends;
+  std::string a, b;    // what disagreed: runner labels, "relation x vs y", "sqlite", "python oracle",
+                       // "L --no-plan-cache"
   std::string detail;  // the first difference
   GQuery query;        // the (shrunk) query
+  // Twin: the twin's salt (literal_twin(query, twin_salt) is the twin of
+  // every shrunk candidate too).
+  uint64_t twin_salt = 0;
   int original_operators = 0;
   uint64_t seed = 0, index = 0;
   std::string reproducer;  // .quel text
@@ -54,6 +61,14 @@ struct RunOptions {
   // python_script ("": PythonOracle::default_script()).
   bool python = true;
   std::string python_script;
+  // The plan-reuse net: each query's literal twin first, then the query
+  // with the plan cache on (on the twin's plans) and again with it off.
+  bool plan_reuse = true;
+  // The cache-off rerun on every k-th query only (1: each), where a run must
+  // be short: it is the net's cost, a second prepare of every plan (the
+  // twin's prepare is one the query then skips). The twins still run on
+  // every query, answers compared across back ends as any query's.
+  uint64_t cache_off_every = 1;
   size_t max_mismatches = 1;  // stop after this many
   GenOptions gen;
 };
@@ -72,6 +87,11 @@ struct Summary {
   uint64_t python_checked = 0, python_agreed = 0;
   std::vector<std::pair<std::string, uint64_t>> python_skipped;
   std::string python_missing;
+  // The plan-reuse net: queries run after a literal twin (one that had
+  // literals and whose twin bound), of those the ones that prepared nothing
+  // on some back end that reuses plans (the twin's plans served them), and
+  // reruns with the plan cache off.
+  uint64_t twins = 0, twin_reused = 0, cache_off = 0;
   uint64_t bind_failures = 0;  // generator bugs (must stay 0)
   double seconds = 0;
   Coverage coverage;
@@ -126,6 +146,14 @@ class Checker {
   // once, or run again elsewhere in the text reusing the plans the first
   // run prepared? *twice: only the second run shows it.
   bool reproduces(const Mismatch& m, const GQuery& q, bool* twice = nullptr);
+  // Twin and CacheOff: does q (after its twin, for Twin) show the mismatch
+  // on m.a from a clean start against a run with the plan cache off?
+  // *detail: the difference.
+  bool reproduces_reuse(const Mismatch& m, const GQuery& q, std::string* detail = nullptr);
+  std::optional<Mismatch> check_plan_reuse(const GQuery& q, const GQuery* twin, uint64_t salt, const Outcome& out,
+                                           Summary* sum);
+  harness::Runner* runner(const std::string& label);
+  harness::Runner* cache_off_runner(const harness::Runner* r);
   std::optional<Mismatch> check_backends(const GQuery& q, Outcome& out);
   std::optional<Mismatch> check_storage(const GQuery& q, const Outcome& heap, Summary* sum);
   std::optional<Mismatch> check_sqlite(const GQuery& q, const Outcome& heap, Summary* sum);
@@ -136,10 +164,13 @@ class Checker {
 
   // The second text of a statement run twice: another line, another column.
   static constexpr const char* kAgain = "\n\n   ";
+  // What a Twin mismatch's detail ends with.
+  static constexpr const char* kAfterTwin = "\n(the statement ran after its literal twin, on the plans the twin prepared)";
 
   std::ostream& log_;
   std::ostringstream sink_out_, sink_err_;  // what the session prints (setup only)
   std::unique_ptr<harness::Session> session_;
+  std::vector<std::unique_ptr<harness::Runner>> cache_off_;  // session_'s runners with --no-plan-cache
   std::unique_ptr<SqliteOracle> sqlite_;
   std::unique_ptr<PythonOracle> python_;
   std::string backends_;

@@ -26,6 +26,7 @@ struct DifftestOptions {
   std::string backends = "all";
   std::vector<std::string> corpus;
   bool rewrite = false, no_shrink = false, no_sqlite = false, no_storage = false, no_python = false;
+  bool no_plan_reuse = false;
   std::string python_oracle;
   cli::CodeOptions code;  // --jit-opt, --jit-checks, --jit-cpu, --vector-batch, --selection
   double minutes = 0, seconds = 0;
@@ -53,6 +54,13 @@ void print_summary(std::ostream& os, const Summary& s, const std::vector<std::st
       for (const auto& [r, n] : s.python_skipped) os << " " << r << " " << n;
     }
   }
+  // The plan-reuse net (twin.h): statements run after their literal twin
+  // and again with the plan cache off.
+  uint64_t reuse_mismatches = 0;
+  for (const auto& m : s.mismatches) reuse_mismatches += m.kind == Mismatch::Twin || m.kind == Mismatch::CacheOff;
+  os << "\n  plan reuse: " << s.queries << " statements, " << s.twins << " literal twins (after which "
+     << s.twin_reused << " prepared nothing), " << s.cache_off << " cache-off reruns, "
+     << (reuse_mismatches ? std::to_string(reuse_mismatches) + " disagreed" : std::string("all agreed"));
   os << "\n  SQLite compared: " << s.sqlite_checked;
   if (!s.sqlite_skipped.empty()) {
     os << "; not comparable:";
@@ -103,6 +111,9 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-sqlite", d->no_sqlite, "leave out the SQLite oracle");
   app.add_flag("--no-storage", d->no_storage, "leave out the ISAM/hash copies");
   app.add_flag("--no-python", d->no_python, "leave out the Python oracle of the queries that raise");
+  app.add_flag("--no-plan-reuse", d->no_plan_reuse,
+               "leave out the plan-reuse net: each statement run after its literal twin (same shape, other "
+               "literals) and again with the plan cache off");
   app.add_option("--python-oracle", d->python_oracle,
                  "the Python oracle's script (default: test/oracle/oracle.py of the source tree)")
       ->check(CLI::ExistingFile.description(""))
@@ -146,6 +157,9 @@ int run_difftest(const DifftestOptions& d) {
   o.sqlite = !d.no_sqlite;
   o.storage = !d.no_storage;
   o.python = !d.no_python;
+  o.plan_reuse = !d.no_plan_reuse;
+  CorpusNet net;
+  net.twins = net.cache_off = !d.no_plan_reuse;
   o.python_script = d.python_oracle;
   const std::string& backends = d.backends;
   const bool rewrite = d.rewrite;
@@ -184,7 +198,7 @@ int run_difftest(const DifftestOptions& d) {
   }
   try {
     if (!d.corpus.empty()) {
-      int files = 0, cases = 0, passed = 0, failed = 0, uncased = 0, stale = 0, kept = 0;
+      int files = 0, cases = 0, passed = 0, failed = 0, uncased = 0, stale = 0, kept = 0, twins = 0, cache_off = 0;
       // At a terminal, the file running now, on a line cleared once it has
       // run (a whole corpus under -b all takes minutes: gccjit compiles each
       // case); in a log, nothing.
@@ -203,7 +217,9 @@ int run_difftest(const DifftestOptions& d) {
           std::cerr << line << std::flush;
           shown = line.size();
         }
-        CorpusReport r = run_corpus(file, backends, prepare);
+        CorpusReport r = run_corpus(file, backends, prepare, net);
+        twins += r.twins;
+        cache_off += r.cache_off;
         clear_progress();  // before what the file's run says
         cases += r.cases;
         passed += r.passed;
@@ -231,7 +247,7 @@ int run_difftest(const DifftestOptions& d) {
         std::string text = r.rewritten;
         for (int again = 0; again < 4 && text != file.text; ++again) {
           file = parse_corpus(p, text);
-          text = run_corpus(file, backends, prepare).rewritten;
+          text = run_corpus(file, backends, prepare, net).rewritten;
         }
         if (r.stale == 0) continue;
         std::ofstream out(p, std::ios::binary);
@@ -268,7 +284,8 @@ int run_difftest(const DifftestOptions& d) {
         } else {
           std::cout << "all pass";
         }
-        std::cout << "\n";
+        std::cout << "; plan reuse: " << twins << " cases after a literal twin, " << cache_off
+                  << " rerun with the plan cache off\n";
       }
       return failed ? 1 : 0;
     }
@@ -289,7 +306,7 @@ int run_difftest(const DifftestOptions& d) {
       if (aggregates) std::cout << " --aggregates " << aggregates;
       for (const auto& [off, flag] :
            {std::pair{d.no_sqlite, "--no-sqlite"}, {d.no_storage, "--no-storage"}, {d.no_shrink, "--no-shrink"},
-            {d.no_python, "--no-python"}})
+            {d.no_python, "--no-python"}, {d.no_plan_reuse, "--no-plan-reuse"}})
         if (off) std::cout << " " << flag;
       std::cout << "\n";
     };

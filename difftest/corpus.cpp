@@ -12,6 +12,9 @@
 #include "storage/checksum.h"
 #include "bench/workloads/parts.h"
 #include "bench/workloads/wisconsin.h"
+#include "difftest/twin.h"
+#include "engine/aggregate.h"
+#include "engine/limits.h"
 #include "engine/session.h"
 
 namespace quelkit::difftest {
@@ -37,6 +40,7 @@ struct Actual {
   uint64_t rows = 0, checksum = 0;
   bool reported = false;  // rows/checksum came from the statement's reports
   std::vector<std::string> setup_failures;
+  std::string cache_off;   // a back end whose answer with the plan cache differs from its answer without
 };
 
 // `NAME:L:C: error: MSG` -> `L:C: MSG`.
@@ -98,6 +102,70 @@ std::string wrong_answer(const CorpusCase& c, const std::string& got) {
   return "expected " + c.kind + " of " + std::to_string(want.size()) + " lines, got " + std::to_string(have.size()) +
          "; the first difference is at line " + std::to_string(c.line + 1 + k) + ": expected " + line(want, k) +
          ", got " + line(have, k) + " (--rewrite writes the whole answer)";
+}
+
+// The plan-reuse net before statement `index` of src runs (CorpusNet): its
+// literal twin evaluated on every runner, then the statement on each
+// cache-off runner, whose answers are returned. Nothing where the statement
+// has no expression, holds aggregates or does not bind (its error is the
+// case's, said when it runs).
+std::vector<harness::Result> reuse_net_before(harness::Session& session, size_t begin, const SourceRef& src,
+                                              size_t index, const CorpusNet& net,
+                                              const std::vector<std::unique_ptr<harness::Runner>>& cache_off,
+                                              CorpusReport* rep) {
+  using frontend::ast::Stmt;
+  std::vector<harness::Result> off;
+  auto stmts = frontend::parse(src);  // a copy of the statement, to bind and to change
+  Stmt& s = *stmts[index];
+  if ((s.kind != Stmt::Retrieve && s.kind != Stmt::Append && s.kind != Stmt::Replace && s.kind != Stmt::Delete) ||
+      harness::has_aggregates(s))
+    return off;
+  std::optional<frontend::BoundQuery> q;
+  try {
+    q = frontend::bind(s, session.ranges(), session.catalog(), src);
+  } catch (QuelError&) {
+    return off;
+  }
+  if (net.twins && twin_literals(s, twin_salt(src->text().substr(begin, s.end - begin))) > 0) {
+    try {
+      const frontend::BoundQuery t = frontend::bind(s, session.ranges(), session.catalog(), src);
+      // Only where a plan can outlive it: a back end without plan reuse
+      // prepares the statement afresh whatever ran before.
+      bool ran = false;
+      for (auto& r : session.runners())
+        if (r->reuses()) {
+          session.evaluate(t, *r, src, false);
+          ran = true;
+        }
+      rep->twins += ran;
+    } catch (QuelError&) {
+      // A twin the binder refuses (a value out of its column's range): none.
+    }
+  }
+  if (net.cache_off) {
+    for (auto& r : cache_off) off.push_back(session.evaluate(*q, *r, src, false));
+    ++rep->cache_off;
+  }
+  return off;
+}
+
+// How a statement's answers with the plan cache (its reports from `first`
+// on) differ from `off`, the cache-off runners' ("" where they agree).
+std::string cache_off_difference(harness::Session& session, size_t first, const std::vector<harness::Result>& off) {
+  for (size_t k = 0; k < off.size(); ++k) {
+    const harness::StmtReport& on = session.reports()[first + k];
+    const harness::Result& x = off[k];
+    if (harness::could_not_run(x)) continue;
+    auto said = [](bool ok, const std::string& error, uint64_t rows, uint64_t sum) {
+      return ok ? "checksum " + std::to_string(rows) + " " + harness::checksum_hex(sum) : "error " + error;
+    };
+    const std::string with = said(on.error.empty(), on.error, on.stats.rows_out, on.stats.checksum);
+    const std::string without = said(x.ok, x.ok ? "" : x.error.format(), x.stats.rows_out, x.stats.checksum);
+    if (with != without)
+      return "plan cache on and off disagree: " + session.runners()[k]->label() + " gives " + with +
+             " with the plan cache, " + without + " with --no-plan-cache";
+  }
+  return "";
 }
 
 }  // namespace
@@ -231,17 +299,22 @@ std::vector<std::string> corpus_files(const std::string& dir) {
   return v;
 }
 
-CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const harness::PrepareOptions& prepare) {
+CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const harness::PrepareOptions& prepare,
+                        const CorpusNet& net) {
   CorpusReport rep;
   std::ostringstream out, err;
   harness::SessionOptions o;
   o.backends = harness::parse_backend_list(backends);
   o.prepare = prepare;
+  o.runner.plan_cache = net.plan_cache;
   o.format = harness::OutFormat::Csv;
   if (f.page_size) o.page_size = f.page_size;
   harness::Session session(o, out, err);
   session.set_messages(out);  // an `out` expectation is the statement's message
   const size_t nrunners = session.runners().size();
+  const bool reuse_net = net.plan_cache && (net.twins || net.cache_off);
+  std::vector<std::unique_ptr<harness::Runner>> cache_off;
+  if (reuse_net && net.cache_off) cache_off = cache_off_runners(session);
   if (const auto& ps = f.parts_spec) session.catalog().add(harness::make_parts(ps->rows, ps->wide, ps->s, o.page_size));
   if (f.wisconsin_spec)
     for (auto& rel : harness::make_wisconsin(*f.wisconsin_spec, o.page_size)) session.catalog().add(std::move(rel));
@@ -271,6 +344,18 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const 
       out.str("");
       err.str("");
       const size_t nreports = session.reports().size();
+      // The case's statement before it runs: its twin, and its answers with
+      // the plan cache off (evaluated, nothing applied).
+      std::vector<harness::Result> off;
+      if (reuse_net && i + 1 == stmts.size()) {
+        // An exact expectation is the statement's answer with no plan of
+        // another statement's: the cache-off run it stands for, written
+        // down. The others (ok, placeholders, none) get the run itself.
+        const bool exact = c.exp_end > c.exp_begin && c.kind != "ok" && c.kind != "?" && c.expected != "?";
+        CorpusNet n = net;
+        n.cache_off = net.cache_off && !exact;
+        off = reuse_net_before(session, stmts[i]->begin, src, i, n, cache_off, &rep);
+      }
       bool ok = session.run_statement(*stmts[i], src);
       std::string e = err.str();
       if (auto p = e.find("back ends disagree"); p != std::string::npos) {
@@ -297,6 +382,8 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const 
         if (!ok) a.setup_failures.push_back(error_line(e, f.name));
         continue;
       }
+      if (!off.empty() && session.reports().size() >= nreports + nrunners)
+        a.cache_off = cache_off_difference(session, nreports, off);
       a.ran = true;
       a.ok = ok;
       a.out = out.str();
@@ -315,6 +402,7 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const 
       }
     }
     for (const auto& s : a.setup_failures) fail(c.line, "a statement before the case failed: " + s);
+    if (!a.cache_off.empty()) fail(c.line, a.cache_off);
     const bool has_exp = c.exp_end > c.exp_begin;
     if (!a.disagree.empty() || !a.missing.empty()) {
       // No one answer to hold against the expectation: said once, the case
@@ -367,7 +455,7 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const 
       pass = o2 == c.expected;
       got = c.kind + "\n" + o2;
     }
-    if (pass && a.disagree.empty() && a.setup_failures.empty()) {
+    if (pass && a.disagree.empty() && a.setup_failures.empty() && a.cache_off.empty()) {
       ++rep.passed;
     } else if (c.kind == "?" || (c.kind == "checksum" && c.expected == "?")) {
       // A placeholder expects nothing yet: say what --rewrite would put there.

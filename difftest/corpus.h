@@ -69,7 +69,26 @@ struct CorpusReport {
   // must not write the first back end's answer where another disagrees.
   std::vector<std::string> unmendable;
   int stale = 0;        // expectations that differ from what ran: what --rewrite replaces
+  // The plan-reuse net (CorpusNet): cases run after a literal twin, and
+  // cases rerun with the plan cache off.
+  int twins = 0, cache_off = 0;
   std::string rewritten;  // the file with every expectation replaced by what ran
+};
+
+// The plan-reuse net over a corpus, on each case's statement (a retrieve,
+// append, replace or delete without aggregates): its literal twin (twin.h)
+// evaluated first on every back end, so the statement runs on the plans the
+// twin prepared (on the back ends that reuse plans); and, where the case's
+// expectation is not an exact answer (ok, a placeholder, none), the
+// statement evaluated with the plan cache off before it runs, its answer
+// (error, or rows and checksum) each back end's with the cache on. An exact
+// expectation is that answer already, written down by a run without the
+// twin. plan_cache false: the whole file runs as --no-plan-cache (the net
+// then does nothing).
+struct CorpusNet {
+  bool plan_cache = true;
+  bool twins = true;
+  bool cache_off = true;
 };
 
 // Runs a file on the back ends of `backends` ("interp:switch", "all", ...) in
@@ -78,7 +97,7 @@ struct CorpusReport {
 // `prepare`: the options that shape each back end's code (--selection,
 // --jit-opt, --jit-checks, --jit-cpu, --vector-batch).
 CorpusReport run_corpus(const CorpusFile& f, const std::string& backends,
-                        const harness::PrepareOptions& prepare = {});
+                        const harness::PrepareOptions& prepare = {}, const CorpusNet& net = {});
 
 // Every .quel file under a directory, sorted.
 std::vector<std::string> corpus_files(const std::string& dir);

@@ -6,12 +6,18 @@
 #include "difftest/check.h"
 #include "difftest/corpus.h"
 #include "difftest/sqlite_oracle.h"
+#include "difftest/twin.h"
 
 namespace quelkit::difftest {
 
 std::string Checker::reproducer(const Mismatch& m) {
   static const char* kinds[] = {"back ends disagree", "storage structures disagree", "SQLite disagrees",
-                                "the Python oracle disagrees", "generator and binder disagree"};
+                                "the Python oracle disagrees",
+                                "a statement run after its literal twin disagrees with --no-plan-cache",
+                                "plan cache on and off disagree", "generator and binder disagree"};
+  // The plan-reuse net's: one back end with the plan cache against itself
+  // without; the expectations are its answers under --no-plan-cache.
+  const bool reuse = m.kind == Mismatch::Twin || m.kind == Mismatch::CacheOff;
   std::string detail = m.detail;
   for (size_t p = 0; (p = detail.find('\n', p)) != std::string::npos; p += 4) detail.replace(p, 1, "\n * ");
   // A comment must not end early.
@@ -31,8 +37,8 @@ std::string Checker::reproducer(const Mismatch& m) {
                      "\n * Run: quelkit difftest --corpus FILE -b " + runners +
                      "\n *  or: quelkit --page-size " + std::to_string(TestData::kPageSize) + " --parts " +
                      std::to_string(TestData::kPartsRows) + " -b " + runners + " FILE" +
-                     "\n * The expectation is " + m.a +
-                     "'s answer: check it by hand before adding this file to test/queries/. */\n";
+                     "\n * The expectation is " + m.a + "'s answer" + (reuse ? " with --no-plan-cache" : "") +
+                     ": check it by hand before adding this file to test/queries/. */\n";
   std::string text = head + "/*! page-size " + std::to_string(TestData::kPageSize) + " */\n/*! parts " +
                      std::to_string(TestData::kPartsRows) + " */\n";
   std::vector<std::string> need;
@@ -46,7 +52,12 @@ std::string Checker::reproducer(const Mismatch& m) {
   GQuery heap = m.query.clone();
   for (auto& v : heap.vars) v.relation = v.base;
   const GQuery& first = m.kind == Mismatch::Storage ? heap : m.query;
-  text += first.ranges_text() + first.statement_text();
+  text += first.ranges_text();
+  if (m.kind == Mismatch::Twin)
+    if (std::optional<GQuery> twin = literal_twin(m.query, m.twin_salt))
+      text += "/* its literal twin first: the statement then runs on the plans the twin prepared */\n" +
+              twin->statement_text() + "/*= ? */\n";
+  text += first.statement_text();
   text += m.kind == Mismatch::Storage ? "/*= checksum ? */\n" : "/*= ? */\n";
   bool twice = false;
   if (m.kind == Mismatch::Backends && reproduces(m, m.query, &twice) && twice)
@@ -54,7 +65,9 @@ std::string Checker::reproducer(const Mismatch& m) {
             m.query.statement_text() + "/*= ? */\n";
   std::string filled = text;
   try {
-    CorpusReport r = run_corpus(parse_corpus("repro.quel", text), first_backend);
+    CorpusNet net;
+    net.plan_cache = !reuse;  // the answers without the plan cache, where it is what disagrees
+    CorpusReport r = run_corpus(parse_corpus("repro.quel", text), first_backend, {}, net);
     filled = r.rewritten;
   } catch (std::exception& e) {
     filled += "/* could not run the reproducer: " + std::string(e.what()) + " */\n";

@@ -7,25 +7,19 @@
 
 #include "difftest/bind.h"
 #include "difftest/check.h"
+#include "difftest/twin.h"
+#include "engine/limits.h"
 
 namespace quelkit::difftest {
 
 using harness::result_difference;
 
-namespace {
-
-harness::Runner* find_runner(harness::Session& s, const std::string& label) {
-  for (auto& r : s.runners())
-    if (r->label() == label) return r.get();
-  return nullptr;
-}
-
-}  // namespace
-
 bool Checker::still_fails(const Mismatch& m, const GQuery& cand) {
   switch (m.kind) {
     case Mismatch::Generator: return false;
     case Mismatch::Backends: return reproduces(m, cand);
+    case Mismatch::Twin:
+    case Mismatch::CacheOff: return reproduces_reuse(m, cand);
     case Mismatch::Storage: {
       GQuery heap = cand.clone();
       for (auto& v : heap.vars) v.relation = v.base;
@@ -50,8 +44,8 @@ bool Checker::still_fails(const Mismatch& m, const GQuery& cand) {
 }
 
 bool Checker::reproduces(const Mismatch& m, const GQuery& q, bool* twice) {
-  harness::Runner* a = find_runner(*session_, m.a);
-  harness::Runner* b = find_runner(*session_, m.b);
+  harness::Runner* a = runner(m.a);
+  harness::Runner* b = runner(m.b);
   if (!a || !b) return false;
   a->cache().clear();
   b->cache().clear();
@@ -62,6 +56,24 @@ bool Checker::reproduces(const Mismatch& m, const GQuery& q, bool* twice) {
   o = evaluate(q, {a, b}, kAgain);
   if (twice) *twice = true;
   return !result_difference(o.results[0], o.results[1]).empty();
+}
+
+bool Checker::reproduces_reuse(const Mismatch& m, const GQuery& q, std::string* detail) {
+  harness::Runner* on = runner(m.a);
+  harness::Runner* off = cache_off_runner(on);
+  if (!on || !off) return false;
+  on->cache().clear();
+  if (m.kind == Mismatch::Twin) {
+    std::optional<GQuery> twin = literal_twin(q, m.twin_salt);
+    if (!twin || !evaluate(*twin, {on}).bound) return false;
+  }
+  Outcome a = evaluate(q, {on});
+  if (!a.bound) return false;
+  Outcome b = evaluate(q, {off});
+  if (harness::could_not_run(a.results[0]) || harness::could_not_run(b.results[0])) return false;
+  std::string d = result_difference(a.results[0], b.results[0]);
+  if (detail) *detail = d;
+  return !d.empty();
 }
 
 namespace {
@@ -177,7 +189,8 @@ std::vector<GQuery> candidates(const GQuery& q, const CatalogView& cat) {
 
 void Checker::shrink(Mismatch& m) {
   m.original_operators = m.query.operators();
-  if (m.kind == Mismatch::Backends && !reproduces(m, m.query)) {
+  const bool reuse = m.kind == Mismatch::Twin || m.kind == Mismatch::CacheOff;
+  if ((m.kind == Mismatch::Backends && !reproduces(m, m.query)) || (reuse && !reproduces_reuse(m, m.query))) {
     // It needed plans an earlier query left in a cache: keep the query as it is.
     m.detail += "\n(not reproduced from a clean start: it depends on plans earlier queries prepared)";
     m.reproducer = reproducer(m);
@@ -212,11 +225,16 @@ void Checker::shrink(Mismatch& m) {
     case Mismatch::Backends: {
       bool twice = false;
       reproduces(m, m.query, &twice);
-      Outcome out = evaluate(m.query, {find_runner(*session_, m.a), find_runner(*session_, m.b)}, twice ? kAgain : "");
+      Outcome out = evaluate(m.query, {runner(m.a), runner(m.b)}, twice ? kAgain : "");
       if (out.bound) m.detail = result_difference(out.results[0], out.results[1]);
       if (twice) m.detail += "\n(the second run of the statement, which reuses the plans the first prepared)";
       break;
     }
+    case Mismatch::Twin:
+    case Mismatch::CacheOff:
+      reproduces_reuse(m, m.query, &m.detail);
+      if (m.kind == Mismatch::Twin) m.detail += kAfterTwin;
+      break;
     case Mismatch::Sqlite: {
       Outcome out = evaluate(m.query, {session_->runners()[0].get()});
       if (out.bound)

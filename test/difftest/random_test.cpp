@@ -12,7 +12,9 @@
 #include "difftest/check.h"
 #include "difftest/corpus.h"
 #include "difftest/difftest.h"
+#include "difftest/bind.h"
 #include "difftest/sqlite_oracle.h"
+#include "difftest/twin.h"
 
 namespace quelkit::test {
 namespace {
@@ -50,6 +52,9 @@ TEST_P(DifftestSelection, FixedSeedOnEveryBackendIsClean) {
   o.seed = 1981;
   o.seconds = 1800;
   o.count = query_count();
+  // The plan cache off on every fourth query: on every one the net more
+  // than doubled this test's time (a second compile of each plan).
+  o.cache_off_every = 4;
   Summary s = ch.run(o);
   std::ostringstream sum;
   print_summary(sum, s, ch.runner_labels(), o.seed);
@@ -58,6 +63,8 @@ TEST_P(DifftestSelection, FixedSeedOnEveryBackendIsClean) {
   EXPECT_EQ(s.bind_failures, 0u);
   EXPECT_EQ(s.queries, o.count) << sum.str();
   EXPECT_GT(s.storage_checked, o.count / 2);
+  EXPECT_EQ(s.cache_off, o.count / 4) << sum.str();
+  EXPECT_GT(s.twins, o.count / 2) << sum.str();
   if (ch.have_sqlite()) {
     EXPECT_GT(s.sqlite_checked, o.count / 5) << sum.str();
   }
@@ -80,17 +87,23 @@ TEST(Difftest, SameSeedSameQueries) {
   EXPECT_GT(differ, 250);
 }
 
+// `count` queries from `seed` compared across back ends alone: no storage
+// variants, SQLite or Python oracle.
+RunOptions backends_only(uint64_t seed, uint64_t count) {
+  RunOptions o;
+  o.seed = seed;
+  o.count = count;
+  o.sqlite = o.storage = o.python = false;
+  return o;
+}
+
 // Operator choices and spellings come from ops.def: a new row there must show
 // up here, read from the bound IR, without touching difftest.
 TEST(Difftest, EveryOperatorOfOpsDefIsGenerated) {
   register_all_backends();
   std::ostringstream log;
   Checker ch("interp:switch", log);
-  RunOptions o;
-  o.seed = 2;
-  o.count = 4000;
-  o.sqlite = o.storage = false;
-  Summary s = ch.run(o);
+  Summary s = ch.run(backends_only(2, 4000));
   EXPECT_TRUE(s.mismatches.empty());
   std::string missing;
   for (const auto& m : s.coverage.missing()) missing += m + " ";
@@ -111,6 +124,47 @@ TEST(Difftest, SqliteAndStorageOraclesAgreeWithTheInterpreter) {
   if (!s.mismatches.empty()) return;
   EXPECT_GT(s.sqlite_checked, 800u);
   EXPECT_GT(s.storage_checked, 4000u);
+}
+
+// The plan-reuse net's counts: every query rerun with the plan cache off,
+// a twin for each whose literals give one the binder takes (counted here
+// from the same generator), and the summary's line saying so.
+TEST(Difftest, PlanReuseCountsAreRight) {
+  register_all_backends();
+  std::ostringstream log;
+  Checker ch("interp:switch,threaded:goto", log);
+  RunOptions o = backends_only(4, 200);
+  Summary s = ch.run(o);
+  for (const auto& m : s.mismatches) ADD_FAILURE() << m.reproducer;
+  Generator g(4);
+  uint64_t twins = 0;
+  for (uint64_t i = 0; i < o.count; ++i) {
+    const GQuery q = g.query();
+    if (std::optional<GQuery> t = literal_twin(q, twin_salt(q.text()))) {
+      try {
+        bind_query(*t, ch.session().catalog());
+        ++twins;
+      } catch (QuelError&) {
+      }
+    }
+  }
+  EXPECT_EQ(s.queries, o.count);
+  EXPECT_EQ(s.cache_off, o.count);
+  EXPECT_EQ(s.twins, twins);
+  EXPECT_GT(twins, o.count / 2);
+  // threaded:goto reuses plans: some statements ran on their twin's alone.
+  EXPECT_GT(s.twin_reused, 0u);
+  EXPECT_LE(s.twin_reused, s.twins);
+  std::ostringstream sum;
+  print_summary(sum, s, ch.runner_labels(), o.seed);
+  const std::string line = "plan reuse: 200 statements, " + std::to_string(twins) + " literal twins (after which " +
+                           std::to_string(s.twin_reused) + " prepared nothing), 200 cache-off reruns, all agreed\n";
+  EXPECT_NE(sum.str().find(line), std::string::npos) << sum.str();
+  // The net off: nothing counted.
+  o.plan_reuse = false;
+  Summary off = ch.run(o);
+  EXPECT_EQ(off.twins, 0u);
+  EXPECT_EQ(off.cache_off, 0u);
 }
 
 GPtr attr(const std::string& var, const std::string& name) { return make_attr(var, name); }

@@ -535,7 +535,8 @@ class MonitorTest(unittest.TestCase):
         text = t.text()
         self.assertIn("corpus: file 1 of 2: " + os.path.join(corpus, "first.quel"), text)
         self.assertIn("corpus: file 2 of 2: " + os.path.join(corpus, "second.quel"), text)
-        self.assertIn("corpus: 2 files, 2 cases on interp:switch: all pass", text)
+        self.assertIn("corpus: 2 files, 2 cases on interp:switch: all pass; plan reuse: 0 cases after a literal twin, "
+                      "0 rerun with the plan cache off", text)
         # Each line is blanked once its file has run: the summary starts on
         # a line of its own, after the blanks.
         self.assertRegex(text, r"\r +\rcorpus: 2 files")
@@ -544,7 +545,8 @@ class MonitorTest(unittest.TestCase):
                            timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stderr, "")
-        self.assertEqual(p.stdout, "corpus: 2 files, 2 cases on interp:switch: all pass\n")
+        self.assertEqual(p.stdout, "corpus: 2 files, 2 cases on interp:switch: all pass; plan reuse: 0 cases after a "
+                         "literal twin, 0 rerun with the plan cache off\n")
 
     def run_until_sigint(self, args, after):
         """quelkit ARGS without a terminal, SIGINT `after` seconds into its
