@@ -221,6 +221,22 @@ TEST_P(Transactions, ManyShortTransactionsReuseTheirPlans) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, Transactions, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
 
+// A syntax error stops its text (docs/DESIGN.md): inside a transaction that
+// is an error too, and the statements before it in the text are undone.
+TEST(TransactionsSyntax, ASyntaxErrorThatStopsTheTextFailsIt) {
+  Kit k("interp:switch");
+  ASSERT_TRUE(k.run("create t (a = i4) append to t (a = 1)").ok);
+  RunResult r = k.run("begin\nappend to t (a = 2)\nretrieve (x = )\nend");
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(has(r.err, "t.quel:3:15: error:")) << r.err;
+  EXPECT_TRUE(has(r.err, "is aborted: 1 statement undone")) << r.err;
+  EXPECT_TRUE(k.session().in_transaction()) << "its end was in the text not run";
+  r = k.run("retrieve (t.a)");
+  EXPECT_TRUE(has(r.err, "retrieve skipped")) << r.err;
+  ASSERT_TRUE(k.run("end").ok);
+  EXPECT_EQ(k.run("retrieve (t.a)").out, "a\n1\n");
+}
+
 // The quelkit command: a script that ends inside a transaction aborts it
 // (an error at its begin, exit 1); one that ends it commits.
 TEST(TransactionsCli, AScriptEndingInsideATransactionAbortsIt) {
