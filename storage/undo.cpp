@@ -41,6 +41,7 @@ Relation* UndoLog::create(Catalog& cat, std::unique_ptr<Relation> rel) {
 void UndoLog::destroy(Catalog& cat, std::string_view name) {
   reserve_whole();
   std::unique_ptr<Relation> r = cat.remove(name);
+  if (!r) return;  // gone already (`destroy a, a`): nothing to bring back
   records_.push_back({Kind::Destroyed, {}, r.get(), wholes_.size()});
   wholes_.push_back(std::move(r));
 }

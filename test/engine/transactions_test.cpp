@@ -100,7 +100,7 @@ TEST_P(Transactions, AbortUndoesCreateDestroyModifyRetrieveIntoCopy) {
                                "copy e (name = c10, salary = i4) from \"") +
                    path +
                    "\"\n"
-                   "destroy e\n"
+                   "destroy e, e\n"
                    "create e (other = f8)\n"
                    "help\n"
                    "abort");
