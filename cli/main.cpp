@@ -220,13 +220,21 @@ int run_session(const CLI::App& app, MainOptions& m) {
   sigaddset(&intr, SIGINT);
   sigprocmask(SIG_UNBLOCK, &intr, nullptr);
 
+  // The input has ended, every way it can: a transaction left open is
+  // aborted, which fails a script (a session at a terminal ends with 0).
+  auto ended = [&session](int rc) { return session.end_input() || rc != 0 ? rc : 1; };
   const auto scripts = cli::scripts_in_order(app, m.texts, m.files);
-  if (scripts.empty()) return isatty(STDIN_FILENO) ? cli::monitor_terminal(session) : read_standard_input(session);
+  if (scripts.empty()) {
+    if (!isatty(STDIN_FILENO)) return ended(read_standard_input(session));
+    const int rc = cli::monitor_terminal(session);
+    session.end_input();
+    return rc;
+  }
   bool ok = true;
   for (const auto& [name, what] : scripts) {
     if (name == "-") {
       int st = read_standard_input(session);
-      if (st == 130) return 130;
+      if (st == 130) return ended(130);
       ok = st == 0 && ok;
       continue;
     }
@@ -244,9 +252,9 @@ int run_session(const CLI::App& app, MainOptions& m) {
       text = what;
     }
     ok = session.run(std::make_shared<Source>(srcname, text, std::vector<Source::Origin>{}, std::move(cut))) && ok;
-    if (cancel_requested()) return 130;  // Ctrl-C: the rest of the scripts do not run
+    if (cancel_requested()) return ended(130);  // Ctrl-C: the rest of the scripts do not run
   }
-  return ok ? 0 : 1;
+  return ended(ok ? 0 : 1);
 }
 
 cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {

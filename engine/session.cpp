@@ -21,6 +21,7 @@
 #include "storage/budget.h"
 #include "storage/checksum.h"
 #include "storage/csv.h"
+#include "storage/undo.h"
 #include "engine/measure.h"
 #include "runtime/runtime.h"
 #include "engine/rows.h"
@@ -76,7 +77,7 @@ std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::s
 }
 
 Session::Session(SessionOptions opt, std::ostream& out, std::ostream& err)
-    : opt_(std::move(opt)), out_(out), err_(err), msg_(&err) {
+    : opt_(std::move(opt)), out_(out), err_(err), msg_(&err), undo_(std::make_unique<UndoLog>()) {
   if (opt_.backends.empty()) opt_.backends = parse_backend_list("interp");
   for (const auto& [name, mode] : opt_.backends) add_runner(name, mode, opt_.prepare);
 }
@@ -134,13 +135,20 @@ bool Session::run(const SourceRef& src) {
       c.pos = s->pos;
       c.src = src;
       print_error(c);
+      fail_transaction();
       return false;
     }
     ok = run_statement(*s, src) && ok;
-    if (cancel_requested()) return false;  // the rest of the text does not run
+    if (cancel_requested()) {  // the rest of the text does not run
+      fail_transaction();  // a cancel inside a transaction undoes it, whatever it came during
+      return false;
+    }
     if (stopped_) break;  // an included file's syntax error stops this text too
   }
   while (e < errors.size()) print_error(errors[e++]);
+  // A text stopped by its syntax error inside a transaction fails it, as
+  // any other error there does: what the text meant to do did not all run.
+  if (syntax_stop) fail_transaction();
   if (stopped_) return false;
   stopped_ = syntax_stop;
   return ok;
@@ -159,14 +167,31 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
   auto statement_stats = [&](const std::string& error) {
     if (json_stats && reports_.size() == reports_before) emit_statement_stats(s, now_ns() - start, error);
   };
+  // After a failure inside a transaction nothing runs until its end or
+  // abort (help, which changes nothing, shows it): each statement says so.
+  if (txn_ && txn_->failed && s.kind != Stmt::End && s.kind != Stmt::Abort && s.kind != Stmt::Help) {
+    const std::string why = std::string(frontend::ast::statement_word(s.kind)) + " skipped: " + transaction_text() +
+                            " failed; nothing runs until its end or abort";
+    *msg_ << "(" << position_text(src, s.pos) << ": " << why << ")\n";
+    statement_stats(why);
+    return true;
+  }
   try {
     const bool ok = exec(s, src);
+    if (!ok) fail_transaction();
+    // What a transaction counts as its statements: those that ran, not its
+    // own begin, end or abort, nor help (which shows the count) or \i
+    // (whose statements count themselves).
+    if (ok && txn_ && s.kind != Stmt::Begin && s.kind != Stmt::End && s.kind != Stmt::Abort &&
+        s.kind != Stmt::Help && s.kind != Stmt::Include)
+      ++txn_->statements;
     statement_stats("");
     return ok;
   } catch (QuelError& e) {
     if (!e.err.src) e.err.src = src;
     if (!e.err.pos.line) e.err.pos = s.pos;  // the memory budget's: on the statement
     print_error(e.err);
+    fail_transaction();
     statement_stats(e.err.format());
     return false;
   } catch (std::exception& e) {
@@ -180,6 +205,7 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
                       ? "out of memory: the system refused an allocation the memory budget (--memory-budget) allowed"
                       : std::string("internal limit: ") + e.what();
     print_error(err);
+    fail_transaction();
     statement_stats(err.format());
     return false;
   }
@@ -195,6 +221,8 @@ static void say_rows(std::ostream& os, size_t n, const std::string& what) {
   const std::string m = "(" + rows_text(n) + what + ")\n";
   os.write(m.data(), std::streamsize(m.size()));
 }
+// "3 statements", "1 statement": a transaction's count.
+static std::string statements_text(size_t n) { return std::to_string(n) + (n == 1 ? " statement" : " statements"); }
 
 // What --format none prints for a retrieve's rows or a print's relation.
 static std::string checksum_line(uint64_t sum, size_t rows) {
@@ -247,6 +275,9 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
     case Stmt::Destroy: exec_destroy(s, src); return true;
     case Stmt::Print: exec_print(s, src); return true;
     case Stmt::Help: exec_help(s, src); return true;
+    case Stmt::Begin: exec_begin(s, src); return true;
+    case Stmt::End: exec_end(s, src); return true;
+    case Stmt::Abort: exec_abort(s, src); return true;
     case Stmt::Include:
       if (!includer_) throw_error(ErrKind::IO, s.file_pos, src, "\\i: no files can be included here");
       return includer_(s.file, s.file_pos, src);
@@ -504,7 +535,8 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
             rel->insert(tuple.data());
           }
         });
-        cat_.add(std::move(rel));
+        if (UndoLog* u = undo_log()) u->create(cat_, std::move(rel));
+        else cat_.add(std::move(rel));
         say_rows(*msg_, n, " into " + q.into);
       } else if (opt_.format != OutFormat::None) {
         show_result(res.layout, res.rows);
@@ -521,14 +553,21 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
         if (a.type.kind == Tk::C) std::memset(base.data() + a.offset, ' ', a.type.len);
       std::vector<uint8_t> tuple(sch.tuple_len);
       size_t n = res.nrows();
+      UndoLog* undo = undo_log();
+      if (undo) undo->reserve(n, 0);
+      std::vector<Tid> added;
       // One change: an insert the memory budget refuses takes the others out.
-      rel->insert_all(n, [&](size_t i) {
-        tuple = base;
-        for (size_t t = 0; t < q.targets.size(); ++t)
-          copy_value(res.layout.attrs[t].type, res.rows.row(i) + res.layout.attrs[t].offset,
-                     sch.attrs[size_t(q.targets[t].column)], tuple.data());
-        return tuple.data();
-      });
+      rel->insert_all(
+          n,
+          [&](size_t i) {
+            tuple = base;
+            for (size_t t = 0; t < q.targets.size(); ++t)
+              copy_value(res.layout.attrs[t].type, res.rows.row(i) + res.layout.attrs[t].offset,
+                         sch.attrs[size_t(q.targets[t].column)], tuple.data());
+            return tuple.data();
+          },
+          undo ? &added : nullptr);
+      for (const Tid t : added) undo->inserted(rel, t);
       say_rows(*msg_, n, " appended to " + rel->name());
       return true;
     }
@@ -544,8 +583,13 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
       seen.reserve(res.tids.size());
       for (size_t i = 0; i < res.tids.size(); ++i)
         if (seen.insert(uint64_t(res.tids[i].page) << 16 | res.tids[i].line).second) todo.emplace_back(res.tids[i], i);
+      // Inside a transaction each change is logged; the log's room is
+      // reserved first, so logging cannot fail once tuples change.
+      UndoLog* undo = undo_log();
       if (q.kind == frontend::BoundKind::Delete) {
-        for (const auto& [t, k] : todo) rel->erase(t);
+        if (undo) undo->reserve(todo.size(), 0);
+        for (const auto& [t, k] : todo)
+          if (rel->erase(t) && undo) undo->erased(rel, t);
         say_rows(*msg_, todo.size(), " deleted from " + rel->name());
         return true;
       }
@@ -569,12 +613,16 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
       // as one change, since only an insert can fail (the memory budget);
       // then the old versions are erased and the others overwritten in place
       // (Tids stay valid: inserts never reuse a line).
-      rel->insert_all(moved.size(), [&](size_t j) { return fresh[moved[j]].data(); });
+      if (undo) undo->reserve(todo.size() + moved.size(), (todo.size() - moved.size()) * sch.tuple_len);
+      std::vector<Tid> added;
+      rel->insert_all(moved.size(), [&](size_t j) { return fresh[moved[j]].data(); }, undo ? &added : nullptr);
+      for (const Tid t : added) undo->inserted(rel, t);
       for (size_t j = 0, i = 0; i < todo.size(); ++i) {
         if (j < moved.size() && moved[j] == i) {
-          rel->erase(todo[i].first);
+          if (rel->erase(todo[i].first) && undo) undo->erased(rel, todo[i].first);
           ++j;
         } else {
+          if (undo) undo->overwriting(rel, todo[i].first);
           rel->overwrite(todo[i].first, fresh[i].data());
         }
       }
@@ -707,7 +755,9 @@ void Session::exec_create(const Stmt& s, const SourceRef& src) {
     if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
     cols.emplace_back(c.name, *t);
   }
-  cat_.add(new_relation(lowercase(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src));
+  auto rel = new_relation(lowercase(s.relation), Schema::packed(cols), opt_.page_size, s.relation_pos, src);
+  if (UndoLog* u = undo_log()) u->create(cat_, std::move(rel));
+  else cat_.add(std::move(rel));
 }
 
 void Session::exec_modify(const Stmt& s, const SourceRef& src) {
@@ -721,6 +771,7 @@ void Session::exec_modify(const Stmt& s, const SourceRef& src) {
   }
   if (s.fillfactor < 0 || s.fillfactor > 100)
     throw_error(ErrKind::Syntax, s.pos, src, "fillfactor must be between 1 and 100");
+  if (UndoLog* u = undo_log()) u->modifying(*rel);  // abort puts the old pages back
   rel->modify(st, key, s.fillfactor);
   invalidate(rel->name());
 }
@@ -737,7 +788,8 @@ void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
     if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "there is no relation '" + names[i] + "'");
   for (const auto& n : names) {
     invalidate(lowercase(n));
-    cat_.remove(n);
+    if (UndoLog* u = undo_log()) u->destroy(cat_, n);  // kept whole for an abort
+    else cat_.remove(n);
   }
 }
 
@@ -777,6 +829,11 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
       out << "range variables:\n";
       for (const auto& [v, r] : ranges_.vars) out << "  " << v << " is " << r << "\n";
     }
+    if (txn_) {
+      out << "transaction:\n  begun at " << position_text(txn_->src, txn_->pos);
+      if (txn_->failed) out << ", failed and undone: nothing runs until its end or abort\n";
+      else out << ", " << statements_text(txn_->statements) << " so far\n";
+    }
     return;
   }
   Relation* r = cat_.find(s.relation);
@@ -814,6 +871,69 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
   }
 }
 
+std::string Session::transaction_text() const {
+  return "the transaction begun at " + position_text(txn_->src, txn_->pos);
+}
+
+void Session::exec_begin(const Stmt& s, const SourceRef& src) {
+  if (txn_)  // an error inside the open one: run_statement then aborts it
+    throw_error(ErrKind::Runtime, s.pos, src,
+                "a transaction is open already (begun at " + position_text(txn_->src, txn_->pos) +
+                    "): transactions do not nest");
+  txn_ = Transaction{s.pos, src, 0, false};
+}
+
+void Session::exec_end(const Stmt& s, const SourceRef& src) {
+  if (!txn_) throw_error(ErrKind::Runtime, s.pos, src, "end: no transaction is open (begin starts one)");
+  if (txn_->failed)
+    *msg_ << "(" << transaction_text() << " failed and was undone: its end commits nothing)\n";
+  undo_->clear();  // its changes stay
+  txn_.reset();
+}
+
+void Session::exec_abort(const Stmt& s, const SourceRef& src) {
+  if (!txn_) throw_error(ErrKind::Runtime, s.pos, src, "abort: no transaction is open (begin starts one)");
+  if (txn_->failed) {
+    *msg_ << "(" << transaction_text() << " failed and was undone then: abort ends it)\n";
+  } else {
+    const size_t n = txn_->statements;
+    undo_transaction();
+    *msg_ << "(transaction aborted: " << statements_text(n) << " undone)\n";
+  }
+  txn_.reset();
+}
+
+void Session::undo_transaction() {
+  for (const std::string& name : undo_->undo(cat_)) invalidate(lowercase(name));
+}
+
+void Session::fail_transaction() {
+  if (!txn_ || txn_->failed) return;
+  undo_transaction();
+  txn_->failed = true;
+  err_ << "(" << transaction_text() << " is aborted: " << statements_text(txn_->statements)
+       << " undone; nothing runs until its end or abort)\n";
+}
+
+bool Session::end_input() {
+  if (!txn_) return true;
+  const bool open = !txn_->failed;
+  if (open) {
+    const size_t n = txn_->statements;
+    undo_transaction();
+    Error e;
+    e.kind = ErrKind::Runtime;
+    e.pos = txn_->pos;
+    e.src = txn_->src;
+    e.message = "the input ended inside this transaction, which is aborted: " + statements_text(n) + " undone";
+    print_error(e);
+  } else {
+    err_ << "(the input ended inside " << transaction_text() << ", which failed and was undone then)\n";
+  }
+  txn_.reset();
+  return !open;
+}
+
 void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   Relation* rel = cat_.find(s.relation);
   if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
@@ -832,7 +952,11 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   } else {
     std::vector<uint8_t> tuples = read_csv_file(s.file, rel->schema(), cols, s.file_pos, src);
     size_t n = rel->tuple_len() ? tuples.size() / rel->tuple_len() : 0;
-    rel->insert_all(n, [&](size_t i) { return tuples.data() + i * rel->tuple_len(); });
+    UndoLog* undo = undo_log();
+    if (undo) undo->reserve(n, 0);
+    std::vector<Tid> added;
+    rel->insert_all(n, [&](size_t i) { return tuples.data() + i * rel->tuple_len(); }, undo ? &added : nullptr);
+    for (const Tid t : added) undo->inserted(rel, t);
     stmt_rows_ = n;
     say_rows(*msg_, n, " copied from \"" + s.file + "\"");
   }

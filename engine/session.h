@@ -2,11 +2,15 @@
 // and mode, and the execution of every statement kind. Expression statements
 // are evaluated on every runner, compared (rows bit for bit, errors exactly),
 // and applied once; a failed statement applies nothing (statements are atomic).
+// Between `begin` and `end` the statements are atomic together: an undo log
+// (storage/undo.h) takes them back at `abort`, at an error or a cancel, and
+// at the end of the input (docs/DESIGN.md, "Transactions").
 #pragma once
 
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,6 +21,8 @@
 #include "engine/engine.h"
 
 namespace quelkit::harness {
+
+class UndoLog;  // storage/undo.h
 
 // Table: the terminal table; Csv, Json (JSON Lines): machine-readable, the
 // output stream holds results alone; None: a checksum line per retrieve.
@@ -104,6 +110,12 @@ class Session {
   int statement_number() const { return stmt_no_; }
   // --dump=ir and folded of a bound query, headed with `name`.
   void dump_ir(const frontend::BoundQuery& q, const std::string& name);
+  // Whether a transaction is open (begun, not yet ended or aborted; one that
+  // failed is open until its end or abort, its statements skipped).
+  bool in_transaction() const { return txn_.has_value(); }
+  // The input has ended (the command's scripts, the monitor's last line): a
+  // transaction still open is aborted, an error at its begin; false then.
+  bool end_input();
 
  private:
   bool exec(const frontend::ast::Stmt& s, const SourceRef& src);
@@ -115,6 +127,21 @@ class Session {
   void exec_destroy(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_print(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_help(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_begin(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_end(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_abort(const frontend::ast::Stmt& s, const SourceRef& src);
+  // The log the changes of a statement go to: the open transaction's, none
+  // outside one (a statement alone is atomic without it).
+  UndoLog* undo_log() { return txn_ && !txn_->failed ? undo_.get() : nullptr; }
+  // Takes back the open transaction's changes and drops the plans over the
+  // relations they created, destroyed or modified.
+  void undo_transaction();
+  // A statement of the open transaction failed (its error said), or a
+  // cancel or syntax error stopped its text: the transaction is undone and
+  // its statements up to its end or abort are skipped.
+  void fail_transaction();
+  // "the transaction begun at t.quel:3:1"
+  std::string transaction_text() const;
   void emit_stats(const StmtReport& r);
   // A statement no runner evaluated (range, create, copy, print, ..., or one
   // that failed before it ran): its one --stats=json object.
@@ -147,6 +174,16 @@ class Session {
   size_t results_shown_ = 0;  // results written under csv: the next is set apart by a blank line
   uint64_t stmt_rows_ = 0;    // a print's or copy's tuples, for its --stats=json rows_out
   uint64_t stmt_start_ns_ = 0;  // when the running statement's execution began (total_ns)
+  // The transaction begun and not yet ended: where its begin is, the
+  // statements run in it; failed: undone already after an error.
+  struct Transaction {
+    SrcPos pos;
+    SourceRef src;
+    size_t statements = 0;
+    bool failed = false;
+  };
+  std::optional<Transaction> txn_;
+  std::unique_ptr<UndoLog> undo_;  // kept across transactions: its room is reused
 };
 
 // Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).

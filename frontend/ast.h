@@ -61,6 +61,7 @@ struct SortItem {
 struct Stmt {
   enum Kind : uint8_t {
     Range, Retrieve, Create, Append, Delete, Replace, Copy, Modify, Destroy, Print, Help,
+    Begin, End, Abort,  // POSTQUEL's transaction statements: no operands
     Include  // a script's \i FILE: the file runs there as a script (file, file_pos)
   } kind = Retrieve;
   SrcPos pos;            // first token

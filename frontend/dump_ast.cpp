@@ -110,6 +110,9 @@ const char* ast::statement_word(ast::Stmt::Kind k) {
     case Stmt::Destroy: return "destroy";
     case Stmt::Print: return "print";
     case Stmt::Help: return "help";
+    case Stmt::Begin: return "begin";
+    case Stmt::End: return "end";
+    case Stmt::Abort: return "abort";
     case Stmt::Include: return "\\i";
   }
   return "?";
@@ -170,6 +173,9 @@ std::string dump_ast(const ast::Stmt& s) {
       out += "help";
       if (!s.relation.empty()) out += ' ' + s.relation;
       break;
+    case ast::Stmt::Begin:
+    case ast::Stmt::End:
+    case ast::Stmt::Abort: out += ast::statement_word(s.kind); break;
     case ast::Stmt::Include: out += "include " + s.file; break;
   }
   return out + ")";

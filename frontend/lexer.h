@@ -15,13 +15,15 @@
 namespace quelkit::frontend {
 
 // Keywords are reserved (case-insensitive); heap/isam/hash/fillfactor are not:
-// the parser checks them as plain names where `modify` expects them.
+// the parser checks them as plain names where `modify` expects them. `end`
+// (POSTQUEL's, closing a transaction) is EndTxn: End is the end of input.
 #define QK_KEYWORDS(X)                                                                           \
   X(Range, "range") X(Of, "of") X(Is, "is") X(Retrieve, "retrieve") X(Unique, "unique")          \
   X(Into, "into") X(Where, "where") X(Sort, "sort") X(By, "by") X(Create, "create")              \
   X(Append, "append") X(To, "to") X(Delete, "delete") X(Replace, "replace") X(Copy, "copy")      \
   X(From, "from") X(Modify, "modify") X(On, "on") X(Destroy, "destroy") X(Print, "print")        \
-  X(Help, "help") X(And, "and") X(Or, "or") X(Not, "not")
+  X(Help, "help") X(And, "and") X(Or, "or") X(Not, "not") X(Begin, "begin") X(EndTxn, "end")     \
+  X(Abort, "abort")
 
 #define QK_PUNCT(X)                                                                     \
   X(Plus, "+") X(Minus, "-") X(Star, "*") X(Slash, "/") X(Power, "**") X(Eq, "=")       \

@@ -208,6 +208,9 @@ Token Lexer::next() {
       'and'      { return emit(Tok::And); }
       'or'       { return emit(Tok::Or); }
       'not'      { return emit(Tok::Not); }
+      'begin'    { return emit(Tok::Begin); }
+      'end'      { return emit(Tok::EndTxn); }
+      'abort'    { return emit(Tok::Abort); }
 
       letter (letter | digit)* { return emit(Tok::Name); }
 

@@ -69,7 +69,7 @@ bool starts_statement(Tok k) {
   switch (k) {
     case Tok::Range: case Tok::Retrieve: case Tok::Create: case Tok::Append: case Tok::Delete:
     case Tok::Replace: case Tok::Copy: case Tok::Modify: case Tok::Destroy: case Tok::Print:
-    case Tok::Help:
+    case Tok::Help: case Tok::Begin: case Tok::EndTxn: case Tok::Abort:
       return true;
     default:
       return false;
@@ -259,7 +259,7 @@ class Parser {
     const Token& first = peek();
     if (!starts_statement(first.kind))
       expected("a statement (range, retrieve, create, append, delete, replace, copy, modify, "
-               "destroy, print, help)");
+               "destroy, print, help, begin, end, abort)");
     auto s = std::make_unique<Stmt>();
     s->pos = first.pos;
     s->begin = first.begin;
@@ -276,6 +276,11 @@ class Parser {
       case Tok::Destroy: relation_list(*s, Stmt::Destroy); break;
       case Tok::Print: relation_list(*s, Stmt::Print); break;
       case Tok::Help: help(*s); break;
+      // begin, end, abort: the keyword alone (the session keeps the
+      // transaction, engine/session.h).
+      case Tok::Begin: s->kind = Stmt::Begin; break;
+      case Tok::EndTxn: s->kind = Stmt::End; break;
+      case Tok::Abort: s->kind = Stmt::Abort; break;
       default: break;  // unreachable: starts_statement() checked the kind
     }
     s->end = last_end_;

@@ -104,18 +104,24 @@ void Relation::reserve_tuples(uint64_t n) {
   reserve_pages(size_t(npages()) + size_t((n - room + tpp_ - 1) / tpp_));
 }
 
-void Relation::insert_all(size_t n, const std::function<const uint8_t*(size_t)>& tuple) {
+void Relation::insert_all(size_t n, const std::function<const uint8_t*(size_t)>& tuple, std::vector<Tid>* inserted) {
   // What an insert changes: a line added at the end of an old page (kept
   // here), or of a page added at the end of the array (dropped whole), and
   // for isam/hash the next link of a chain's old tail to an added page.
   const uint32_t pages_before = npages(), primary_before = nprimary_;
   const uint64_t tuples_before = ntuples_;
+  const size_t inserted_before = inserted ? inserted->size() : 0;
   std::vector<Tid> on_old_pages;
   try {
+    if (inserted) inserted->reserve(inserted_before + n);  // no push below can fail
     reserve_tuples(n);
-    for (size_t i = 0; i < n; ++i)
-      if (const Tid t = insert(tuple(i)); t.page < pages_before) on_old_pages.push_back(t);
+    for (size_t i = 0; i < n; ++i) {
+      const Tid t = insert(tuple(i));
+      if (inserted) inserted->push_back(t);
+      if (t.page < pages_before) on_old_pages.push_back(t);
+    }
   } catch (...) {
+    if (inserted) inserted->resize(inserted_before);
     // Each such line's slot and tuple bytes zeroed again (as a page's unused
     // room always is) and its page's count put back, latest first.
     for (auto it = on_old_pages.rbegin(); it != on_old_pages.rend(); ++it) {
@@ -140,12 +146,47 @@ void Relation::insert_all(size_t n, const std::function<const uint8_t*(size_t)>&
   }
 }
 
-void Relation::erase(Tid t) {
+bool Relation::erase(Tid t) {
   uint8_t* pg = pages_.data() + size_t(t.page) * page_size_;
-  if (page_line(pg, t.line) == 0) return;  // already deleted: count it once
+  if (page_line(pg, t.line) == 0) return false;  // already deleted: count it once
   set_line(pg, t.line, 0);
   erased_ = true;
   --ntuples_;
+  return true;
+}
+
+void Relation::undo_insert(Tid t) {
+  uint8_t* pg = pages_.data() + size_t(t.page) * page_size_;
+  // Zeroed as a page's unused room always is, the line count put back.
+  std::memset(pg + page_line(pg, t.line), 0, schema_.tuple_len);
+  set_line(pg, t.line, 0);
+  set_nlines(pg, t.line);
+  --ntuples_;
+  // Only an insert adds a page, and it put its tuple there at once: a page
+  // left without lines, last in the array, is the one this insert added,
+  // but for isam's and hash's primary pages, which modify made.
+  if (t.line != 0 || t.page + 1 != npages()) return;
+  const bool overflow = load<uint16_t>(pg + kPageOffFlags) & 1;
+  if (structure_ != Structure::Heap && !overflow) return;
+  if (overflow) {
+    // The tail of its chain (pages added after it are gone already): its
+    // chain's page before it ends the chain again.
+    const auto tail = std::find(chain_tail_.begin(), chain_tail_.end(), t.page);
+    uint32_t p = uint32_t(tail - chain_tail_.begin());
+    while (page_next(page(p)) != t.page) p = page_next(page(p));
+    set_next(pages_.data() + size_t(p) * page_size_, kNoPage);
+    *tail = p;
+  } else {
+    --nprimary_;
+  }
+  pages_.resize(pages_.size() - page_size_);
+}
+
+void Relation::undo_erase(Tid t) {
+  uint8_t* pg = pages_.data() + size_t(t.page) * page_size_;
+  // Tuple i of a page always sits at the same place (put()).
+  set_line(pg, t.line, uint16_t(page_size_ - (uint32_t(t.line) + 1) * schema_.tuple_len));
+  ++ntuples_;
 }
 
 void Relation::overwrite(Tid t, const uint8_t* tuple) {

@@ -80,14 +80,22 @@ class Relation {
   // replace's moved tuples): if an insert fails (the memory budget refuses a
   // page) the tuples inserted are taken out again and the pages added
   // dropped, so the relation is as it was, and the error is rethrown. A heap
-  // reserves its pages first, exactly when it had none.
-  void insert_all(size_t n, const std::function<const uint8_t*(size_t)>& tuple);
+  // reserves its pages first, exactly when it had none. `inserted`, if
+  // given, gets each new tuple's Tid in order (a transaction's undo log).
+  void insert_all(size_t n, const std::function<const uint8_t*(size_t)>& tuple, std::vector<Tid>* inserted = nullptr);
   // Room for n more tuples on a heap (pages reserved, and charged, at once;
   // a generator that knows its count leaves no growth slack in the budget).
   // Nothing for isam/hash, whose overflow pages depend on the keys.
   void reserve_tuples(uint64_t n);
-  void erase(Tid t);                          // marks the line deleted
+  bool erase(Tid t);                          // marks the line deleted; false if it was already
   void overwrite(Tid t, const uint8_t* tuple);  // same key position; caller re-inserts if the key moved
+  // A transaction's undo (storage/undo.h), applied latest first. undo_insert
+  // takes out the tuple an insert put at t, the last line of its page then,
+  // and drops the page when the insert had added it (a heap's page, an
+  // overflow page), so the pages are byte for byte as before the insert.
+  // undo_erase makes an erased line live again (its bytes stay in place).
+  void undo_insert(Tid t);
+  void undo_erase(Tid t);
   // Rebuilds into another structure. fillfactor 0 = the structure's default
   // (isam 100, hash 50). key_attr ignored for heap.
   void modify(Structure s, int key_attr, int fillfactor);

@@ -252,6 +252,9 @@ std::string quel_to_sql(const Stmt& s) {
       for (const auto& r : s.relations) q += (q.empty() ? "DROP TABLE " : "; DROP TABLE ") + r;
       return s.relations.size() == 1 ? q : "";
     }
+    case Stmt::Begin: return "BEGIN";
+    case Stmt::End: return "COMMIT";
+    case Stmt::Abort: return "ROLLBACK";
     default: return "";
   }
 }

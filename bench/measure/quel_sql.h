@@ -21,6 +21,7 @@ namespace quelkit {
 //   delete v where Q                DELETE FROM v WHERE Q (one variable only)
 //   replace v (a = e) where Q       UPDATE v SET a = e WHERE Q (one variable only)
 //   destroy R                       DROP TABLE R
+//   begin, end, abort               BEGIN, COMMIT, ROLLBACK
 // `v.all` is `v.*`; a simple aggregate is a scalar subquery over its own
 // variables, COALESCE'd to 0 where SQL gives NULL over no rows (QUEL gives 0).
 // An aggregate function (`by`) in a retrieve is what INGRES made of it: a

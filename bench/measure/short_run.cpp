@@ -118,7 +118,7 @@ bool measure_short_backend(const SessionOptions& so_in, const std::pair<std::str
 
   session.set_verify(false);  // the result's checksum is off the clock
   for (const auto& t : w.transactions) {
-    const bool wrap = kQuelHasTransactions && wrapped(t);
+    const bool wrap = wrapped(t);
     const uint64_t t1 = now_ns();
     if (wrap && !run_text("begin")) return false;
     for (const ShortStmt& s : t) {

@@ -34,10 +34,6 @@ inline constexpr ShortCostField kShortCostFields[] = {
 };
 constexpr size_t kShortCosts = sizeof kShortCostFields / sizeof kShortCostFields[0];
 
-// Whether quelkit has begin and end: TP1's transactions are wrapped in them
-// when it does, else each of its statements is atomic on its own. The one
-// place that says so (branch `txn` adds them).
-constexpr bool kQuelHasTransactions = false;
 
 // One engine's run of a workload.
 struct ShortCell {

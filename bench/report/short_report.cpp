@@ -166,8 +166,7 @@ std::vector<Target> targets(const std::vector<Measured>& ms) {
                        best->runner + " " + fmt(best->us_per_statement(), 2) + " vs " + fmt(prepared->us_per_statement(), 2)});
     } else if (prepared && best) {
       out.push_back({"tp1",
-                     std::string("best back end at least SQLite's transactions per second (prepared, in transactions)") +
-                         (kQuelHasTransactions ? "" : "; quelkit without begin/end"),
+                     "best back end at least SQLite's transactions per second (prepared, in transactions)",
                      best->per_second() >= prepared->per_second(),
                      best->runner + " " + fmt(best->per_second(), 0) + " vs " + fmt(prepared->per_second(), 0)});
     }
@@ -197,7 +196,6 @@ bool write_files(const std::vector<Measured>& ms, const std::vector<Target>& ts,
                                   {"transactions", o.transactions},
                                   {"reps", o.reps},
                                   {"seed", kShortSeed},
-                                  {"quel_transactions", kQuelHasTransactions},
                                   {"sqlite", !o.no_sqlite},
                                   {"jit_cpu", o.jit_cpu}}},
                                 {"results", nlohmann::ordered_json::array()},
@@ -265,8 +263,7 @@ int run_short(const ShortOptions& o, const CLI::App& app) {
             << "the statements' --stats fields per statement. sqlite:text prepares, steps and finalizes each statement's\n"
             << "SQL text; sqlite:prepared one prepared statement per shape, values bound; both in memory, indexed where\n"
             << "quelkit hashes, TP1's transactions inside BEGIN/COMMIT"
-            << (kQuelHasTransactions ? " (quelkit's inside begin/end).\n"
-                                     : "; quelkit has no begin/end yet: each of its statements is atomic on its own.\n")
+            << " (quelkit's inside begin/end).\n"
             << "data: each relation's checksum after the run against sqlite:prepared's (the last back end's with\n"
             << "--no-sqlite; DIFF: not the same data).\n";
 

@@ -206,6 +206,9 @@ TEST(WisconsinReport, QuelToSql) {
   EXPECT_EQ(sql_of("replace onek (unique2 = 1001) where onek.unique2 = 491"),
             "UPDATE onek SET unique2 = 1001 WHERE (onek.unique2 = 491)");
   EXPECT_EQ(sql_of("destroy temp"), "DROP TABLE temp");
+  EXPECT_EQ(sql_of("begin"), "BEGIN");
+  EXPECT_EQ(sql_of("end"), "COMMIT");
+  EXPECT_EQ(sql_of("abort"), "ROLLBACK");
   EXPECT_EQ(sql_of("retrieve (n = count(tenk1.unique1 where tenk1.unique2 < 1002))"),
             "SELECT (SELECT COALESCE(count(tenk1.unique1), 0) FROM tenk1 WHERE (tenk1.unique2 < 1002)) AS n");
   // Operators and functions as the catalogue spells them in SQL; an n-ary or.

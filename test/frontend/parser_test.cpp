@@ -173,7 +173,7 @@ TEST(Parser, Errors) {
             "syntax 1:18 expected the end of the retrieve statement or a new statement but found 'p'");
   EXPECT_EQ(syntax("x = 1"),
             "syntax 1:1 expected a statement (range, retrieve, create, append, delete, replace, copy, "
-            "modify, destroy, print, help) but found 'x'");
+            "modify, destroy, print, help, begin, end, abort) but found 'x'");
   EXPECT_EQ(syntax("range p is parts"), "syntax 1:7 expected 'of' but found 'p'");
   EXPECT_EQ(syntax("create r (a = i3)"), "syntax 1:15 'i3' is not a format (i1 i2 i4 f4 f8 c1..c255)");
   EXPECT_EQ(syntax("create r (a = c256)"), "syntax 1:15 'c256' is not a format (i1 i2 i4 f4 f8 c1..c255)");
@@ -267,7 +267,7 @@ TEST(Parser, MonitorCommandsInAScript) {
   // what follows it is the next statement's (here none: an error of its own).
   EXPECT_EQ(errors_of("retrieve (x = 1 + \\g 2)", &parsed),
             "syntax 1:19 expected an expression but found '\\g'; syntax 1:22 expected a statement (range, retrieve, "
-            "create, append, delete, replace, copy, modify, destroy, print, help) but found '2'");
+            "create, append, delete, replace, copy, modify, destroy, print, help, begin, end, abort) but found '2'");
   EXPECT_EQ(parsed, 0u);
   // A \q after a failed statement still ends the script (recovery skipped it).
   EXPECT_EQ(errors_of("retrieve (x = )\n\\q\nretrieve (b = 2)", &parsed), "syntax 1:15 expected an expression but found ')'");
