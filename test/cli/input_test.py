@@ -179,16 +179,17 @@ class InputTest(unittest.TestCase):
         print("--repeat 100000000: exit after SIGINT in " + ", ".join("%.3f s" % l for l in latencies))
 
     def test_sigint_ends_a_sort(self):
-        # 3,000 x 3,000 = 9 million rows to sort, unique on every column:
-        # the scan takes a few seconds, the sort about a minute (here, busy).
+        # 6,000 x 6,000 = 36 million rows into the unique sort: far more than
+        # the 8 s before the signal on an idle machine (the 9 million of a
+        # 3,000-tuple PARTS ended before it on a fast idle one, exit 0).
         # A budget of its own: the default is a share of the memory the
         # machine has free, which other processes' use may bring under the
-        # sort's few hundred MB (then a budget error, not a cancel).
+        # sort's 1-2 GB (then a budget error, not a cancel).
         status, out, err, latency = sigint_after(
-            ["--parts", "3000", "--format", "none", "--memory-budget", "4GiB", "-e",
+            ["--parts", "6000", "--format", "none", "--memory-budget", "4GiB", "-e",
              "range of a is parts\nrange of b is parts\nretrieve unique (a.pname, b.pnum) sort by pname:d, pnum"],
             8.0)
-        print("sort of 9 million rows: exit after SIGINT in %.3f s" % latency)
+        print("sort of 36 million rows: exit after SIGINT in %.3f s" % latency)
         self.assertEqual(status, 130, err)
         self.assertIn("<-e 1>:3:1: error: cancelled", err)
 
