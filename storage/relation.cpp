@@ -194,6 +194,14 @@ void Relation::overwrite(Tid t, const uint8_t* tuple) {
   std::memcpy(pg + page_line(pg, t.line), tuple, schema_.tuple_len);
 }
 
+// A total order (NaN last) keeps stable_sort well defined even if a NaN ever
+// got stored; -0.0 == 0.0 as the language compares them.
+static int float_key_cmp(double a, double b) {
+  const bool an = std::isnan(a), bn = std::isnan(b);
+  if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
 void Relation::modify(Structure s, int key_attr, int fillfactor) {
   if (s != Structure::Heap && (key_attr < 0 || size_t(key_attr) >= schema_.attrs.size()))
     throw std::invalid_argument("modify: no key attribute " + std::to_string(key_attr));
@@ -223,6 +231,37 @@ void Relation::modify(Structure s, int key_attr, int fillfactor) {
     const size_t worst = s == Structure::Heap ? heap_pages : s == Structure::Isam ? npri : 2 * npri + heap_pages;
     const uint64_t want = uint64_t(worst) * page_size_, held = pages_charge_.bytes();
     memory_budget().check(want > held ? want - held : 0, "modify of relation " + name_);
+  }
+
+  // ISAM's order is found before anything changes: the sort is the step long
+  // enough to be cancelled (a Ctrl-C polls in its comparisons), and a
+  // cancelled modify leaves the relation as it was.
+  std::vector<uint32_t> order;
+  MemCharge order_charge;
+  if (s == Structure::Isam) {
+    order_charge.set(uint64_t(n) * sizeof(uint32_t), "modify of relation " + name_);
+    // Sort tuple indexes comparing key bytes in place: a KeyVal per tuple would
+    // cost ~48 bytes each at 10^7 tuples. Same order as key_cmp.
+    const Attribute& ka = schema_.attrs[size_t(key_attr)];
+    auto at = [&](uint32_t i) { return old.data() + size_t(i) * len + ka.offset; };
+    CancelPoll poll;
+    auto less = [&](uint32_t a, uint32_t b) -> bool {
+      poll();
+      const uint8_t *x = at(a), *y = at(b);
+      switch (ka.type.kind) {
+        case Tk::I1: return load<int8_t>(x) < load<int8_t>(y);
+        case Tk::I2: return load<int16_t>(x) < load<int16_t>(y);
+        case Tk::I4: return load<int32_t>(x) < load<int32_t>(y);
+        case Tk::C: return rt::char_cmp(x, ka.type.len, y, ka.type.len) < 0;
+        default: {
+          auto f = [&](const uint8_t* p) { return ka.type.kind == Tk::F4 ? double(load<float>(p)) : load<double>(p); };
+          return float_key_cmp(f(x), f(y)) < 0;
+        }
+      }
+    };
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), less);
   }
 
   pages_.clear();
@@ -266,28 +305,6 @@ void Relation::modify(Structure s, int key_attr, int fillfactor) {
     return;
   }
 
-  // Sort tuple indexes comparing key bytes in place: a KeyVal per tuple would
-  // cost ~48 bytes each at 10^7 tuples. Same order as key_cmp.
-  const Attribute& ka = schema_.attrs[size_t(key_attr)];
-  auto at = [&](uint32_t i) { return old.data() + size_t(i) * len + ka.offset; };
-  auto less = [&](uint32_t a, uint32_t b) -> bool {
-    const uint8_t *x = at(a), *y = at(b);
-    switch (ka.type.kind) {
-      case Tk::I1: return load<int8_t>(x) < load<int8_t>(y);
-      case Tk::I2: return load<int16_t>(x) < load<int16_t>(y);
-      case Tk::I4: return load<int32_t>(x) < load<int32_t>(y);
-      case Tk::C: return rt::char_cmp(x, ka.type.len, y, ka.type.len) < 0;
-      default: {
-        KeyVal kx, ky;
-        kx.f = ka.type.kind == Tk::F4 ? double(load<float>(x)) : load<double>(x);
-        ky.f = ka.type.kind == Tk::F4 ? double(load<float>(y)) : load<double>(y);
-        return key_cmp(kx, ky) < 0;
-      }
-    }
-  };
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), less);
   isam_dir_.resize(npri);  // an empty relation keeps one empty page with a default key
   for (size_t i = 0; i < n; ++i) {
     uint32_t pg = uint32_t(i / fill_limit_);
@@ -322,13 +339,7 @@ uint32_t Relation::hash_bucket(const KeyVal& k) const {
 int Relation::key_cmp(const KeyVal& a, const KeyVal& b) const {
   const Type t = schema_.attrs[size_t(key_attr_)].type;
   if (t.is_int()) return a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
-  if (t.is_float()) {
-    // A total order (NaN last) keeps stable_sort well defined even if a NaN
-    // ever got stored; -0.0 == 0.0 as the language compares them.
-    bool an = std::isnan(a.f), bn = std::isnan(b.f);
-    if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
-    return a.f < b.f ? -1 : (a.f > b.f ? 1 : 0);
-  }
+  if (t.is_float()) return float_key_cmp(a.f, b.f);
   return rt::char_cmp(reinterpret_cast<const uint8_t*>(a.s.data()), uint32_t(a.s.size()),
                       reinterpret_cast<const uint8_t*>(b.s.data()), uint32_t(b.s.size()));
 }
