@@ -129,16 +129,17 @@ void setup(Workload& w, const Options& o, bool wrap) {
     if (name == "-") {  // standard input, read by the parent into a file (--stdin-script)
       std::ifstream f(o.stdin_script, std::ios::binary);
       if (o.stdin_script.empty() || !f) child_fail("standard input did not reach the profiled process");
-      std::stringstream ss;
-      ss << f.rdbuf();
-      text = ss.str();
+      std::optional<Source::Cut> cut;
+      if (!read_text(f, &text, &cut) || cut) child_fail("cannot read standard input's script");
       srcname = "<stdin>";
     } else if (name.empty()) {
       std::ifstream f(what, std::ios::binary);
       if (!f) child_fail("cannot open " + what + ": " + std::strerror(errno));
-      std::stringstream ss;
-      ss << f.rdbuf();
-      text = ss.str();
+      // Bounded as the command bounds a script: a line or text past the
+      // limits is refused, not profiled in part.
+      std::optional<Source::Cut> cut;
+      if (!read_text(f, &text, &cut)) child_fail("cannot read " + what + ": " + std::strerror(errno));
+      if (cut) child_fail(what + ": " + cut->message);
       srcname = what;
     }
     auto src = std::make_shared<Source>(srcname, text);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "profile/options.h"
 #include "profile/print.h"
 #include "bench/measure/paper_queries.h"
+#include "frontend/source.h"
 
 namespace quelkit::profile {
 
@@ -193,11 +195,18 @@ int run_profile(const std::vector<std::string>& words, const Options& o) {
   std::vector<std::string> args = words;
   for (const auto& [name, what] : o.scripts) {
     if (name != "-") continue;
-    std::stringstream text;
-    text << std::cin.rdbuf();
+    // Read as a script is (frontend/source.h): a line or a text past the
+    // limits is refused here, before a child profiles part of it.
+    std::string text;
+    std::optional<Source::Cut> cut;
+    const bool read = read_text(std::cin, &text, &cut);
+    if (read && cut) {
+      std::cerr << "quelkit profile: error: standard input: " << cut->message << "\n";
+      return 1;
+    }
     const std::string path = dir.path + "/stdin.quel";
     std::ofstream f(path, std::ios::binary);
-    if (std::cin.bad() || !(f << text.str()) || !f.flush()) {
+    if (!read || !(f << text) || !f.flush()) {
       std::cerr << "quelkit profile: error: cannot read standard input\n";
       return 1;
     }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <set>
@@ -132,19 +133,23 @@ bool load_wisconsin_scripts(const std::string& dir, std::vector<WisconsinScript>
   for (const ScriptName& n : kScripts) {
     const std::string path = dir + "/" + n.file + ".quel";
     std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    if (!f) {
+    std::string text;
+    std::optional<Source::Cut> cut;
+    if (!f || !read_text(f, &text, &cut)) {
       *err = "cannot read " + path;
       return false;
     }
+    if (cut) {
+      *err = path + ": " + cut->message;
+      return false;
+    }
     try {
-      frontend::parse(std::make_shared<Source>(path, ss.str()));
+      frontend::parse(std::make_shared<Source>(path, text));
     } catch (QuelError& e) {
       *err = e.err.format();
       return false;
     }
-    out->push_back({n.file, n.figure, ss.str()});
+    out->push_back({n.file, n.figure, std::move(text)});
   }
   return true;
 }

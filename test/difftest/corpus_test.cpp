@@ -217,6 +217,24 @@ TEST(CorpusFormat, CrLfLineEndsReadAsLf) {
   EXPECT_TRUE(r.failures.empty()) << r.failures.front();
 }
 
+// A corpus file is read as a script is, within the same limits: a line past
+// 16 MiB is refused with its reason, not read whole into memory.
+TEST(CorpusFormat, ALineTooLongIsRefusedWithItsReason) {
+  const auto path = std::filesystem::temp_directory_path() / ("quelkit-long-" + std::to_string(::getpid()) + ".quel");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "retrieve (a = 1)\nretrieve (b = \"" << std::string((size_t(16) << 20) + 10, 'x') << "\")\n";
+  }
+  std::string what;
+  try {
+    difftest::load_corpus(path.string());
+  } catch (std::runtime_error& e) {
+    what = e.what();
+  }
+  std::filesystem::remove(path);
+  EXPECT_NE(what.find("a line longer than 16 MiB"), std::string::npos) << what;
+}
+
 // A long wrong answer is said by its first difference and where in the file
 // it is, not as two whole tables (210 rows printed twice hid the one value).
 TEST(CorpusFormat, ALongWrongAnswerNamesItsFirstDifference) {
