@@ -19,8 +19,10 @@ class Session;
 }
 class SqliteRef;
 
-// What a cell is: a back end of the session, or one of the references.
-enum class CellKind { Backend, Sqlite, Reference, Scan, Floor };
+// What a cell is: a back end of the session, or one of the references; in
+// the aggregates section also a back end's `--sink count` scan of the paper
+// query the aggregate is bounded by (paper_aggregates.h).
+enum class CellKind { Backend, Sqlite, Reference, Scan, Floor, CountScan };
 
 struct Cell {
   std::string runner;

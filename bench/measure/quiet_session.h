@@ -3,8 +3,11 @@
 // errors into a string the caller reads and clears.
 #pragma once
 
+#include <memory>
 #include <ostream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "engine/session.h"
 
@@ -25,5 +28,25 @@ struct QuietSession {
     return so;
   }
 };
+
+// Runs f with runner k alone in the session: run_statement evaluates a
+// statement on every runner the session holds, and a report times one.
+template <class F>
+void with_runner_alone(harness::Session& s, size_t k, F&& f) {
+  auto& rs = s.runners();
+  std::vector<std::unique_ptr<harness::Runner>> all = std::move(rs);
+  rs.clear();
+  rs.push_back(std::move(all[k]));
+  struct Back {  // the runners back in their places, f thrown or not
+    std::vector<std::unique_ptr<harness::Runner>>& rs;
+    std::vector<std::unique_ptr<harness::Runner>>& all;
+    size_t k;
+    ~Back() {
+      all[k] = std::move(rs[0]);
+      rs = std::move(all);
+    }
+  } back{rs, all, k};
+  f();
+}
 
 }  // namespace quelkit

@@ -105,19 +105,6 @@ const char* kind_of(const Stmt& s) {
   }
 }
 
-// Runs f with runner k alone in the session: run_statement evaluates a
-// statement on every runner the session holds.
-template <class F>
-void solo(Session& s, size_t k, F&& f) {
-  auto& rs = s.runners();
-  std::vector<std::unique_ptr<Runner>> all = std::move(rs);
-  rs.clear();
-  rs.push_back(std::move(all[k]));
-  f();
-  all[k] = std::move(rs[0]);
-  rs = std::move(all);
-}
-
 }  // namespace
 
 std::vector<WisconsinRelationSpec> WisconsinDataSet::relations() const {
@@ -251,7 +238,7 @@ bool measure_wisconsin(const SessionOptions& so_in, const WisconsinDataSet& data
       StmtReport rep;
       auto run_on = [&](size_t k, uint64_t* wall) {
         bool ok = false;
-        solo(session, k, [&] {
+        with_runner_alone(session, k, [&] {
           const uint64_t t0 = now_ns();
           ok = session.run_statement(s, src);
           *wall = now_ns() - t0;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "backends/backends.h"
+#include "bench/measure/paper_aggregates.h"
 #include "bench/measure/paper_queries.h"
 #include "bench/measure/paper_run.h"
 #include "bench/measure/sqlite_ref.h"
@@ -43,10 +44,11 @@ constexpr double kPaperMinSeconds = 0.03, kPaperTargetBudget = 2;
 
 struct PaperOptions {
   std::string sizes = "+", count_sizes = "+", keyed_sizes = "+", keyed_structures = "isam,hash";  // "+": the defaults
+  std::string aggregate_sizes = "+";
   std::string backends = "all", out_dir, only, profile_json, jit_cpu = "generic", memory_budget;
   int reps = kPaperReps, target_reps = kPaperTargetReps, children = 5;
   double min_time = kPaperMinSeconds, target_budget = kPaperTargetBudget;
-  bool no_sqlite = false;
+  bool no_sqlite = false, no_aggregates = false;
 };
 
 int run_paper(const PaperOptions& p);
@@ -78,6 +80,12 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--count-sizes", p->count_sizes, "sizes of the --sink count block (default 1000000,10000000)")
       ->check(cli::size_list(2147483647, "pnum is an i4"))
       ->type_name("[+]N,...");
+  app.add_option("--aggregate-sizes", p->aggregate_sizes,
+                 "sizes of the PARTS heap for the aggregates section (default 1000000,10000000; with --queries only "
+                 "when given)")
+      ->check(cli::size_list(2147483647, "pnum is an i4"))
+      ->type_name("[+]N,...");
+  app.add_flag("--no-aggregates", p->no_aggregates, "leave out the aggregates section");
   app.add_option("--keyed-structures", p->keyed_structures, "structures of the keyed relation (default isam,hash)")
       ->check(cli::list_of({"isam", "hash"}))
       ->type_name("isam,hash");
@@ -117,6 +125,11 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
   cli::add_memory_budget_option(app, &p->memory_budget);
   return [p, &app] {
     cli::refuse_unread_backend_options(app, parse_backend_list(p->backends, /*measured=*/true));
+    if (p->no_aggregates && app.count("--aggregate-sizes"))
+      cli::usage_error("--aggregate-sizes: --no-aggregates leaves the aggregates section out");
+    // --queries names the paper's queries: the aggregates section runs
+    // beside them only when its sizes are asked for too.
+    if (app.count("--queries") && !app.count("--aggregate-sizes")) p->no_aggregates = true;
     // A cell at the target sizes takes at least --reps: fewer, asked for,
     // would be silently more.
     if (app.count("--target-reps") && p->target_reps < p->reps)
@@ -136,6 +149,8 @@ int run_paper(const PaperOptions& p) {
   const std::vector<uint64_t> sizes = cli::parse_sizes(p.sizes, {1, 210, 3360, 100000, 1000000, 10000000});
   const std::vector<uint64_t> count_sizes = cli::parse_sizes(p.count_sizes, {1000000, 10000000});
   const std::vector<uint64_t> keyed = cli::parse_sizes(p.keyed_sizes, {3360, 100000});
+  const std::vector<uint64_t> aggregate_sizes =
+      p.no_aggregates ? std::vector<uint64_t>{} : cli::parse_sizes(p.aggregate_sizes, {1000000, 10000000});
   std::vector<Structure> keyed_structures;
   for (const auto& x : cli::drop_repeats(cli::split(p.keyed_structures)))
     keyed_structures.push_back(x == "isam" ? Structure::Isam : Structure::Hash);
@@ -151,7 +166,8 @@ int run_paper(const PaperOptions& p) {
       if (only.empty() || only.find(*c) != std::string::npos) return true;
     return false;
   };
-  if (!(wanted("abcde") && !sizes.empty()) && !(wanted("efghi") && !keyed.empty() && !keyed_structures.empty()))
+  if (!(wanted("abcde") && !sizes.empty()) && !(wanted("efghi") && !keyed.empty() && !keyed_structures.empty()) &&
+      aggregate_sizes.empty())
     cli::usage_error("nothing to run: no size is left for the queries asked for");
   // Sizes given for a block that --queries leaves empty would do nothing.
   if (p.count_sizes != "+" && !count_sizes.empty() && !wanted("bcde"))
@@ -171,6 +187,7 @@ int run_paper(const PaperOptions& p) {
       for (uint64_t n : keyed) cli::require_fits("--keyed-sizes", n, parts_need(n, st, true));
   if (wanted("bcde"))
     for (uint64_t n : count_sizes) cli::require_fits("--count-sizes", n, parts_need(n, Structure::Heap, false));
+  for (uint64_t n : aggregate_sizes) cli::require_fits("--aggregate-sizes", n, parts_need(n, Structure::Heap, false));
   if (std::string why; !profile_json.empty() && !report::check_profile_json(profile_json, &why))
     cli::usage_error("--profile-json " + profile_json + ": " + why);
   SessionOptions so;
@@ -204,11 +221,14 @@ int run_paper(const PaperOptions& p) {
   m.sizes = sizes;
   m.keyed_sizes = keyed;
   m.count_sizes = count_sizes;
+  m.aggregate_sizes = aggregate_sizes;
   for (const auto& [name, mode] : so.backends) m.backends.push_back(name + ":" + mode);
   m.queries = only;
   m.sqlite = with_sqlite;
   bool mismatch = false;
-  auto run_set = [&](Structure structure, uint64_t n, bool count, std::vector<Row>& into) {
+  // aggregates_only: a heap Table 1 does not measure, made for the
+  // aggregates section alone.
+  auto run_set = [&](Structure structure, uint64_t n, bool count, std::vector<Row>& into, bool aggregates_only = false) {
     const bool is_keyed = structure != Structure::Heap;
     SessionOptions o = so;
     o.runner.count_sink = count;
@@ -231,6 +251,7 @@ int run_paper(const PaperOptions& p) {
     }
     po.cold_runs = n >= 10000000 ? 3 : 5;
     for (const auto& pq : paper_queries()) {
+      if (aggregates_only) break;
       // The count block: (b)-(e) on the narrow heap, (e) as a full scan.
       if (!on_structure(pq, count, is_keyed)) continue;
       if (!only.empty() && only.find(pq.id) == std::string::npos) continue;
@@ -244,10 +265,28 @@ int run_paper(const PaperOptions& p) {
       std::cerr << err;
       into.push_back(std::move(row));
     }
+    // The aggregates section, on the same heap and SQLite database when
+    // Table 1 measures its size.
+    if (structure != Structure::Heap || count ||
+        std::find(aggregate_sizes.begin(), aggregate_sizes.end(), n) == aggregate_sizes.end())
+      return;
+    for (const auto& spec : paper_aggregates()) {
+      Row row;
+      std::string err;
+      if (!measure_aggregate(session, spec, n, db.get(), po, &row, &mismatch, &err)) {
+        std::cerr << err;
+        std::exit(1);
+      }
+      std::cerr << err;
+      m.aggregate_rows.push_back(std::move(row));
+    }
   };
   // A relation no query asked for runs on is not made.
   if (wanted("abcde"))
     for (uint64_t n : sizes) run_set(Structure::Heap, n, false, m.rows);
+  for (uint64_t n : aggregate_sizes)
+    if (!wanted("abcde") || std::find(sizes.begin(), sizes.end(), n) == sizes.end())
+      run_set(Structure::Heap, n, false, m.rows, true);
   if (wanted("efghi"))
     for (Structure st : keyed_structures)
       for (uint64_t n : keyed) run_set(st, n, false, m.rows);
@@ -257,6 +296,7 @@ int run_paper(const PaperOptions& p) {
   report::print_table(m, Structure::Heap);
   for (Structure st : keyed_structures) report::print_table(m, st);
   report::print_count_block(m);
+  report::print_aggregates(m);
   report::measure_first_prepare(so, children, &m);
   report::print_prepare(m);
   report::measure_levels(so, &m);

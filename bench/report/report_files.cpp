@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <iostream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,49 @@
 namespace quelkit::report {
 
 using namespace harness;
+
+namespace {
+
+const char* kind_name(CellKind k) {
+  static const char* const kKinds[] = {"backend", "sqlite", "reference", "scan", "floor", "count_scan"};
+  static_assert(std::size(kKinds) == size_t(CellKind::CountScan) + 1);
+  return kKinds[int(k)];
+}
+
+// A bound checked on paired ratios, after the keys that say where.
+nlohmann::ordered_json check_json(nlohmann::ordered_json o, const std::string& what, double limit, const Stats& st,
+                                  bool met, bool told) {
+  o["ratio"] = what;
+  o["limit"] = limit;
+  o["median"] = st.median;
+  o["q1"] = st.q1;
+  o["q3"] = st.q3;
+  o["pairs"] = st.n;
+  o["spread"] = st.spread;
+  o["ci95"] = {st.lo, st.hi};
+  o["ci_level"] = st.level;
+  o["met"] = met;
+  o["told"] = told;
+  return o;
+}
+
+// A cell's figures, after the keys that say which row it is.
+void put_cell(const Cell& c, nlohmann::ordered_json per_tuple, nlohmann::ordered_json* o) {
+  (*o)["backend"] = c.runner;
+  (*o)["kind"] = kind_name(c.kind);
+  (*o)["rows"] = c.rows;
+  (*o)["checksum"] = checksum_hex(c.checksum);
+  (*o)["statement_ns"] = c.m.median_ns;
+  (*o)["min_ns"] = c.m.min_ns;
+  (*o)["max_ns"] = c.m.max_ns;
+  (*o)["per_tuple_ns"] = std::move(per_tuple);
+  (*o)["prepare_ns"] = c.prepare_ns;
+  (*o)["prepares"] = c.prepares;
+  (*o)["cache_hits"] = c.cache_hits;
+  (*o)["rows_scanned"] = c.scanned;
+}
+
+}  // namespace
 
 bool write_files(const Measured& m, const std::string& out_dir) {
     mkdir(out_dir.c_str(), 0755);
@@ -38,6 +82,7 @@ bool write_files(const Measured& m, const std::string& out_dir) {
                                     {"keyed_sizes", m.keyed_sizes},
                                     {"keyed_structures", structures},
                                     {"count_sizes", m.count_sizes},
+                                    {"aggregate_sizes", m.aggregate_sizes},
                                     {"backends", m.backends},
                                     {"queries", m.queries.empty() ? "abcdefghi" : m.queries},
                                     {"sqlite", m.sqlite},
@@ -64,26 +109,14 @@ bool write_files(const Measured& m, const std::string& out_dir) {
         const double pt = r.reads ? c.m.median_ns / double(std::max<uint64_t>(r.size, 1)) : 0;
         // kind: a back end's cell, or a reference's (sqlite, reference, scan,
         // floor), which has no prepare, cache or scan count of the kit's: 0 there.
-        static const char* const kKinds[] = {"backend", "sqlite", "reference", "scan", "floor"};
         nlohmann::ordered_json o = {{"query", r.query},
                                     {"tuples", r.size},
                                     {"keyed", r.keyed},
-                                    {"structure", structure_name(r.structure)},
-                                    {"backend", c.runner},
-                                    {"kind", kKinds[int(c.kind)]},
-                                    {"rows", c.rows},
-                                    {"checksum", checksum_hex(c.checksum)},
-                                    {"statement_ns", c.m.median_ns},
-                                    {"min_ns", c.m.min_ns},
-                                    {"max_ns", c.m.max_ns},
-                                    {"per_tuple_ns", r.reads ? nlohmann::ordered_json(pt) : nlohmann::ordered_json()},
-                                    {"prepare_ns", c.prepare_ns},
-                                    {"prepares", c.prepares},
-                                    {"cache_hits", c.cache_hits},
-                                    {"rows_scanned", c.scanned},
-                                    {"sink", r.count ? "count" : "rows"},
-                                    {"reps", c.m.reps},
-                                    {"spread", c.m.spread()}};
+                                    {"structure", structure_name(r.structure)}};
+        put_cell(c, r.reads ? nlohmann::ordered_json(pt) : nlohmann::ordered_json(), &o);
+        o["sink"] = r.count ? "count" : "rows";
+        o["reps"] = c.m.reps;
+        o["spread"] = c.m.spread();
         if (it != pq->vax.end()) {
           o["vax_ingres_s"] = it->second.first;
           o["vax_dcingres_s"] = it->second.second;
@@ -99,6 +132,28 @@ bool write_files(const Measured& m, const std::string& out_dir) {
             << ',' << c.m.reps << ',' << figure_text(c.m.spread()) << '\n';
       }
     }
+    // The aggregates section (report_aggregates.cpp): its cells, then its
+    // bounds checked; in the CSV as rows whose query is "agg.<id>".
+    doc["aggregates"] = nlohmann::ordered_json::array();
+    for (const Row& r : m.aggregate_rows)
+      for (const Cell& c : r.cells) {
+        const double pt = c.m.median_ns / double(std::max<uint64_t>(r.size, 1));
+        nlohmann::ordered_json o = {{"statement", r.query}, {"tuples", r.size}};
+        put_cell(c, pt, &o);
+        o["reps"] = c.m.reps;
+        o["spread"] = c.m.spread();
+        doc["aggregates"].push_back(std::move(o));
+        csv << "agg." << r.query << ',' << r.size << ",0,heap," << c.runner << ',' << c.rows << ','
+            << checksum_hex(c.checksum) << ',' << figure_text(c.m.median_ns) << ',' << figure_text(c.m.min_ns) << ','
+            << figure_text(c.m.max_ns) << ',' << figure_text(pt) << ',' << figure_text(c.prepare_ns) << ','
+            << c.prepares << ',' << c.cache_hits << ',' << c.scanned << ",,,"
+            << (c.kind == CellKind::CountScan ? "count" : "rows") << ',' << c.m.reps << ','
+            << figure_text(c.m.spread()) << '\n';
+      }
+    doc["aggregate_bounds"] = nlohmann::ordered_json::array();
+    for (const AggregateCheck& t : check_aggregates(m))
+      doc["aggregate_bounds"].push_back(
+          check_json({{"statement", t.id}, {"tuples", t.size}}, t.what, t.limit, t.stats, t.met, t.told));
     for (const auto& [label, ns] : m.first_prepare_ns) doc["first_prepare_ns"][label] = ns;
     // The ratio rows under each table (report_tables.cpp), each the median of
     // the per-repetition ratios of two interleaved cells: not to be had from
@@ -133,19 +188,8 @@ bool write_files(const Measured& m, const std::string& out_dir) {
     }
     doc["targets"] = nlohmann::ordered_json::array();  // the targets block's checks (report_targets.cpp)
     for (const TargetCheck& t : check_targets(m))
-      doc["targets"].push_back({{"query", std::string(1, t.query)},
-                                {"tuples", t.size},
-                                {"ratio", t.what},
-                                {"limit", t.limit},
-                                {"median", t.stats.median},
-                                {"q1", t.stats.q1},
-                                {"q3", t.stats.q3},
-                                {"pairs", t.stats.n},
-                                {"spread", t.stats.spread},
-                                {"ci95", {t.stats.lo, t.stats.hi}},
-                                {"ci_level", t.stats.level},
-                                {"met", t.met},
-                                {"told", t.told}});
+      doc["targets"].push_back(check_json({{"query", std::string(1, t.query)}, {"tuples", t.size}}, t.what, t.limit,
+                                          t.stats, t.met, t.told));
     doc["targets_left_out"] = nlohmann::ordered_json::array();  // bounds not checked, and why
     for (const TargetLeftOut& l : left_out_targets(m))
       doc["targets_left_out"].push_back({{"ratio", l.what},

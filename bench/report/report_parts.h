@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ struct LevelCost {
 struct Measured {
   std::vector<Row> rows;        // the main block (--sink rows)
   std::vector<Row> count_rows;  // the count block (--sink count)
+  std::vector<Row> aggregate_rows;  // the aggregates section (paper_aggregates.h), query = the spec's id
   std::vector<LevelCost> levels;
   // First-in-process prepare of (d), median over child processes, by label.
   std::map<std::string, double> first_prepare_ns;
@@ -32,7 +34,7 @@ struct Measured {
   double min_time = 0, target_budget = 0;
   bool jit_native_cpu = false;
   // What was asked for, as paper.json's settings record it.
-  std::vector<uint64_t> sizes, keyed_sizes, count_sizes;
+  std::vector<uint64_t> sizes, keyed_sizes, count_sizes, aggregate_sizes;
   std::vector<std::string> backends;  // name:mode
   std::string queries;                // letters; "" = all
   bool sqlite = true;
@@ -40,9 +42,31 @@ struct Measured {
 
 std::string fmt(double v, int prec = 3);
 std::string dur(double ns);  // human units for a duration in ns
+// "2.31x ±4%": a ratio of two interleaved cells, its median and half its
+// spread; "n/a" where the row has no such cell (no reference loop for (f)).
+std::string ratio_cell(const Cell* a, const Cell* b);
+// A table line: `what` (in `width` columns), then f of each row (a size) in a
+// column of its own.
+void line(const std::string& what, const std::vector<const Row*>& qs, const std::function<std::string(const Row&)>& f,
+          int width = 18);
 
 void print_table(const Measured& m, harness::Structure structure);
 void print_count_block(const Measured& m);
+// The aggregates section (report_aggregates.cpp): per-tuple times, the ratios
+// to each back end's count scan and to interp:switch and threaded:goto, and
+// the bounds on them, checked.
+void print_aggregates(const Measured& m);
+// One bound of the aggregates section checked on one statement and size:
+// "best / best count (b)" or "llvm:fused / interp:switch".
+struct AggregateCheck {
+  std::string id;  // the statement's (paper_aggregates.h)
+  uint64_t size = 0;
+  std::string what;
+  double limit = 0;
+  harness::Stats stats;
+  bool met = false, told = false;
+};
+std::vector<AggregateCheck> check_aggregates(const Measured& m);
 // Warm-process and first-in-process prepare; break-even rows.
 void print_prepare(const Measured& m);
 // A back end's first-in-process prepare of (d), or -1 where not measured.

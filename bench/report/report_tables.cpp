@@ -26,10 +26,6 @@ std::string dur(double ns) {
   return fmt(ns / 1e9, 2) + " s";
 }
 
-namespace {
-
-// "2.31x ±4%": a ratio of two interleaved cells, its median and half its
-// spread; "n/a" where the query has no such cell (no reference loop for (f)).
 std::string ratio_cell(const Cell* a, const Cell* b) {
   if (!a || !b) return "n/a";
   harness::Stats r = harness::ratio(a->m, b->m);
@@ -38,11 +34,14 @@ std::string ratio_cell(const Cell* a, const Cell* b) {
   return fmt(r.median, 2) + "x" + (spread.empty() ? "" : " " + spread);
 }
 
-void line(const char* what, const std::vector<const Row*>& qs, const std::function<std::string(const Row&)>& f) {
-  std::cout << "  " << std::left << std::setw(18) << what << std::right;
+void line(const std::string& what, const std::vector<const Row*>& qs, const std::function<std::string(const Row&)>& f,
+          int width) {
+  std::cout << "  " << std::left << std::setw(width) << what << std::right;
   for (const Row* r : qs) std::cout << " |" << std::setw(17) << f(*r);
   std::cout << "\n";
 }
+
+namespace {
 
 // Per-tuple times of every cell, then the ratios to the floor; none for a
 // statement that reads no relation ((a)).

@@ -813,6 +813,49 @@ TEST(Cli, PaperSizesPlusAddsToTheDefaults) {
   EXPECT_EQ(sh(kBin + " paper --sizes 12x").status, 2);
 }
 
+// The aggregates section alone (no Table 1 size): each of its six statements
+// on every back end asked for, SQLite and each back end's count scan, the
+// answers agreeing (a disagreement exits 1), in the text and in paper.json.
+TEST(Cli, PaperAggregatesSectionRunsEveryStatementOnEveryBackEndAndSqlite) {
+  char dir[] = "/tmp/quelkit-paper-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  Out o = sh(kBin + " paper --sizes= --keyed-sizes= --count-sizes= --aggregate-sizes 3360 --reps 1 --min-time 0.001 "
+                    "--children 0 -b interp,threaded --out " + dir);
+  ASSERT_EQ(o.status, 0) << o.text;
+  EXPECT_NE(o.text.find("Aggregates: each statement run whole"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("[pnum100] retrieve unique (b = p.pnum / 100"), std::string::npos) << o.text;
+  std::ifstream js(std::string(dir) + "/paper.json");
+  const nlohmann::json doc = nlohmann::json::parse(js);
+  // statement -> rows every cell with an answer gives; and the cells seen
+  const std::map<std::string, uint64_t> rows = {{"count", 1},  {"sum", 1},           {"minmax", 1},
+                                                {"colour", 8}, {"pname_colour", 159}, {"pnum100", 34}};
+  std::map<std::string, std::set<std::string>> seen;
+  std::map<std::string, std::set<uint64_t>> count_rows;  // the count scans' qualifying tuples
+  for (const auto& c : doc["aggregates"]) {
+    const std::string id = c["statement"], kind = c["kind"], backend = c["backend"];
+    ASSERT_TRUE(rows.count(id)) << id;
+    seen[id].insert(backend);
+    if (kind == "backend" || kind == "sqlite") EXPECT_EQ(c["rows"].get<uint64_t>(), rows.at(id)) << id << " " << backend;
+    if (kind == "count_scan") count_rows[id].insert(c["rows"].get<uint64_t>());
+    EXPECT_GT(c["statement_ns"].get<double>(), 0) << id << " " << backend;
+  }
+  EXPECT_EQ(seen.size(), rows.size());
+  for (const auto& [id, b] : seen)
+    for (const char* want : {"interp:switch", "threaded:goto", "sqlite", "interp:switch count (b)",
+                             "threaded:goto count (b)", "scan (walk only)", "floor (stream)"}) {
+      std::string w = want;
+      if (id == "sum" && w.ends_with("(b)")) w.replace(w.size() - 3, 3, "(d)");  // the sum's bound is (d)'s scan
+      EXPECT_TRUE(b.count(w)) << id << " lacks " << w;
+    }
+  // Every back end's count scan qualifies the same tuples: all of them for (b).
+  for (const auto& [id, n] : count_rows) {
+    EXPECT_EQ(n.size(), 1u) << id;
+    if (id != "sum") EXPECT_EQ(*n.begin(), 3360u) << id;
+  }
+  EXPECT_EQ(doc["settings"]["aggregate_sizes"], nlohmann::json::array({3360}));
+  std::filesystem::remove_all(dir);
+}
+
 // The targets' sizes (1M tuples and more) take --target-reps repetitions, the
 // smaller ones --reps; a cell whose repetitions outlast --target-budget takes
 // as many as fit, but at least --reps. paper.json says how many each figure had.
