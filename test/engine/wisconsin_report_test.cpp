@@ -154,6 +154,13 @@ TEST(WisconsinReport, LargerSizesRunWhatFindsItsTuples) {
   }
   EXPECT_EQ(sizes, (std::set<double>{1000, 3000}));
   EXPECT_GT(larger, 10);
+  // The grouped count's bound (issue 69) is said under each aggregates
+  // block, and below 1M tuples as not checked.
+  EXPECT_NE(r.out.text.find("bound: agg.5, the best back end at most 25 ns per tuple at 1M tuples and more: "
+                            "interp:switch"),
+            std::string::npos)
+      << r.out.text;
+  EXPECT_NE(r.out.text.find("(not checked: below 1M tuples)"), std::string::npos);
   // The exact matches of the tuple the script appends and replaces.
   for (const json& c : r.doc.at("results"))
     if (c.at("tuples").get<double>() == 3000) {
