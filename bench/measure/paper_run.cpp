@@ -32,6 +32,19 @@ const Cell* Row::best() const {
   return b;
 }
 
+void evaluate_text(Session& session, Runner& r, const std::string& name, const std::string& text, ExecStats* st) {
+  auto src = std::make_shared<Source>(name, text);
+  auto parsed = frontend::parse(src);
+  const frontend::BoundQuery b = frontend::bind(*parsed[0], session.ranges(), session.catalog(), src);
+  Result res = session.evaluate(b, r, src, false, false);
+  asm volatile("" : : "r"(res.stats.run_ns));
+  if (st) {
+    st->prepares += res.stats.prepares;
+    st->cache_hits += res.stats.cache_hits;
+    st->prepare_ns += res.stats.prepare_ns;
+  }
+}
+
 bool measure_query(Session& session, const PaperQuerySpec& pq, uint64_t n, Structure structure, SqliteRef* db,
                    const PaperRunOptions& o, Row* row, bool* mismatch, std::string* err) {
   auto src = std::make_shared<Source>(std::string("<paper ") + pq.id + ">", pq.text);
@@ -89,11 +102,7 @@ bool measure_query(Session& session, const PaperQuerySpec& pq, uint64_t n, Struc
       // lookup, prepare where the back end does not reuse plans, run), as
       // SQLite's below is prepared, stepped and finalized from its text.
       runs.push_back([&session, r, text = std::string(pq.text), name = src->name()] {
-        auto s2 = std::make_shared<Source>(name, text);
-        auto parsed = frontend::parse(s2);
-        const frontend::BoundQuery b = frontend::bind(*parsed[0], session.ranges(), session.catalog(), s2);
-        Result res = session.evaluate(b, *r, s2, false, false);
-        asm volatile("" : : "r"(res.stats.run_ns));
+        evaluate_text(session, *r, name, text);
       });
       continue;
     }

@@ -16,6 +16,8 @@
 namespace quelkit {
 namespace harness {
 class Session;
+class Runner;
+struct ExecStats;
 }
 class SqliteRef;
 
@@ -56,6 +58,14 @@ struct PaperRunOptions {
   int cold_runs = 5;          // cold preparations whose median is prepare_ns
   bool references = true;     // the reference loop, scan and floor cells
 };
+
+// A statement that reads no relation ((a)) evaluated whole from its text on
+// runner r: lexed, parsed, bound, planned, found in the plan cache (or
+// prepared) and run, no checksum; what the report and quelkit_bench time
+// for it, as SQLite's `sqlite3_prepare_v2`, step and finalize of its SQL.
+// Its prepares and cache hits are added to *st.
+void evaluate_text(harness::Session& session, harness::Runner& r, const std::string& name, const std::string& text,
+                   harness::ExecStats* st = nullptr);
 
 // Measures `pq` on every runner of `session` (whose catalog holds the PARTS
 // relation `parts`) and on `db` when given. A disagreement on rows or checksum
