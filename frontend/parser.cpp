@@ -219,6 +219,10 @@ class Parser {
     take();
     return true;
   }
+  // `transaction` after begin, end or abort (a name: Token::text is lower case).
+  void transaction_word() {
+    if (peek().kind == Tok::Name && peek().text == "transaction") take();
+  }
   [[noreturn]] void fail_at(const Token& t, const std::string& msg) {
     // Text that did not lex, where a token was needed: its lexical error.
     if (t.kind == Tok::Error) throw QuelError(lex_error(t));
@@ -276,11 +280,13 @@ class Parser {
       case Tok::Destroy: relation_list(*s, Stmt::Destroy); break;
       case Tok::Print: relation_list(*s, Stmt::Print); break;
       case Tok::Help: help(*s); break;
-      // begin, end, abort: the keyword alone (the session keeps the
-      // transaction, engine/session.h).
-      case Tok::Begin: s->kind = Stmt::Begin; break;
-      case Tok::EndTxn: s->kind = Stmt::End; break;
-      case Tok::Abort: s->kind = Stmt::Abort; break;
+      // begin, end, abort, each optionally followed by `transaction` as
+      // POSTQUEL wrote them (the session keeps the transaction,
+      // engine/session.h). No statement starts with a name, so the word
+      // after the keyword can only be this one.
+      case Tok::Begin: s->kind = Stmt::Begin; transaction_word(); break;
+      case Tok::EndTxn: s->kind = Stmt::End; transaction_word(); break;
+      case Tok::Abort: s->kind = Stmt::Abort; transaction_word(); break;
       default: break;  // unreachable: starts_statement() checked the kind
     }
     s->end = last_end_;

@@ -110,6 +110,23 @@ TEST(Parser, DestroyPrintHelp) {
   EXPECT_EQ(s[0]->relation_positions[1], (SrcPos{1, 12}));
 }
 
+// POSTQUEL's spellings: begin, end and abort, each alone or followed by
+// `transaction`, which belongs to the statement (its text ends after it).
+TEST(Parser, TransactionStatementsTakeTheWordTransaction) {
+  const std::string text = "begin transaction\nend\nBEGIN Transaction abort\nabort transaction help";
+  auto s = parse(source(text));
+  ASSERT_EQ(s.size(), 6u);
+  using ast::Stmt;
+  const Stmt::Kind kinds[] = {Stmt::Begin, Stmt::End, Stmt::Begin, Stmt::Abort, Stmt::Abort, Stmt::Help};
+  const char* texts[] = {"begin transaction", "end", "BEGIN Transaction", "abort", "abort transaction", "help"};
+  for (size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(s[i]->kind, kinds[i]) << i;
+    EXPECT_EQ(text.substr(s[i]->begin, s[i]->end - s[i]->begin), texts[i]);
+  }
+  // Another name after the keyword is not a statement.
+  EXPECT_THROW(parse(source("begin work")), QuelError);
+}
+
 TEST(Parser, SeveralStatementsWithoutTerminators) {
   std::string text = "range of p is parts\nretrieve (p.pnum) /* c */ help\n  print parts";
   auto s = parse(source(text));
