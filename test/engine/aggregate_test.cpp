@@ -143,6 +143,10 @@ TEST_P(Aggregates, EmptyCharacterValues) {
   EXPECT_EQ(csv("retrieve unique (s = \"\") where e.age > 0"), "s\n\"\"\n");
   EXPECT_EQ(csv("retrieve unique (s = \"\", t = \"\")"), "s,t\n,\n");
   EXPECT_EQ(csv("retrieve (x = max(\"\"), y = min(concat(\"\", \"\") where e.age > 40))"), "x,y\n,\n");
+  // A temporary of a constant by value and a "" value, its by value's
+  // conjunct detached before e is substituted: the detached copy keeps a
+  // column of bytes (it had none, "relation ... has no attributes").
+  EXPECT_EQ(csv("retrieve (e.name, x = max(\"\" by \"k\")) where e.age > 40 sort by name"), "name,x\nbob,\neve,\n");
 }
 
 // INGRES's by-list rule (DESIGN.md "Aggregates"): a query that names its
@@ -182,6 +186,10 @@ TEST_P(Aggregates, AQueryNamingOnlyTheByValuesRangesOverTheGroups) {
   EXPECT_EQ(csv("retrieve (e.dept, n = count(e.name by e.dept), m = count(e.name by e.dept, e.salary)) "
                 "sort by dept, m"),
             "dept,n,m\nhat,1,1\nshoe,2,2\ntoy,2,1\ntoy,2,1\n");
+  // Over the groups, a runtime error names the temporary and the group.
+  EXPECT_NE(csv("retrieve (x = 1 / (e.age - e.age), n = count(e.name by e.age - e.age))")
+                .find("t.quel:1:17: error: division by zero (relation aggregate#1, tuple 1)"),
+            std::string::npos);
   // A simple aggregate's variable is its own: it keeps nothing.
   EXPECT_EQ(csv("retrieve (e.dept, n = count(e.name by e.dept), t = count(e.name)) sort by dept"),
             "dept,n,t\nhat,1,5\nshoe,2,5\ntoy,2,5\n");
