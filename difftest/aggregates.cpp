@@ -236,8 +236,8 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
       t.params.insert(t.params.end(), tg->params.begin(), tg->params.end());
       const std::string o_sql = after_params(to->sql, t.params.size());
       t.params.insert(t.params.end(), to->params.begin(), to->params.end());
-      t.sql = "WITH i(b, x) AS (" + ti->sql + "), g(b) AS (" + g_sql + "), o(b" + (q.extra ? ", c" : "") +
-              ") AS (" + o_sql + "), a(b, v) AS (SELECT d.b, " + sql_aggregate(q.fn, chars) +
+      t.sql = "WITH i(b, x) AS (" + ti->sql + "), g(b) AS (" + g_sql + "), o(b" + (q.extra ? ", c" : "") + ") AS (" +
+              o_sql + "), a(b, v) AS (SELECT d.b, " + sql_aggregate(q.fn, chars) +
               " FROM (SELECT DISTINCT b FROM g) AS d LEFT JOIN i ON d.b = i.b GROUP BY d.b) " + "SELECT " +
               (q.unique || over_groups ? "DISTINCT " : "") + "o.b, " + (q.extra ? "o.c, " : "") +
               "a.v FROM o JOIN a ON o.b = a.b";

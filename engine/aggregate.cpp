@@ -229,11 +229,23 @@ namespace {
 bool same_expr(const Expr& a, const Expr& b) {
   if (a.kind != b.kind || a.args.size() != b.args.size()) return false;
   switch (a.kind) {
-    case Expr::Int: if (a.ival != b.ival) return false; break;
-    case Expr::Float: if (std::memcmp(&a.fval, &b.fval, sizeof a.fval) != 0) return false; break;
-    case Expr::String: case Expr::Call: if (a.text != b.text) return false; break;
-    case Expr::Attr: if (a.text != b.text || a.attr != b.attr) return false; break;
-    case Expr::Unary: case Expr::Binary: if (a.op != b.op) return false; break;
+    case Expr::Int:
+      if (a.ival != b.ival) return false;
+      break;
+    case Expr::Float:
+      if (std::memcmp(&a.fval, &b.fval, sizeof a.fval) != 0) return false;
+      break;
+    case Expr::String:
+    case Expr::Call:
+      if (a.text != b.text) return false;
+      break;
+    case Expr::Attr:
+      if (a.text != b.text || a.attr != b.attr) return false;
+      break;
+    case Expr::Unary:
+    case Expr::Binary:
+      if (a.op != b.op) return false;
+      break;
     case Expr::Value:
       if (a.value_type.kind != b.value_type.kind || a.value_type.len != b.value_type.len || a.ival != b.ival ||
           std::memcmp(&a.fval, &b.fval, sizeof a.fval) != 0 || a.text != b.text)
@@ -313,8 +325,10 @@ void range_over_groups(Stmt& s, std::vector<ExprPtr>* joins) {
     }
     for (size_t j = 0; j < joins->size();) {
       const Expr& eq = *(*joins)[j];
-      if (same_expr(*eq.args[0], *eq.args[1])) joins->erase(joins->begin() + long(j));
-      else ++j;
+      if (same_expr(*eq.args[0], *eq.args[1]))
+        joins->erase(joins->begin() + long(j));
+      else
+        ++j;
     }
   }
 }

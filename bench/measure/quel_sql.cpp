@@ -245,8 +245,10 @@ Over ranges_over(const Stmt& s) {
     const std::set<std::string> values(l.begin(), l.end());
     std::set<std::string> left, own;
     for (const auto& t : s.targets) {
-      if (t.all) left.insert(t.expr->text);
-      else uncovered(*t.expr, values, &left);
+      if (t.all)
+        left.insert(t.expr->text);
+      else
+        uncovered(*t.expr, values, &left);
     }
     if (s.where) uncovered(*s.where, values, &left);
     for (const Expr* b : by_values) uncovered(*b, values, &left);  // each function's join back

@@ -165,8 +165,7 @@ TEST_P(Aggregates, AQueryNamingOnlyTheByValuesRangesOverTheGroups) {
             "dept,n\nhat,1\nshoe,2\n");
   // Whole expressions match: e.age / 10 is the by value, in a target or
   // inside one; e.age / 5 names e.age itself.
-  EXPECT_EQ(csv("retrieve (b = e.age / 10, n = count(e.name by e.age / 10)) sort by b"),
-            "b,n\n2,1\n3,2\n4,1\n6,1\n");
+  EXPECT_EQ(csv("retrieve (b = e.age / 10, n = count(e.name by e.age / 10)) sort by b"), "b,n\n2,1\n3,2\n4,1\n6,1\n");
   EXPECT_EQ(csv("retrieve (b = e.age / 10 * 2, n = count(e.name by e.age / 10)) sort by b"),
             "b,n\n4,1\n6,2\n8,1\n12,1\n");
   EXPECT_EQ(csv("retrieve (b = e.age / 5, n = count(e.name by e.age / 10)) sort by b"),
@@ -217,31 +216,56 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, Aggregates, ::testing::ValuesIn(all_backen
 // tuples as the tutorial prints them (`retrieve (e.all)`).
 const char* const kEmployee = R"(
 create employee (number = i2, name = c20, salary = i2, manager = i2, birthdate = i2, startdate = i2)
-append to employee (number = 157, name = "Jones, Tim", salary = 12000, manager = 199, birthdate = 1940, startdate = 1960)
-append to employee (number = 1110, name = "Smith, Paul", salary = 6000, manager = 33, birthdate = 1952, startdate = 1973)
-append to employee (number = 35, name = "Evans, Michael", salary = 5000, manager = 32, birthdate = 1952, startdate = 1974)
-append to employee (number = 129, name = "Thomas, Tom", salary = 10000, manager = 199, birthdate = 1941, startdate = 1962)
-append to employee (number = 13, name = "Edwards, Peter", salary = 9000, manager = 199, birthdate = 1928, startdate = 1958)
-append to employee (number = 215, name = "Collins, Joanne", salary = 7000, manager = 10, birthdate = 1950, startdate = 1971)
-append to employee (number = 55, name = "James, Mary", salary = 12000, manager = 199, birthdate = 1920, startdate = 1969)
-append to employee (number = 26, name = "Thompson, Bob", salary = 13000, manager = 199, birthdate = 1930, startdate = 1970)
-append to employee (number = 98, name = "Williams, Judy", salary = 9000, manager = 199, birthdate = 1935, startdate = 1969)
-append to employee (number = 32, name = "Smythe, Carol", salary = 9050, manager = 199, birthdate = 1929, startdate = 1967)
-append to employee (number = 33, name = "Hayes, Evelyn", salary = 10100, manager = 199, birthdate = 1931, startdate = 1963)
-append to employee (number = 199, name = "Bullock, J.D.", salary = 27000, manager = 0, birthdate = 1920, startdate = 1920)
-append to employee (number = 4901, name = "Bailey, Chas M.", salary = 8377, manager = 32, birthdate = 1956, startdate = 1975)
-append to employee (number = 843, name = "Schmidt, Herman", salary = 11204, manager = 26, birthdate = 1936, startdate = 1956)
-append to employee (number = 2398, name = "Wallace, Maggie J.", salary = 7880, manager = 26, birthdate = 1940, startdate = 1959)
-append to employee (number = 1639, name = "Choy, Wanda", salary = 11160, manager = 55, birthdate = 1947, startdate = 1970)
-append to employee (number = 5119, name = "Ferro, Tony", salary = 13621, manager = 55, birthdate = 1939, startdate = 1963)
-append to employee (number = 37, name = "Raveen, Lemont", salary = 11985, manager = 26, birthdate = 1950, startdate = 1974)
-append to employee (number = 5219, name = "Williams, Bruce", salary = 13374, manager = 33, birthdate = 1944, startdate = 1959)
-append to employee (number = 1523, name = "Zugnoni, Arthur A.", salary = 19868, manager = 129, birthdate = 1928, startdate = 1949)
-append to employee (number = 430, name = "Brunet, Paul C.", salary = 17674, manager = 129, birthdate = 1938, startdate = 1959)
-append to employee (number = 994, name = "Iwano, Masahiro", salary = 15641, manager = 129, birthdate = 1944, startdate = 1970)
-append to employee (number = 1330, name = "Onstad, Richard", salary = 8779, manager = 13, birthdate = 1952, startdate = 1971)
-append to employee (number = 10, name = "Ross, Stanley", salary = 15908, manager = 199, birthdate = 1927, startdate = 1945)
-append to employee (number = 11, name = "Ross, Stuart", salary = 12067, manager = 0, birthdate = 1931, startdate = 1932)
+append to employee (number = 157, name = "Jones, Tim", salary = 12000,
+    manager = 199, birthdate = 1940, startdate = 1960)
+append to employee (number = 1110, name = "Smith, Paul", salary = 6000,
+    manager = 33, birthdate = 1952, startdate = 1973)
+append to employee (number = 35, name = "Evans, Michael", salary = 5000,
+    manager = 32, birthdate = 1952, startdate = 1974)
+append to employee (number = 129, name = "Thomas, Tom", salary = 10000,
+    manager = 199, birthdate = 1941, startdate = 1962)
+append to employee (number = 13, name = "Edwards, Peter", salary = 9000,
+    manager = 199, birthdate = 1928, startdate = 1958)
+append to employee (number = 215, name = "Collins, Joanne", salary = 7000,
+    manager = 10, birthdate = 1950, startdate = 1971)
+append to employee (number = 55, name = "James, Mary", salary = 12000,
+    manager = 199, birthdate = 1920, startdate = 1969)
+append to employee (number = 26, name = "Thompson, Bob", salary = 13000,
+    manager = 199, birthdate = 1930, startdate = 1970)
+append to employee (number = 98, name = "Williams, Judy", salary = 9000,
+    manager = 199, birthdate = 1935, startdate = 1969)
+append to employee (number = 32, name = "Smythe, Carol", salary = 9050,
+    manager = 199, birthdate = 1929, startdate = 1967)
+append to employee (number = 33, name = "Hayes, Evelyn", salary = 10100,
+    manager = 199, birthdate = 1931, startdate = 1963)
+append to employee (number = 199, name = "Bullock, J.D.", salary = 27000,
+    manager = 0, birthdate = 1920, startdate = 1920)
+append to employee (number = 4901, name = "Bailey, Chas M.", salary = 8377,
+    manager = 32, birthdate = 1956, startdate = 1975)
+append to employee (number = 843, name = "Schmidt, Herman", salary = 11204,
+    manager = 26, birthdate = 1936, startdate = 1956)
+append to employee (number = 2398, name = "Wallace, Maggie J.", salary = 7880,
+    manager = 26, birthdate = 1940, startdate = 1959)
+append to employee (number = 1639, name = "Choy, Wanda", salary = 11160,
+    manager = 55, birthdate = 1947, startdate = 1970)
+append to employee (number = 5119, name = "Ferro, Tony", salary = 13621,
+    manager = 55, birthdate = 1939, startdate = 1963)
+append to employee (number = 37, name = "Raveen, Lemont", salary = 11985,
+    manager = 26, birthdate = 1950, startdate = 1974)
+append to employee (number = 5219, name = "Williams, Bruce", salary = 13374,
+    manager = 33, birthdate = 1944, startdate = 1959)
+append to employee (number = 1523, name = "Zugnoni, Arthur A.", salary = 19868,
+    manager = 129, birthdate = 1928, startdate = 1949)
+append to employee (number = 430, name = "Brunet, Paul C.", salary = 17674,
+    manager = 129, birthdate = 1938, startdate = 1959)
+append to employee (number = 994, name = "Iwano, Masahiro", salary = 15641,
+    manager = 129, birthdate = 1944, startdate = 1970)
+append to employee (number = 1330, name = "Onstad, Richard", salary = 8779,
+    manager = 13, birthdate = 1952, startdate = 1971)
+append to employee (number = 10, name = "Ross, Stanley", salary = 15908,
+    manager = 199, birthdate = 1927, startdate = 1945)
+append to employee (number = 11, name = "Ross, Stuart", salary = 12067,
+    manager = 0, birthdate = 1931, startdate = 1932)
 range of e is employee
 )";
 
