@@ -224,35 +224,28 @@ namespace {
 // University INGRES's decomp did it so (opt_bylist), on the query tree
 // before decomposition; here on the parse tree before binding.
 
+// One node's own fields, its operands aside (floats by their bits).
+bool same_node(const Expr& a, const Expr& b) {
+  switch (a.kind) {
+    case Expr::Int: return a.ival == b.ival;
+    case Expr::Float: return std::memcmp(&a.fval, &b.fval, sizeof a.fval) == 0;
+    case Expr::String:
+    case Expr::Call: return a.text == b.text;
+    case Expr::Attr: return a.text == b.text && a.attr == b.attr;
+    case Expr::Unary:
+    case Expr::Binary: return a.op == b.op;
+    case Expr::Value:
+      return a.value_type == b.value_type && a.ival == b.ival && std::memcmp(&a.fval, &b.fval, sizeof a.fval) == 0 &&
+             a.text == b.text;
+    case Expr::Aggregate: return false;  // none is left when the rule applies
+  }
+  return false;
+}
+
 // Whole expressions compared as written (INGRES compared trees): `p.pnum /
 // 100` is the by value `p.pnum / 100`, `p.pnum / 10 / 10` is not, nor is 1 1.0.
 bool same_expr(const Expr& a, const Expr& b) {
-  if (a.kind != b.kind || a.args.size() != b.args.size()) return false;
-  switch (a.kind) {
-    case Expr::Int:
-      if (a.ival != b.ival) return false;
-      break;
-    case Expr::Float:
-      if (std::memcmp(&a.fval, &b.fval, sizeof a.fval) != 0) return false;
-      break;
-    case Expr::String:
-    case Expr::Call:
-      if (a.text != b.text) return false;
-      break;
-    case Expr::Attr:
-      if (a.text != b.text || a.attr != b.attr) return false;
-      break;
-    case Expr::Unary:
-    case Expr::Binary:
-      if (a.op != b.op) return false;
-      break;
-    case Expr::Value:
-      if (a.value_type.kind != b.value_type.kind || a.value_type.len != b.value_type.len || a.ival != b.ival ||
-          std::memcmp(&a.fval, &b.fval, sizeof a.fval) != 0 || a.text != b.text)
-        return false;
-      break;
-    case Expr::Aggregate: return false;  // none is left when the rule applies
-  }
+  if (a.kind != b.kind || a.args.size() != b.args.size() || !same_node(a, b)) return false;
   for (size_t i = 0; i < a.args.size(); ++i)
     if (!same_expr(*a.args[i], *b.args[i])) return false;
   return true;
