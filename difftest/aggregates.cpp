@@ -5,6 +5,7 @@
 #include "difftest/aggregates.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <optional>
 #include <ostream>
@@ -25,6 +26,9 @@ struct AggQuery {
   GVar var;
   GPtr by;         // null for a simple aggregate
   GPtr arg, qual;  // qual may be null
+  // An aggregate function's outer query: `retrieve (b = by, [c = extra,] a =
+  // fn(...)) [where outer]`; extra and outer may be null.
+  GPtr extra, outer;
   bool unique = false;
   std::string text() const {
     std::string a = fn + "(" + quel_text(*arg);
@@ -32,9 +36,23 @@ struct AggQuery {
     if (qual) a += " where " + quel_text(*qual);
     a += ")";
     if (!by) return "retrieve (a = " + a + ")";
-    return std::string("retrieve ") + (unique ? "unique " : "") + "(b = " + quel_text(*by) + ", a = " + a + ")";
+    return std::string("retrieve ") + (unique ? "unique " : "") + "(b = " + quel_text(*by) +
+           (extra ? ", c = " + quel_text(*extra) : "") + ", a = " + a + ")" +
+           (outer ? " where " + quel_text(*outer) : "");
   }
 };
+
+// INGRES's by-list rule as the oracle decides it, from the generator's tree
+// alone (DESIGN.md "Aggregates"): the outer query ranges over the groups
+// unless it names an attribute outside every subtree written as the by
+// value. Subtrees are compared by their QUEL text, which is one per tree.
+bool names_outside(const GNode& n, const std::string& by) {
+  if (quel_text(n) == by) return false;
+  if (n.kind == GNode::Attr) return true;
+  for (const auto& k : n.kids)
+    if (names_outside(*k, by)) return true;
+  return false;
+}
 
 // SQL's aggregate over column x of the joined rows i (NULL where a group has none).
 std::string sql_aggregate(const std::string& fn, bool chars) {
@@ -69,6 +87,22 @@ std::string compare_rows(const std::vector<std::string>& q, const std::vector<st
   return "";
 }
 
+// A translation's SQL with its parameters `?n` renumbered to follow `before`
+// others, so several translations share one statement's parameter list
+// (each numbers its own from ?1; parameters are the only `?` in its SQL).
+std::string after_params(const std::string& sql, size_t before) {
+  std::string out;
+  for (size_t i = 0; i < sql.size(); ++i) {
+    out += sql[i];
+    if (sql[i] != '?') continue;
+    size_t j = i + 1;
+    while (j < sql.size() && std::isdigit(static_cast<unsigned char>(sql[j]))) ++j;
+    out += std::to_string(std::stoul(sql.substr(i + 1, j - i - 1)) + before);
+    i = j - 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std::ostream& log) {
@@ -82,18 +116,22 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
     q.var = GVar{"v", rng.chance(50) ? "parts" : "edge", "", ""};
     q.var.relation = q.var.base;
     const GRelation* rel = TestData::find(q.var.base);
+    Tk by_kind = Tk::I4;  // the by value's kind, near enough for a literal compared with it
     if (rng.chance(60)) {
       const auto& a = rel->attrs[rng.below(rel->attrs.size())];
       q.by = make_attr("v", a.first);
+      by_kind = a.second.is_char() ? Tk::C : a.second.is_float() ? Tk::F8 : Tk::I4;
       // A by value that is an expression, which each tuple computes to look
       // its group up (engine/access_path.h): a numeric attribute shifted,
       // scaled or divided (groups that merge), or any expression.
       if (rng.chance(30)) {
         static const ir::Generic kOps[] = {ir::Generic::Add, ir::Generic::Mul, ir::Generic::Div, ir::Generic::Sub};
-        if (a.second.is_numeric() && rng.chance(70))
+        if (a.second.is_numeric() && rng.chance(70)) {
           q.by = make_op(kOps[rng.below(std::size(kOps))], std::move(q.by), Generator::int_lit(1 + rng.below(3)));
-        else
-          q.by = gen.expr(rng.chance(50) ? Tk::I4 : Tk::C, 1, {q.var});
+        } else {
+          by_kind = rng.chance(50) ? Tk::I4 : Tk::C;
+          q.by = gen.expr(by_kind, 1, {q.var});
+        }
       }
     }
     const bool numeric = q.fn.rfind("sum", 0) == 0 || q.fn.rfind("avg", 0) == 0;
@@ -101,6 +139,19 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
     q.arg = gen.expr(rng.pick(numeric ? kNumeric : kAny), 2, {q.var});
     if (rng.chance(60)) q.qual = gen.expr(Tk::B, 2, {q.var});
     q.unique = rng.chance(30);
+    if (q.by) {
+      // What the outer query names decides whether it ranges over the
+      // groups or the tuples: another attribute (the by value itself, at
+      // times), a condition on the by value alone, or any condition.
+      if (rng.chance(30)) q.extra = make_attr("v", rel->attrs[rng.below(rel->attrs.size())].first);
+      if (rng.chance(40)) {
+        static const ir::Generic kCmp[] = {ir::Generic::Lt, ir::Generic::Ne, ir::Generic::Eq, ir::Generic::Ge};
+        if (rng.chance(50))
+          q.outer = make_op(kCmp[rng.below(std::size(kCmp))], q.by->clone(), gen.expr(by_kind, 1, {}));
+        else
+          q.outer = gen.expr(Tk::B, 2, {q.var});
+      }
+    }
     const std::string text = "range of v is " + q.var.relation + "\n" + q.text();
     auto src = std::make_shared<Source>("aggregate", text);
 
@@ -152,10 +203,18 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
     GQuery groups;
     groups.vars = {q.var};
     groups.targets.emplace_back("b", q.by ? q.by->clone() : make_attr("v", rel->attrs[0].first));
+    // The outer query's rows, each with its by value, before the join.
+    GQuery outer;
+    outer.vars = {q.var};
+    outer.targets.emplace_back("b", q.by ? q.by->clone() : make_attr("v", rel->attrs[0].first));
+    if (q.extra) outer.targets.emplace_back("c", q.extra->clone());
+    if (q.outer) outer.where = q.outer->clone();
     std::string why;
     auto ti = sql->translate(inner, &why);
     auto tg = sql->translate(groups, &why);
-    if (!ti || !tg || ti->columns.size() != inner.targets.size() || tg->columns.size() != 1) {
+    auto to = sql->translate(outer, &why);
+    if (!ti || !tg || !to || ti->columns.size() != inner.targets.size() || tg->columns.size() != 1 ||
+        to->columns.size() != outer.targets.size()) {
       ++sum.sqlite_skipped;
       continue;
     }
@@ -167,12 +226,22 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
       t.columns = {0};
     } else {
       // Groups of the whole relation, each with its aggregate (0 when the
-      // inner qualification left it no rows), joined back to every tuple.
+      // inner qualification left it no rows), joined to the outer query's
+      // rows: one row per row, or, when the by-list rule leaves no tuple
+      // variable, one per group (the outer rows of a group differ in no
+      // column, so DISTINCT keeps one each).
+      const std::string by = quel_text(*q.by);
+      const bool over_groups = !(q.extra && names_outside(*q.extra, by)) && !(q.outer && names_outside(*q.outer, by));
+      const std::string g_sql = after_params(tg->sql, t.params.size());
       t.params.insert(t.params.end(), tg->params.begin(), tg->params.end());
-      t.sql = "WITH i(b, x) AS (" + ti->sql + "), g(b) AS (" + tg->sql + "), a(b, v) AS (SELECT d.b, " +
-              sql_aggregate(q.fn, chars) + " FROM (SELECT DISTINCT b FROM g) AS d LEFT JOIN i ON d.b = i.b GROUP BY d.b) " +
-              "SELECT " + (q.unique ? "DISTINCT " : "") + "o.b, a.v FROM g AS o JOIN a ON o.b = a.b";
-      t.columns = {0, 1};
+      const std::string o_sql = after_params(to->sql, t.params.size());
+      t.params.insert(t.params.end(), to->params.begin(), to->params.end());
+      t.sql = "WITH i(b, x) AS (" + ti->sql + "), g(b) AS (" + g_sql + "), o(b" + (q.extra ? ", c" : "") + ") AS (" +
+              o_sql + "), a(b, v) AS (SELECT d.b, " + sql_aggregate(q.fn, chars) +
+              " FROM (SELECT DISTINCT b FROM g) AS d LEFT JOIN i ON d.b = i.b GROUP BY d.b) " + "SELECT " +
+              (q.unique || over_groups ? "DISTINCT " : "") + "o.b, " + (q.extra ? "o.c, " : "") +
+              "a.v FROM o JOIN a ON o.b = a.b";
+      t.columns = q.extra ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1};
     }
     std::vector<std::string> rows;
     std::string err;

@@ -2,7 +2,8 @@
 // aggregates and aggregate functions (`by`, an inner qualification) over the
 // test data's heaps, run on every back end (values bit for bit, errors
 // exactly) and compared with SQLite, where an aggregate function is a grouped
-// subquery over the whole relation's groups joined back with COALESCE.
+// subquery over the whole relation's groups joined back with COALESCE, to
+// each tuple or, by INGRES's by-list rule, once per group.
 #pragma once
 
 #include <cstdint>

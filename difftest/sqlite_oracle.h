@@ -50,7 +50,8 @@ inline constexpr Difference kDifferences[] = {
                          "functions (sqrt, ln, exp, sin, cos, atan, pow) are a build option of SQLite."},
     {"aggregates", "QUEL's aggregates over no rows are 0 (min/max of characters: blanks), SQL's NULL; an "
                    "aggregate function is a grouped subquery over every group of the whole relation, LEFT "
-                   "JOINed to the qualifying rows and joined back to each tuple, with COALESCE; float sums "
+                   "JOINed to the qualifying rows and joined to the outer query's rows, with COALESCE (DISTINCT, one "
+                   "row per group, where INGRES's by-list rule leaves no tuple variable); float sums "
                    "and averages are compared within a relative 1e-9 (summation order differs); an i4 "
                    "sum that overflows is a quelkit error and not compared (aggregates.h; not a skip)."},
 };

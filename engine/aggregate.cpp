@@ -215,6 +215,119 @@ bool has_aggregates(const Stmt& s) {
   return s.where && holds_aggregate(*s.where);
 }
 
+namespace {
+
+// INGRES's by-list rule (DESIGN.md "Aggregates"): once every aggregate is
+// replaced, each aggregate function's by values in the outer query are
+// replaced by its temporary's, if that leaves no reference to their
+// variables; the variable is then gone and the query ranges over the groups.
+// University INGRES's decomp did it so (opt_bylist), on the query tree
+// before decomposition; here on the parse tree before binding.
+
+// One node's own fields, its operands aside (floats by their bits).
+bool same_node(const Expr& a, const Expr& b) {
+  switch (a.kind) {
+    case Expr::Int: return a.ival == b.ival;
+    case Expr::Float: return std::memcmp(&a.fval, &b.fval, sizeof a.fval) == 0;
+    case Expr::String:
+    case Expr::Call: return a.text == b.text;
+    case Expr::Attr: return a.text == b.text && a.attr == b.attr;
+    case Expr::Unary:
+    case Expr::Binary: return a.op == b.op;
+    case Expr::Value:
+      return a.value_type == b.value_type && a.ival == b.ival && std::memcmp(&a.fval, &b.fval, sizeof a.fval) == 0 &&
+             a.text == b.text;
+    case Expr::Aggregate: return false;  // none is left when the rule applies
+  }
+  return false;
+}
+
+// Whole expressions compared as written (INGRES compared trees): `p.pnum /
+// 100` is the by value `p.pnum / 100`, `p.pnum / 10 / 10` is not, nor is 1 1.0.
+bool same_expr(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.args.size() != b.args.size() || !same_node(a, b)) return false;
+  for (size_t i = 0; i < a.args.size(); ++i)
+    if (!same_expr(*a.args[i], *b.args[i])) return false;
+  return true;
+}
+
+// One aggregate function: its temporary and its by values as written
+// (copies: the replacement rewrites the joins they are read from).
+struct ByList {
+  std::string temp;
+  std::vector<ExprPtr> by;
+};
+
+// What one walk of the outer query found: each place holding a by value
+// (with its by-list position), the variables inside those places, and the
+// variables referenced anywhere else.
+struct ByHits {
+  std::vector<std::pair<ExprPtr*, size_t>> at;
+  std::unordered_set<std::string> replaced, kept;
+};
+
+void add_variables(const Expr& e, std::unordered_set<std::string>* vars) {
+  if (e.kind == Expr::Attr) vars->insert(e.text);
+  for (const auto& a : e.args) add_variables(*a, vars);
+}
+
+// A subtree equal to a by value is a place to replace, not looked into;
+// any other attribute keeps its variable.
+void find_by_values(ExprPtr& e, const ByList& list, ByHits* hits) {
+  for (size_t i = 0; i < list.by.size(); ++i)
+    if (same_expr(*e, *list.by[i])) {
+      hits->at.emplace_back(&e, i);
+      add_variables(*e, &hits->replaced);
+      return;
+    }
+  if (e->kind == Expr::Attr) hits->kept.insert(e->text);
+  for (auto& a : e->args) find_by_values(a, list, hits);
+}
+
+// The rule on `s` and its join conjuncts `joins` (`temp.b<i> = by_i`, not
+// yet in its qualification), one aggregate function after another in text
+// order; a join the replacement made `temp.b = temp.b` is dropped. With two
+// functions of different by lists each one's joins keep the other's
+// variable, so neither applies: one row per tuple.
+void range_over_groups(Stmt& s, std::vector<ExprPtr>* joins) {
+  std::vector<ByList> lists;
+  for (const auto& j : *joins) {
+    const std::string& temp = j->args[0]->text;
+    if (lists.empty() || lists.back().temp != temp) lists.push_back({temp, {}});
+    lists.back().by.push_back(frontend::clone(*j->args[1]));
+  }
+  for (const ByList& list : lists) {
+    ByHits hits;
+    // replace and delete name their variable's tuples (INGRES's tid
+    // target): it stays, whatever else the statement says.
+    if (s.kind == Stmt::Replace || s.kind == Stmt::Delete) hits.kept.insert(s.var);
+    for (auto& t : s.targets)
+      if (t.expr) find_by_values(t.expr, list, &hits);
+    if (s.where) find_by_values(s.where, list, &hits);
+    for (auto& j : *joins) find_by_values(j, list, &hits);
+    bool gone = !hits.replaced.empty();
+    for (const auto& v : hits.replaced) gone = gone && !hits.kept.count(v);
+    if (!gone) continue;
+    for (auto& [at, i] : hits.at) {
+      auto a = std::make_unique<Expr>();
+      a->kind = Expr::Attr;
+      a->pos = (*at)->pos;
+      a->text = list.temp;
+      a->attr = "b" + std::to_string(i + 1);
+      *at = std::move(a);
+    }
+    for (size_t j = 0; j < joins->size();) {
+      const Expr& eq = *(*joins)[j];
+      if (same_expr(*eq.args[0], *eq.args[1]))
+        joins->erase(joins->begin() + long(j));
+      else
+        ++j;
+    }
+  }
+}
+
+}  // namespace
+
 AggregateScope::AggregateScope(Session& session, Runner& runner, const Stmt& s, const SourceRef& src)
     : session_(session), runner_(runner), src_(src), stmt_(clone_statement(s)) {
   std::vector<ExprPtr> joins;
@@ -229,6 +342,7 @@ AggregateScope::AggregateScope(Session& session, Runner& runner, const Stmt& s, 
     drop_temporaries();
     throw;
   }
+  range_over_groups(*stmt_, &joins);
   for (auto& j : joins) {
     if (!stmt_->where) {
       stmt_->where = std::move(j);

@@ -2,7 +2,9 @@
 // statement that holds them, each simple aggregate as a one-variable query
 // whose value replaces it, each aggregate function (`by`) as a temporary
 // relation of (by values, value) over the whole relation's groups, joined back
-// to the statement on its by list. The inner retrieves run as ordinary plans
+// to the statement on its by list, or, where the statement names the by
+// list's variables only through its values, ranged over in their place
+// (INGRES's by-list rule). The inner retrieves run as ordinary plans
 // on the statement's back end; this file only accumulates (DESIGN.md).
 #pragma once
 

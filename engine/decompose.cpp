@@ -216,16 +216,20 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     // v only counts: keep one column (a relation has at least one), one that
     // v's relation still has: detached already at an outer level, it holds
     // only what that level needed, which need not be the first attribute.
-    if (need.empty())
+    // So does a relation whose needed columns are all c0 (an aggregate of
+    // "" in an aggregate function's temporary): it needs a column of bytes.
+    const Schema& orig = q_.vars[size_t(v)].schema;
+    bool bytes = false;
+    for (int a : need) bytes = bytes || orig.attrs[size_t(a)].type.len > 0;
+    if (!bytes)
       for (size_t a = 0; a < vs.attr_map.size(); ++a)
-        if (vs.attr_map[a] >= 0) {
+        if (vs.attr_map[a] >= 0 && orig.attrs[a].type.len > 0) {
           need.insert(int(a));
           break;
         }
     std::vector<const Node*> cols;
     std::vector<NodePtr> col_nodes;
     std::vector<std::string> col_names;
-    const Schema& orig = q_.vars[size_t(v)].schema;
     for (int a : need) {
       auto n = ir::make_node(Op::ATTR, orig.attrs[size_t(a)].type, SrcPos{});
       n->var = v;

@@ -190,6 +190,81 @@ bool tail(const Stmt& s, std::set<std::string> vars, std::string* out, Joins* jo
   return true;
 }
 
+// INGRES's by-list rule (DESIGN.md "Aggregates"), decided on the SQL of the
+// by values: a retrieve whose aggregate functions share one by list and which
+// names their variables only through those values ranges over the groups
+// (SELECT DISTINCT, the outer rows of a group being alike); where no by list
+// applies, one row per tuple; other shapes (different by lists of which one
+// applies, a by list of no variable) have no SQLite cell here.
+enum class Over { Tuples, Groups, Unsure };
+
+void by_lists(const Expr& e, std::vector<std::vector<std::string>>* lists, bool* ok) {
+  if (e.kind == Expr::Aggregate) {
+    if (e.by.empty()) return;
+    std::vector<std::string> l(e.by.size());
+    for (size_t i = 0; i < e.by.size(); ++i) *ok = *ok && expr(*e.by[i], &l[i]);
+    lists->push_back(std::move(l));
+    return;
+  }
+  for (const auto& a : e.args) by_lists(*a, lists, ok);
+}
+
+// The variables of attributes outside aggregates and outside every subtree
+// whose SQL is one of `values`.
+void uncovered(const Expr& e, const std::set<std::string>& values, std::set<std::string>* vars) {
+  if (e.kind == Expr::Aggregate) return;
+  std::string sql;
+  if (expr(e, &sql) && values.count(sql)) return;
+  if (e.kind == Expr::Attr) vars->insert(e.text);
+  for (const auto& a : e.args) uncovered(*a, values, vars);
+}
+
+Over ranges_over(const Stmt& s) {
+  std::vector<std::vector<std::string>> lists;
+  std::vector<const Expr*> by_values;
+  bool ok = true;
+  auto collect = [&](const Expr& e) {
+    by_lists(e, &lists, &ok);
+    std::vector<const Expr*> stack{&e};
+    while (!stack.empty()) {
+      const Expr* x = stack.back();
+      stack.pop_back();
+      if (x->kind == Expr::Aggregate) {
+        for (const auto& b : x->by) by_values.push_back(b.get());
+        continue;
+      }
+      for (const auto& a : x->args) stack.push_back(a.get());
+    }
+  };
+  for (const auto& t : s.targets) collect(*t.expr);
+  if (s.where) collect(*s.where);
+  if (!ok) return Over::Unsure;
+  bool one_list = true, any_applies = false;
+  for (const auto& l : lists) {
+    one_list = one_list && l == lists.front();
+    const std::set<std::string> values(l.begin(), l.end());
+    std::set<std::string> left, own;
+    for (const auto& t : s.targets) {
+      if (t.all)
+        left.insert(t.expr->text);
+      else
+        uncovered(*t.expr, values, &left);
+    }
+    if (s.where) uncovered(*s.where, values, &left);
+    for (const Expr* b : by_values) uncovered(*b, values, &left);  // each function's join back
+    for (const Expr* b : by_values) {
+      std::string sql;
+      if (expr(*b, &sql) && values.count(sql)) all_vars(*b, &own);
+    }
+    if (own.empty()) return Over::Unsure;
+    bool applies = true;
+    for (const auto& v : own) applies = applies && !left.count(v);
+    any_applies = any_applies || applies;
+  }
+  if (!any_applies) return Over::Tuples;
+  return one_list ? Over::Groups : Over::Unsure;
+}
+
 }  // namespace
 
 std::string quel_to_sql(const Stmt& s) {
@@ -199,8 +274,10 @@ std::string quel_to_sql(const Stmt& s) {
   switch (s.kind) {
     case Stmt::Retrieve: {
       if (!s.sort.empty()) return "";
+      const Over over = ranges_over(s);
+      if (over == Over::Unsure) return "";
       Joins joins;
-      std::string body = s.unique ? "SELECT DISTINCT " : "SELECT ";
+      std::string body = s.unique || over == Over::Groups ? "SELECT DISTINCT " : "SELECT ";
       for (size_t i = 0; i < s.targets.size(); ++i) {
         const auto& t = s.targets[i];
         if (i) body += ", ";

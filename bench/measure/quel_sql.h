@@ -31,6 +31,9 @@ namespace quelkit {
 //   WITH agg1 AS (SELECT d.b1, COALESCE(count(i.x), 0) AS v FROM (SELECT DISTINCT
 //   r.k AS b1 FROM r) AS d LEFT JOIN (SELECT r.k AS b1, r.a AS x FROM r WHERE Q)
 //   AS i ON d.b1 = i.b1 GROUP BY d.b1) SELECT ... agg1.v ... WHERE (agg1.b1 = r.k)
+// SELECT DISTINCT where INGRES's by-list rule has it range over the groups
+// (r named only through its by values); "" where several by lists make that
+// more than DISTINCT can say.
 std::string quel_to_sql(const frontend::ast::Stmt& s);
 
 }  // namespace quelkit

@@ -312,6 +312,27 @@ def by_aggregate(rows, fn, arg, by, qual):
     return {k: aggregate(fn, vs) for k, vs in groups.items()}
 
 
+def by_list_rule(named, by_lists):
+    """INGRES's by-list rule (DESIGN.md "Aggregates"). named: the attributes
+    an outer query names outside its aggregates ("p.pname"); by_lists: its
+    aggregate functions' by lists, in text order, each a tuple of attributes.
+    Each function is joined back on its own by values, so those are
+    references too. A by list applies when the query names its variables
+    only through its values (at least once); they then become its
+    temporary's. Returns the index of the first that applies (the query
+    ranges over its groups), or None (one row per tuple)."""
+    refs = list(named) + [b for bl in by_lists for b in bl]
+    first = None
+    for k, bl in enumerate(by_lists):
+        variables = {b.split(".")[0] for b in bl}
+        mine = [r for r in refs if r.split(".")[0] in variables]
+        if mine and all(r in bl for r in mine):
+            refs = ["#%d" % k if r in bl else r for r in refs]
+            if first is None:
+                first = k
+    return first
+
+
 def aggregate_queries():
     """Rows and checksum of each checksum case of test/queries/aggregates.quel,
     in the file's order, on 210 PARTS tuples."""
@@ -328,26 +349,40 @@ def aggregate_queries():
     out.append([[simple("count", I("pnum")), simple("sum", I("qoh"), lambda r: r["weight"] > 10),
                  simple("avg", I("qoh")), simple("min", C("pname")), simple("max", I("weight")),
                  simple("countu", C("color"))]])
-    # 2: one row per tuple of p
+    def over(named, by_lists, groups):
+        """The rows an outer query ranges over: one per group (the groups'
+        keys, sorted: the checksum ignores order) or one per tuple of p."""
+        if by_list_rule(named, by_lists) is None:
+            return ps
+        attrs = [b.split(".")[1] for b in by_lists[by_list_rule(named, by_lists)]]
+        return [dict(zip(attrs, k if isinstance(k, tuple) else (k,))) for k in sorted(groups)]
+
+    # 2: p.pnum keeps p: one row per tuple
     avg_by_color = by_aggregate(ps, "avg", I("qoh"), lambda r: r["color"], every)
-    out.append([[("i", r["pnum"]), ("c", r["color"]), avg_by_color[r["color"]]] for r in ps])
-    # 3: retrieve unique, groups emptied by the inner qualification
+    rows = over(["p.pnum", "p.color"], [("p.color",)], avg_by_color)
+    out.append([[("i", r["pnum"]), ("c", r["color"]), avg_by_color[r["color"]]] for r in rows])
+    # 3: groups emptied by the inner qualification; p is named only by its
+    # colour: one row per colour (unique changes nothing)
     n = by_aggregate(ps, "count", I("pnum"), lambda r: r["color"], lambda r: r["qoh"] > 400)
     s = by_aggregate(ps, "sum", I("qoh"), lambda r: r["color"], lambda r: r["qoh"] > 400)
-    out.append([[("c", c), n[c], s[c]] for c in sorted(n)])
-    # 4: an aggregate function in the qualification
-    out.append([[("i", r["pnum"])] for r in ps if float(r["qoh"]) > avg_by_color[r["color"]][1] + 200])
-    # 5: the unique variants by pname
+    rows = over(["p.color"], [("p.color",), ("p.color",)], n)
+    out.append(sorted({(("c", r["color"]), n[r["color"]], s[r["color"]]) for r in rows}))
+    # 4: an aggregate function in the qualification, p.pnum and p.qoh keep p
+    rows = over(["p.pnum", "p.qoh"], [("p.color",)], avg_by_color)
+    out.append([[("i", r["pnum"])] for r in rows if float(r["qoh"]) > avg_by_color[r["color"]][1] + 200])
+    # 5: the unique variants by pname; p is named only by its pname: one row per pname
     su = by_aggregate(ps, "sumu", I("weight"), lambda r: r["pname"], lambda r: r["color"] == "red")
     au = by_aggregate(ps, "avgu", I("qoh"), lambda r: r["pname"], every)
-    out.append([[("c", r["pname"]), su[r["pname"]], au[r["pname"]]] for r in ps])
+    rows = over(["p.pname"], [("p.pname",), ("p.pname",)], su)
+    out.append([[("c", r["pname"]), su[r["pname"]], au[r["pname"]]] for r in rows])
     # 6: every aggregate over no rows
     none = lambda r: r["qoh"] > 1000
     out.append([[simple(fn, I("qoh"), none) for fn in
                  ("count", "countu", "sum", "sumu", "avg", "avgu", "min", "max", "any")]])
     # 7: any by colour, two by values
     a = by_aggregate(ps, "any", I("pnum"), lambda r: (r["color"], r["pname"]), lambda r: r["weight"] > 98)
-    out.append([[("c", c), ("c", nm), a[(c, nm)]] for (c, nm) in sorted(a)])
+    rows = over(["p.color", "p.pname"], [("p.color", "p.pname")], a)
+    out.append(sorted({(("c", r["color"]), ("c", r["pname"]), a[(r["color"], r["pname"])]) for r in rows}))
     return [result(rows) for rows in out]
 
 # ---- CSV ---------------------------------------------------------------------
