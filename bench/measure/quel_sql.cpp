@@ -2,6 +2,7 @@
 #include "bench/measure/quel_sql.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -89,10 +90,20 @@ bool aggregate_function(const Expr& e, const std::string& fn, bool u, const std:
   std::set<std::string> own;
   all_vars(e, &own);
   std::string values = "SELECT " + joined(as, ", ") + ", " + arg + " AS x" + from(own);
-  if (e.qual) {
-    values += " WHERE ";
-    if (!expr(*e.qual, &values)) return false;
+  if (!e.qual) {
+    // Without a qualification of its own every group has its tuples: the
+    // groups are GROUP BY's, and no LEFT JOIN of the distinct by values is
+    // needed (SQLite runs that join as a nested loop over the groups).
+    std::vector<std::string> b_cols;
+    for (size_t i = 0; i < e.by.size(); ++i) b_cols.push_back("b" + std::to_string(i + 1));
+    joins->ctes.push_back(name + " AS (SELECT " + joined(as, ", ") + ", " + fn + "(" + (u ? "DISTINCT " : "") + arg +
+                          ") AS v" + from(own) + " GROUP BY " + joined(b_cols, ", ") + ")");
+    joins->from.insert(name);
+    *out += name + ".v";
+    return true;
   }
+  values += " WHERE ";
+  if (!expr(*e.qual, &values)) return false;
   joins->ctes.push_back(name + " AS (SELECT " + joined(d_cols, ", ") + ", COALESCE(" + fn + "(" +
                         (u ? "DISTINCT " : "") + "i.x), 0) AS v FROM (SELECT DISTINCT " + joined(as, ", ") +
                         from(own) + ") AS d LEFT JOIN (" + values + ") AS i ON " + joined(on, " AND ") +
@@ -181,11 +192,21 @@ bool tail(const Stmt& s, std::set<std::string> vars, std::string* out, Joins* jo
   }
   std::vector<std::string> conds;
   if (!where.empty()) conds.push_back(where);
+  std::vector<std::string> ctes;  // the aggregate functions' groups, by name
   if (joins) {
-    vars.insert(joins->from.begin(), joins->from.end());
+    for (const auto& f : joins->from) {
+      const bool cte = std::any_of(joins->ctes.begin(), joins->ctes.end(),
+                                   [&](const std::string& c) { return c.rfind(f + " AS (", 0) == 0; });
+      if (cte) ctes.push_back(f);
+      else vars.insert(f);
+    }
     conds.insert(conds.end(), joins->conds.begin(), joins->conds.end());
   }
   *out += from(vars);
+  // The groups after the relations, CROSS JOIN keeping that order: SQLite
+  // then finds each tuple's group through an automatic index on the CTE's
+  // by values, where with the CTE first it scanned the relation per group.
+  for (size_t i = 0; i < ctes.size(); ++i) *out += (vars.empty() && i == 0 ? " FROM " : " CROSS JOIN ") + ctes[i];
   if (!conds.empty()) *out += " WHERE " + joined(conds, " AND ");
   return true;
 }

@@ -227,21 +227,21 @@ TEST(WisconsinReport, QuelToSql) {
   EXPECT_EQ(sql_of("retrieve unique (tenk1.ten, c = count(tenk1.unique1 by tenk1.ten where tenk1.two = 0))"),
             "WITH agg1 AS (SELECT d.b1, COALESCE(count(i.x), 0) AS v FROM (SELECT DISTINCT tenk1.ten AS b1 FROM "
             "tenk1) AS d LEFT JOIN (SELECT tenk1.ten AS b1, tenk1.unique1 AS x FROM tenk1 WHERE (tenk1.two = 0)) "
-            "AS i ON d.b1 = i.b1 GROUP BY d.b1) SELECT DISTINCT tenk1.ten AS ten, agg1.v AS c FROM agg1, tenk1 "
-            "WHERE (agg1.b1 = tenk1.ten)");
+            "AS i ON d.b1 = i.b1 GROUP BY d.b1) SELECT DISTINCT tenk1.ten AS ten, agg1.v AS c FROM tenk1 "
+            "CROSS JOIN agg1 WHERE (agg1.b1 = tenk1.ten)");
   // INGRES's by-list rule: tenk1 named only by the by value ranges over the
   // groups, one row each (DISTINCT); tenk1.two keeps one row per tuple; of
   // two by lists the longer applies, which this translation does not write.
+  // Without a qualification of its own every group has tuples: GROUP BY's
+  // groups, no LEFT JOIN of the distinct by values.
   const std::string by_ten =
-      "WITH agg1 AS (SELECT d.b1, COALESCE(count(i.x), 0) AS v FROM (SELECT DISTINCT "
-      "tenk1.ten AS b1 FROM tenk1) AS d LEFT JOIN (SELECT tenk1.ten AS b1, tenk1.unique1 AS x "
-      "FROM tenk1) AS i ON d.b1 = i.b1 GROUP BY d.b1) ";
+      "WITH agg1 AS (SELECT tenk1.ten AS b1, count(tenk1.unique1) AS v FROM tenk1 GROUP BY b1) ";
   EXPECT_EQ(sql_of("retrieve (tenk1.ten, c = count(tenk1.unique1 by tenk1.ten)) where tenk1.ten > 4"),
             by_ten +
-                "SELECT DISTINCT tenk1.ten AS ten, agg1.v AS c FROM agg1, tenk1 WHERE (tenk1.ten > 4) AND "
+                "SELECT DISTINCT tenk1.ten AS ten, agg1.v AS c FROM tenk1 CROSS JOIN agg1 WHERE (tenk1.ten > 4) AND "
                 "(agg1.b1 = tenk1.ten)");
   EXPECT_EQ(sql_of("retrieve (tenk1.two, c = count(tenk1.unique1 by tenk1.ten))"),
-            by_ten + "SELECT tenk1.two AS two, agg1.v AS c FROM agg1, tenk1 WHERE (agg1.b1 = tenk1.ten)");
+            by_ten + "SELECT tenk1.two AS two, agg1.v AS c FROM tenk1 CROSS JOIN agg1 WHERE (agg1.b1 = tenk1.ten)");
   EXPECT_EQ(sql_of("retrieve (c = count(tenk1.unique1 by tenk1.ten), d = count(tenk1.unique1 by tenk1.ten, "
                    "tenk1.two))"),
             "");
