@@ -319,6 +319,19 @@ class Walk {
     return qualifies;
   }
 
+  // The kernels' page walk: each live tuple set and selected (select), then
+  // `body` emitted in the block the tuple goes on to (what select returned
+  // in hand), ending with a jump to `next`.
+  void each_selected(Value page, Value nlines, const std::function<void(Value qualifies, Block next)>& body) {
+    each_live_line(page, nlines, [&](Value off, Block next) {
+      Block emit = e_.block("project");
+      set_tuple(page, off);
+      Value qualifies = select(emit, next);
+      e_.place(emit);
+      body(qualifies, next);
+    });
+  }
+
   // int64 q_kernel(page, rows, ctx): the page's line table in order; each live
   // tuple qualified and, if it qualifies, projected into the next row.
   void kernel_function(const std::string& name) {
@@ -327,12 +340,7 @@ class Walk {
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value nlines = page_prelude(page);
-    each_live_line(page, nlines, [&](Value off, Block next) {
-      Block emit = e_.block("project");
-      set_tuple(page, off);
-      Value qualifies = select(emit, next);
-
-      e_.place(emit);
+    each_selected(page, nlines, [&](Value qualifies, Block next) {
       // Nobranch: the row is written either way; only a qualifying tuple
       // keeps it. The step is computed before the row is written: gccjit
       // evaluates a comparison where its value is used, and after the row's
@@ -370,11 +378,7 @@ class Walk {
     e_.assign(nrows, i64(0));
     Value row = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, row))));
     Value nlines = page_prelude(page);
-    each_live_line(page, nlines, [&](Value off, Block next) {
-      Block emit = e_.block("project");
-      set_tuple(page, off);
-      Value qualifies = select(emit, next);
-      e_.place(emit);
+    each_selected(page, nlines, [&](Value qualifies, Block next) {
       project(row);
       if (qualifies) {
         Block add = e_.block("accumulate");
