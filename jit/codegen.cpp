@@ -225,6 +225,9 @@ Functions functions_for(Mode m, const harness::Plan& plan) {
   if (m == Mode::Fused && !plan.in.attrs.empty()) {
     Functions f;
     f.kernel = true;
+    // An aggregate's plan: its accumulating kernel in the same module (and
+    // dump), rather than compiled again when its scan asks.
+    f.accumulate = plan.accumulates;
     return f;
   }
   return tuple_functions(plan);

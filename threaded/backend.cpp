@@ -68,6 +68,9 @@ class ThreadedBackend final : public harness::Backend {
     (void)params, (void)variant;  // both selections run this one program
     if (form != "threaded") return false;
     lower(plan, d_, &os);
+    if (plan.accumulates)
+      os << "accumulate: each qualifying tuple's row, at PROJ_END, added to the aggregates' block (qk_accum_row), "
+            "not kept\n";
     return true;
   }
 
