@@ -1,7 +1,9 @@
 // QUEL aggregates on one runner (aggregate.h). The back end evaluates each
-// aggregate's argument and qualification through an ordinary retrieve; the
-// accumulation below is written once, so every back end and mode gives the
-// same values and raises the same errors at the same positions.
+// aggregate's argument and qualification through an ordinary retrieve whose
+// rows are accumulated, by its own kernel where it accumulates, else by the
+// harness; both call the runtime's accumulation (runtime/accumulate.h),
+// written once, so every back end and mode gives the same values and raises
+// the same errors at the same positions.
 #include "engine/aggregate.h"
 
 #include <cmath>
@@ -98,112 +100,71 @@ void append_equality_key(const Attribute& a, const uint8_t* row, std::string* ke
   }
 }
 
-// The aggregate functions, named once from the statement's text.
-enum class Fn { Count, Sum, Avg, Min, Max, Any };
+// The runtime's column kinds are Tk's (runtime/accumulate.h).
+static_assert(int(Tk::I1) == QK_COL_I1 && int(Tk::I2) == QK_COL_I2 && int(Tk::I4) == QK_COL_I4 &&
+                  int(Tk::F4) == QK_COL_F4 && int(Tk::F8) == QK_COL_F8 && int(Tk::C) == QK_COL_C &&
+                  int(Tk::B) == QK_COL_B,
+              "qk_col_kind follows frontend/types.def");
 
-// One aggregate's running state over the argument column `arg` of the rows it
-// is given, in result order (so a float sum adds in the same order on every
-// back end). The per-row work reads the argument from the row by its type;
-// the function's name is looked at once, here.
-struct Accumulator {
-  Accumulator(const std::string& f, Attribute a) : arg(std::move(a)) {
-    unique = f.back() == 'u';  // countu sumu avgu
-    const std::string base = unique ? f.substr(0, f.size() - 1) : f;
-    fn = base == "count" ? Fn::Count : base == "sum" ? Fn::Sum : base == "avg" ? Fn::Avg
-       : base == "min" ? Fn::Min : base == "max" ? Fn::Max : Fn::Any;
-    int_sum = fn == Fn::Sum && arg.type.is_int();
+qk_col column_of(const Attribute& a) {
+  qk_col c{};
+  c.kind = uint8_t(a.type.kind);
+  c.offset = a.offset;
+  c.len = a.type.len;
+  return c;
+}
+
+// An aggregate's function and argument as the runtime accumulates them, named
+// once from the statement's text (countu sumu avgu: the u variants).
+qk_agg agg_proto(const std::string& f, const Attribute& arg) {
+  qk_agg g{};
+  g.is_unique = f.back() == 'u';
+  const std::string base = g.is_unique ? f.substr(0, f.size() - 1) : f;
+  g.fn = base == "count" ? QK_AGG_COUNT : base == "sum" ? QK_AGG_SUM : base == "avg" ? QK_AGG_AVG
+       : base == "min" ? QK_AGG_MIN : base == "max" ? QK_AGG_MAX : QK_AGG_ANY;
+  g.int_sum = g.fn == QK_AGG_SUM && arg.type.is_int();
+  g.arg = column_of(arg);
+  return g;
+}
+
+// The value's type: count, countu and any i4; integer sums i4, float sums
+// and every avg f8; min and max the argument's type.
+Type agg_type(const qk_agg& g, Type arg) {
+  switch (g.fn) {
+    case QK_AGG_COUNT: case QK_AGG_ANY: return Type::i4();
+    case QK_AGG_SUM: return g.int_sum ? Type::i4() : Type::f8();
+    case QK_AGG_AVG: return Type::f8();
+    default: return arg;
   }
-  Fn fn;
-  bool unique = false;   // the u variants: each distinct value once
-  bool int_sum = false;  // an i4 sum (checked for overflow); other sums and avg add doubles
-  Attribute arg;
-  int64_t count = 0;
-  int32_t isum = 0;
-  double fsum = 0;
-  const uint8_t* best = nullptr;  // min/max: the row holding the value so far (the rows outlive this)
-  std::unordered_set<std::string> seen;  // the u variants: keys of the values already counted
-  std::string key;                       // reused for each row's key
+}
 
-  // The argument as a number: integers widened to int64, floats to double.
-  int64_t int_at(const uint8_t* row) const { return int_value(arg, row); }
-  double float_at(const uint8_t* row) const {
-    const uint8_t* p = row + arg.offset;
-    switch (arg.type.kind) {
-      case Tk::F4: return double(load<float>(p));
-      case Tk::F8: return load<double>(p);
-      default: return double(int_at(row));
-    }
-  }
-
-  // 0, or the qk_err code the value raises (an i4 sum's overflow, a float
-  // sum's infinity).
-  int32_t add(const uint8_t* row) {
-    if (unique) {
-      key.clear();
-      append_equality_key(arg, row, &key);
-      if (seen.count(key)) return 0;
-      seen.insert(key);
-    }
-    ++count;
-    switch (fn) {
-      case Fn::Sum:
-      case Fn::Avg:
-        if (int_sum) {
-          if (__builtin_add_overflow(isum, int32_t(int_at(row)), &isum)) return QK_ERR_OVERFLOW;
-        } else {
-          fsum += float_at(row);
-          if (!std::isfinite(fsum)) return QK_ERR_FLOAT_RESULT;
-        }
-        break;
-      case Fn::Min:
-      case Fn::Max: {
-        if (!best) {
-          best = row;
-          break;
-        }
-        const int c = compare_value(arg, row, best);
-        if (fn == Fn::Min ? c < 0 : c > 0) best = row;
-        break;
+// The value; over no rows every aggregate is 0 (min and max of characters: blanks).
+ir::Value agg_value(const qk_agg& g, Type arg) {
+  ir::Value v;
+  switch (g.fn) {
+    case QK_AGG_COUNT: v.i = g.count; break;
+    case QK_AGG_ANY: v.i = g.count > 0; break;
+    case QK_AGG_SUM:
+      if (g.int_sum) v.i = g.isum;
+      else v.f8 = g.fsum;
+      break;
+    case QK_AGG_AVG: v.f8 = g.count ? g.fsum / double(g.count) : 0.0; break;
+    default:  // min, max
+      if (!g.has_best) {
+        if (arg.is_char()) v.s.assign(arg.len, ' ');
+      } else if (arg.is_char()) {
+        v.s.assign(reinterpret_cast<const char*>(g.best_c), arg.len);
+      } else if (arg.kind == Tk::F4) {
+        v.f4 = float(g.best_f);
+      } else if (arg.kind == Tk::F8) {
+        v.f8 = g.best_f;
+      } else {
+        v.i = g.best_i;
       }
-      case Fn::Count:
-      case Fn::Any:
-        break;
-    }
-    return 0;
+      break;
   }
-
-  // The value's type: count, countu and any i4; integer sums i4, float sums
-  // and every avg f8; min and max the argument's type.
-  Type type() const {
-    switch (fn) {
-      case Fn::Count: case Fn::Any: return Type::i4();
-      case Fn::Sum: return int_sum ? Type::i4() : Type::f8();
-      case Fn::Avg: return Type::f8();
-      case Fn::Min: case Fn::Max: break;
-    }
-    return arg.type;
-  }
-
-  // The value; over no rows every aggregate is 0 (min and max of characters: blanks).
-  ir::Value value() const {
-    ir::Value v;
-    switch (fn) {
-      case Fn::Count: v.i = count; break;
-      case Fn::Any: v.i = count > 0; break;
-      case Fn::Sum:
-        if (int_sum) v.i = isum;
-        else v.f8 = fsum;
-        break;
-      case Fn::Avg: v.f8 = count ? fsum / double(count) : 0.0; break;
-      case Fn::Min:
-      case Fn::Max:
-        if (best) v = get_value(arg, best);
-        else if (arg.type.is_char()) v.s.assign(arg.type.len, ' ');
-        break;
-    }
-    return v;
-  }
-};
+  return v;
+}
 
 struct Stop {};  // an inner query failed: unwind the rewrite, keep failed_
 
@@ -388,8 +349,12 @@ static void check_argument(const Expr& agg, Type arg, const SourceRef& src) {
     throw_error(ErrKind::Type, agg.pos, src, agg.text + " needs a numeric argument, not " + type_name(arg));
 }
 
-// `retrieve ([b1 = by1, ...] [value = arg]) [where qual]` on this runner.
-Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
+// `retrieve ([b1 = by1, ...] [value = arg]) [where qual]` on this runner,
+// its rows accumulated into a new block *acc (the by values its first
+// columns, the argument after them): by the back end's accumulating kernel
+// where it has one (Backend::accumulates), else by the harness as the rows
+// arrive. None is kept.
+Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual, AccumBlock* acc) {
   Stmt q;
   q.kind = Stmt::Retrieve;
   q.pos = agg.pos;
@@ -424,8 +389,23 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
   // dumped before it runs, on the first runner (its back-end forms follow).
   bq.plan_name = "q" + std::to_string(session_.statement_number()) + "_a" + std::to_string(++inner_queries_);
   if (&runner_ == session_.runners().front().get()) session_.dump_ir(bq, bq.plan_name);
+  // The rows' layout, as the engine packs the result (Engine::evaluate).
+  std::vector<std::pair<std::string, Type>> cols;
+  for (const auto& t : bq.targets) cols.emplace_back(t.name, t.expr->type);
+  const Schema layout = Schema::packed(cols);
+  const size_t nby = agg.by.size();
+  std::vector<qk_col> by;
+  for (size_t i = 0; i < nby; ++i) by.push_back(column_of(layout.attrs[i]));
+  qk_agg proto{};
+  if (with_arg) proto = agg_proto(agg.text, layout.attrs[nby]);
+  // The group table may take what the budget has left (accumulate.h's
+  // room); past it, the statement's memory error (function()).
+  const MemoryBudget& budget = memory_budget();
+  const uint64_t room = budget.limit() > budget.used() ? budget.limit() - budget.used() : 0;
+  acc->reset(qk_accum_new(with_arg ? 1 : 0, &proto, uint32_t(nby), by.data(), layout.tuple_len, room));
   // Nobody sees them but the accumulation, so no checksum is taken of them.
-  Result r = session_.evaluate(bq, runner_, src_, true, false);
+  Result r = session_.evaluate(bq, runner_, src_, false, false, acc->get());
+  r.stats.accumulated = bq.plan_name + " " + agg.text + ": " + r.stats.accumulated;
   stats_.add_scan(r.stats);
   stats_.run_ns += r.stats.run_ns;
   stats_.access_path = join_access_paths(stats_.access_path, r.stats.access_path);
@@ -449,18 +429,13 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual) {
 }
 
 ExprPtr AggregateScope::simple(const Expr& agg) {
-  Result r = inner(agg, true, true);
-  // The accumulation is the statement's work too: on its clock (run_ns).
-  const uint64_t t0 = now_ns();
-  Accumulator acc(agg.text, r.layout.attrs[0]);
-  const uint32_t len = r.layout.tuple_len;
-  r.rows.for_each_run([&](const uint8_t* run, size_t n) {
-    for (size_t i = 0; i < n; ++i)
-      if (int32_t code = acc.add(run + i * len)) raise(failed_, code, agg, src_);
-  });
-  stats_.run_ns += now_ns() - t0;
-  const Type t = acc.type();
-  const ir::Value v = acc.value();
+  AccumBlock acc;
+  Result r = inner(agg, true, true, &acc);
+  const qk_agg& g = acc->aggs[0];
+  if (g.err) raise(failed_, g.err, agg, src_);
+  const Type arg = r.layout.attrs[0].type;
+  const Type t = agg_type(g, arg);
+  const ir::Value v = agg_value(g, arg);
   auto e = std::make_unique<Expr>();
   e->kind = Expr::Value;
   e->pos = agg.pos;
@@ -475,58 +450,43 @@ ExprPtr AggregateScope::simple(const Expr& agg) {
 ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
   const size_t nby = agg.by.size();
   // The groups: every by value of the whole relation, whatever the
-  // aggregate's qualification keeps.
-  Result groups = inner(agg, false, false);
-  struct Group {
-    std::vector<uint8_t> row;
-    Accumulator acc;
-  };
-  std::vector<Group> order;
-  std::unordered_map<std::string, size_t> index;
-  std::string key;  // reused for each row's key
-  auto key_of = [&](const Schema& layout, const uint8_t* row) -> const std::string& {
-    key.clear();
-    for (size_t i = 0; i < nby; ++i) append_equality_key(layout.attrs[i], row, &key);
-    return key;
-  };
-  Result vals = inner(agg, true, true);
-  // Grouping and accumulating are the statement's work: on its clock (run_ns).
+  // aggregate's qualification keeps, in order of first appearance.
+  AccumBlock groups, vals;
+  Result grouped = inner(agg, false, false, &groups);
+  Result valued = inner(agg, true, true, &vals);
+  // Building the temporary is the statement's work: on its clock (run_ns).
   const uint64_t t0 = now_ns();
-  const Attribute arg = vals.layout.attrs[nby];
-  const uint32_t glen = groups.layout.tuple_len;
-  // The grouping tables are temporaries of the statement too: each group's
-  // row copy, key and map node are charged to the memory budget (budget.h)
-  // before they are made, so a `by` over millions of distinct values is a
-  // statement error, not an OOM kill.
+  // The grouping tables are temporaries of the statement too, charged to the
+  // memory budget (budget.h): a `by` over millions of distinct values is a
+  // statement error, not an OOM kill. A table that ran out of its room
+  // stopped growing; charged past the budget now, it raises that error.
   MemCharge tables;
   const std::string what = "the groups of " + agg.text;
-  uint64_t table_bytes = 0;
-  groups.rows.for_each_run([&](const uint8_t* run, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      const uint8_t* row = run + i * glen;
-      const std::string& k = key_of(groups.layout, row);
-      if (index.count(k)) continue;
-      table_bytes += sizeof(Group) + glen + 2 * k.size() + 64;  // row, key (map and lookups), node
-      tables.set(table_bytes, what);
-      index.emplace(k, order.size());
-      order.push_back({std::vector<uint8_t>(row, row + glen), Accumulator(agg.text, arg)});
-    }
-  });
-  const uint32_t vlen = vals.layout.tuple_len;
-  vals.rows.for_each_run([&](const uint8_t* run, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      const uint8_t* row = run + i * vlen;
-      auto it = index.find(key_of(vals.layout, row));
-      if (it == index.end()) continue;  // cannot happen: the values' groups are among all groups
-      if (int32_t code = order[it->second].acc.add(row)) raise(failed_, code, agg, src_);
-    }
-  });
+  auto charge = [&] {
+    uint64_t bytes = groups->bytes + vals->bytes;
+    if (groups->err || vals->err) bytes = std::max(bytes, groups->room + 1);
+    tables.set(bytes, what);
+  };
+  charge();
+  // Each group's value: its accumulators in the values' table, made there
+  // (over no rows) for a group the qualification left empty.
+  const uint64_t ngroups = qk_group_count(groups.get());
+  std::vector<const qk_agg*> value_of(ngroups);
+  for (uint64_t i = 0; i < ngroups; ++i) {
+    const int64_t slot = qk_group_probe(vals.get(), qk_group_row(groups.get(), i));
+    if (slot < 0) charge();  // out of room: throws
+    value_of[i] = qk_group_aggs(vals.get(), uint64_t(slot));
+  }
+  charge();
+  for (uint64_t i = 0; i < qk_group_count(vals.get()); ++i)
+    if (int32_t code = qk_group_aggs(vals.get(), i)->err) raise(failed_, code, agg, src_);
+  const Attribute arg = valued.layout.attrs[nby];
 
   // The temporary relation (b1, ..., value), one tuple per group.
   std::vector<std::pair<std::string, Type>> cols;
-  for (size_t i = 0; i < nby; ++i) cols.emplace_back("b" + std::to_string(i + 1), groups.layout.attrs[i].type);
-  const Accumulator probe(agg.text, arg);
-  cols.emplace_back("value", probe.type());
+  for (size_t i = 0; i < nby; ++i) cols.emplace_back("b" + std::to_string(i + 1), grouped.layout.attrs[i].type);
+  const qk_agg proto = agg_proto(agg.text, arg);
+  cols.emplace_back("value", agg_type(proto, arg.type));
   Schema schema = Schema::packed(cols);
   std::string name;
   for (int n = 1;; ++n) {
@@ -540,10 +500,10 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
                     " bytes, more than a page of " + std::to_string(kMaxPageSize) + " bytes holds");
   auto rel = std::make_unique<Relation>(name, schema, page_size);
   std::vector<uint8_t> tuple(schema.tuple_len);
-  for (const Group& g : order) {
+  for (uint64_t i = 0; i < ngroups; ++i) {
     // The by values are packed as in the groups' rows: same types, same order.
-    std::memcpy(tuple.data(), g.row.data(), schema.attrs[nby].offset);
-    put_value(schema.attrs[nby], g.acc.value(), tuple.data());
+    std::memcpy(tuple.data(), qk_group_row(groups.get(), i), schema.attrs[nby].offset);
+    put_value(schema.attrs[nby], agg_value(*value_of[i], arg.type), tuple.data());
     rel->insert(tuple.data());
   }
   // Hashed on the by value with the most distinct values (`by p.color`, or
@@ -554,11 +514,12 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
   // groups over n tuples cost n * n.
   int key_attr = -1;
   size_t most = 0;
+  std::string key;  // reused for each group's key
   for (size_t i = 0; i < nby; ++i) {
     std::unordered_set<std::string> distinct;
-    for (const Group& g : order) {
+    for (uint64_t g = 0; g < ngroups; ++g) {
       key.clear();
-      append_equality_key(groups.layout.attrs[i], g.row.data(), &key);
+      append_equality_key(grouped.layout.attrs[i], qk_group_row(groups.get(), g), &key);
       distinct.insert(key);
     }
     if (key_attr < 0 || distinct.size() > most) key_attr = int(i), most = distinct.size();

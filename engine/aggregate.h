@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "frontend/ast.h"
+#include "runtime/accumulate.h"
 #include "engine/engine.h"
 
 namespace quelkit::harness {
@@ -45,7 +46,11 @@ class AggregateScope {
   void rewrite(frontend::ast::ExprPtr& e, std::vector<frontend::ast::ExprPtr>* joins);
   frontend::ast::ExprPtr simple(const frontend::ast::Expr& agg);
   frontend::ast::ExprPtr function(const frontend::ast::Expr& agg, std::vector<frontend::ast::ExprPtr>* joins);
-  Result inner(const frontend::ast::Expr& agg, bool with_arg, bool with_qual);
+  struct AccumFree {
+    void operator()(qk_accum* a) const noexcept { qk_accum_free(a); }
+  };
+  using AccumBlock = std::unique_ptr<qk_accum, AccumFree>;
+  Result inner(const frontend::ast::Expr& agg, bool with_arg, bool with_qual, AccumBlock* acc);
 
   Session& session_;
   Runner& runner_;

@@ -17,6 +17,7 @@
 
 #include "engine/plan.h"
 #include "engine/selection.h"
+#include "runtime/accumulate.h"
 #include "runtime/runtime.h"
 
 namespace quelkit::harness {
@@ -95,16 +96,26 @@ struct TierReport {
 //                         consecutive; -1 when a tuple failed (the scan then runs
 //                         those pages again through `page`, one at a time, to find it).
 //               selection the variant `page` runs (Branch or NoBranch)
-// New uses (an accumulating kernel, say) are new members and a new Use, asked
-// for the same way.
+//   Use::Aggregate (asked only where Backend::accumulates(plan) is true)
+//               accumulate  every live tuple of the page (line order) qualified
+//                         and, if it qualifies, its targets (the by values, then
+//                         each aggregate's argument: plan.out) accumulated into
+//                         acc (runtime/accumulate.h: qk_accum_row, or the
+//                         qk_agg_add_* and qk_group_probe it is made of); tuples
+//                         qualified, or -1 with ctx->err_slot = the failing line
+//                         index, as `page`. Accumulation errors are acc's, not
+//                         the kernel's: it goes on to the page's end.
+//               selection the variant `accumulate` runs
+// New uses are new members and a new Use, asked for the same way.
 using QualifyFn = int32_t (*)(const uint8_t* tuple, qk_ctx* ctx);
 using ProjectFn = int32_t (*)(const uint8_t* tuple, uint8_t* row, qk_ctx* ctx);
 using PageFn = int64_t (*)(const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
 using PagesFn = int64_t (*)(const uint8_t* const* pages, uint32_t n, uint8_t* rows, qk_ctx* ctx);
+using AccumulateFn = int64_t (*)(const uint8_t* page, qk_accum* acc, qk_ctx* ctx);
 
 constexpr uint32_t kMaxPagesPerCall = 64;
 
-enum class Use : uint8_t { Tuple, Page };
+enum class Use : uint8_t { Tuple, Page, Aggregate };
 
 struct Entries {
   void* state = nullptr;
@@ -112,6 +123,7 @@ struct Entries {
   ProjectFn project = nullptr;
   PageFn page = nullptr;
   PagesFn pages = nullptr;
+  AccumulateFn accumulate = nullptr;
   uint32_t batch_tuples = 0;
   Selection selection = Selection::Branch;
 };
@@ -181,6 +193,14 @@ class Backend {
   virtual bool dump(const Plan& plan, std::string_view form, const uint8_t* params, Selection variant,
                     std::ostream& os) {
     (void)plan, (void)form, (void)params, (void)variant, (void)os;
+    return false;
+  }
+  // True if plan's Prepared offers Use::Aggregate: an aggregate's inner
+  // query (its rows accumulated, not kept) then runs through its accumulate
+  // entry. Back ends that do not override it are never asked for
+  // Use::Aggregate; the harness accumulates their rows (engine/aggregate.cpp).
+  virtual bool accumulates(const Plan& plan) const {
+    (void)plan;
     return false;
   }
   AdaptHooks* hooks = nullptr;  // set by back ends that adapt mid-scan

@@ -179,6 +179,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     const uint64_t p0 = now_ns();
     std::string name = plan_base() + (depth ? "_s" + std::to_string(depth) : "");
     Plan plan = make_plan(lv, v, lv.conjuncts, targets, names, name);
+    plan.accumulates = out.accumulator() != nullptr;
     int key_attr = rel ? rel->key_attr() : -1;
     AccessSpec acc = choose_access(plan, rel, key_attr);
     std::string key = v >= 0 ? rel_id(*lv.vars[size_t(v)]) : "none";

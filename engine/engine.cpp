@@ -12,7 +12,8 @@
 
 namespace quelkit::harness {
 
-Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep_rows, bool verify) {
+Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep_rows, bool verify,
+                        qk_accum* acc) {
   runner.drop_statement_plans();
   Result res;
   std::vector<std::pair<std::string, Type>> cols;
@@ -25,7 +26,8 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
       q.kind == frontend::BoundKind::Replace ? cat_.find(q.vars[size_t(q.update_var)].relation) : nullptr;
   ResultSink rows(res, replaced, q.update_pos, src_);  // (only a replace raises there)
   CountSink counted;
-  Sink& sink = count ? static_cast<Sink&>(counted) : rows;
+  AccumSink accumulated(acc, res.layout.tuple_len);
+  Sink& sink = acc ? static_cast<Sink&>(accumulated) : count ? static_cast<Sink&>(counted) : rows;
   Exec ex(cat_, runner, q, src_, stmt_no_, res, count);
   // On the clock: scan, qualification, projection of every qualifying row
   // into the result, and sort by / unique (the statement's work). Off it:
@@ -81,6 +83,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   if (!keep_rows) res.rows.clear();  // the chunks go back to the pool for the next run
   res.stats.access_path = ex.access_path();
   res.stats.selection = ex.selections();
+  res.stats.accumulated = ex.accumulated();
   res.stats.rows_out = res.checksum.rows;
   res.stats.checksum = res.checksum.sum;
   return res;

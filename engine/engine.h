@@ -66,6 +66,11 @@ class PlanCache {
 struct ExecStats {
   std::string access_path;     // per plan, e.g. "p:temp heap full scan; q:isam key ="
   std::string selection;       // what the page kernels ran (selection.h); "" tuple at a time
+  // Where each aggregate was accumulated (docs/stats.md): "; "-joined, one
+  // per aggregate in text order, "<aggregate> <plan>: <back end:mode>" where
+  // its back end's kernel accumulated it (Use::Aggregate), ": harness" where
+  // the harness accumulated the rows its back end projected.
+  std::string accumulated;
   uint64_t rows_scanned = 0;   // tuples fetched by every scan, detachment included
   uint64_t rows_qualified = 0; // tuples that satisfied a one-variable qualification
   uint64_t rows_out = 0;       // result rows
@@ -117,6 +122,10 @@ class Sink {
   virtual uint8_t* room(size_t min_rows, size_t* room) = 0;
   // The first n rows at the last room() are written (tids: n, or null).
   virtual void wrote(size_t n, const Tid* tids) = 0;
+  // An aggregate's rows are accumulated into this block (runtime/accumulate.h),
+  // not kept: a scan whose back end accumulates (Backend::accumulates) hands
+  // it the block instead of rows. nullptr: rows are kept.
+  virtual qk_accum* accumulator() { return nullptr; }
 };
 
 // Result of evaluating one statement on one back end (nothing applied yet:
@@ -220,7 +229,11 @@ class Engine {
   // the assigned values plus tids, for delete only tids. verify false: the
   // checksum is not taken (checksum.rows still counts the rows): for rows
   // that only the harness reads, an aggregate's inner query.
-  Result evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep_rows, bool verify = true);
+  // `acc`: the statement is an aggregate's inner query whose rows are
+  // accumulated into acc (by its back end where it accumulates, else by the
+  // harness as the rows arrive), none kept.
+  Result evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep_rows, bool verify = true,
+                  qk_accum* acc = nullptr);
 
  private:
   Catalog& cat_;

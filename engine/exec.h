@@ -54,6 +54,14 @@ class Exec {
     for (const auto& t : access_texts_) text += (text.empty() ? "" : "; ") + t;
     return text;
   }
+  // Where an aggregate's inner query was accumulated (ExecStats::accumulated):
+  // the runner's label where its back end's kernel did it, "harness" where
+  // the rows it projected were; "" for a query that accumulates nothing.
+  std::string accumulated() const {
+    std::string text;
+    for (const auto& t : accumulated_texts_) text += (text.empty() ? "" : ", ") + t;
+    return text;
+  }
   // The selections the page kernels ran (selection.h), "; "-joined, each once:
   // "branch", "nobranch", or under auto "auto:branch" / "auto:nobranch".
   std::string selections() const {
@@ -79,8 +87,10 @@ class Exec {
   [[noreturn]] void cancelled() const;
   // The tuples of a page before line `slot` that a kernel qualified (and
   // projected): what the tuple-at-a-time loop counts before a failing tuple.
+  // `acc`: the kernel is e.accumulate, accumulating into acc (a failing
+  // statement's block, whose values nobody reads) instead of writing rows.
   static uint64_t qualified_before(const Entries& e, const uint8_t* pg, uint32_t page_size, int64_t slot,
-                                   uint8_t* rows, const qk_ctx& ctx);
+                                   uint8_t* rows, const qk_ctx& ctx, qk_accum* acc = nullptr);
   // Cache identity of a variable's relation: temporaries are shaped alike
   // per statement, so they share one identity; real relations carry their version.
   static std::string rel_id(const VarState& vs) {
@@ -92,6 +102,10 @@ class Exec {
   }
   // The name its plans start with (BoundQuery::plan_name).
   std::string plan_base() const { return q_.plan_name.empty() ? "q" + std::to_string(stmt_no_) : q_.plan_name; }
+  void note_accumulated(const std::string& t) {
+    if (std::find(accumulated_texts_.begin(), accumulated_texts_.end(), t) == accumulated_texts_.end())
+      accumulated_texts_.push_back(t);
+  }
   void note_selection(const std::string& t) {
     if (std::find(selection_texts_.begin(), selection_texts_.end(), t) == selection_texts_.end())
       selection_texts_.push_back(t);
@@ -111,6 +125,7 @@ class Exec {
   TierReport tierbuf_;  // what an adapting back end reports at a scan's end: kept, so a scan allocates nothing
   std::vector<std::string> access_texts_;
   std::vector<std::string> selection_texts_;
+  std::vector<std::string> accumulated_texts_;
   // The tuple-substitution loops around the scan running now, outermost
   // first: (index of the substituted tuple, tuples substituted). They give a
   // scan's ScanOutlook::runs_after.

@@ -160,6 +160,7 @@ Plan clone_plan(const Plan& plan) {
   c.literal_at = plan.literal_at;
   c.literal_block = plan.literal_block;
   c.scratch_size = plan.scratch_size;
+  c.accumulates = plan.accumulates;
   c.key = plan.key;
   return c;
 }

@@ -36,6 +36,11 @@ struct Plan {
   uint32_t literal_at = 0;
   std::vector<uint8_t> literal_block;
   uint32_t scratch_size = 0;  // bytes of qk_ctx.scratch the expressions need
+  // An aggregate's inner query: its rows are accumulated (engine/aggregate.cpp),
+  // through the back end's Use::Aggregate where it has one, so a back end may
+  // make that entry with the plan and --dump shows it. Not part of the key:
+  // the plan's other entries are those of any plan of its key.
+  bool accumulates = false;
   // Every tuple qualifies: no qualification, or one folded to a true
   // constant. A page kernel then has nothing to select on (its branch and
   // nobranch variants are one loop).

@@ -13,6 +13,7 @@ namespace quelkit::harness {
 
 void ExecStats::add_scan(const ExecStats& o) {
   rows_scanned += o.rows_scanned;
+  accumulated = join_access_paths(accumulated, o.accumulated);
   rows_qualified += o.rows_qualified;
   prepares += o.prepares;
   cache_hits += o.cache_hits;

@@ -66,6 +66,7 @@ class Exec::Scan {
   void flush();
   bool page_step(uint32_t page_no);
   void tuple_page(uint32_t page_no, const uint8_t* pg, uint8_t* rows);
+  bool accumulate_step(uint32_t page_no);
   void steady(uint32_t skip);
 
   Exec& ex_;
@@ -85,6 +86,9 @@ class Exec::Scan {
   // now, or the tuple functions where it has no kernel (kernel_ false).
   Entries e_;
   bool kernel_ = false;
+  // An aggregate's inner query that its back end accumulates (Use::Aggregate):
+  // the block e_.accumulate adds each page's qualifying tuples to, no rows.
+  qk_accum* acc_ = nullptr;
   // --selection (selection.h): branch or nobranch as asked; auto lets its
   // probe pick the selection of each kernel call until it has decided.
   const Selection asked_;
@@ -201,6 +205,20 @@ Exec::Scan::Scan(Exec& ex, const Plan& plan, HeldPlan& held, Relation& rel, cons
   if (want_tids_ && tids_.size() < tpp_) tids_.resize(tpp_);
   // The kernel it has now (Selection::Auto generates nothing), if the scan
   // may run one; else the tuple functions.
+  // An aggregate's rows go into its accumulator: through the back end's
+  // accumulating kernel where it has one for this plan (no auto probe: it
+  // runs branch unless nobranch is asked), else projected as any rows are and
+  // accumulated by the sink.
+  qk_accum* const acc = out.accumulator();
+  if (acc && ex.runner_.options().use_kernel && !want_tids_ && ex.runner_.backend().accumulates(plan)) {
+    e_ = Runner::entries(prep_, Use::Aggregate, asked_ == Selection::NoBranch ? asked_ : Selection::Branch, st_);
+    if (e_.accumulate) {
+      acc_ = acc;
+      ctx_.plan = e_.state;
+      pending_.clear();
+      return;
+    }
+  }
   if (ex.runner_.options().use_kernel && !want_tids_) {
     e_ = Runner::entries(prep_, Use::Page, Selection::Auto, st_);
     kernel_ = e_.page != nullptr;
@@ -230,6 +248,13 @@ Exec::Scan::Scan(Exec& ex, const Plan& plan, HeldPlan& held, Relation& rel, cons
 }
 
 void Exec::Scan::run() {
+  if (acc_) {
+    rel_.each_page(bounds_, [this](uint32_t page_no) { return accumulate_step(page_no); });
+    ex_.note_selection(std::string(asked_ == Selection::Auto ? "auto:" : "") + selection_name(e_.selection));
+    ex_.note_accumulated(ex_.runner_.label());
+    return;
+  }
+  if (out_.accumulator()) ex_.note_accumulated("harness");
   if (kernel_ && span_ == 1) {
     // page_step while the auto probe decides, the steady loop over the rest
     // (each_page's order both times: the second walk passes over the pages
@@ -329,7 +354,7 @@ void Exec::Scan::kernel_failed(const uint8_t* pg, uint8_t* rows) {
   for (int64_t i = 0; i <= ctx_.err_slot && i < page_nlines(pg); ++i) ord += page_line(pg, uint32_t(i)) != 0;
   st_.rows_scanned += uint64_t(ord - ordinal_);
   end_.end(true);
-  st_.rows_qualified += qualified_before(e_, pg, rel_.page_size(), ctx_.err_slot, rows, ctx_);
+  st_.rows_qualified += qualified_before(e_, pg, rel_.page_size(), ctx_.err_slot, rows, ctx_, acc_);
   fail(ord);
 }
 
@@ -390,6 +415,22 @@ bool Exec::Scan::page_step(uint32_t page_no) {
     kernel_page(pg, rows);
   else
     tuple_page(page_no, pg, rows);
+  return true;
+}
+
+// One page through the back end's accumulating kernel: its qualifying tuples
+// accumulated, counted as a page kernel's rows are; a failing tuple found,
+// counted and raised as kernel_failed does.
+bool Exec::Scan::accumulate_step(uint32_t page_no) {
+  if (cancel_requested()) ex_.cancelled();  // page boundary (page_walk.h)
+  const uint8_t* pg = rel_.page(page_no);
+  ++st_.pages_walked;
+  const int64_t n = e_.accumulate(pg, acc_, &ctx_);
+  if (n < 0) kernel_failed(pg, nullptr);
+  const uint64_t live = live_of(pg);
+  ordinal_ += int64_t(live);
+  st_.rows_scanned += live;
+  st_.rows_qualified += uint64_t(n);
   return true;
 }
 
@@ -483,7 +524,7 @@ void Exec::cancelled() const {
 }
 
 uint64_t Exec::qualified_before(const Entries& e, const uint8_t* pg, uint32_t page_size, int64_t slot,
-                                uint8_t* rows, const qk_ctx& ctx) {
+                                uint8_t* rows, const qk_ctx& ctx, qk_accum* acc) {
   if (slot <= 0) return 0;
   // The same page cut short before the failing line: every tuple on it
   // evaluated without an error the first time, so it does again.
@@ -493,7 +534,7 @@ uint64_t Exec::qualified_before(const Entries& e, const uint8_t* pg, uint32_t pa
   c.err_code = 0;
   c.err_pos = 0;
   c.err_slot = 0;
-  int64_t n = e.page(cut.data(), rows, &c);
+  int64_t n = acc ? e.accumulate(cut.data(), acc, &c) : e.page(cut.data(), rows, &c);
   return n > 0 ? uint64_t(n) : 0;
 }
 

@@ -286,10 +286,10 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
 }
 
 Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows,
-                         bool verify) {
+                         bool verify, qk_accum* acc) {
   Engine eng(cat_, src, stmt_no_);
   try {
-    return eng.evaluate(q, r, keep_rows, verify);
+    return eng.evaluate(q, r, keep_rows, verify, acc);
   } catch (QuelError& e) {
     // What run_statement reports for a statement; the report, the sweep and
     // the Wisconsin report read it from the Result. (It escaped them: a
@@ -695,6 +695,7 @@ void Session::emit_stats(const StmtReport& r) {
         {"page_bytes", opt_.page_size},
         {"access_path", s.access_path},
         {"selection", s.selection},
+        {"accumulated", s.accumulated},
         {"rows_scanned", s.rows_scanned},
         {"rows_qualified", s.rows_qualified},
         {"rows_out", s.rows_out},
@@ -735,7 +736,8 @@ void Session::emit_stats(const StmtReport& r) {
              stats_us_text(s.codegen_ns) + ")";
   out << "-- q" << r.stmt << " (line " << r.line << ") " << r.backend << ":" << r.mode
        << (settings.empty() ? "" : " [" + settings + "]") << ": " << s.access_path
-       << (s.selection.empty() ? "" : " (" + s.selection + ")") << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
+       << (s.selection.empty() ? "" : " (" + s.selection + ")")
+       << (s.accumulated.empty() ? "" : "; accumulated " + s.accumulated) << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << stats_us_text(s.prepare_ns)
        << " us" << phases << ", run " << stats_us_text(s.run_ns) << " us (min " << stats_us_text(r.run_ns_min) << ", max "
        << stats_us_text(r.run_ns_max) << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << stats_us_text(s.verify_ns) << " us; parse " << stats_us_text(s.parse_ns) << ", bind "

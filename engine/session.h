@@ -97,7 +97,9 @@ class Session {
   // verify false: no checksum of the rows (an aggregate's inner query). Every
   // statement error comes back in the Result (ok false), those raised outside
   // the scan's checks too (a back end that cannot prepare the statement).
-  Result evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows, bool verify = true);
+  // `acc`: an aggregate's inner query, its rows accumulated there (Engine::evaluate).
+  Result evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows, bool verify = true,
+                  qk_accum* acc = nullptr);
   // Off: a statement's rows are not checksummed (its checksum reads 0).
   // For timed repetitions of a statement whose answer an earlier run
   // checked: the Wisconsin report's runs after the first (--repeat does

@@ -1,6 +1,7 @@
 // The sinks a scan writes rows into (engine.h's Sink): the statement's
 // result (with the check that a replace gives each tuple one set of values),
-// a detachment's temporary, and --sink count's counter.
+// a detachment's temporary, --sink count's counter, and an aggregate's
+// accumulation.
 #pragma once
 
 #include <unordered_map>
@@ -69,6 +70,29 @@ class CountSink : public Sink {
 
  private:
   uint8_t none_ = 0;
+};
+
+// An aggregate's inner query: the rows its back end projected accumulated as
+// they arrive (the harness's accumulation: runtime/accumulate.h, the code a
+// back end's accumulating kernel calls), none kept. A scan whose back end
+// accumulates hands the block to its kernel instead (accumulator()).
+class AccumSink : public Sink {
+ public:
+  AccumSink(qk_accum* acc, uint32_t row_len) : acc_(acc), len_(row_len) {}
+  uint8_t* room(size_t min_rows, size_t* room) override {
+    if (buf_.size() < min_rows * len_ + 1) buf_.resize(min_rows * len_ + 1);
+    *room = min_rows;
+    return buf_.data();
+  }
+  void wrote(size_t n, const Tid*) override {
+    for (size_t i = 0; i < n; ++i) qk_accum_row(acc_, buf_.data() + i * len_);
+  }
+  qk_accum* accumulator() override { return acc_; }
+
+ private:
+  qk_accum* acc_;
+  uint32_t len_;
+  std::vector<uint8_t> buf_;
 };
 
 }  // namespace quelkit::harness

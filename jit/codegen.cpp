@@ -86,6 +86,7 @@ const char* fn_suffix(FnKind k) {
     case FnKind::Qual: return "qual";
     case FnKind::Project: return "project";
     case FnKind::Kernel: return "kernel";
+    case FnKind::Accumulate: return "accumulate";
   }
   return "?";
 }
@@ -224,6 +225,9 @@ Functions functions_for(Mode m, const harness::Plan& plan) {
   if (m == Mode::Fused && !plan.in.attrs.empty()) {
     Functions f;
     f.kernel = true;
+    // An aggregate's plan: its accumulating kernel in the same module (and
+    // dump), rather than compiled again when its scan asks.
+    f.accumulate = plan.accumulates;
     return f;
   }
   return tuple_functions(plan);
@@ -295,6 +299,42 @@ class Walk {
     end();
   }
 
+  // Selection (GenOptions::nobranch): with a branch, the qualification is
+  // control flow to `emit` or `next`; without, its value (returned), and the
+  // tuple goes on to `emit` whatever it is: its row is written for every
+  // tuple and kept by it. Targets that can raise are projected only for a
+  // qualifying tuple (guarded, nothing returned), as with a branch.
+  Value select(Block emit, Block next) {
+    Value qualifies;
+    if (plan_.always_qualifies()) {
+      e_.jump(emit);
+    } else if (!opt_.nobranch) {
+      cond(*plan_.qual_folded, emit, next);
+    } else {
+      qualifies = predicate(*plan_.qual_folded);
+      if (!harness::targets_may_raise(plan_)) {
+        e_.jump(emit);
+      } else {
+        e_.branch(qualifies, emit, next, Hint::None);
+        qualifies = Value{};
+      }
+    }
+    return qualifies;
+  }
+
+  // The kernels' page walk: each live tuple set and selected (select), then
+  // `body` emitted in the block the tuple goes on to (what select returned
+  // in hand), ending with a jump to `next`.
+  void each_selected(Value page, Value nlines, const std::function<void(Value qualifies, Block next)>& body) {
+    each_live_line(page, nlines, [&](Value off, Block next) {
+      Block emit = e_.block("project");
+      set_tuple(page, off);
+      Value qualifies = select(emit, next);
+      e_.place(emit);
+      body(qualifies, next);
+    });
+  }
+
   // int64 q_kernel(page, rows, ctx): the page's line table in order; each live
   // tuple qualified and, if it qualifies, projected into the next row.
   void kernel_function(const std::string& name) {
@@ -303,29 +343,7 @@ class Walk {
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value nlines = page_prelude(page);
-    each_live_line(page, nlines, [&](Value off, Block next) {
-      Block emit = e_.block("project");
-      set_tuple(page, off);
-      // Selection (GenOptions::nobranch): with a branch, the qualification is
-      // control flow to `emit` or `next`; without, its value, and the row is
-      // written for every tuple and kept by it. Targets that can raise are
-      // projected only for a qualifying tuple (guarded), as with a branch.
-      Value qualifies;
-      if (plan_.always_qualifies()) {
-        e_.jump(emit);
-      } else if (!opt_.nobranch) {
-        cond(*plan_.qual_folded, emit, next);
-      } else {
-        qualifies = predicate(*plan_.qual_folded);
-        if (!harness::targets_may_raise(plan_)) {
-          e_.jump(emit);
-        } else {
-          e_.branch(qualifies, emit, next, Hint::None);
-          qualifies = Value{};
-        }
-      }
-
-      e_.place(emit);
+    each_selected(page, nlines, [&](Value qualifies, Block next) {
       // Nobranch: the row is written either way; only a qualifying tuple
       // keeps it. The step is computed before the row is written: gccjit
       // evaluates a comparison where its value is used, and after the row's
@@ -350,6 +368,34 @@ class Walk {
     end();
   }
 
+  // int64 q_accumulate(page, acc, ctx): the kernel for an aggregate's inner
+  // query (harness Use::Aggregate). Each qualifying tuple's targets (by
+  // values, argument) are projected into acc->row, as the kernel projects a
+  // row, and accumulated there by the runtime (qk_accum_row), so the values
+  // are those of every other back end; its errors stay in acc (sticky), so
+  // the loop goes on. Nobranch (select): the row is projected for every
+  // tuple, as in the kernel; only the call is conditional.
+  void accumulate_function(const std::string& name) {
+    const auto [page, acc] = begin_kernel(name, FnKind::Accumulate);
+    Local nrows = e_.local(Ty::I64, "rows");
+    e_.assign(nrows, i64(0));
+    Value row = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, row))));
+    Value nlines = page_prelude(page);
+    each_selected(page, nlines, [&](Value qualifies, Block next) {
+      project(row);
+      if (qualifies) {
+        Block add = e_.block("accumulate");
+        e_.branch(qualifies, add, next, Hint::None);
+        e_.place(add);
+      }
+      e_.call(Helper::qk_accum_row, {acc, row});
+      e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), i64(1)));
+      e_.jump(next);
+    });
+    e_.ret(e_.read(nrows));
+    end();
+  }
+
  private:
   // ---- the page walk (storage/page_walk.h), emitted
 
@@ -358,8 +404,8 @@ class Walk {
   struct KernelParams {
     Value page, rows;
   };
-  KernelParams begin_kernel(const std::string& name) {
-    begin(FnKind::Kernel, name);
+  KernelParams begin_kernel(const std::string& name, FnKind kind = FnKind::Kernel) {
+    begin(kind, name);
     Value page = e_.param(0), rows = e_.param(1);
     ctx_ = e_.param(2);
     line_ = e_.local(Ty::I64, "line");
@@ -563,7 +609,7 @@ class Walk {
     // The one error exit: qk_raise already recorded the error.
     if (fail_.h) {
       e_.place(fail_);
-      if (kind_ == FnKind::Kernel) {
+      if (kind_ == FnKind::Kernel || kind_ == FnKind::Accumulate) {
         e_.store(Ty::I64, e_.at(ctx_, i64(kCtxErrSlot)), e_.read(line_));
         e_.ret(i64(-1));
       } else {
@@ -1048,6 +1094,7 @@ void generate(const harness::Plan& plan, Functions which, const std::string& bas
               Emitter& e) {
   Walk w(plan, opt, e);
   if (which.kernel) w.kernel_function(function_name(base, FnKind::Kernel));
+  if (which.accumulate) w.accumulate_function(function_name(base, FnKind::Accumulate));
   if (which.qual) {
     if (!plan.qual_folded) internal_error("qualification function without a qualification");
     w.qual_function(function_name(base, FnKind::Qual));

@@ -50,11 +50,15 @@ bool parse_mode(const std::string& name, Mode* out);
 //   <name>_project int32 (const uint8_t* tuple, uint8_t* row, qk_ctx* ctx)   0 or -1
 //   <name>_kernel  int64 (const uint8_t* page, uint8_t* rows, qk_ctx* ctx)
 //                  rows written, or -1 with ctx->err_slot = the failing line index
-enum class FnKind : uint8_t { Qual, Project, Kernel };
-const char* fn_suffix(FnKind k);  // "qual", "project", "kernel"
+//   <name>_accumulate int64 (const uint8_t* page, qk_accum* acc, qk_ctx* ctx)
+//                  the kernel accumulating (harness Use::Aggregate): tuples
+//                  qualified, or -1 with ctx->err_slot
+enum class FnKind : uint8_t { Qual, Project, Kernel, Accumulate };
+const char* fn_suffix(FnKind k);  // "qual", "project", "kernel", "accumulate"
 using QualFn = harness::QualifyFn;
 using ProjectFn = harness::ProjectFn;
 using KernelFn = harness::PageFn;
+using AccumulateFn = harness::AccumulateFn;
 
 // qk_ctx fields generated code reads and writes, at these offsets.
 constexpr uint32_t kCtxParams = offsetof(qk_ctx, params);
@@ -69,6 +73,7 @@ static_assert(kCtxParams == 0 && kCtxScratch == 8 && kCtxErrSlot == 32 && sizeof
 // is evaluated once, through the per-tuple functions, in both modes.
 struct Functions {
   bool qual = false, project = false, kernel = false;
+  bool accumulate = false;  // the accumulating kernel, generated when an aggregate's scan asks for it
 };
 Functions functions_for(Mode m, const harness::Plan& plan);
 // The per-tuple functions a plan needs: a qualification function unless the
@@ -120,7 +125,8 @@ enum class Effect : uint8_t { Reads, Writes, Raise };
   X(qk_concat, Writes, Void, Ptr, I32, Ptr, I32, Ptr)     \
   X(qk_ascii_i4, Writes, Void, I32, Ptr, I32)             \
   X(qk_ascii_f4, Writes, Void, F32, Ptr, I32)             \
-  X(qk_ascii_f8, Writes, Void, F64, Ptr, I32)
+  X(qk_ascii_f8, Writes, Void, F64, Ptr, I32)             \
+  X(qk_accum_row, Writes, Void, Ptr, Ptr)
 
 // After them, one helper per typed operator of the catalogue whose operands
 // and result are numbers or booleans: `qk_rule_<OP>`, its runtime rule

@@ -18,9 +18,22 @@ namespace quelkit::jit {
 
 class CompiledPlan : public harness::Prepared {
  public:
+  // Whether compile() generates Functions::accumulate (NativeBackend::accumulates).
+  static constexpr bool kAccumulates = false;
   harness::Entries entries(harness::Use use, harness::Selection s) override {
     harness::Entries e;
-    if (use == harness::Use::Tuple) {
+    if (use == harness::Use::Aggregate) {
+      // Generated when an aggregate's scan first asks for it in a selection
+      // (prepare made the page kernel); Auto: branch.
+      const bool nb = s == harness::Selection::NoBranch;
+      if (!accumulates_[nb]) later([&] {
+        Functions f;
+        f.accumulate = true;
+        compile(kept(), f, nb);
+      });
+      e.accumulate = accumulates_[nb];
+      e.selection = nb ? harness::Selection::NoBranch : harness::Selection::Branch;
+    } else if (use == harness::Use::Tuple) {
       if (!qual_ || !project_) later([&] { compile(kept(), tuple_functions(kept()), false); });
       e.qualify = qual_;
       e.project = project_;
@@ -70,6 +83,9 @@ class CompiledPlan : public harness::Prepared {
   QualFn qual_ = nullptr;
   ProjectFn project_ = nullptr;
   KernelFn kernel_ = nullptr;  // the variant that runs: kernels_[selection_ == NoBranch]
+  // The accumulating kernel of each selection (branch, nobranch), compiled
+  // when first asked for: compile() sets them through add_accumulate.
+  void add_accumulate(AccumulateFn fn, bool nobranch) { accumulates_[nobranch] = fn; }
 
  private:
   // Code generated after prepare: its wall time is this plan's lazy_ns.
@@ -93,6 +109,7 @@ class CompiledPlan : public harness::Prepared {
   }
   std::unique_ptr<harness::Plan> later_;
   KernelFn kernels_[2] = {};  // branch, nobranch
+  AccumulateFn accumulates_[2] = {};
   harness::Selection selection_ = harness::Selection::Branch;
 };
 
@@ -103,6 +120,11 @@ class NativeBackend : public harness::Backend {
  public:
   NativeBackend(Mode mode, const harness::PrepareOptions& opt) : mode_(mode), opt_(opt) {}
   bool reuses_plans() const override { return true; }
+  // A fused plan over a relation accumulates in generated code where the
+  // back end's compile() makes Functions::accumulate (PlanT::kAccumulates).
+  bool accumulates(const harness::Plan& plan) const override {
+    return PlanT::kAccumulates && functions_for(mode_, plan).kernel;
+  }
   std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
     (void)params;  // parameters are read through qk_ctx at run time: one plan serves every block
     auto p = std::make_unique<PlanT>(opt_);

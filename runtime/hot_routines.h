@@ -5,6 +5,7 @@
 // runtime itself depends on nothing of the kit.
 #pragma once
 
+#include "runtime/accumulate.h"
 #include "runtime/routine_table.h"
 #include "runtime/runtime.h"
 
@@ -24,6 +25,12 @@ inline constexpr harness::HotRoutine kHotRoutines[] = {
     {"qk_ascii_*", hot::Evaluation, "runtime helper: number to characters (ascii)", "", hot::address_of<&qk_ascii_f8>},
     {"qk_raise", hot::Evaluation, "runtime helper: raising a runtime error", "", hot::address_of<&qk_raise>},
     {"qk_err_message", hot::Evaluation, "runtime helper: error message", "", hot::address_of<&qk_err_message>},
+    {"qk_accum_*", hot::Evaluation, "runtime helper: accumulating an aggregate's row", "",
+     hot::address_of<&qk_accum_row>},
+    {"qk_agg_*", hot::Evaluation, "runtime helper: adding a value to an aggregate", "",
+     hot::address_of<&qk_agg_add_row>},
+    {"qk_group_*", hot::Evaluation, "runtime helper: an aggregate function's group table", "",
+     hot::address_of<&qk_group_probe>},
 };
 
 }  // namespace quelkit::rt

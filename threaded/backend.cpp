@@ -22,7 +22,8 @@ class PreparedProgram final : public harness::Prepared {
     harness::Entries e;
     e.state = this;
     if (s != harness::Selection::Auto) p_.nobranch = s == harness::Selection::NoBranch;
-    e.page = &page;
+    if (use == harness::Use::Aggregate) e.accumulate = &accumulate;
+    else e.page = &page;
     e.selection = p_.nobranch ? harness::Selection::NoBranch : harness::Selection::Branch;
     return e;
   }
@@ -36,6 +37,9 @@ class PreparedProgram final : public harness::Prepared {
   static int64_t page(const uint8_t* pg, uint8_t* rows, qk_ctx* ctx) {
     return threaded::run_page(D, of(ctx), pg, rows, ctx);
   }
+  static int64_t accumulate(const uint8_t* pg, qk_accum* acc, qk_ctx* ctx) {
+    return threaded::run_accumulate(D, of(ctx), pg, acc, ctx);
+  }
 
   // The registers are this plan's: the harness runs one Prepared on one
   // thread, one evaluation at a time, and every temporary is written before
@@ -48,6 +52,9 @@ class ThreadedBackend final : public harness::Backend {
   explicit ThreadedBackend(Dispatch d) : d_(d) {}
 
   bool reuses_plans() const override { return true; }
+  // Every plan's kernel accumulates: its projection's end adds the row to the
+  // aggregates' block (run.cpp) rather than keeping it.
+  bool accumulates(const harness::Plan&) const override { return true; }
 
   std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
     (void)params;  // parameters are read from qk_ctx.params by PARAM nodes, never inlined
@@ -61,6 +68,9 @@ class ThreadedBackend final : public harness::Backend {
     (void)params, (void)variant;  // both selections run this one program
     if (form != "threaded") return false;
     lower(plan, d_, &os);
+    if (plan.accumulates)
+      os << "accumulate: each qualifying tuple's row, at PROJ_END, added to the aggregates' block (qk_accum_row), "
+            "not kept\n";
     return true;
   }
 

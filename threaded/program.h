@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "engine/plan.h"
+#include "runtime/accumulate.h"
 #include "runtime/runtime.h"
 #include "threaded/kinds.h"
 
@@ -132,6 +133,10 @@ int run_qual(Dispatch d, Program& p, const uint8_t* tuple, qk_ctx* ctx);
 int run_proj(Dispatch d, Program& p, const uint8_t* tuple, uint8_t* row, qk_ctx* ctx);
 // The fused page kernel (engine/backend.h): rows written, or -1 with ctx->err_slot.
 int64_t run_page(Dispatch d, Program& p, const uint8_t* page, uint8_t* rows, qk_ctx* ctx);
+// The accumulating kernel (harness Use::Aggregate): run_page with each
+// qualifying tuple's row projected into acc->row and accumulated there
+// (qk_accum_row) as the projection ends, instead of kept; tuples qualified.
+int64_t run_accumulate(Dispatch d, Program& p, const uint8_t* page, qk_accum* acc, qk_ctx* ctx);
 
 // The call-mode handler of each kind.
 Handler handler_of(int kind);

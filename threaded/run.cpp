@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "storage/page_walk.h"
+#include "runtime/accumulate.h"
 #include "runtime/inline.h"
 #include "threaded/program.h"
 #include "threaded/steps.h"
@@ -69,7 +70,12 @@ QK_INLINE int call_run(const Node* n, Reg* R, const uint8_t* t, qk_ctx* ctx) {
   return R[kStatusReg].i;
 }
 
-__attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
+// acc: the accumulating kernel; each row is projected into acc->row and
+// accumulated, rows unused.
+__attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uint8_t* rows, qk_ctx* ctx,
+                                            qk_accum* acc = nullptr) {
+  if (acc) rows = acc->row;
+  const uint32_t step = acc ? 0 : p.row_len;
   Reg* R = p.regs.data();
   const Node* qual = p.code.data();
   const Node* proj = qual + p.proj_start;
@@ -98,7 +104,8 @@ __attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uin
         ctx->err_slot = line_of(page, page + sel[k]);
         return -1;
       }
-      rows += p.row_len;
+      if (acc) qk_accum_row(acc, rows);
+      rows += step;
     }
     return nsel;
   }
@@ -116,7 +123,8 @@ __attribute__((noinline)) int64_t call_page(Program& p, const uint8_t* page, uin
       ctx->err_slot = i;
       return !(failed = true);
     }
-    rows += p.row_len;
+    if (acc) qk_accum_row(acc, rows);
+    rows += step;
     ++nrows;
     return true;
   });
@@ -140,7 +148,8 @@ static_assert(kMaxKinds == 512, "QT_REP512 makes one label per kind slot");
 #define QT_DISPATCH goto* kLabels[n->kind]
 #define QT_LABEL_ADDRESS(KIDX) &&L_##KIDX,
 // Kernel: QUAL_END goes on to the projection or to the next tuple, PROJ_END
-// counts the row; NoBranch: QUAL_END appends the tuple's line to the selection
+// counts the row (Accum: accumulates it, the next row written over it);
+// NoBranch: QUAL_END appends the tuple's line to the selection
 // vector, which advances by the outcome, and goes to the next tuple; the
 // projection runs afterwards over the selected tuples. Tuple at a time: both
 // return the outcome.
@@ -159,7 +168,8 @@ static_assert(kMaxKinds == 512, "QT_REP512 makes one label per kind slot");
       QT_DISPATCH;                                                          \
     } else if constexpr (K.form == Form::ProjEnd) {                         \
       if (!Kernel) return 0;                                                \
-      row += row_len;                                                       \
+      if (Accum) qk_accum_row(acc, row);                                    \
+      else row += row_len;                                                  \
       if (NoBranch) goto selected_done;                                     \
       ++nrows;                                                              \
       goto tuple_done;                                                      \
@@ -175,10 +185,11 @@ static_assert(kMaxKinds == 512, "QT_REP512 makes one label per kind slot");
 
 // Kernel = false: runs from `start` over tuple `in` (row: the projection's
 // output row) and returns the outcome. Kernel = true: `in` is a page; runs
-// every live tuple and returns the rows written into `row`.
-template <bool Kernel, bool NoBranch = false>
+// every live tuple and returns the rows written into `row`, or with Accum
+// the rows accumulated into acc (each written at acc->row).
+template <bool Kernel, bool NoBranch = false, bool Accum = false>
 __attribute__((noinline)) int64_t goto_run(Program& p, const Node* start, const uint8_t* in, uint8_t* row,
-                                           qk_ctx* ctx) {
+                                           qk_ctx* ctx, qk_accum* acc = nullptr) {
   static const void* const kLabels[kMaxKinds] = {QT_REP512(QT_LABEL_ADDRESS)};
   Reg* const R = p.regs.data();
   const Node* const code = p.code.data();
@@ -259,12 +270,26 @@ int run_proj(Dispatch d, Program& p, const uint8_t* tuple, uint8_t* row, qk_ctx*
   return call_run(start, p.regs.data(), tuple, ctx);
 }
 
-int64_t run_page(Dispatch d, Program& p, const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
+// Whether a page runs nobranch (program.h), its selection vector sized.
+static bool page_nobranch(Program& p, const uint8_t* page) {
   const bool nobranch = p.nobranch && p.targets_safe && !p.qual_always;
   if (nobranch && p.sel.size() < harness::page_nlines(page)) p.sel.resize(harness::page_nlines(page));
+  return nobranch;
+}
+
+int64_t run_page(Dispatch d, Program& p, const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
+  const bool nobranch = page_nobranch(p, page);
   if (d == Dispatch::Goto)
     return nobranch ? goto_run<true, true>(p, nullptr, page, rows, ctx) : goto_run<true>(p, nullptr, page, rows, ctx);
   return call_page(p, page, rows, ctx);
+}
+
+int64_t run_accumulate(Dispatch d, Program& p, const uint8_t* page, qk_accum* acc, qk_ctx* ctx) {
+  const bool nobranch = page_nobranch(p, page);
+  if (d == Dispatch::Goto)
+    return nobranch ? goto_run<true, true, true>(p, nullptr, page, acc->row, ctx, acc)
+                    : goto_run<true, false, true>(p, nullptr, page, acc->row, ctx, acc);
+  return call_page(p, page, nullptr, ctx, acc);
 }
 
 }  // namespace quelkit::threaded

@@ -56,14 +56,17 @@ void record(Context& ctx, const harness::Plan& plan, Functions which, const GenO
 
 class GccjitPlan final : public CompiledPlan {
  public:
+  static constexpr bool kAccumulates = true;  // compile() makes Functions::accumulate
   explicit GccjitPlan(const harness::PrepareOptions& opt) : opt_(opt) {}
 
   // Generates and compiles `which` of `plan`, adding to times.
   // nobranch: the kernel's selection variant (GenOptions::nobranch).
   void compile(const harness::Plan& plan, Functions which, bool nobranch) override {
-    if (!which.qual && !which.kernel) qual_ = always;
-    if (!which.project && !which.kernel) project_ = nothing;
-    if (!which.qual && !which.project && !which.kernel) return;
+    // The accumulating kernel is asked for alone, after prepare: it leaves
+    // the per-tuple functions as they are.
+    if (!which.qual && !which.kernel && !which.accumulate) qual_ = always;
+    if (!which.project && !which.kernel && !which.accumulate) project_ = nothing;
+    if (!which.qual && !which.project && !which.kernel && !which.accumulate) return;
     // GCC's time on one function grows as the square of its blocks (an or of
     // 5,000 terms 4.7 s at -O1, 10,000 about 20 s, 70,000 would be hours):
     // a larger plan is refused before compiling, as a size limit.
@@ -103,6 +106,7 @@ class GccjitPlan final : public CompiledPlan {
         case FnKind::Qual: qual_ = reinterpret_cast<QualFn>(a); break;
         case FnKind::Project: project_ = reinterpret_cast<ProjectFn>(a); break;
         case FnKind::Kernel: add_kernel(reinterpret_cast<KernelFn>(a), nobranch); break;
+        case FnKind::Accumulate: add_accumulate(reinterpret_cast<AccumulateFn>(a), nobranch); break;
       }
     }
     results_.push_back(std::move(r));

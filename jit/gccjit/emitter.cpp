@@ -71,15 +71,16 @@ gcc_jit_location* GccjitEmitter::location(SrcPos p) {
 // ---- functions
 
 void GccjitEmitter::begin_function(FnKind kind, const std::string& name) {
-  static const char* const names[3][3] = {{"tuple", "ctx", ""}, {"tuple", "row", "ctx"}, {"page", "rows", "ctx"}};
+  static const char* const names[4][3] = {
+      {"tuple", "ctx", ""}, {"tuple", "row", "ctx"}, {"page", "rows", "ctx"}, {"page", "acc", "ctx"}};
   const int n = kind == FnKind::Qual ? 2 : 3;
   params_.clear();
   for (int i = 0; i < n; ++i)
     params_.push_back(gcc_jit_context_new_param(c_, nullptr, type(Ty::Ptr), names[size_t(kind)][i]));
   std::string sym = c_identifier(name);
   fn_ = gcc_jit_context_new_function(c_, nullptr, GCC_JIT_FUNCTION_EXPORTED,
-                                     type(kind == FnKind::Kernel ? Ty::I64 : Ty::I32), sym.c_str(), n,
-                                     params_.data(), 0);
+                                     type(kind == FnKind::Qual || kind == FnKind::Project ? Ty::I32 : Ty::I64),
+                                     sym.c_str(), n, params_.data(), 0);
   if (!fn_) fatal(c_, "cannot create function");
   symbols_.push_back(sym);
   kinds_.push_back(kind);

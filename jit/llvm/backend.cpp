@@ -34,6 +34,7 @@ using harness::now_ns;
 
 class LlvmPlan final : public CompiledPlan {
  public:
+  static constexpr bool kAccumulates = true;  // compile() makes Functions::accumulate
   // The largest plan compiled (harness::plan_nodes): the 10,000-term
   // statements the tests compile are about 40,000 nodes.
   static constexpr size_t kMaxPlanNodes = 50000;
@@ -50,9 +51,11 @@ class LlvmPlan final : public CompiledPlan {
   // Generates, optimises and compiles `which` of `plan`, adding to times.
   // nobranch: the kernel's selection variant (GenOptions::nobranch).
   void compile(const harness::Plan& plan, Functions which, bool nobranch) override {
-    if (!which.qual && !which.kernel) qual_ = always;
-    if (!which.project && !which.kernel) project_ = nothing;
-    if (!which.qual && !which.project && !which.kernel) return;
+    // The accumulating kernel is asked for alone, after prepare: it leaves
+    // the per-tuple functions as they are.
+    if (!which.qual && !which.kernel && !which.accumulate) qual_ = always;
+    if (!which.project && !which.kernel && !which.accumulate) project_ = nothing;
+    if (!which.qual && !which.project && !which.kernel && !which.accumulate) return;
     // LLVM's optimiser, as GCC's, takes minutes past this size (the
     // 21,846-term or 288 s at -O1): a larger plan is refused before
     // compiling, as a size limit, above the 10,000-term statements the tests
@@ -86,6 +89,7 @@ class LlvmPlan final : public CompiledPlan {
         case FnKind::Qual: qual_ = reinterpret_cast<QualFn>(a); break;
         case FnKind::Project: project_ = reinterpret_cast<ProjectFn>(a); break;
         case FnKind::Kernel: add_kernel(reinterpret_cast<KernelFn>(a), nobranch); break;
+        case FnKind::Accumulate: add_accumulate(reinterpret_cast<AccumulateFn>(a), nobranch); break;
       }
     }
   }

@@ -50,7 +50,8 @@ void LlvmEmitter::begin_function(FnKind kind, const std::string& name) {
   switch (kind) {
     case FnKind::Qual: ft = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr}, false); break;
     case FnKind::Project: ft = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr, ptr}, false); break;
-    case FnKind::Kernel: ft = llvm::FunctionType::get(b_.getInt64Ty(), {ptr, ptr, ptr}, false); break;
+    case FnKind::Kernel:
+    case FnKind::Accumulate: ft = llvm::FunctionType::get(b_.getInt64Ty(), {ptr, ptr, ptr}, false); break;
   }
   std::string sym = name + suffix_;
   fn_ = llvm::Function::Create(ft, llvm::GlobalValue::ExternalLinkage, sym, m_);
@@ -66,7 +67,8 @@ void LlvmEmitter::begin_function(FnKind kind, const std::string& name) {
     fn_->addParamAttr(i, llvm::Attribute::NoCapture);
   }
   fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
-  static const char* const names[3][3] = {{"tuple", "ctx", ""}, {"tuple", "row", "ctx"}, {"page", "rows", "ctx"}};
+  static const char* const names[4][3] = {
+      {"tuple", "ctx", ""}, {"tuple", "row", "ctx"}, {"page", "rows", "ctx"}, {"page", "acc", "ctx"}};
   for (unsigned i = 0; i < ft->getNumParams(); ++i) fn_->getArg(i)->setName(names[size_t(kind)][i]);
   entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(entry_);

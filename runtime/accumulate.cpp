@@ -1,0 +1,271 @@
+// The accumulation helpers of accumulate.h. Written once, in C++ behind the C
+// ABI: the harness's accumulation and the back ends' accumulating kernels
+// call the same code, so their values and errors cannot drift apart.
+#include "runtime/accumulate.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "runtime/runtime_inline.h"
+
+namespace {
+
+template <class T>
+T load_at(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+int64_t int_at(const qk_col& c, const uint8_t* row) {
+  const uint8_t* p = row + c.offset;
+  switch (c.kind) {
+    case QK_COL_I1: return int8_t(p[0]);
+    case QK_COL_I2: return load_at<int16_t>(p);
+    case QK_COL_I4: return load_at<int32_t>(p);
+    default: return p[0];  // bool
+  }
+}
+
+double float_at(const qk_col& c, const uint8_t* row) {
+  const uint8_t* p = row + c.offset;
+  switch (c.kind) {
+    case QK_COL_F4: return double(load_at<float>(p));
+    case QK_COL_F8: return load_at<double>(p);
+    default: return double(int_at(c, row));
+  }
+}
+
+// A value as `=` tells values apart, appended to `key`: integers by value (8
+// bytes), floats with -0.0 equal to 0.0 (8 bytes), characters without
+// trailing blanks (their length, then the bytes), so the keys of several
+// columns concatenate unambiguously. The bytes engine/aggregate.cpp's
+// append_equality_key makes, so a group is what the join back on `=` finds.
+void append_key(const qk_col& c, const uint8_t* row, std::string* key) {
+  auto put = [key](const void* b, size_t n) { key->append(static_cast<const char*>(b), n); };
+  switch (c.kind) {
+    case QK_COL_F4:
+    case QK_COL_F8: {
+      double d = float_at(c, row);
+      if (d == 0) d = 0;  // -0.0 and 0.0 are one value
+      put(&d, sizeof d);
+      break;
+    }
+    case QK_COL_C: {
+      const uint8_t* p = row + c.offset;
+      uint32_t n = c.len;
+      while (n && p[n - 1] == ' ') --n;
+      put(&n, sizeof n);
+      put(p, n);
+      break;
+    }
+    default: {
+      const int64_t i = int_at(c, row);
+      put(&i, sizeof i);
+      break;
+    }
+  }
+}
+
+using Seen = std::unordered_set<std::string>;
+
+// The u variants: true if the value (its key) was counted before; else it is
+// remembered now.
+bool seen_before(qk_agg* g, const std::string& key) {
+  if (!g->seen) g->seen = new Seen;
+  return !static_cast<Seen*>(g->seen)->insert(key).second;
+}
+
+// What every added value does: counted, and summed (an i4 sum checked for
+// overflow, a float sum for infinity: then the aggregate's error, sticky).
+void add_number(qk_agg* g, int64_t i, double f) {
+  ++g->count;
+  if (g->fn != QK_AGG_SUM && g->fn != QK_AGG_AVG) return;
+  if (g->int_sum) {
+    if (__builtin_add_overflow(g->isum, int32_t(i), &g->isum)) g->err = QK_ERR_OVERFLOW;
+  } else {
+    g->fsum += f;
+    if (!std::isfinite(g->fsum)) g->err = QK_ERR_FLOAT_RESULT;
+  }
+}
+
+// A number added: an integer (int64) or a float (double), its equality key
+// its 8 bytes (a float's -0.0 made 0.0), its min/max kept in *best.
+template <class T>
+void add_value(qk_agg* g, T v, T* best) {
+  if (g->err) return;
+  if (g->is_unique) {
+    const T k = v == 0 ? T(0) : v;
+    if (seen_before(g, std::string(reinterpret_cast<const char*>(&k), sizeof k))) return;
+  }
+  if ((g->fn == QK_AGG_MIN || g->fn == QK_AGG_MAX) &&
+      (!g->has_best || (g->fn == QK_AGG_MIN ? v < *best : v > *best))) {
+    *best = v;
+    g->has_best = 1;
+  }
+  if constexpr (std::is_integral_v<T>) add_number(g, v, double(v));
+  else add_number(g, 0, v);
+}
+
+void init_agg(qk_agg* g, const qk_agg& proto) {
+  std::memset(g, 0, sizeof *g);
+  g->fn = proto.fn;
+  g->is_unique = proto.is_unique;
+  g->int_sum = proto.int_sum;
+  g->arg = proto.arg;
+  if (g->arg.kind == QK_COL_C && (g->fn == QK_AGG_MIN || g->fn == QK_AGG_MAX))
+    g->best_c = new uint8_t[g->arg.len ? g->arg.len : 1];
+}
+
+void free_agg(qk_agg* g) {
+  delete[] g->best_c;
+  delete static_cast<Seen*>(g->seen);
+  g->best_c = nullptr;
+  g->seen = nullptr;
+}
+
+struct Group {
+  std::unique_ptr<uint8_t[]> by;
+  std::unique_ptr<qk_agg[]> aggs;
+};
+
+struct Groups {
+  std::unordered_map<std::string, uint64_t> index;
+  std::vector<Group> order;
+  std::vector<qk_agg> protos;
+  std::string key;  // reused for each row's key
+};
+
+}  // namespace
+
+extern "C" {
+
+void qk_agg_add_i(qk_agg* g, int64_t v) noexcept { add_value(g, v, &g->best_i); }
+
+void qk_agg_add_f(qk_agg* g, double v) noexcept { add_value(g, v, &g->best_f); }
+
+void qk_agg_add_c(qk_agg* g, const uint8_t* v) noexcept {
+  if (g->err) return;
+  const uint32_t len = g->arg.len;
+  if (g->is_unique) {
+    std::string key;
+    qk_col at = g->arg;
+    at.offset = 0;
+    append_key(at, v, &key);
+    if (seen_before(g, key)) return;
+  }
+  if (g->fn == QK_AGG_MIN || g->fn == QK_AGG_MAX) {
+    const int c = g->has_best ? quelkit::rt::char_cmp(v, len, g->best_c, len) : 0;
+    if (!g->has_best || (g->fn == QK_AGG_MIN ? c < 0 : c > 0)) {
+      std::memcpy(g->best_c, v, len);
+      g->has_best = 1;
+    }
+  }
+  ++g->count;  // characters are neither summed nor averaged (a bind error)
+}
+
+void qk_agg_add_row(qk_agg* g, const uint8_t* row) noexcept {
+  // A count reads no value (and cannot fail): the commonest aggregate, and
+  // the one whose per-tuple cost is all call and dispatch.
+  if (g->fn == QK_AGG_COUNT && !g->is_unique) {
+    ++g->count;
+    return;
+  }
+  switch (g->arg.kind) {
+    case QK_COL_F4:
+    case QK_COL_F8: qk_agg_add_f(g, float_at(g->arg, row)); break;
+    case QK_COL_C: qk_agg_add_c(g, row + g->arg.offset); break;
+    default: qk_agg_add_i(g, int_at(g->arg, row)); break;
+  }
+}
+
+qk_accum* qk_accum_new(uint32_t naggs, const qk_agg* protos, uint32_t nby, const qk_col* by, uint32_t row_len,
+                       uint64_t room) noexcept {
+  auto* a = new qk_accum{};
+  a->naggs = naggs;
+  a->nby = nby;
+  a->row_len = row_len;
+  a->row = new uint8_t[row_len ? row_len : 1]();
+  a->room = room;
+  if (nby) {
+    a->by = new qk_col[nby];
+    std::memcpy(a->by, by, nby * sizeof *by);
+    a->by_len = by[nby - 1].offset + by[nby - 1].len;
+    auto* g = new Groups;
+    g->protos.assign(protos, protos + naggs);
+    a->groups = g;
+  } else {
+    a->aggs = new qk_agg[naggs ? naggs : 1];
+    for (uint32_t i = 0; i < naggs; ++i) init_agg(&a->aggs[i], protos[i]);
+  }
+  return a;
+}
+
+void qk_accum_free(qk_accum* a) noexcept {
+  if (!a) return;
+  if (auto* g = static_cast<Groups*>(a->groups)) {
+    for (Group& gr : g->order)
+      for (uint32_t i = 0; i < a->naggs; ++i) free_agg(&gr.aggs[i]);
+    delete g;
+  } else {
+    for (uint32_t i = 0; i < a->naggs; ++i) free_agg(&a->aggs[i]);
+  }
+  delete[] a->aggs;
+  delete[] a->by;
+  delete[] a->row;
+  delete a;
+}
+
+int64_t qk_group_probe(qk_accum* a, const uint8_t* row) noexcept {
+  auto* g = static_cast<Groups*>(a->groups);
+  g->key.clear();
+  for (uint32_t i = 0; i < a->nby; ++i) append_key(a->by[i], row, &g->key);
+  auto it = g->index.find(g->key);
+  if (it != g->index.end()) return int64_t(it->second);
+  if (a->err) return -1;
+  const uint64_t more = a->by_len + 2 * g->key.size() + 64 + a->naggs * (sizeof(qk_agg) + 16);
+  if (a->bytes + more > a->room) {
+    a->err = QK_ERR_MEMORY;
+    return -1;
+  }
+  a->bytes += more;
+  Group gr;
+  gr.by.reset(new uint8_t[a->by_len ? a->by_len : 1]);
+  std::memcpy(gr.by.get(), row, a->by_len);
+  gr.aggs.reset(new qk_agg[a->naggs ? a->naggs : 1]);
+  for (uint32_t i = 0; i < a->naggs; ++i) init_agg(&gr.aggs[i], g->protos[i]);
+  g->order.push_back(std::move(gr));
+  const uint64_t slot = g->order.size() - 1;
+  g->index.emplace(g->key, slot);
+  return int64_t(slot);
+}
+
+uint64_t qk_group_count(const qk_accum* a) noexcept {
+  return a->groups ? static_cast<const Groups*>(a->groups)->order.size() : 0;
+}
+
+qk_agg* qk_group_aggs(qk_accum* a, uint64_t group) noexcept {
+  return static_cast<Groups*>(a->groups)->order[group].aggs.get();
+}
+
+const uint8_t* qk_group_row(const qk_accum* a, uint64_t group) noexcept {
+  return static_cast<const Groups*>(a->groups)->order[group].by.get();
+}
+
+void qk_accum_row(qk_accum* a, const uint8_t* row) noexcept {
+  qk_agg* aggs = a->aggs;
+  if (a->nby) {
+    const int64_t slot = qk_group_probe(a, row);
+    if (slot < 0 || a->probe_only) return;
+    aggs = qk_group_aggs(a, uint64_t(slot));
+  }
+  for (uint32_t i = 0; i < a->naggs; ++i) qk_agg_add_row(&aggs[i], row);
+}
+
+}  // extern "C"
