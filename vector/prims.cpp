@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "frontend/op_rules.h"
+#include "runtime/accumulate_inline.h"
 #include "storage/stored.h"
 #include "runtime/inline.h"
 #include "vector/program.h"
@@ -270,6 +272,73 @@ QK_INLINE void sel_union(const Instr& in, Batch& b) {
   o.idx = out, o.n = k, o.full = k == b.n;
 }
 
+// The rows the projection wrote for the batch's qualifying tuples (sel), each
+// made one group of the block's table, in scan order (groups are made in
+// order of first appearance, as the harness's qk_accum_row makes them).
+QK_INLINE void probe(const Instr& in, Batch& b) {
+  const uint32_t m = b.sels[in.sel].n;
+  const uint8_t* row = b.rows;
+  for (uint32_t k = 0; k < m; ++k, row += b.row_len) b.group[k] = qk_group_probe(b.acc, row);
+}
+
+// Row k's value of column type S, as the runtime reads it (int_at, float_at):
+// integers as int64_t, floats as double.
+template <Tk S>
+QK_INLINE auto accum_value(const uint8_t* p) {
+  if constexpr (S == Tk::F4 || S == Tk::F8) return double(load_stored<S>(p));
+  else return int64_t(load_stored<S>(p));
+}
+
+// The batch's rows added to aggregate in.a, in row (scan) order: into the
+// block's accumulator, or each row's group's. The function is D's, so the
+// loop is specialised for it; the step per value is the runtime's own
+// (accumulate_inline.h), and an aggregate with an error takes no more.
+template <PrimDesc D>
+QK_INLINE void accum(const Instr& in, Batch& b) {
+  constexpr uint8_t fn = D.agg;
+  constexpr uint8_t int_sum = D.agg == QK_AGG_SUM && is_int(D.src);
+  const uint32_t m = b.sels[in.sel].n;
+  const size_t len = b.row_len;
+  const uint8_t* col = b.rows + in.off;
+  auto add = [&](qk_agg* g, const uint8_t* p) QK_INLINE_LAMBDA {
+    auto v = accum_value<D.src>(p);
+    if constexpr (std::is_integral_v<decltype(v)>) rt::agg_add_plain(g, fn, int_sum, v, &g->best_i);
+    else rt::agg_add_plain(g, fn, int_sum, v, &g->best_f);
+  };
+  if constexpr (!D.grouped) {
+    qk_agg* g = &b.acc->aggs[in.a];
+    if (g->err) return;
+    if constexpr (fn == QK_AGG_COUNT || fn == QK_AGG_ANY) {
+      g->count += m;  // what m adds of one do: neither sums nor keeps a best
+    } else {
+      for (uint32_t k = 0; k < m && !g->err; ++k) add(g, col + k * len);
+    }
+  } else {
+    if (b.acc->probe_only) return;
+    for (uint32_t k = 0; k < m; ++k) {
+      if (b.group[k] < 0) continue;
+      qk_agg* g = qk_group_aggs(b.acc, uint64_t(b.group[k])) + in.a;
+      if (!g->err) add(g, col + k * len);
+    }
+  }
+}
+
+// The same through the runtime's qk_agg_add_row, row by row: the u variants
+// (their distinct values remembered by the runtime) and characters.
+template <PrimDesc D>
+QK_INLINE void accum_row(const Instr& in, Batch& b) {
+  const uint32_t m = b.sels[in.sel].n;
+  const uint8_t* row = b.rows;
+  if constexpr (!D.grouped) {
+    qk_agg* g = &b.acc->aggs[in.a];
+    for (uint32_t k = 0; k < m; ++k, row += b.row_len) qk_agg_add_row(g, row);
+  } else {
+    if (b.acc->probe_only) return;
+    for (uint32_t k = 0; k < m; ++k, row += b.row_len)
+      if (b.group[k] >= 0) qk_agg_add_row(qk_group_aggs(b.acc, uint64_t(b.group[k])) + in.a, row);
+  }
+}
+
 [[noreturn]] void bad_prim() {
   std::fprintf(stderr, "quelkit: internal error: vector: instruction of an unused kind\n");
   std::abort();
@@ -295,6 +364,9 @@ void prim(const Instr& in, Batch& b) {
     o.n = 0, o.full = b.n == 0;
   } else if constexpr (D.form == Form::Store) store<D>(in, b);
   else if constexpr (D.form == Form::Copy) copy<D>(in, b);
+  else if constexpr (D.form == Form::Probe) probe(in, b);
+  else if constexpr (D.form == Form::Accum) accum<D>(in, b);
+  else if constexpr (D.form == Form::AccumRow) accum_row<D>(in, b);
   else bad_prim();
 }
 
