@@ -13,6 +13,7 @@
 #include <string>
 
 #include "engine/limits.h"
+#include "runtime/accumulate_inline.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {
@@ -460,11 +461,9 @@ std::vector<Instr> lower_accumulate(const qk_accum* acc, uint16_t qual_sel) {
   for (uint32_t i = 0; i < acc->naggs; ++i) {
     const qk_agg& g = protos[i];
     const Tk t = Tk(g.arg.kind);
-    // The primitive of the function and column type, where the runtime's
-    // choice of sum (int_sum: an integer argument's i4 sum) is the one it assumes.
-    const bool plain = !g.is_unique && accum_reads(t) && g.fn < kAggFns &&
-                       bool(g.int_sum) == (g.fn == QK_AGG_SUM && is_int(t));
-    Instr& in = add(plain ? kPrims.accum[g.fn][size_t(t)][grouped] : kPrims.accum_row[grouped]);
+    // The primitive of the function and column type where the runtime's
+    // column step takes it (accumulate_inline.h), else the per-row path.
+    Instr& in = add(rt::agg_adds_column(&g) ? kPrims.accum[g.fn][size_t(t)][grouped] : kPrims.accum_row[grouped]);
     in.a = uint16_t(i);
     in.off = g.arg.offset;
     in.alen = uint16_t(g.arg.len);

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <type_traits>
 #include <utility>
 
 #include "frontend/op_rules.h"
@@ -281,14 +280,6 @@ QK_INLINE void probe(const Instr& in, Batch& b) {
   for (uint32_t k = 0; k < m; ++k, row += b.row_len) b.group[k] = qk_group_probe(b.acc, row);
 }
 
-// Row k's value of column type S, as the runtime reads it (int_at, float_at):
-// integers as int64_t, floats as double.
-template <Tk S>
-QK_INLINE auto accum_value(const uint8_t* p) {
-  if constexpr (S == Tk::F4 || S == Tk::F8) return double(load_stored<S>(p));
-  else return int64_t(load_stored<S>(p));
-}
-
 // The batch's rows added to aggregate in.a, in row (scan) order: into the
 // block's accumulator, or each row's group's. The function is D's, so the
 // loop is specialised for it; the step per value is the runtime's own
@@ -296,29 +287,18 @@ QK_INLINE auto accum_value(const uint8_t* p) {
 template <PrimDesc D>
 QK_INLINE void accum(const Instr& in, Batch& b) {
   constexpr uint8_t fn = D.agg;
-  constexpr uint8_t int_sum = D.agg == QK_AGG_SUM && is_int(D.src);
+  constexpr int kind = int(D.src);
   const uint32_t m = b.sels[in.sel].n;
   const size_t len = b.row_len;
   const uint8_t* col = b.rows + in.off;
-  auto add = [&](qk_agg* g, const uint8_t* p) QK_INLINE_LAMBDA {
-    auto v = accum_value<D.src>(p);
-    if constexpr (std::is_integral_v<decltype(v)>) rt::agg_add_plain(g, fn, int_sum, v, &g->best_i);
-    else rt::agg_add_plain(g, fn, int_sum, v, &g->best_f);
-  };
   if constexpr (!D.grouped) {
-    qk_agg* g = &b.acc->aggs[in.a];
-    if (g->err) return;
-    if constexpr (fn == QK_AGG_COUNT || fn == QK_AGG_ANY) {
-      g->count += m;  // what m adds of one do: neither sums nor keeps a best
-    } else {
-      for (uint32_t k = 0; k < m && !g->err; ++k) add(g, col + k * len);
-    }
+    rt::agg_add_column<fn, kind>(&b.acc->aggs[in.a], col, m, len);
   } else {
     if (b.acc->probe_only) return;
     for (uint32_t k = 0; k < m; ++k) {
       if (b.group[k] < 0) continue;
       qk_agg* g = qk_group_aggs(b.acc, uint64_t(b.group[k])) + in.a;
-      if (!g->err) add(g, col + k * len);
+      rt::agg_add_column<fn, kind>(g, col + k * len, 1, len);
     }
   }
 }

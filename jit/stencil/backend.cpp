@@ -11,7 +11,7 @@
 #include "jit/stencil/arena.h"
 #include "jit/prepared.h"
 #include "jit/stencil/stitch.h"
-#include "runtime/accumulate.h"
+#include "runtime/accumulate_inline.h"
 #include "storage/page.h"
 
 namespace quelkit::jit::stencil {
@@ -66,16 +66,22 @@ class StencilPlan final : public CompiledPlan {
 
  private:
   // The page's rows (row_len_ apart, as the kernel writes them) added to acc
-  // in line order: the runtime's qk_accum_row, which the harness and threaded
-  // code call, so values and errors are theirs. An evaluation error is the
-  // kernel's -1, before anything of the page counts.
+  // in line order, with the runtime's own code, so values and errors are
+  // every back end's: a simple aggregate's column a page at a time
+  // (rt::agg_add_rows: its function and type picked once a page), a grouped
+  // block's rows through qk_accum_row. An evaluation error is the kernel's
+  // -1, before anything of the page counts.
   static int64_t accumulate(const uint8_t* pg, qk_accum* acc, qk_ctx* ctx) {
     auto* self = static_cast<StencilPlan*>(ctx->plan);
     const size_t need = size_t(harness::page_nlines(pg)) * self->row_len_ + 1;
     if (self->rows_.size() < need) self->rows_.resize(need);
     uint8_t* rows = self->rows_.data();
     const int64_t n = self->kernel_page_(pg, rows, ctx);
-    for (int64_t k = 0; k < n; ++k) qk_accum_row(acc, rows + size_t(k) * self->row_len_);
+    if (n > 0 && acc->nby == 0) {
+      for (uint32_t i = 0; i < acc->naggs; ++i) rt::agg_add_rows(&acc->aggs[i], rows, uint32_t(n), self->row_len_);
+    } else {
+      for (int64_t k = 0; k < n; ++k) qk_accum_row(acc, rows + size_t(k) * self->row_len_);
+    }
     return n;
   }
 
