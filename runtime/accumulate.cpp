@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "runtime/accumulate_inline.h"
 #include "runtime/runtime_inline.h"
 
 namespace {
@@ -82,21 +83,8 @@ bool seen_before(qk_agg* g, const std::string& key) {
   return !static_cast<Seen*>(g->seen)->insert(key).second;
 }
 
-// What every added value does: counted, and summed (an i4 sum checked for
-// overflow, a float sum for infinity: then the aggregate's error, sticky).
-void add_number(qk_agg* g, int64_t i, double f) {
-  ++g->count;
-  if (g->fn != QK_AGG_SUM && g->fn != QK_AGG_AVG) return;
-  if (g->int_sum) {
-    if (__builtin_add_overflow(g->isum, int32_t(i), &g->isum)) g->err = QK_ERR_OVERFLOW;
-  } else {
-    g->fsum += f;
-    if (!std::isfinite(g->fsum)) g->err = QK_ERR_FLOAT_RESULT;
-  }
-}
-
 // A number added: an integer (int64) or a float (double), its equality key
-// its 8 bytes (a float's -0.0 made 0.0), its min/max kept in *best.
+// its 8 bytes (a float's -0.0 made 0.0); the rest is accumulate_inline.h's.
 template <class T>
 void add_value(qk_agg* g, T v, T* best) {
   if (g->err) return;
@@ -104,13 +92,7 @@ void add_value(qk_agg* g, T v, T* best) {
     const T k = v == 0 ? T(0) : v;
     if (seen_before(g, std::string(reinterpret_cast<const char*>(&k), sizeof k))) return;
   }
-  if ((g->fn == QK_AGG_MIN || g->fn == QK_AGG_MAX) &&
-      (!g->has_best || (g->fn == QK_AGG_MIN ? v < *best : v > *best))) {
-    *best = v;
-    g->has_best = 1;
-  }
-  if constexpr (std::is_integral_v<T>) add_number(g, v, double(v));
-  else add_number(g, 0, v);
+  quelkit::rt::agg_add_plain(g, g->fn, g->int_sum, v, best);
 }
 
 void init_agg(qk_agg* g, const qk_agg& proto) {
@@ -244,6 +226,10 @@ int64_t qk_group_probe(qk_accum* a, const uint8_t* row) noexcept {
   const uint64_t slot = g->order.size() - 1;
   g->index.emplace(g->key, slot);
   return int64_t(slot);
+}
+
+const qk_agg* qk_accum_protos(const qk_accum* a) noexcept {
+  return a->groups ? static_cast<const Groups*>(a->groups)->protos.data() : a->aggs;
 }
 
 uint64_t qk_group_count(const qk_accum* a) noexcept {

@@ -105,6 +105,10 @@ void qk_accum_row(qk_accum* a, const uint8_t* row) QK_NOEXCEPT;
  * the table is out of room (a->err set). */
 int64_t qk_group_probe(qk_accum* a, const uint8_t* row) QK_NOEXCEPT;
 uint64_t qk_group_count(const qk_accum* a) QK_NOEXCEPT;
+/* The naggs aggregates' functions and arguments (fn, is_unique, int_sum,
+ * arg) as qk_accum_new was given them, for kernels that pick their code by
+ * them: simple, the accumulators themselves; grouped, each new group's. */
+const qk_agg* qk_accum_protos(const qk_accum* a) QK_NOEXCEPT;
 qk_agg* qk_group_aggs(qk_accum* a, uint64_t group) QK_NOEXCEPT;
 /* The by values the group was made from: by_len bytes, packed as in the row. */
 const uint8_t* qk_group_row(const qk_accum* a, uint64_t group) QK_NOEXCEPT;

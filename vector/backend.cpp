@@ -33,9 +33,13 @@ class PreparedProgram final : public harness::Prepared {
     harness::Entries e;
     e.state = this;
     if (s != harness::Selection::Auto) select(s == harness::Selection::NoBranch);
-    e.page = &page;
-    e.pages = &pages;
-    e.batch_tuples = r_->batch();
+    if (use == harness::Use::Aggregate) {
+      e.accumulate = &accumulate;  // a page at a time: the harness counts each page's tuples
+    } else {
+      e.page = &page;
+      e.pages = &pages;
+      e.batch_tuples = r_->batch();
+    }
     e.selection = r_->program().opt.selection == Selection::NoBranch ? harness::Selection::NoBranch
                                                                      : harness::Selection::Branch;
     return e;
@@ -60,6 +64,9 @@ class PreparedProgram final : public harness::Prepared {
   static int64_t pages(const uint8_t* const* pgs, uint32_t n, uint8_t* rows, qk_ctx* ctx) {
     return of(ctx).run_pages(pgs, n, rows, ctx);
   }
+  static int64_t accumulate(const uint8_t* pg, qk_accum* acc, qk_ctx* ctx) {
+    return of(ctx).run_accumulate(pg, acc, ctx);
+  }
 
   // The batch's registers are this plan's: the harness runs one Prepared on
   // one thread, one evaluation at a time, and every register a primitive
@@ -75,6 +82,9 @@ class VectorBackend final : public harness::Backend {
   VectorBackend(const Options& opt, bool keep_plans) : opt_(opt), keep_plans_(keep_plans) {}
 
   bool reuses_plans() const override { return true; }
+  // Every plan's kernel accumulates: its batches' rows go to the aggregate
+  // primitives (run.cpp, prims.cpp) rather than to the harness.
+  bool accumulates(const harness::Plan&) const override { return true; }
 
   std::unique_ptr<harness::Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override {
     (void)params;  // parameters are read from qk_ctx.params by the prologue, never inlined

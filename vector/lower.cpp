@@ -13,6 +13,7 @@
 #include <string>
 
 #include "engine/limits.h"
+#include "runtime/accumulate_inline.h"
 #include "vector/program.h"
 
 namespace quelkit::vector {
@@ -367,6 +368,12 @@ std::string instr_text(const Program& p, const Instr& in) {
       s = "row@" + std::to_string(in.out) + " <- " + operand_text(p, in, d.a, d.src, true) + under;
       break;
     case Form::Copy: s = "row@" + std::to_string(in.out) + " <- tuple@" + std::to_string(in.off) + under; break;
+    case Form::Probe: s = "group <- by values of the rows" + under; break;
+    case Form::Accum:
+    case Form::AccumRow:
+      s = "aggregate " + std::to_string(in.a) + (d.grouped ? " of each group" : "") + " += row@" +
+          std::to_string(in.off) + under;
+      break;
     case Form::None: break;
   }
   if (in.pos) {
@@ -427,8 +434,41 @@ std::string prim_name(int kind) {
     case Form::SelNone: return "SEL_NONE";
     case Form::Store: return "STORE_" + tk_upper(d.src) + "(" + way_name(d.a) + ")";
     case Form::Copy: return "COPY_" + tk_upper(d.src);
+    case Form::Probe: return "GROUP_PROBE";
+    case Form::Accum: {
+      static constexpr const char* kFn[kAggFns] = {"COUNT", "SUM", "AVG", "MIN", "MAX", "ANY"};
+      return std::string("ACC_") + kFn[d.agg] + "_" + tk_upper(d.src) + (d.grouped ? " grouped" : "");
+    }
+    case Form::AccumRow: return std::string("ACC_ROW") + (d.grouped ? " grouped" : "");
   }
   return "?";
+}
+
+std::vector<Instr> lower_accumulate(const qk_accum* acc, uint16_t qual_sel) {
+  std::vector<Instr> code;
+  auto add = [&](uint16_t kind) -> Instr& {
+    Instr in;
+    in.kind = kind;
+    in.fn = prim_of(kind);
+    in.sel = qual_sel;
+    in.index = uint16_t(code.size());
+    code.push_back(in);
+    return code.back();
+  };
+  const bool grouped = acc->nby != 0;
+  if (grouped) add(kPrims.probe);
+  const qk_agg* protos = qk_accum_protos(acc);
+  for (uint32_t i = 0; i < acc->naggs; ++i) {
+    const qk_agg& g = protos[i];
+    const Tk t = Tk(g.arg.kind);
+    // The primitive of the function and column type where the runtime's
+    // column step takes it (accumulate_inline.h), else the per-row path.
+    Instr& in = add(rt::agg_adds_column(&g) ? kPrims.accum[g.fn][size_t(t)][grouped] : kPrims.accum_row[grouped]);
+    in.a = uint16_t(i);
+    in.off = g.arg.offset;
+    in.alen = uint16_t(g.arg.len);
+  }
+  return code;
 }
 
 Program lower(const harness::Plan& plan, const Options& opt, std::ostream* dump) {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "frontend/op_rules.h"
+#include "runtime/accumulate_inline.h"
 #include "storage/stored.h"
 #include "runtime/inline.h"
 #include "vector/program.h"
@@ -270,6 +271,54 @@ QK_INLINE void sel_union(const Instr& in, Batch& b) {
   o.idx = out, o.n = k, o.full = k == b.n;
 }
 
+// The rows the projection wrote for the batch's qualifying tuples (sel), each
+// made one group of the block's table, in scan order (groups are made in
+// order of first appearance, as the harness's qk_accum_row makes them).
+QK_INLINE void probe(const Instr& in, Batch& b) {
+  const uint32_t m = b.sels[in.sel].n;
+  const uint8_t* row = b.rows;
+  for (uint32_t k = 0; k < m; ++k, row += b.row_len) b.group[k] = qk_group_probe(b.acc, row);
+}
+
+// The batch's rows added to aggregate in.a, in row (scan) order: into the
+// block's accumulator, or each row's group's. The function is D's, so the
+// loop is specialised for it; the step per value is the runtime's own
+// (accumulate_inline.h), and an aggregate with an error takes no more.
+template <PrimDesc D>
+QK_INLINE void accum(const Instr& in, Batch& b) {
+  constexpr uint8_t fn = D.agg;
+  constexpr int kind = int(D.src);
+  const uint32_t m = b.sels[in.sel].n;
+  const size_t len = b.row_len;
+  const uint8_t* col = b.rows + in.off;
+  if constexpr (!D.grouped) {
+    rt::agg_add_column<fn, kind>(&b.acc->aggs[in.a], col, m, len);
+  } else {
+    if (b.acc->probe_only) return;
+    for (uint32_t k = 0; k < m; ++k) {
+      if (b.group[k] < 0) continue;
+      qk_agg* g = qk_group_aggs(b.acc, uint64_t(b.group[k])) + in.a;
+      rt::agg_add_column<fn, kind>(g, col + k * len, 1, len);
+    }
+  }
+}
+
+// The same through the runtime's qk_agg_add_row, row by row: the u variants
+// (their distinct values remembered by the runtime) and characters.
+template <PrimDesc D>
+QK_INLINE void accum_row(const Instr& in, Batch& b) {
+  const uint32_t m = b.sels[in.sel].n;
+  const uint8_t* row = b.rows;
+  if constexpr (!D.grouped) {
+    qk_agg* g = &b.acc->aggs[in.a];
+    for (uint32_t k = 0; k < m; ++k, row += b.row_len) qk_agg_add_row(g, row);
+  } else {
+    if (b.acc->probe_only) return;
+    for (uint32_t k = 0; k < m; ++k, row += b.row_len)
+      if (b.group[k] >= 0) qk_agg_add_row(qk_group_aggs(b.acc, uint64_t(b.group[k])) + in.a, row);
+  }
+}
+
 [[noreturn]] void bad_prim() {
   std::fprintf(stderr, "quelkit: internal error: vector: instruction of an unused kind\n");
   std::abort();
@@ -295,6 +344,9 @@ void prim(const Instr& in, Batch& b) {
     o.n = 0, o.full = b.n == 0;
   } else if constexpr (D.form == Form::Store) store<D>(in, b);
   else if constexpr (D.form == Form::Copy) copy<D>(in, b);
+  else if constexpr (D.form == Form::Probe) probe(in, b);
+  else if constexpr (D.form == Form::Accum) accum<D>(in, b);
+  else if constexpr (D.form == Form::AccumRow) accum_row<D>(in, b);
   else bad_prim();
 }
 

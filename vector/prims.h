@@ -14,6 +14,7 @@
 
 #include "frontend/ir.h"
 #include "frontend/types.h"
+#include "runtime/accumulate.h"
 
 namespace quelkit::vector {
 
@@ -40,6 +41,12 @@ enum class Form : uint8_t {
   SelNone,   // sel[dst] = {} (a folded false)
   Store,     // row k's column (type `src`) = operand a of the k-th tuple of sel
   Copy,      // row k's column = the attribute's bytes (projected unchanged, type `src`)
+  // Accumulation (an aggregate's inner query, Use::Aggregate), over the rows
+  // the projection wrote for the tuples of sel, in scan order:
+  Probe,     // group[k] = row k's group in the block's table (qk_group_probe), the batch at once
+  Accum,     // aggregate `a` += row k's column (type `src`) for each row k: `agg` known
+             // here, not a u variant (accumulate_inline.h); grouped: into group[k]'s
+  AccumRow,  // the same through the runtime's qk_agg_add_row, per row: u variants, characters
 };
 
 struct PrimDesc {
@@ -49,6 +56,8 @@ struct PrimDesc {
   Tk src = Tk::I4;      // Gather, Param, Store, Copy: the stored type
   Tk to = Tk::I4;       // Gather: the type loaded as
   bool branch = false;  // Select: selection with a branch (else: write and advance by the outcome)
+  uint8_t agg = 0;      // Accum: the function (qk_agg_fn)
+  bool grouped = false; // Accum, AccumRow: into each row's group (else the block's aggregate)
 };
 
 // A value held in a register: integers of every width and booleans as int32,
@@ -85,6 +94,11 @@ constexpr Operand operand_of(int way) {
 constexpr bool computed(const ir::OpInfo& r) { return r.arity > 0 && r.cls() != ir::Class::Logic; }
 constexpr bool selects(const ir::OpInfo& r) { return r.result == Tk::B; }
 
+// The runtime's aggregate functions (runtime/accumulate.h: QK_AGG_COUNT .. QK_AGG_ANY).
+constexpr int kAggFns = QK_AGG_ANY + 1;
+// A numeric column an Accum primitive reads (characters go through AccumRow).
+constexpr bool accum_reads(Tk s) { return s != Tk::C && s != Tk::B; }
+
 constexpr int kMaxPrims = 1280;
 
 struct PrimTable {
@@ -97,6 +111,9 @@ struct PrimTable {
   std::array<uint16_t, kNumTk> param{}, copy{};
   std::array<std::array<uint16_t, 2>, kNumTk> store{};        // [column type][0 vector, 1 scalar]
   uint16_t sel_diff = 0, sel_union = 0, sel_none = 0;
+  std::array<std::array<std::array<uint16_t, 2>, kNumTk>, kAggFns> accum{};  // [fn][column type][grouped]
+  std::array<uint16_t, 2> accum_row{};                                         // [grouped]
+  uint16_t probe = 0;
 };
 
 constexpr PrimTable make_prims() {
@@ -140,6 +157,24 @@ constexpr PrimTable make_prims() {
   t.sel_diff = add(form_only(Form::SelDiff));
   t.sel_union = add(form_only(Form::SelUnion));
   t.sel_none = add(form_only(Form::SelNone));
+  // 4. Accumulation: each aggregate function over each numeric column type,
+  //    into the block's aggregate or each row's group; the runtime's per-row
+  //    path; the group probe.
+  for (int f = 0; f < kAggFns; ++f)
+    for (Tk s : kStored)
+      if (accum_reads(s))
+        for (int g = 0; g < 2; ++g) {
+          PrimDesc d{Form::Accum, ir::Op::CONST, {}, {}, s, s};
+          d.agg = uint8_t(f);
+          d.grouped = g == 1;
+          t.accum[size_t(f)][size_t(s)][size_t(g)] = add(d);
+        }
+  for (int g = 0; g < 2; ++g) {
+    PrimDesc d = form_only(Form::AccumRow);
+    d.grouped = g == 1;
+    t.accum_row[size_t(g)] = add(d);
+  }
+  t.probe = add(form_only(Form::Probe));
   return t;
 }
 

@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "engine/plan.h"
+#include "runtime/accumulate.h"
 #include "runtime/runtime.h"
 #include "vector/prims.h"
 
@@ -130,6 +131,8 @@ struct Batch {
   const uint8_t* params = nullptr;
   uint8_t* rows = nullptr;         // projection: row k of the batch's output
   uint32_t row_len = 0;
+  qk_accum* acc = nullptr;         // accumulation: the aggregates' block (runtime/accumulate.h)
+  int64_t* group = nullptr;        // [cap] Probe: row k's group (-1: the table is out of room)
 
   template <class T>
   T* vec(uint16_t r) const {
@@ -171,6 +174,13 @@ struct Program {
 // `dump` non-null, also prints it there (--dump=vector).
 Program lower(const harness::Plan& plan, const Options& opt, std::ostream* dump = nullptr);
 
+// The accumulation of an aggregate block's rows (Use::Aggregate): after the
+// projection, under the qualifying selection `qual_sel`, a Probe if it is
+// grouped, then one Accum (or AccumRow) per aggregate, picked by the block's
+// aggregates (qk_accum_protos), which the plan does not know: count(p.qoh) and
+// sum(p.qoh) share one inner query.
+std::vector<Instr> lower_accumulate(const qk_accum* acc, uint16_t qual_sel);
+
 // A primitive's name: "LT_F8(attr_i2, vec) nobranch", "gather i2 as f8", ...
 std::string prim_name(int kind);
 
@@ -191,10 +201,16 @@ class Runner {
   // Batches spanning the pages (engine/backend.h's Entries::pages): rows written,
   // or -1 when a tuple failed (the harness then runs the pages one at a time).
   int64_t run_pages(const uint8_t* const* pages, uint32_t npages, uint8_t* rows, qk_ctx* ctx);
+  // The accumulating kernel (engine/backend.h's Use::Aggregate): run_page
+  // with each batch's rows projected into a buffer of its own and
+  // accumulated into acc by the aggregate primitives; tuples qualified, or
+  // -1 with ctx->err_slot (the re-run finds the failing tuple as run_page's).
+  int64_t run_accumulate(const uint8_t* page, qk_accum* acc, qk_ctx* ctx);
   uint32_t batch() const { return cap_; }
 
  private:
   void run(uint32_t from, uint32_t to);
+  int64_t walk_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx, bool accumulate);
   void clear_errors();
   int raise_first(qk_ctx* ctx);
   int64_t rerun(const uint8_t* page, uint32_t from, uint32_t n, uint8_t* rows, qk_ctx* ctx);
@@ -208,6 +224,12 @@ class Runner {
   std::vector<uint16_t> sel_store_;
   std::vector<uint8_t> scratch_, err_code_;
   std::vector<uint16_t> err_at_;
+  // Accumulation: the instructions for the block last seen (rebuilt when a
+  // block of other aggregates comes: acc_key_), its rows and groups.
+  std::vector<Instr> acc_code_;
+  std::vector<uint64_t> acc_key_;
+  std::vector<uint8_t> acc_rows_;
+  std::vector<int64_t> groups_;
 };
 
 }  // namespace quelkit::vector

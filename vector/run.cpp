@@ -33,6 +33,9 @@ Runner::Runner(Program p) : p_(std::move(p)) {
   b_.err_code = err_code_.data();
   b_.err_at = err_at_.data();
   b_.row_len = p_.row_len;
+  acc_rows_.assign(size_t(cap_) * p_.row_len + 1, 0);
+  groups_.assign(cap_, 0);
+  b_.group = groups_.data();
 }
 
 // Instructions [from, to) over the batch as it stands.
@@ -113,7 +116,11 @@ int64_t Runner::rerun(const uint8_t* page, uint32_t from, uint32_t n, uint8_t* r
   return qk_raise(ctx, code, pos);
 }
 
-int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
+int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) { return walk_page(page, rows, ctx, false); }
+
+// The page kernel's batches. accumulate: each batch's rows are written at
+// `rows` (acc_rows_) and accumulated (acc_code_) before the next is gathered.
+int64_t Runner::walk_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx, bool accumulate) {
   // The page walk of storage/page_walk.h, in batches: the next page whole,
   // then the line table in order.
   if (b_.flagged) clear_errors();
@@ -149,17 +156,41 @@ int64_t Runner::run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
     all.n = n;
     all.full = true;
     run(0, p_.proj_start);
+    uint8_t* const at = accumulate ? rows : rows + nrows * p_.row_len;
     if (b_.flagged) [[unlikely]]
-      return rerun(page, from, n, rows + nrows * p_.row_len, ctx);
+      return rerun(page, from, n, at, ctx);
     const uint32_t m = sels_[p_.qual_sel].n;
     if (m == 0) continue;
-    b_.rows = rows + nrows * p_.row_len;
+    b_.rows = at;
     run(p_.proj_start, proj_end);
     if (b_.flagged) [[unlikely]]
-      return rerun(page, from, n, rows + nrows * p_.row_len, ctx);
+      return rerun(page, from, n, at, ctx);
+    if (accumulate)
+      for (const Instr& in : acc_code_) in.fn(in, b_);
     nrows += m;
   }
   return nrows;
+}
+
+// A block's aggregate as the key of the primitives made for it.
+static uint64_t agg_key(const qk_agg& g) {
+  return uint64_t(g.fn) | uint64_t(g.is_unique) << 8 | uint64_t(g.int_sum) << 9 | uint64_t(g.arg.kind) << 16 |
+         uint64_t(g.arg.offset) << 32;
+}
+
+int64_t Runner::run_accumulate(const uint8_t* page, qk_accum* acc, qk_ctx* ctx) {
+  // The aggregate primitives for this block's aggregates: made again only
+  // when a block of other functions or arguments comes (its key differs).
+  const qk_agg* protos = qk_accum_protos(acc);
+  bool same = acc_key_.size() == 1 + size_t(acc->naggs) && acc_key_[0] == acc->nby;
+  for (uint32_t i = 0; same && i < acc->naggs; ++i) same = acc_key_[1 + i] == agg_key(protos[i]);
+  if (!same) {
+    acc_key_.assign(1, acc->nby);
+    for (uint32_t i = 0; i < acc->naggs; ++i) acc_key_.push_back(agg_key(protos[i]));
+    acc_code_ = lower_accumulate(acc, p_.qual_sel);
+  }
+  b_.acc = acc;
+  return walk_page(page, acc_rows_.data(), ctx, true);
 }
 
 int64_t Runner::run_pages(const uint8_t* const* pages, uint32_t npages, uint8_t* rows, qk_ctx* ctx) {

@@ -211,16 +211,17 @@ TEST_P(Aggregates, TheByListRuleInRetrieveIntoAndUpdates) {
 
 // Where each aggregate was accumulated (--stats' accumulated, docs/stats.md):
 // in the back end's kernel where it offers Use::Aggregate (threaded code, the
-// fused llvm and gccjit kernels), by the harness where it does not (the 1976
-// interpreter, INGRES's way), one
-// entry per inner query in text order. An aggregate function has two: its
-// groups and its values.
+// fused llvm and gccjit kernels, vector's aggregate primitives, stencil's
+// fused kernel), by the harness where it does not (the 1976 interpreter,
+// INGRES's way), one entry per inner query in text order. An aggregate
+// function has two: its groups and its values.
 TEST_P(Aggregates, StatsSayWhereEachAggregateWasAccumulated) {
   auto r = k_.run("retrieve (c = count(e.age), s = sum(e.salary where e.age > 26))");
   ASSERT_TRUE(r.ok) << r.err;
   const std::string at = k_.last_report().stats.accumulated;
-  const bool backend = GetParam().rfind("threaded", 0) == 0 || GetParam() == "llvm:fused" ||
-                       GetParam() == "gccjit:fused";
+  const std::string& m = GetParam();
+  const bool backend = m.rfind("threaded", 0) == 0 || m.rfind("vector", 0) == 0 || m == "llvm:fused" ||
+                       m == "gccjit:fused" || m == "stencil:fused";
   const std::string where = backend ? GetParam() : "harness";
   std::string q = "q" + std::to_string(k_.last_report().stmt);
   EXPECT_EQ(at, q + "_a1 count: " + where + "; " + q + "_a2 sum: " + where);
@@ -409,6 +410,55 @@ TEST(AggregateCountSink, TheAggregatesRowsAreStillProjected) {
   EXPECT_NE(r.err.find("division by zero (relation parts, tuple 1)"), std::string::npos) << r.err;
   r = k.run("retrieve (x = p.qoh / 0)");
   EXPECT_TRUE(r.ok) << r.err;
+}
+
+// Aggregates over many batches and pages (1,000 tuples: vector's batches,
+// stencil's and threaded code's pages), accumulated in each back end's own
+// code where it has a kernel: an i4 sum overflowing part way, simple and
+// grouped, gives interp's error at the aggregate's position on every back end
+// and selection; an evaluation error at a tuple past the overflow is raised
+// instead, at its tuple; float sums whose rounding depends on the order of
+// the additions, and the u variants, print interp's digits.
+TEST(AggregateAgreement, OverflowsErrorsAndFloatSumsAreInterpsOnEveryBackEnd) {
+  std::string setup = "create big (i = i4, g = i2, n = i4, x = f8)\n";
+  for (int i = 1; i <= 1000; ++i) {
+    // n: 5,000,000 each, so a sum of all overflows at tuple 430, a group's
+    // (a third of them) does not; x: large and small values of both signs.
+    const double x = (i % 7 == 0 ? 1e17 : 1.0) * (i % 2 ? 1 : -1) + i * 0.1;
+    setup += "append to big (i = " + std::to_string(i) + ", g = " + std::to_string(i % 3) +
+             ", n = 5000000, x = " + std::to_string(x) + ")\n";
+  }
+  setup += "range of b is big\n";
+  const char* const stmts[] = {
+      "retrieve (s = sum(b.n))",
+      "retrieve (s = sum(b.n by b.g / 3))",
+      "retrieve (s = sum(b.n where b.g = 1), c = count(b.n))",
+      "retrieve unique (b.g, s = sum(b.n by b.g)) sort by g",
+      "retrieve (s = sum(b.n where b.n / (b.i - 700) > -1000000000))",
+      "retrieve (s = sum(b.n by b.g / 3 where b.n / (b.i - 700) > -1000000000))",
+      "retrieve (s = sum(b.x), a = avg(b.x), mi = min(b.x), ma = max(b.g), y = any(b.n where b.x > 0))",
+      "retrieve unique (b.g, s = sum(b.x by b.g), a = avg(b.n by b.g), mi = min(b.x by b.g)) sort by g",
+      "retrieve (su = sumu(b.g), cu = countu(b.x), au = avgu(b.n))",
+  };
+  auto answers = [&](const std::string& mode, harness::Selection sel) {
+    Kit k(mode);
+    k.set_selection(sel);
+    auto r = k.run(setup);
+    EXPECT_TRUE(r.ok) << r.err;
+    std::string all;
+    for (const char* q : stmts) {
+      r = k.run(q);
+      all += std::string(q) + "\n" + (r.ok ? r.out : r.err) + "\n";
+    }
+    return all;
+  };
+  const std::string want = answers("interp:switch", harness::Selection::Branch);
+  EXPECT_NE(want.find("retrieve (s = sum(b.n))\nt.quel:1:15: error: integer overflow in sum"), std::string::npos)
+      << want;
+  EXPECT_NE(want.find("division by zero (relation big, tuple 700)"), std::string::npos) << want;
+  for (const auto& m : all_backend_modes())
+    for (harness::Selection sel : {harness::Selection::Branch, harness::Selection::NoBranch})
+      EXPECT_EQ(answers(m, sel), want) << m << (sel == harness::Selection::NoBranch ? " nobranch" : " branch");
 }
 
 TEST(AggregateAgreement, EveryBackEndGivesTheSameRowsOnParts) {
