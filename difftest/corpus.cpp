@@ -411,7 +411,9 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const 
       bool ok = alone ? session.run(alone) : session.run_statement(*stmts[i], src);
       if (alone && session.reports().size() > nreports) {
         const harness::StatementCacheUse use = session.reports().back().stats.statement_cache;
-        if (use == harness::StatementCacheUse::Parse || use == harness::StatementCacheUse::Bind) ++rep.text_twin_hits;
+        if (use == harness::StatementCacheUse::Parse || use == harness::StatementCacheUse::Bind ||
+            use == harness::StatementCacheUse::Plan)
+          ++rep.text_twin_hits;
         else fail(c.line, "the statement cache: the case's text did not find its text twin's entry");
       }
       std::string e = err.str();

@@ -27,6 +27,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   CountSink counted;
   Sink& sink = count ? static_cast<Sink&>(counted) : rows;
   Exec ex(cat_, runner, q, src_, stmt_no_, res, count);
+  ex.set_entry(entry_);
   // On the clock: scan, qualification, projection of every qualifying row
   // into the result, and sort by / unique (the statement's work). Off it:
   // the checksum over the stored rows (verify_ns).

@@ -80,8 +80,9 @@ struct ExecStats {
   uint64_t parse_ns = 0, bind_ns = 0, plan_ns = 0, lookup_ns = 0, result_ns = 0, total_ns = 0;
   uint64_t verify_ns = 0;      // checksum over the stored result, after run_ns stopped
   // Whether the statement's text was found in the session's statement cache
-  // (statement_cache.h): its parse_ns is then the literal scan and patch,
-  // and on a Bind its bind_ns the patching of the binding.
+  // (statement_cache.h): its parse_ns is then the literal scan and patch
+  // (of the binding and plan too, on a Bind or Plan: bind_ns 0, and on a
+  // Plan plan_ns only the cached plan's naming).
   StatementCacheUse statement_cache = StatementCacheUse::None;
   // --dump's printing of a back end's forms (Runner::get): off both clocks,
   // so a run that dumps times as one that does not. Not reported.
@@ -226,8 +227,11 @@ class Engine {
   // checksum is not taken (checksum.rows still counts the rows): for rows
   // that only the harness reads, an aggregate's inner query.
   Result evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep_rows, bool verify = true);
+  // q is this statement-cache entry's binding: its plan is kept there (Exec::set_entry).
+  void set_entry(CachedStatement* e) { entry_ = e; }
 
  private:
+  CachedStatement* entry_ = nullptr;
   Catalog& cat_;
   SourceRef src_;
   int stmt_no_;

@@ -120,7 +120,9 @@ bool Session::run(const SourceRef& src) {
       use = StatementCacheUse::Miss;
       if ((entry = stmt_cache_.find(norm->key, now))) {
         patch_statement(*entry, *norm);
-        use = entry->bound ? StatementCacheUse::Bind : StatementCacheUse::Parse;
+        use = entry->plan    ? StatementCacheUse::Plan
+              : entry->bound ? StatementCacheUse::Bind
+                             : StatementCacheUse::Parse;
         entry->stmt->parse_ns = now_ns() - t0;
       }
     }
@@ -326,6 +328,9 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
 Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows,
                          bool verify) {
   Engine eng(cat_, src, stmt_no_);
+  // The statement cache's binding (not an aggregate's inner query, nor a
+  // caller's own): its plan is kept with it.
+  if (stmt_entry_ && stmt_entry_->bound && &q == &*stmt_entry_->bound) eng.set_entry(stmt_entry_);
   try {
     return eng.evaluate(q, r, keep_rows, verify);
   } catch (QuelError& e) {

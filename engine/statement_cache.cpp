@@ -8,7 +8,11 @@
 #include <charconv>
 #include <cstring>
 
+#include <cmath>
+#include <limits>
+
 #include "engine/aggregate.h"
+#include "engine/rows.h"
 #include "frontend/frontend.h"
 #include "frontend/ir.h"
 
@@ -44,6 +48,7 @@ const char* statement_cache_use_name(StatementCacheUse u) {
     case StatementCacheUse::Miss: return "miss";
     case StatementCacheUse::Parse: return "parse";
     case StatementCacheUse::Bind: return "bind";
+    case StatementCacheUse::Plan: return "plan";
   }
   return nullptr;
 }
@@ -180,6 +185,18 @@ bool same_value(const TextLiteral& l, const Expr& e) {
   return false;
 }
 
+// Where a statement's patterns are (the strings its key holds).
+std::vector<SrcPos> pattern_positions(Stmt& s) {
+  std::vector<Expr*> exprs;
+  for (auto& t : s.targets)
+    if (t.expr) literal_exprs(*t.expr, exprs);
+  if (s.where) literal_exprs(*s.where, exprs);
+  std::vector<SrcPos> out;
+  for (const Expr* x : exprs)
+    if (is_pattern(*x)) out.push_back(x->pos);
+  return out;
+}
+
 // Moves positions from one text's literal layout to another's: a position
 // after a literal on its line moves by the difference of their lengths.
 struct Remap {
@@ -204,6 +221,60 @@ struct Remap {
       if (k) node(*k);
   }
 };
+
+// A literal's value in a parameter slot of type t, as folding converts it
+// (an implicit conversion of the literal folded, or none); false where
+// folding would not (out of the type's range: it raises, and keeps the
+// conversion) or the slot is of no type a literal converts to.
+bool slot_value(const TextLiteral& l, Type t, ir::Value* v) {
+  *v = ir::Value{};
+  switch (l.kind) {
+    case TextLiteral::Int:
+      switch (t.kind) {
+        case Tk::I1: v->i = l.ival; return l.ival >= -128 && l.ival <= 127;
+        case Tk::I2: v->i = l.ival; return l.ival >= -32768 && l.ival <= 32767;
+        case Tk::I4: v->i = l.ival; return true;
+        case Tk::F4: v->f4 = float(l.ival); return true;
+        case Tk::F8: v->f8 = double(l.ival); return true;
+        default: return false;
+      }
+    case TextLiteral::Float:
+      if (t.kind == Tk::F8) {
+        v->f8 = l.fval;
+        return true;
+      }
+      if (t.kind == Tk::F4 && std::isfinite(l.fval) && std::fabs(l.fval) <= std::numeric_limits<float>::max()) {
+        v->f4 = float(l.fval);
+        return true;
+      }
+      return false;
+    case TextLiteral::String:
+      v->s = l.text;
+      return t.kind == Tk::C && t.len >= l.text.size();
+  }
+  return false;
+}
+
+// The literal constant under a chain of the binder's implicit conversions
+// whose outermost is at `pos` (null if none): what folding made one
+// constant of, at that conversion's position.
+const ir::Node* converted_literal_at(const ir::Node& n, SrcPos pos) {
+  if (n.implicit && n.pos == pos) {
+    const ir::Node* c = n.kid[0].get();
+    while (c && c->implicit) c = c->kid[0].get();
+    if (c && c->op == ir::Op::CONST) return c;
+  }
+  for (const auto& k : n.kid)
+    if (k)
+      if (const ir::Node* c = converted_literal_at(*k, pos)) return c;
+  return nullptr;
+}
+
+void collect_params(ir::Node& n, std::vector<ir::Node*>& out) {
+  if (n.op == ir::Op::PARAM) out.push_back(&n);
+  for (auto& k : n.kid)
+    if (k) collect_params(*k, out);
+}
 
 void collect_consts(ir::Node& n, std::vector<ir::Node*>& out) {
   if (n.op == ir::Op::CONST) out.push_back(&n);
@@ -283,6 +354,14 @@ void patch_statement(CachedStatement& e, const NormalisedText& n) {
       }
       for (auto& k : q.sort) r(k.pos);
     }
+    if (e.plan) {
+      Plan& p = e.plan->plan;
+      for (ir::NodePtr* t : {&p.qual, &p.qual_folded})
+        if (*t) r.node(**t);
+      for (auto* v : {&p.targets, &p.targets_folded})
+        for (auto& t : *v)
+          if (t) r.node(*t);
+    }
   }
   for (size_t i = 0; i < n.literals.size(); ++i) {
     const TextLiteral& l = n.literals[i];
@@ -298,6 +377,22 @@ void patch_statement(CachedStatement& e, const NormalisedText& n) {
       else c->val.s = l.text;
     }
   }
+  if (e.plan) {
+    PlanMemo& m = *e.plan;
+    for (size_t i = 0; i < n.literals.size(); ++i)
+      for (ir::Node* c : m.consts[i]) c->val = e.consts[i].front()->val;
+    ir::Value v;
+    for (const PlanMemo::Slot& sl : m.slots) {
+      if (!slot_value(n.literals[sl.literal], sl.at.type, &v)) {
+        // A value the slot cannot hold as folding would (an i2 slot, a
+        // literal past it): folding keeps the conversion, another shape.
+        e.plan.reset();
+        e.plan_tried = false;
+        break;
+      }
+      put_value(sl.at, v, m.plan.literal_block.data());
+    }
+  }
   e.literals = n.literals;
 }
 
@@ -311,13 +406,7 @@ const frontend::BoundQuery* adopt_bound(CachedStatement& e, frontend::BoundQuery
   for (auto& t : q.targets)
     if (t.expr) collect_consts(*t.expr, all);
   // A pattern's constant is the same in every text of the key, which holds it.
-  std::vector<Expr*> exprs;
-  for (auto& t : e.stmt->targets)
-    if (t.expr) literal_exprs(*t.expr, exprs);
-  if (e.stmt->where) literal_exprs(*e.stmt->where, exprs);
-  std::vector<SrcPos> patterns;
-  for (const Expr* x : exprs)
-    if (is_pattern(*x)) patterns.push_back(x->pos);
+  const std::vector<SrcPos> patterns = pattern_positions(*e.stmt);
   std::vector<std::vector<ir::Node*>> per(e.literals.size());
   for (ir::Node* c : all) {
     size_t i = 0;
@@ -342,7 +431,106 @@ const frontend::BoundQuery* adopt_bound(CachedStatement& e, frontend::BoundQuery
     if (v.empty()) return nullptr;  // a literal the binding does not hold as itself
   e.bound = std::move(q);
   e.consts = std::move(per);  // the nodes moved with their trees: the pointers hold
+  e.plan.reset();
+  e.plan_tried = false;
   return &*e.bound;
+}
+
+PlanMemo* adopt_plan(CachedStatement& e, Plan& plan, AccessSpec& acc, std::string& key, std::string& access,
+                     const Relation* rel) {
+  e.plan_tried = true;
+  auto literal_at = [&](SrcPos p) {
+    size_t i = 0;
+    while (i < e.literals.size() && !(e.literals[i].pos == p)) ++i;
+    return i;
+  };
+  // Key bounds read from the block (a literal is a parameter by now).
+  for (const BoundSrc* b : {&acc.lo, &acc.hi})
+    if (b->present && (!b->is_param || b->expr)) return nullptr;
+  // The folded trees: no constant left of a literal (its value would stay),
+  // each parameter slot one literal's value in its type.
+  std::vector<ir::Node*> folded_consts, params;
+  for (ir::NodePtr* t : {&plan.qual_folded})
+    if (*t) collect_consts(**t, folded_consts), collect_params(**t, params);
+  for (auto& t : plan.targets_folded)
+    if (t) collect_consts(*t, folded_consts), collect_params(*t, params);
+  for (const ir::Node* c : folded_consts) {
+    const size_t i = literal_at(c->pos);
+    // "" stays a constant (plan.h): one value, its type in the key.
+    if (i < e.literals.size() && !(c->type == Type::c(0) && e.literals[i].kind == TextLiteral::String &&
+                                   e.literals[i].text.empty()))
+      return nullptr;
+  }
+  const std::vector<SrcPos> patterns = pattern_positions(*e.stmt);
+  std::vector<const ir::Node*> unfolded_roots;
+  if (plan.qual) unfolded_roots.push_back(plan.qual.get());
+  for (auto& t : plan.targets)
+    if (t) unfolded_roots.push_back(t.get());
+  std::vector<PlanMemo::Slot> slots;
+  std::vector<bool> has_slot(e.literals.size());
+  std::vector<uint8_t> want;
+  for (const Attribute& a : plan.params.attrs) {
+    if (a.offset < plan.literal_at) continue;
+    const ir::Node* use = nullptr;
+    for (const ir::Node* p : params)
+      if (p->offset == a.offset && p->type == a.type) use = p;
+    if (!use) return nullptr;
+    size_t i = literal_at(use->pos);
+    if (i == e.literals.size()) {
+      // A pattern's slot holds it whatever the text's literals (the key does).
+      if (a.type.kind == Tk::C && std::find(patterns.begin(), patterns.end(), use->pos) != patterns.end()) continue;
+      // An assignment's conversion of a literal, folded: the binder placed
+      // it on the attribute assigned (its range error points there).
+      const ir::Node* lit = nullptr;
+      for (const ir::Node* t : unfolded_roots)
+        if (const ir::Node* c = converted_literal_at(*t, use->pos)) lit = c;
+      if (lit) i = literal_at(lit->pos);
+      if (i == e.literals.size()) return nullptr;  // a value folding computed
+    }
+    ir::Value v;
+    if (!slot_value(e.literals[i], a.type, &v)) return nullptr;
+    Attribute at = a;
+    at.offset -= plan.literal_at;
+    want.assign(plan.literal_block.size(), 0);
+    std::memcpy(want.data(), plan.literal_block.data(), want.size());
+    put_value(at, v, want.data());
+    if (std::memcmp(want.data() + at.offset, plan.literal_block.data() + at.offset, a.type.len) != 0) return nullptr;
+    slots.push_back({i, at});
+    has_slot[i] = true;
+  }
+  for (size_t i = 0; i < e.literals.size(); ++i)
+    if (!has_slot[i] && !(e.literals[i].kind == TextLiteral::String && e.literals[i].text.empty()))
+      return nullptr;  // folded away, or kept as a constant: its value shaped the plan
+  // The unfolded trees (the 1976 interpreter's): their constants are the binding's.
+  std::vector<ir::Node*> unfolded;
+  if (plan.qual) collect_consts(*plan.qual, unfolded);
+  for (auto& t : plan.targets)
+    if (t) collect_consts(*t, unfolded);
+  std::vector<std::vector<ir::Node*>> consts(e.literals.size());
+  for (ir::Node* c : unfolded) {
+    const size_t i = literal_at(c->pos);
+    if (i == e.literals.size()) {
+      // A pattern's (adopt_bound let no other through), the same in every text of the key.
+      if (c->type.kind != Tk::C) return nullptr;
+      continue;
+    }
+    const ir::Node* bound = e.consts[i].front();
+    if (!(c->type == bound->type) || c->val.i != bound->val.i || c->val.f8 != bound->val.f8 ||
+        c->val.s != bound->val.s)
+      return nullptr;
+    consts[i].push_back(c);
+  }
+  e.plan.emplace();
+  PlanMemo& m = *e.plan;
+  m.plan = std::move(plan);
+  m.acc = std::move(acc);
+  m.key = std::move(key);
+  m.access = std::move(access);
+  m.rel = rel;
+  m.rel_version = rel ? rel->version() : 0;
+  m.slots = std::move(slots);
+  m.consts = std::move(consts);
+  return &m;
 }
 
 }  // namespace quelkit::harness

@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/access_path.h"
+#include "engine/plan.h"
 #include "frontend/ast.h"
 #include "frontend/bound.h"
 #include "frontend/source.h"
@@ -46,6 +48,26 @@ struct NormalisedText {
 std::optional<NormalisedText> normalise_text(std::string_view text);
 inline constexpr size_t kMaxCachedText = 4096;
 
+// The one-variable plan of a cached statement whose binding is kept (a
+// statement of one variable, or none), made once: its folded trees'
+// parameter slots each hold one literal's value converted to the slot's
+// type, and its unfolded trees' constants are the literals themselves, so
+// writing a text's literals there is the plan Exec would make of it.
+struct PlanMemo {
+  Plan plan;
+  AccessSpec acc;
+  std::string key;     // the plan cache's key (relation identity, plan key)
+  std::string access;  // its --stats access path
+  const Relation* rel = nullptr;
+  uint64_t rel_version = 0;  // the relation's when the plan was made: another one is another plan
+  struct Slot {
+    size_t literal;  // index in CachedStatement::literals
+    Attribute at;    // the slot, its offset within plan.literal_block
+  };
+  std::vector<Slot> slots;
+  std::vector<std::vector<ir::Node*>> consts;  // per literal: its constants in the unfolded trees
+};
+
 // The statement a key stands for, as the texts of that key share it.
 struct CachedStatement {
   frontend::ast::StmtPtr stmt;
@@ -59,6 +81,9 @@ struct CachedStatement {
   std::optional<frontend::BoundQuery> bound;
   std::vector<std::vector<ir::Node*>> consts;  // per literal
   bool bind_tried = false;  // adopt_bound ran (whatever it found)
+  // Its plan, once made and found patchable (adopt_plan), with the binding.
+  std::optional<PlanMemo> plan;
+  bool plan_tried = false;  // adopt_plan ran since the binding was kept (or the plan dropped)
 };
 
 // How a statement's text used the cache (--stats' statement_cache).
@@ -66,7 +91,8 @@ enum class StatementCacheUse : uint8_t {
   None,   // not looked up: off (--no-statement-cache, --no-plan-cache), or a text it does not take
   Miss,   // looked up, not found: parsed (and entered, if it is one cacheable statement)
   Parse,  // its parse reused, bound again (its binding could not be patched, or not yet made)
-  Bind,   // its parse and binding reused
+  Bind,   // its parse and binding reused (its plan made again: it has several variables, or could not be patched)
+  Plan,   // its parse, binding and one-variable plan reused
 };
 const char* statement_cache_use_name(StatementCacheUse u);  // null for None
 
@@ -106,6 +132,15 @@ class StatementCache {
 // of the text that used it last to n's: literals of other lengths shift
 // what follows them on their line.
 void patch_statement(CachedStatement& e, const NormalisedText& n);
+// The plan just made of e's kept binding (Exec::run_level): kept in e.plan
+// if every parameter slot of its folded trees is one literal's value in the
+// slot's type, every literal has one, its unfolded trees' constants are
+// literals as they are, and its key bounds are parameters; the arguments
+// are moved there then. Returns e.plan's memo or null (the caller's plan
+// left whole).
+PlanMemo* adopt_plan(CachedStatement& e, Plan& plan, AccessSpec& acc, std::string& key, std::string& access,
+                     const Relation* rel);
+
 // The binding of e's statement as just made: kept in e if its constants are
 // all literals of e (their own types and values), and the binding is moved
 // there; else left to the caller. Returns e.bound or null.

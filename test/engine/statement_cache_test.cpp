@@ -95,19 +95,23 @@ class StatementCache : public ::testing::Test {
 
 TEST_F(StatementCache, ATextOfTheSameShapeReusesParseAndBinding) {
   EXPECT_EQ(run("retrieve (p.pnum, p.pname) where p.pnum = 17"), StatementCacheUse::Miss);
-  EXPECT_EQ(run("retrieve (p.pnum, p.pname) where p.pnum = 18"), StatementCacheUse::Bind);
-  EXPECT_EQ(run("retrieve (p.pnum, p.pname) where p.pnum = 190"), StatementCacheUse::Bind);
+  EXPECT_EQ(run("retrieve (p.pnum, p.pname) where p.pnum = 18"), StatementCacheUse::Plan);
+  EXPECT_EQ(run("retrieve (p.pnum, p.pname) where p.pnum = 190"), StatementCacheUse::Plan);
   // Another type (i4) is another key; so is another spacing.
   EXPECT_EQ(run("retrieve (p.pnum, p.pname) where p.pnum = 40000"), StatementCacheUse::Miss);
   EXPECT_EQ(run("retrieve (p.pnum, p.pname) where p.pnum  = 19"), StatementCacheUse::Miss);
   EXPECT_EQ(run("retrieve (x = p.weight * 2.5, c = \"ab\") where p.color = \"black\""), StatementCacheUse::Miss);
-  EXPECT_EQ(run("retrieve (x = p.weight * 0.25, c = \"zy\") where p.color = \"white\""), StatementCacheUse::Bind);
+  EXPECT_EQ(run("retrieve (x = p.weight * 0.25, c = \"zy\") where p.color = \"white\""), StatementCacheUse::Plan);
   EXPECT_EQ(run("replace p (qoh = p.qoh + 3) where p.pnum < 20"), StatementCacheUse::Miss);
-  EXPECT_EQ(run("replace p (qoh = p.qoh + 12345) where p.pnum < 7"), StatementCacheUse::Bind);
+  EXPECT_EQ(run("replace p (qoh = p.qoh + 12345) where p.pnum < 7"), StatementCacheUse::Plan);
+  // A literal assigned through the attribute's conversion (folded at the attribute).
+  EXPECT_EQ(run("replace p (weight = 2) where p.pnum < 3"), StatementCacheUse::Miss);
+  EXPECT_EQ(run("replace p (weight = 30000) where p.pnum < 5"), StatementCacheUse::Plan);
+  EXPECT_EQ(run("retrieve (p.pnum, p.weight) where p.pnum < 6"), StatementCacheUse::Miss);
   EXPECT_EQ(run("append to parts (pnum = 1000, pname = \"new\", qoh = 5)"), StatementCacheUse::Miss);
-  EXPECT_EQ(run("append to parts (pnum = 1001, pname = \"old\", qoh = 6)"), StatementCacheUse::Bind);
+  EXPECT_EQ(run("append to parts (pnum = 1001, pname = \"old\", qoh = 6)"), StatementCacheUse::Plan);
   EXPECT_EQ(run("delete p where p.pnum > 999"), StatementCacheUse::Miss);
-  EXPECT_EQ(run("delete p where p.pnum > 150"), StatementCacheUse::Bind);
+  EXPECT_EQ(run("delete p where p.pnum > 150"), StatementCacheUse::Plan);
   EXPECT_EQ(run("retrieve (p.pnum, p.qoh, p.pname)"), StatementCacheUse::Miss);
   // Several statements in a text, and statements the cache does not take.
   EXPECT_EQ(run("retrieve (a = 1) retrieve (a = 2)"), StatementCacheUse::Miss);
@@ -115,25 +119,25 @@ TEST_F(StatementCache, ATextOfTheSameShapeReusesParseAndBinding) {
   EXPECT_EQ(run("retrieve (n = count(p.pnum where p.qoh > 3))"), StatementCacheUse::Miss);
   EXPECT_EQ(run("retrieve (n = count(p.pnum where p.qoh > 4))"), StatementCacheUse::Miss);
   EXPECT_EQ(run("retrieve (p.pnum) where p.pname = \"*1*\""), StatementCacheUse::Miss);
-  EXPECT_EQ(run("retrieve (p.pnum) where p.pname = \"*1*\""), StatementCacheUse::Bind);
+  EXPECT_EQ(run("retrieve (p.pnum) where p.pname = \"*1*\""), StatementCacheUse::Plan);
   EXPECT_EQ(run("retrieve (p.pnum) where p.pname = \"*2*\""), StatementCacheUse::Miss);
 }
 
 TEST_F(StatementCache, ErrorsArePlacedInTheCurrentText) {
   // A runtime error after a literal that grew, on its line and on the next.
   EXPECT_EQ(run("retrieve (x = 1 + p.qoh / 0) where p.pnum = 30000"), StatementCacheUse::Miss);
-  EXPECT_EQ(run("retrieve (x = 1000 + p.qoh / 0) where p.pnum = 1", false), StatementCacheUse::Bind);
-  EXPECT_EQ(run("retrieve (x = 7 + p.qoh / 0) where p.pnum = 29999"), StatementCacheUse::Bind);
+  EXPECT_EQ(run("retrieve (x = 1000 + p.qoh / 0) where p.pnum = 1", false), StatementCacheUse::Plan);
+  EXPECT_EQ(run("retrieve (x = 7 + p.qoh / 0) where p.pnum = 29999"), StatementCacheUse::Plan);
   EXPECT_EQ(run("retrieve (x = \"a\",\n y = 10 / (p.qoh - p.qoh)) where p.pnum = 3", false), StatementCacheUse::Miss);
   EXPECT_EQ(run("retrieve (x = \"b\",\n y = 1000 / (p.qoh - p.qoh)) where p.pnum = 123", false),
-            StatementCacheUse::Bind);
+            StatementCacheUse::Plan);
   // A conversion that fails after a literal that grew, then shrank.
   EXPECT_EQ(run("append to parts (qoh = 5, pnum = 1000000, pname = \"x\")", false), StatementCacheUse::Miss);
-  EXPECT_EQ(run("append to parts (qoh = 12345, pnum = 2000000, pname = \"y\")", false), StatementCacheUse::Bind);
-  EXPECT_EQ(run("append to parts (qoh = 1, pnum = 2000000, pname = \"z\")", false), StatementCacheUse::Bind);
+  EXPECT_EQ(run("append to parts (qoh = 12345, pnum = 2000000, pname = \"y\")", false), StatementCacheUse::Plan);
+  EXPECT_EQ(run("append to parts (qoh = 1, pnum = 2000000, pname = \"z\")", false), StatementCacheUse::Plan);
   // A pattern after a literal that grew: its constant moves with it.
   EXPECT_EQ(run("retrieve (x = 1, y = p.pnum) where p.pname = \"*1*\""), StatementCacheUse::Miss);
-  EXPECT_EQ(run("retrieve (x = 1000, y = p.pnum) where p.pname = \"*1*\""), StatementCacheUse::Bind);
+  EXPECT_EQ(run("retrieve (x = 1000, y = p.pnum) where p.pname = \"*1*\""), StatementCacheUse::Plan);
 }
 
 TEST_F(StatementCache, ChangesToWhatBindingReadsDropTheEntries) {
@@ -143,7 +147,7 @@ TEST_F(StatementCache, ChangesToWhatBindingReadsDropTheEntries) {
   EXPECT_EQ(run("append to other (pnum = 3, qoh = 9, pname = \"o\")"), StatementCacheUse::Miss);
   EXPECT_EQ(run("range of p is other"), StatementCacheUse::None);
   EXPECT_EQ(run("retrieve (p.pnum, p.qoh) where p.pnum = 3"), StatementCacheUse::Miss);
-  EXPECT_EQ(run("retrieve (p.pnum, p.qoh) where p.pnum = 4"), StatementCacheUse::Bind);
+  EXPECT_EQ(run("retrieve (p.pnum, p.qoh) where p.pnum = 4"), StatementCacheUse::Plan);
   // Destroyed and made again with another layout, by statements and from outside.
   EXPECT_EQ(run("destroy other"), StatementCacheUse::None);
   EXPECT_EQ(run("create other (pname = c9, pnum = i2, qoh = i4)"), StatementCacheUse::None);
@@ -164,19 +168,19 @@ TEST_F(StatementCache, ChangesToWhatBindingReadsDropTheEntries) {
   EXPECT_EQ(run("abort"), StatementCacheUse::None);
   EXPECT_EQ(run("append to other (pnum = 3, qoh = 9, pname = \"o\")"), StatementCacheUse::Miss);
   EXPECT_EQ(run("retrieve (o.pnum, o.qoh) where o.pnum = 3"), StatementCacheUse::Miss);
-  EXPECT_EQ(run("retrieve (o.pnum, o.qoh) where o.pnum = 5"), StatementCacheUse::Bind);
+  EXPECT_EQ(run("retrieve (o.pnum, o.qoh) where o.pnum = 5"), StatementCacheUse::Plan);
 }
 
 TEST_F(StatementCache, AFailureInsideATransactionUndoesItAsWithoutTheCache) {
   EXPECT_EQ(run("replace p (qoh = p.qoh / 1) where p.pnum = 5"), StatementCacheUse::Miss);
   EXPECT_EQ(run("begin"), StatementCacheUse::None);
   EXPECT_EQ(run("replace p (qoh = p.qoh + 10) where p.pnum = 6"), StatementCacheUse::Miss);
-  EXPECT_EQ(run("replace p (qoh = p.qoh / 0) where p.pnum = 7", false), StatementCacheUse::Bind);
+  EXPECT_EQ(run("replace p (qoh = p.qoh / 0) where p.pnum = 7", false), StatementCacheUse::Plan);
   EXPECT_EQ(run("replace p (qoh = p.qoh + 10) where p.pnum = 8"), StatementCacheUse::None);  // skipped
   EXPECT_EQ(run("end"), StatementCacheUse::None);
   EXPECT_EQ(run("retrieve (p.pnum, p.qoh) where p.pnum < 10"), StatementCacheUse::Miss);
-  EXPECT_EQ(run("replace p (qoh = p.qoh / 2) where p.pnum = 7"), StatementCacheUse::Bind);
-  EXPECT_EQ(run("retrieve (p.pnum, p.qoh) where p.pnum < 11"), StatementCacheUse::Bind);
+  EXPECT_EQ(run("replace p (qoh = p.qoh / 2) where p.pnum = 7"), StatementCacheUse::Plan);
+  EXPECT_EQ(run("retrieve (p.pnum, p.qoh) where p.pnum < 11"), StatementCacheUse::Plan);
 }
 
 TEST(StatementCacheOff, NoPlanCacheAndNoStatementCacheBypassIt) {
