@@ -301,7 +301,10 @@ CachedStatement* StatementCache::adopt(const NormalisedText& n, frontend::ast::S
   Stmt& s = *stmt;
   const bool query = s.kind == Stmt::Append || s.kind == Stmt::Replace || s.kind == Stmt::Delete ||
                      (s.kind == Stmt::Retrieve && s.relation.empty());
-  if (!query || has_aggregates(s)) return nullptr;
+  // begin, end and abort have nothing to bind: their parse is all there is
+  // to reuse (TP1 sends them around every transaction).
+  const bool txn = s.kind == Stmt::Begin || s.kind == Stmt::End || s.kind == Stmt::Abort;
+  if (!(query || (txn && n.literals.empty())) || has_aggregates(s)) return nullptr;
   std::vector<Expr*> nodes;
   for (auto& t : s.targets)
     if (t.expr) literal_exprs(*t.expr, nodes);

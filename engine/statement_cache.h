@@ -111,7 +111,8 @@ class StatementCache {
   CachedStatement* find(const std::string& key, const Against& now);
   // Takes `stmt` (parsed from a text normalised to n) as key n.key's entry,
   // if it is one statement the cache can reuse: a retrieve (not into), an
-  // append, a replace or a delete, without aggregates, whose literal
+  // append, a replace or a delete, without aggregates (or a begin, end or
+  // abort, whose parse is all there is), whose literal
   // expressions are n's literals one for one (positions and values).
   // Returns the entry, or null with stmt left alone.
   CachedStatement* adopt(const NormalisedText& n, frontend::ast::StmtPtr& stmt, const Against& now);

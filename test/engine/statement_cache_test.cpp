@@ -179,6 +179,13 @@ TEST_F(StatementCache, AFailureInsideATransactionUndoesItAsWithoutTheCache) {
   EXPECT_EQ(run("replace p (qoh = p.qoh + 10) where p.pnum = 8"), StatementCacheUse::None);  // skipped
   EXPECT_EQ(run("end"), StatementCacheUse::None);
   EXPECT_EQ(run("retrieve (p.pnum, p.qoh) where p.pnum < 10"), StatementCacheUse::Miss);
+  // begin, end and abort reuse their parse: a second transaction, aborted.
+  EXPECT_EQ(run("begin"), StatementCacheUse::None);
+  EXPECT_EQ(run("replace p (qoh = p.qoh + 10) where p.pnum = 9"), StatementCacheUse::Plan);
+  EXPECT_EQ(run("abort"), StatementCacheUse::None);
+  EXPECT_EQ(run("begin"), StatementCacheUse::None);
+  EXPECT_EQ(run("end"), StatementCacheUse::None);
+  EXPECT_EQ(run("retrieve (p.pnum, p.qoh) where p.pnum < 10"), StatementCacheUse::Plan);
   EXPECT_EQ(run("replace p (qoh = p.qoh / 2) where p.pnum = 7"), StatementCacheUse::Plan);
   EXPECT_EQ(run("retrieve (p.pnum, p.qoh) where p.pnum < 11"), StatementCacheUse::Plan);
 }
