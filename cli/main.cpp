@@ -82,7 +82,7 @@ struct MainOptions {
   std::string backends = "interp", format, stats, sink, memory_budget;
   cli::CodeOptions code;  // --jit-opt, --jit-checks, --jit-cpu, --vector-batch, --selection
   uint32_t page_size = kDefaultPageSize;
-  bool no_plan_cache = false;
+  bool no_plan_cache = false, no_statement_cache = false;
 };
 
 // Runs the scripts (or the monitor) once the options have parsed.
@@ -119,6 +119,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
   check_session_options(app, m, opt.backends);
   opt.page_size = m.page_size;
   opt.runner.plan_cache = !m.no_plan_cache;
+  opt.statement_cache = !m.no_statement_cache;
   if (m.format == "table") opt.format = OutFormat::Table;
   else if (m.format == "csv") opt.format = OutFormat::Csv;
   else if (m.format == "json") opt.format = OutFormat::Json;
@@ -311,6 +312,9 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
   cli::add_memory_budget_option(app, &m->memory_budget);
   app.add_flag("--no-plan-cache", m->no_plan_cache,
                "keep no plan from one statement to the next (each statement prepares its own, once)");
+  app.add_flag("--no-statement-cache", m->no_statement_cache,
+               "lex, parse and bind every statement's text (by default a text that differs from an earlier one "
+               "only in its literals reuses its parse and binding; --no-plan-cache turns this off too)");
   app.add_option("--plan-cache-size", m->opt.plan_cache_capacity,
                  "plans kept per back end before eviction (default 1024; 0: no limit)")
       ->check(cli::whole(0))

@@ -198,7 +198,8 @@ int run_difftest(const DifftestOptions& d) {
   }
   try {
     if (!d.corpus.empty()) {
-      int files = 0, cases = 0, passed = 0, failed = 0, uncased = 0, stale = 0, kept = 0, twins = 0, cache_off = 0;
+      int files = 0, cases = 0, passed = 0, failed = 0, uncased = 0, stale = 0, kept = 0, twins = 0, cache_off = 0,
+          text_twins = 0, text_twin_hits = 0;
       // At a terminal, the file running now, on a line cleared once it has
       // run (a whole corpus under -b all takes minutes: gccjit compiles each
       // case); in a log, nothing.
@@ -220,6 +221,8 @@ int run_difftest(const DifftestOptions& d) {
         CorpusReport r = run_corpus(file, backends, prepare, net);
         twins += r.twins;
         cache_off += r.cache_off;
+        text_twins += r.text_twins;
+        text_twin_hits += r.text_twin_hits;
         clear_progress();  // before what the file's run says
         cases += r.cases;
         passed += r.passed;
@@ -285,7 +288,8 @@ int run_difftest(const DifftestOptions& d) {
           std::cout << "all pass";
         }
         std::cout << "; plan reuse: " << twins << " cases after a literal twin, " << cache_off
-                  << " rerun with the plan cache off\n";
+                  << " rerun with the plan cache off; statement cache: " << text_twins
+                  << " cases run from their text after a text twin, " << text_twin_hits << " of them found its entry\n";
       }
       return failed ? 1 : 0;
     }

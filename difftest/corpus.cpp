@@ -150,6 +150,40 @@ std::vector<harness::Result> reuse_net_before(harness::Session& session, size_t 
   return off;
 }
 
+// The case's statement `s` alone in `text` (the others blanked, lines kept)
+// and its text twin: each literal the statement cache's scan finds given
+// another value of the type it binds to (twin.h). Empty where the text
+// has no literal the cache would take.
+std::pair<std::string, std::string> text_and_twin(const std::string& text, const frontend::ast::Stmt& s) {
+  std::string alone = text.substr(0, s.end);
+  for (size_t i = 0; i < s.begin; ++i)
+    if (alone[i] != '\n') alone[i] = ' ';
+  const std::optional<harness::NormalisedText> n = harness::normalise_text(alone);
+  if (!n || n->literals.empty()) return {};
+  const uint64_t salt = twin_salt(alone.substr(s.begin));
+  std::string twin;
+  size_t at = 0, line_start = 0;
+  uint32_t line = 1;
+  for (const harness::TextLiteral& l : n->literals) {
+    for (; line < l.pos.line; ++line) line_start = alone.find('\n', line_start) + 1;
+    const size_t b = line_start + l.pos.col - 1;
+    twin += alone.substr(at, b - at);
+    switch (l.kind) {
+      case harness::TextLiteral::Int: twin += std::to_string(other_int(l.ival, salt)); break;
+      case harness::TextLiteral::Float: twin += float_text(other_float(l.fval, salt)); break;
+      case harness::TextLiteral::String: {
+        twin += '"';
+        for (char c : other_chars(l.text, salt)) twin += c == '"' ? std::string("\\\"") : std::string(1, c);
+        twin += '"';
+        break;
+      }
+    }
+    at = b + l.len;
+  }
+  twin += alone.substr(at);
+  return {alone, twin};
+}
+
 // How a statement's answers with the plan cache (its reports from `first`
 // on) differ from `off`, the cache-off runners' ("" where they agree).
 std::string cache_off_difference(harness::Session& session, size_t first, const std::vector<harness::Result>& off) {
@@ -344,6 +378,24 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const 
       a.error = error_line(e.err.format(), f.name);
     }
     for (size_t i = 0; i < stmts.size(); ++i) {
+      // The statement cache's net: the case's statement as a text of its
+      // own, after its text twin ran (and was taken back) in a transaction.
+      std::shared_ptr<Source> alone;
+      using frontend::ast::Stmt;
+      const Stmt& last = *stmts[i];
+      const bool cacheable = (last.kind == Stmt::Append || last.kind == Stmt::Replace || last.kind == Stmt::Delete ||
+                              (last.kind == Stmt::Retrieve && last.relation.empty())) &&
+                             !harness::has_aggregates(last);
+      if (net.text_twins && net.plan_cache && cacheable && i + 1 == stmts.size() && !session.in_transaction()) {
+        auto [text_alone, twin] = text_and_twin(text, *stmts[i]);
+        if (!twin.empty()) {
+          session.run(std::make_shared<Source>(f.name, "begin"));
+          session.run(std::make_shared<Source>(f.name, twin));
+          session.run(std::make_shared<Source>(f.name, "abort"));
+          alone = std::make_shared<Source>(f.name, text_alone);
+          ++rep.text_twins;
+        }
+      }
       out.str("");
       err.str("");
       const size_t nreports = session.reports().size();
@@ -359,7 +411,14 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const 
         n.cache_off = net.cache_off && !exact;
         off = reuse_net_before(session, stmts[i]->begin, src, i, n, cache_off, &rep);
       }
-      bool ok = session.run_statement(*stmts[i], src);
+      bool ok = alone ? session.run(alone) : session.run_statement(*stmts[i], src);
+      if (alone && session.reports().size() > nreports) {
+        const harness::StatementCacheUse use = session.reports().back().stats.statement_cache;
+        if (use == harness::StatementCacheUse::Parse || use == harness::StatementCacheUse::Bind ||
+            use == harness::StatementCacheUse::Plan)
+          ++rep.text_twin_hits;
+        else fail(c.line, "the statement cache: the case's text did not find its text twin's entry");
+      }
       std::string e = err.str();
       if (auto p = e.find("back ends disagree"); p != std::string::npos) {
         // The line and what it lists under it, indented ("different errors:"

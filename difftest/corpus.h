@@ -72,6 +72,9 @@ struct CorpusReport {
   // The plan-reuse net (CorpusNet): cases run after a literal twin, and
   // cases rerun with the plan cache off.
   int twins = 0, cache_off = 0;
+  // The statement cache's net (CorpusNet::text_twins): cases whose text ran
+  // after its text twin, and how many of them found the twin's entry.
+  int text_twins = 0, text_twin_hits = 0;
   std::string rewritten;  // the file with every expectation replaced by what ran
 };
 
@@ -85,10 +88,19 @@ struct CorpusReport {
 // expectation is that answer already, written down by a run without the
 // twin. plan_cache false: the whole file runs as --no-plan-cache (the net
 // then does nothing).
+// text_twins: the statement cache's net (engine/statement_cache.h). The
+// case's statement, as a text of its own (at its place: its positions are
+// the file's), runs through the session's text path after its text twin,
+// the same text with other literals of the same types, ran inside `begin`
+// ... `abort` (which keeps the twin's entry and undoes its changes); it
+// must find the twin's entry, and its answer, error position included, is
+// held against the expectation as any case's. Not inside a transaction the
+// case opened, nor under plan_cache false.
 struct CorpusNet {
   bool plan_cache = true;
   bool twins = true;
   bool cache_off = true;
+  bool text_twins = true;
 };
 
 // Runs a file on the back ends of `backends` ("interp:switch", "all", ...) in

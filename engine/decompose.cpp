@@ -178,6 +178,19 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     // Making the plan, its access path and its cache key: --stats' plan_ns.
     const uint64_t p0 = now_ns();
     std::string name = plan_base() + (depth ? "_s" + std::to_string(depth) : "");
+    const bool want_tids = updating && v == q_.update_var;
+    // A cached statement's plan, its literals written in (statement_cache.h),
+    // while its relation is the one it was made over.
+    PlanMemo* memo = depth == 0 && entry_ && entry_->plan ? &*entry_->plan : nullptr;
+    if (memo && (memo->rel != rel || (rel && rel->version() != memo->rel_version))) memo = nullptr;
+    if (memo) {
+      memo->plan.name = std::move(name);
+      if (src_ && memo->plan.source != src_->name()) memo->plan.source = src_->name();
+      note_access(memo->access);
+      res_.stats.plan_ns += now_ns() - p0;
+      execute(memo->plan, rel, memo->key, memo->acc, params, out, want_tids);
+      return;
+    }
     Plan plan = make_plan(lv, v, lv.conjuncts, targets, names, name);
     plan.accumulates = out.accumulator() != nullptr;
     int key_attr = rel ? rel->key_attr() : -1;
@@ -185,9 +198,13 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     std::string key = v >= 0 ? rel_id(*lv.vars[size_t(v)]) : "none";
     key += '|';
     key += plan.key;
-    note_access((v >= 0 ? q_.vars[size_t(v)].name + ":" : "") + acc.text);
+    std::string access = (v >= 0 ? q_.vars[size_t(v)].name + ":" : "") + acc.text;
+    note_access(access);
+    if (depth == 0 && entry_ && !entry_->plan_tried && v == (q_.vars.empty() ? -1 : 0))
+      memo = adopt_plan(*entry_, plan, acc, key, access, rel);
     res_.stats.plan_ns += now_ns() - p0;
-    execute(plan, rel, key, acc, params, out, updating && v == q_.update_var);
+    if (memo) execute(memo->plan, rel, memo->key, memo->acc, params, out, want_tids);
+    else execute(plan, rel, key, acc, params, out, want_tids);
     return;
   }
 

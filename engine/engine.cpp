@@ -29,6 +29,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   AccumSink accumulated(acc, res.layout.tuple_len);
   Sink& sink = acc ? static_cast<Sink&>(accumulated) : count ? static_cast<Sink&>(counted) : rows;
   Exec ex(cat_, runner, q, src_, stmt_no_, res, count);
+  ex.set_entry(entry_);
   // On the clock: scan, qualification, projection of every qualifying row
   // into the result, and sort by / unique (the statement's work). Off it:
   // the checksum over the stored rows (verify_ns).

@@ -21,6 +21,7 @@
 #include "storage/checksum.h"
 #include "engine/plan.h"
 #include "engine/result_rows.h"
+#include "engine/statement_cache.h"
 
 namespace quelkit::harness {
 
@@ -83,6 +84,11 @@ struct ExecStats {
   // result, and its whole wall time from its first token to its result.
   uint64_t parse_ns = 0, bind_ns = 0, plan_ns = 0, lookup_ns = 0, result_ns = 0, total_ns = 0;
   uint64_t verify_ns = 0;      // checksum over the stored result, after run_ns stopped
+  // Whether the statement's text was found in the session's statement cache
+  // (statement_cache.h): its parse_ns is then the literal scan and patch
+  // (of the binding and plan too, on a Bind or Plan: bind_ns 0, and on a
+  // Plan plan_ns only the cached plan's naming).
+  StatementCacheUse statement_cache = StatementCacheUse::None;
   // --dump's printing of a back end's forms (Runner::get): off both clocks,
   // so a run that dumps times as one that does not. Not reported.
   uint64_t dump_ns = 0;
@@ -234,8 +240,11 @@ class Engine {
   // harness as the rows arrive), none kept.
   Result evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep_rows, bool verify = true,
                   qk_accum* acc = nullptr);
+  // q is this statement-cache entry's binding: its plan is kept there (Exec::set_entry).
+  void set_entry(CachedStatement* e) { entry_ = e; }
 
  private:
+  CachedStatement* entry_ = nullptr;
   Catalog& cat_;
   SourceRef src_;
   int stmt_no_;

@@ -48,6 +48,9 @@ class Exec {
       : cat_(cat), runner_(r), q_(q), src_(src), stmt_no_(stmt_no), res_(res), count_(count) {}
 
   void run_statement(Sink& out);
+  // The statement cache's entry whose binding q is (statement_cache.h): its
+  // one-variable plan is made once and reused, its literals written in.
+  void set_entry(CachedStatement* e) { entry_ = e; }
   // "var:path; ..." of the plans run so far (also after a failure).
   std::string access_path() const {
     std::string text;
@@ -118,6 +121,7 @@ class Exec {
   int stmt_no_;
   Result& res_;
   const bool count_;  // --sink count (RunnerOptions::count_sink)
+  CachedStatement* entry_ = nullptr;
   int ndetach_ = 0;
   std::vector<uint8_t> scratch_;
   std::vector<Tid> tidbuf_;

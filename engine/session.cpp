@@ -100,11 +100,45 @@ void Session::print_error(const Error& e) { err_ << e.format() << '\n'; }
 
 void Session::invalidate(const std::string& relation) {
   for (auto& r : runners_) r->cache().invalidate(relation);
+  catalog_changed();  // its structure changed too: the statement cache's bindings go
 }
 
 bool Session::run(const SourceRef& src) {
   std::vector<Error> errors;
-  std::vector<frontend::ast::StmtPtr> stmts = frontend::parse_recovering(src, &errors);
+  std::vector<frontend::ast::StmtPtr> parsed;
+  // The statement cache first (statement_cache.h): a text of a key it holds
+  // is not lexed or parsed; its cached statement runs with the text's
+  // literals and positions written in.
+  std::optional<NormalisedText> norm;
+  CachedStatement* entry = nullptr;
+  StatementCacheUse use = StatementCacheUse::None;
+  const StatementCache::Against now{(cat_.version() << 32) + catalog_version_, ranges_.vars};
+  if (statement_cache_on() && !src->cut()) {
+    const uint64_t t0 = now_ns();
+    norm = normalise_text(src->text());
+    if (norm) {
+      use = StatementCacheUse::Miss;
+      if ((entry = stmt_cache_.find(norm->key, now))) {
+        patch_statement(*entry, *norm);
+        use = entry->plan    ? StatementCacheUse::Plan
+              : entry->bound ? StatementCacheUse::Bind
+                             : StatementCacheUse::Parse;
+        entry->stmt->parse_ns = now_ns() - t0;
+      }
+    }
+  }
+  std::vector<const Stmt*> stmts;
+  if (entry) {
+    stmts.push_back(entry->stmt.get());
+  } else {
+    parsed = frontend::parse_recovering(src, &errors);
+    // One statement the cache takes becomes its entry (a text of several,
+    // or of a statement that failed to parse, is not cached).
+    if (norm && errors.empty() && parsed.size() == 1) entry = stmt_cache_.adopt(*norm, parsed[0], now);
+    if (entry) stmts.push_back(entry->stmt.get());
+    else
+      for (const auto& p : parsed) stmts.push_back(p.get());
+  }
   bool ok = errors.empty();
   size_t e = 0;
   auto before = [](SrcPos a, SrcPos b) { return a.line < b.line || (a.line == b.line && a.col < b.col); };
@@ -122,7 +156,7 @@ bool Session::run(const SourceRef& src) {
   }
   const bool syntax_stop = !errors.empty();
   stopped_ = false;  // set from here on by an included file's run
-  for (const auto& s : stmts) {
+  for (const Stmt* s : stmts) {
     // An error at a statement's first token is the statement's before it,
     // which failed on meeting that keyword (`retrieve (a = 1) where` then
     // `retrieve ...`): it is printed before this statement runs.
@@ -138,7 +172,12 @@ bool Session::run(const SourceRef& src) {
       fail_transaction();
       return false;
     }
+    // The entry and how it was found, for the statement's binding and --stats.
+    stmt_entry_ = entry;
+    stmt_use_ = use;
     ok = run_statement(*s, src) && ok;
+    stmt_entry_ = nullptr;
+    stmt_use_ = StatementCacheUse::None;
     if (cancel_requested()) {  // the rest of the text does not run
       fail_transaction();  // a cancel inside a transaction undoes it, whatever it came during
       return false;
@@ -263,6 +302,7 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
       if (!cat_.find(s.relation))
         throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
       ranges_.set(s.var, lowercase(s.relation));
+      catalog_changed();
       return true;
     }
     case Stmt::Retrieve:
@@ -288,6 +328,9 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
 Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceRef& src, bool keep_rows,
                          bool verify, qk_accum* acc) {
   Engine eng(cat_, src, stmt_no_);
+  // The statement cache's binding (not an aggregate's inner query, nor a
+  // caller's own): its plan is kept with it.
+  if (stmt_entry_ && stmt_entry_->bound && &q == &*stmt_entry_->bound) eng.set_entry(stmt_entry_);
   try {
     return eng.evaluate(q, r, keep_rows, verify, acc);
   } catch (QuelError& e) {
@@ -325,17 +368,29 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     if (!q.into.empty()) check_tuple_fits(into_schema(q), opt_.page_size, s.relation_pos, src);
   };
   uint64_t bind_ns = 0;  // the statement's binding (each runner's too, with aggregates)
-  if (!aggregates) {
+  // The binding used: the statement cache's (patched with the text's
+  // literals when the text was looked up), or `bound`.
+  const frontend::BoundQuery* boundp = nullptr;
+  if (!aggregates && stmt_entry_ && stmt_entry_->bound) {
+    boundp = &*stmt_entry_->bound;
+  } else if (!aggregates) {
     const uint64_t b0 = now_ns();
     bound = frontend::bind(s, ranges_, cat_, src);
     check_into(*bound);
     bind_ns = now_ns() - b0;
+    boundp = &*bound;
+    // A cached statement's first binding is kept, if it can be patched.
+    if (stmt_entry_ && !stmt_entry_->bind_tried)
+      if (const frontend::BoundQuery* kept = adopt_bound(*stmt_entry_, *bound)) {
+        boundp = kept;
+        bound.reset();
+      }
   }
   // With aggregates, the statement as rewritten on the first runner (their
   // values as constants, aggregate functions' temporaries joined back),
   // after its aggregates' inner queries (AggregateScope dumps each).
   const std::string stmt_plans = "q" + std::to_string(stmt_no_);
-  if (bound) dump_ir(*bound, stmt_plans);
+  if (boundp) dump_ir(*boundp, stmt_plans);
   // Rows are needed unless a plain retrieve prints nothing (--format none).
   const bool keep = !(s.kind == Stmt::Retrieve && s.relation.empty() && opt_.format == OutFormat::None);
   std::vector<Result> results;
@@ -381,7 +436,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       local_bind_ns = now_ns() - b0;
       if (r == runners_.front()) dump_ir(*local, stmt_plans);
     }
-    const frontend::BoundQuery* q = local ? &*local : bound ? &*bound : nullptr;
+    const frontend::BoundQuery* q = local ? &*local : boundp;
     Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep, verify_);
     if (scope) {  // the aggregates' queries ran first and are part of the statement's work
       first.stats.add_scan(scope->stats());
@@ -406,7 +461,10 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
       }
       times.push_back(double(again.stats.run_ns + (scope ? scope->stats().run_ns : 0)));
     }
-    if (local && !bound) bound = std::move(local);
+    if (local && !boundp) {
+      bound = std::move(local);
+      boundp = &*bound;
+    }
     // One run (every statement but a repeated retrieve) has nothing to summarise.
     Stats ts;
     if (times.size() == 1) ts.median = ts.min = ts.max = times[0];
@@ -420,6 +478,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     rep.stats = first.stats;
     rep.stats.run_ns = uint64_t(ts.median);
     rep.stats.bind_ns = bind_ns + local_bind_ns;
+    rep.stats.statement_cache = stmt_use_;
     rep.run_ns_min = uint64_t(ts.min);
     rep.run_ns_max = uint64_t(ts.max);
     rep.runs = int(times.size());
@@ -483,7 +542,7 @@ bool Session::exec_query(const Stmt& s, const SourceRef& src) {
     return false;
   }
   if (!diff.empty()) return false;
-  const frontend::BoundQuery& q = *bound;
+  const frontend::BoundQuery& q = *boundp;
   // A Ctrl-C that came after the scans ended: the last moment nothing has
   // changed, so the statement is cancelled whole, not applied and then
   // followed by a silent stop (a 200,000-row replace was).
@@ -673,6 +732,7 @@ void Session::emit_statement_stats(const Stmt& s, uint64_t run_ns, const std::st
   r.stats.run_ns = r.run_ns_min = r.run_ns_max = run_ns;
   r.stats.parse_ns = s.parse_ns;
   r.stats.total_ns = s.parse_ns + run_ns;
+  r.stats.statement_cache = stmt_use_;
   r.error = error;
   emit_stats(r);
 }
@@ -716,6 +776,9 @@ void Session::emit_stats(const StmtReport& r) {
         {"lookup_ns", s.lookup_ns},
         {"result_ns", s.result_ns},
         {"total_ns", s.total_ns},
+        {"statement_cache", statement_cache_use_name(s.statement_cache)
+                                ? nlohmann::ordered_json(statement_cache_use_name(s.statement_cache))
+                                : nlohmann::ordered_json()},
         {"checksum", checksum_hex(s.checksum)},
         {"tiers", s.tiers()},
         {"tier_switch_page", s.tier_switch_page},
@@ -742,7 +805,11 @@ void Session::emit_stats(const StmtReport& r) {
        << " us" << phases << ", run " << stats_us_text(s.run_ns) << " us (min " << stats_us_text(r.run_ns_min) << ", max "
        << stats_us_text(r.run_ns_max) << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << stats_us_text(s.verify_ns) << " us; parse " << stats_us_text(s.parse_ns) << ", bind "
        << stats_us_text(s.bind_ns) << ", plan " << stats_us_text(s.plan_ns) << ", lookup " << stats_us_text(s.lookup_ns)
-       << ", result " << stats_us_text(s.result_ns) << ", total " << stats_us_text(s.total_ns) << " us; checksum " << checksum_hex(s.checksum)
+       << ", result " << stats_us_text(s.result_ns) << ", total " << stats_us_text(s.total_ns) << " us"
+       << (statement_cache_use_name(s.statement_cache)
+               ? std::string("; statement cache ") + statement_cache_use_name(s.statement_cache)
+               : std::string())
+       << "; checksum " << checksum_hex(s.checksum)
        << tier_text(s) << (r.error.empty() ? "" : "; error") << "\n";
 }
 

@@ -42,6 +42,9 @@ struct SessionOptions {
   PrepareOptions prepare;
   uint32_t page_size = kDefaultPageSize;
   size_t plan_cache_capacity = 1024;
+  // --no-statement-cache (and --no-plan-cache, which means no reuse from one
+  // statement to the next): every text lexed, parsed and bound afresh.
+  bool statement_cache = true;
 };
 
 // One statement's outcome on one runner, for --stats and the report.
@@ -185,6 +188,17 @@ class Session {
     bool failed = false;
   };
   std::optional<Transaction> txn_;
+  // The statement cache (statement_cache.h): entries are bound against a
+  // catalog version, which every statement that changes what binding reads
+  // (range, create, destroy, modify, retrieve into, an abort that undoes
+  // one of them) moves on.
+  StatementCache stmt_cache_;
+  uint64_t catalog_version_ = 0;
+  CachedStatement* stmt_entry_ = nullptr;  // the running statement's entry, if its text has one
+  StatementCacheUse stmt_use_ = StatementCacheUse::None;
+  uint64_t stmt_patch_bind_ns_ = 0;  // a Bind hit: patching the binding (its bind_ns)
+  bool statement_cache_on() const { return opt_.statement_cache && opt_.runner.plan_cache; }
+  void catalog_changed() { ++catalog_version_; }
   std::unique_ptr<UndoLog> undo_;  // kept across transactions: its room is reused
 };
 

@@ -244,8 +244,7 @@ class Binder {
       case Expr::Int: {
         ir::Value v;
         v.i = e.ival;
-        bool small = e.ival >= -32768 && e.ival <= 32767;
-        return ir::make_const(small ? Type::i2() : Type::i4(), v, e.pos);
+        return ir::make_const(int_literal_type(e.ival), v, e.pos);
       }
       case Expr::Float: {
         ir::Value v;
@@ -479,6 +478,8 @@ class Binder {
 };
 
 }  // namespace
+
+Type int_literal_type(int64_t v) { return v >= -32768 && v <= 32767 ? Type::i2() : Type::i4(); }
 
 BoundQuery bind(const ast::Stmt& stmt, const RangeTable& ranges, const CatalogView& catalog,
                 const SourceRef& src) {

@@ -37,6 +37,10 @@ struct RangeTable {
 BoundQuery bind(const ast::Stmt& stmt, const RangeTable& ranges, const CatalogView& catalog,
                 const SourceRef& src);
 
+// The type the binder gives an integer literal of value v: i2 if it fits,
+// else i4 (the statement cache, engine/statement_cache.h, keys texts by it).
+Type int_literal_type(int64_t v);
+
 // Folds constant subexpressions (frontend/fold.cpp). Never mutates `n`.
 // A subexpression whose evaluation raises an error is left unfolded so the
 // error is raised at run time exactly when evaluation reaches it.

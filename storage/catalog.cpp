@@ -17,6 +17,7 @@ Relation* Catalog::add(std::unique_ptr<Relation> rel) {
   std::string key = lowercase(rel->name());
   auto* p = rel.get();
   rels_[key] = std::move(rel);
+  ++version_;
   return p;
 }
 
@@ -25,6 +26,7 @@ std::unique_ptr<Relation> Catalog::remove(std::string_view name) {
   if (it == rels_.end()) return nullptr;
   auto r = std::move(it->second);
   rels_.erase(it);
+  ++version_;
   return r;
 }
 

@@ -20,8 +20,13 @@ class Catalog : public CatalogView {
   Relation* add(std::unique_ptr<Relation> rel);
   std::unique_ptr<Relation> remove(std::string_view name);
   std::vector<std::string> names() const;
+  // Moves on at every add and remove: what was bound against the catalog
+  // (the statement cache's bindings, engine/statement_cache.h) is stale
+  // once it has, whoever changed it.
+  uint64_t version() const { return version_; }
 
  private:
+  uint64_t version_ = 0;
   std::map<std::string, std::unique_ptr<Relation>, std::less<>> rels_;
 };
 

@@ -132,6 +132,9 @@ bool measure_short_backend(const SessionOptions& so_in, const std::pair<std::str
       if (r.backend.empty()) continue;
       c.prepares += r.stats.prepares;
       c.cache_hits += r.stats.cache_hits;
+      c.text_hits += r.stats.statement_cache == harness::StatementCacheUse::Parse ||
+                     r.stats.statement_cache == harness::StatementCacheUse::Bind ||
+                     r.stats.statement_cache == harness::StatementCacheUse::Plan;
       for (size_t k = 0; k < kShortCosts; ++k) c.costs[k] += r.stats.*kShortCostFields[k].field;
     }
     session.reports().clear();

@@ -44,6 +44,9 @@ struct ShortCell {
   uint64_t setup_ns = 0;  // loading the relations and readying them (range, modify; SQLite's indexes)
   uint64_t wall_ns = 0;   // the statements, each from its text (transactions' begin and end included)
   uint64_t prepares = 0, cache_hits = 0;
+  // Statements whose text found its parse (and binding) in the session's
+  // statement cache (engine/statement_cache.h).
+  uint64_t text_hits = 0;
   uint64_t costs[kShortCosts] = {};  // kShortCostFields, summed over the statements
   std::vector<std::pair<std::string, uint64_t>> checksums;  // each relation's after the run
   double us_per_statement() const { return statements ? double(wall_ns) / 1e3 / double(statements) : 0; }

@@ -86,6 +86,13 @@ TEST(ShortReport, BothWorkloadsOnTwoBackendsAndSqliteEndWithTheSameData) {
   EXPECT_LE(emp.at("threaded:goto").at("prepares").get<int>(), 3);
   EXPECT_GE(emp.at("threaded:goto").at("cache_hits").get<int>(), 47);
   EXPECT_TRUE(emp.at("threaded:goto").at("reuses_plans").get<bool>());
+  // Each replace's text after the first of its key (a salary of i2 or of
+  // i4) finds its parse and binding in the statement cache, on every back end.
+  for (const char* e : {"threaded:goto", "interp:switch"}) {
+    EXPECT_GE(emp.at(e).at("text_hits").get<int>(), 48) << e;
+    EXPECT_GE(cells(r, "tp1").at(e).at("text_hits").get<int>(), 100) << e;
+  }
+  EXPECT_NE(r.out.text.find("statement cache: on"), std::string::npos);
   EXPECT_EQ(emp.at("sqlite:prepared").at("prepares").get<int>(), 1);
   EXPECT_EQ(emp.at("sqlite:text").at("prepares").get<int>(), 50);
   // The appends reached history: 20 of them, the same on every engine.
@@ -93,7 +100,7 @@ TEST(ShortReport, BothWorkloadsOnTwoBackendsAndSqliteEndWithTheSameData) {
   // The CSV has a column per fixed cost, a row per engine and workload.
   EXPECT_EQ(r.csv.substr(0, r.csv.find('\n')),
             "workload,backend,statements,transactions,us_per_statement,per_second,wall_ns,setup_ns,prepares,"
-            "cache_hits,parse_ns,bind_ns,plan_ns,lookup_ns,prepare_ns,run_ns,result_ns,total_ns,same_data");
+            "cache_hits,text_hits,parse_ns,bind_ns,plan_ns,lookup_ns,prepare_ns,run_ns,result_ns,total_ns,same_data");
   EXPECT_EQ(std::count(r.csv.begin(), r.csv.end(), '\n'), 1 + 2 * 4);
 }
 

@@ -546,7 +546,8 @@ class MonitorTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stderr, "")
         self.assertEqual(p.stdout, "corpus: 2 files, 2 cases on interp:switch: all pass; plan reuse: 0 cases after a "
-                         "literal twin, 0 rerun with the plan cache off\n")
+                         "literal twin, 0 rerun with the plan cache off; statement cache: 2 cases run from their "
+                         "text after a text twin, 2 of them found its entry\n")
 
     def run_until_sigint(self, args, after):
         """quelkit ARGS without a terminal, SIGINT `after` seconds into its
