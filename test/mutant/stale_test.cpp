@@ -61,14 +61,16 @@ TEST(StaleLiterals, CorpusNetCatchesIt) {
   // The file's one statement of its shape prepares its own plan: without
   // the net the stale back end passes.
   CorpusNet none;
-  none.twins = none.cache_off = false;
+  none.twins = none.cache_off = none.text_twins = false;
   const CorpusReport quiet = run_corpus(f, m, {}, none);
   EXPECT_TRUE(quiet.failures.empty()) << quiet.failures.front();
   EXPECT_EQ(quiet.twins, 0);
   EXPECT_EQ(quiet.cache_off, 0);
   // With it, the statement runs on its twin's plan: a wrong answer. An
   // exact expectation is the cache-off answer written down, so no rerun.
-  const CorpusReport r = run_corpus(f, m);
+  CorpusNet plans;  // the plan net alone; the statement cache's text twins below
+  plans.text_twins = false;
+  const CorpusReport r = run_corpus(f, m, {}, plans);
   EXPECT_EQ(r.twins, 1);
   EXPECT_EQ(r.cache_off, 0);
   ASSERT_EQ(r.failures.size(), 1u) << filled;
@@ -76,13 +78,21 @@ TEST(StaleLiterals, CorpusNetCatchesIt) {
   // Where the expectation says nothing of the answer (ok), the rerun with
   // the plan cache off is what catches it.
   const std::string ok = "/*! parts 210 */\nrange of p is parts\nretrieve (p.pnum) where p.pnum < 5\n/*= ok */\n";
-  const CorpusReport k = run_corpus(parse_corpus("ok.quel", ok), m);
+  const CorpusReport k = run_corpus(parse_corpus("ok.quel", ok), m, {}, plans);
   EXPECT_EQ(k.twins, 1);
   EXPECT_EQ(k.cache_off, 1);
   ASSERT_EQ(k.failures.size(), 1u);
   EXPECT_NE(k.failures[0].find("plan cache on and off disagree: " + m + " gives "), std::string::npos) << k.failures[0];
   EXPECT_NE(k.failures[0].find(" with the plan cache, checksum 4 "), std::string::npos) << k.failures[0];
   EXPECT_TRUE(run_corpus(parse_corpus("ok.quel", ok), "threaded").failures.empty());
+  // The statement cache's net alone (the same text with other literals run
+  // first, from its text) catches it too: the statement reuses the twin's plan.
+  CorpusNet texts;
+  texts.twins = texts.cache_off = false;
+  const CorpusReport t = run_corpus(f, m, {}, texts);
+  EXPECT_EQ(t.text_twins, 1);
+  EXPECT_FALSE(t.failures.empty()) << filled;
+  EXPECT_TRUE(run_corpus(f, "threaded", {}, texts).failures.empty());
 }
 
 }  // namespace

@@ -64,7 +64,9 @@ def main():
         # Three back ends, a JIT among them where the build has one (its
         # compile-by-level figure): every back end took most of this test's
         # time, and drew no other figure.
-        args = ["--sizes", "1000,10000", "--keyed-sizes", "3360", "--count-sizes", "10000", "--reps", "3",
+        # The aggregates section at a small size too: its default is 1M and 10M.
+        args = ["--sizes", "1000,10000", "--keyed-sizes", "3360", "--count-sizes", "10000",
+                "--aggregate-sizes", "1000", "--reps", "3",
                 "--target-reps", "3", "--min-time", "0.001", "--out", paper]
         p = subprocess.run([quelkit, "paper", "-b", "interp,vector,llvm:fused"] + args, capture_output=True,
                            text=True, timeout=300)
