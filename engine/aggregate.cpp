@@ -354,7 +354,7 @@ static void check_argument(const Expr& agg, Type arg, const SourceRef& src) {
 // columns, the argument after them): by the back end's accumulating kernel
 // where it has one (Backend::accumulates), else by the harness as the rows
 // arrive. None is kept.
-Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual, AccumBlock* acc) {
+frontend::BoundQuery AggregateScope::bind_inner(const Expr& agg, bool with_arg, bool with_qual) {
   Stmt q;
   q.kind = Stmt::Retrieve;
   q.pos = agg.pos;
@@ -377,6 +377,14 @@ Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual, Acc
   if (with_qual && agg.qual) q.where = frontend::clone(*agg.qual);
   frontend::BoundQuery bq = frontend::bind(q, session_.ranges(), session_.catalog(), src_);
   if (with_arg) check_argument(agg, bq.targets.back().expr->type, src_);
+  return bq;
+}
+
+Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual, AccumBlock* acc) {
+  return inner(agg, bind_inner(agg, with_arg, with_qual), with_arg, acc);
+}
+
+Result AggregateScope::inner(const Expr& agg, frontend::BoundQuery bq, bool with_arg, AccumBlock* acc) {
   // Its rows go into the aggregate, as a retrieve into a relation's do: so
   // they are projected even under --sink count, which counts only the rows
   // of a retrieve that shows them.
@@ -451,9 +459,18 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
   const size_t nby = agg.by.size();
   // The groups: every by value of the whole relation, whatever the
   // aggregate's qualification keeps, in order of first appearance.
-  AccumBlock groups, vals;
-  Result grouped = inner(agg, false, false, &groups);
-  Result valued = inner(agg, true, true, &vals);
+  // With no qualification the values pass meets every tuple, so its table
+  // holds every group, in the same order: the groups pass is dropped where
+  // the argument cannot raise (else an argument's error at an earlier tuple
+  // would come before the by list's, which the groups pass raises first).
+  frontend::BoundQuery valued_q = bind_inner(agg, true, true);
+  const bool one_pass = !agg.qual && !ir::may_raise(*valued_q.targets.back().expr);
+  AccumBlock own_groups, vals;
+  Result grouped;
+  if (!one_pass) grouped = inner(agg, false, false, &own_groups);
+  Result valued = inner(agg, std::move(valued_q), true, &vals);
+  if (one_pass) grouped.layout = valued.layout;
+  AccumBlock& groups = one_pass ? vals : own_groups;
   // Building the temporary is the statement's work: on its clock (run_ns).
   const uint64_t t0 = now_ns();
   // The grouping tables are temporaries of the statement too, charged to the
@@ -463,7 +480,7 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
   MemCharge tables;
   const std::string what = "the groups of " + agg.text;
   auto charge = [&] {
-    uint64_t bytes = groups->bytes + vals->bytes;
+    uint64_t bytes = vals->bytes + (one_pass ? 0 : groups->bytes);
     if (groups->err || vals->err) bytes = std::max(bytes, groups->room + 1);
     tables.set(bytes, what);
   };

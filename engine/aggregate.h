@@ -51,6 +51,8 @@ class AggregateScope {
   };
   using AccumBlock = std::unique_ptr<qk_accum, AccumFree>;
   Result inner(const frontend::ast::Expr& agg, bool with_arg, bool with_qual, AccumBlock* acc);
+  Result inner(const frontend::ast::Expr& agg, frontend::BoundQuery bq, bool with_arg, AccumBlock* acc);
+  frontend::BoundQuery bind_inner(const frontend::ast::Expr& agg, bool with_arg, bool with_qual);
 
   Session& session_;
   Runner& runner_;
