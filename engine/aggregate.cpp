@@ -466,10 +466,8 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
   frontend::BoundQuery valued_q = bind_inner(agg, true, true);
   const bool one_pass = !agg.qual && !ir::may_raise(*valued_q.targets.back().expr);
   AccumBlock own_groups, vals;
-  Result grouped;
-  if (!one_pass) grouped = inner(agg, false, false, &own_groups);
+  if (!one_pass) inner(agg, false, false, &own_groups);
   Result valued = inner(agg, std::move(valued_q), true, &vals);
-  if (one_pass) grouped.layout = valued.layout;
   AccumBlock& groups = one_pass ? vals : own_groups;
   // Building the temporary is the statement's work: on its clock (run_ns).
   const uint64_t t0 = now_ns();
@@ -501,7 +499,7 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
 
   // The temporary relation (b1, ..., value), one tuple per group.
   std::vector<std::pair<std::string, Type>> cols;
-  for (size_t i = 0; i < nby; ++i) cols.emplace_back("b" + std::to_string(i + 1), grouped.layout.attrs[i].type);
+  for (size_t i = 0; i < nby; ++i) cols.emplace_back("b" + std::to_string(i + 1), valued.layout.attrs[i].type);
   const qk_agg proto = agg_proto(agg.text, arg);
   cols.emplace_back("value", agg_type(proto, arg.type));
   Schema schema = Schema::packed(cols);
@@ -536,7 +534,7 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
     std::unordered_set<std::string> distinct;
     for (uint64_t g = 0; g < ngroups; ++g) {
       key.clear();
-      append_equality_key(grouped.layout.attrs[i], qk_group_row(groups.get(), g), &key);
+      append_equality_key(valued.layout.attrs[i], qk_group_row(groups.get(), g), &key);
       distinct.insert(key);
     }
     if (key_attr < 0 || distinct.size() > most) key_attr = int(i), most = distinct.size();

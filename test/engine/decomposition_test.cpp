@@ -178,6 +178,11 @@ TEST(Decomposition, AnAggregateFunctionIsJoinedBackByLookingUpItsGroup) {
   r = k.run("retrieve (p.pnum, c = sum(p.qoh / 1 by p.pnum))");
   ASSERT_TRUE(r.ok) << r.err;
   EXPECT_EQ(path_of(k), "p:heap full scan; p:heap full scan; aggregate#1:hash full scan");
+  // The argument raises at tuple 1, the by list at tuple 5: the groups pass
+  // runs first, so the by list's error is the statement's.
+  r = k.run("retrieve (p.pnum, c = sum(p.qoh / (p.pnum - 1) by p.pnum / (p.pnum - 5)))");
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("division by zero (relation parts, tuple 5)"), std::string::npos) << r.err;
 }
 
 TEST(Decomposition, ThreeVariablesRecurse) {
