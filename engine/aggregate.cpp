@@ -293,6 +293,7 @@ AggregateScope::AggregateScope(Session& session, Runner& runner, const Stmt& s, 
     : session_(session), runner_(runner), src_(src), stmt_(clone_statement(s)) {
   std::vector<ExprPtr> joins;
   try {
+    find_shared();
     // In text order: the target list, then the qualification.
     for (auto& t : stmt_->targets)
       if (t.expr) rewrite(t.expr, &joins);
@@ -336,10 +337,73 @@ void AggregateScope::drop_temporaries() {
 
 void AggregateScope::rewrite(ExprPtr& e, std::vector<ExprPtr>* joins) {
   if (e->kind == Expr::Aggregate) {
+    for (const auto& [agg, at] : member_of_)
+      if (agg == e.get()) {
+        auto [sh, k] = at;
+        e = e->by.empty() ? shared_simple(*sh, k) : shared_function(*sh, k, joins);
+        return;
+      }
     e = e->by.empty() ? simple(*e) : function(*e, joins);
     return;
   }
   for (auto& a : e->args) rewrite(a, joins);
+}
+
+namespace {
+
+// The statement's aggregates as rewrite() meets them: in text order, an
+// aggregate's own operands not looked into.
+void collect_aggregates(const Expr& e, std::vector<const Expr*>* out) {
+  if (e.kind == Expr::Aggregate) {
+    out->push_back(&e);
+    return;
+  }
+  for (const auto& a : e.args) collect_aggregates(*a, out);
+}
+
+bool same_scan(const Expr& a, const Expr& b) {
+  if (a.by.size() != b.by.size() || bool(a.qual) != bool(b.qual)) return false;
+  for (size_t i = 0; i < a.by.size(); ++i)
+    if (!same_expr(*a.by[i], *b.by[i])) return false;
+  return !a.qual || same_expr(*a.qual, *b.qual);
+}
+
+}  // namespace
+
+// INGRES computed the aggregates of one by list and qualification together;
+// so does this, for those whose argument cannot raise: their scan then
+// raises only the shared by list's and qualification's errors, at the tuple
+// the first of them would, and each one's accumulation errors are raised
+// when it is reached. One that does not bind, or whose argument can raise,
+// keeps a scan of its own (its errors stay in their place in text order).
+void AggregateScope::find_shared() {
+  std::vector<const Expr*> all;
+  for (const auto& t : stmt_->targets)
+    if (t.expr) collect_aggregates(*t.expr, &all);
+  if (stmt_->where) collect_aggregates(*stmt_->where, &all);
+  if (all.size() < 2) return;
+  std::vector<std::unique_ptr<Shared>> found;
+  for (const Expr* a : all) {
+    try {
+      frontend::BoundQuery bq = bind_inner({a}, true, true);
+      if (ir::may_raise(*bq.targets.back().expr)) continue;
+    } catch (QuelError&) {
+      continue;  // its bind error is raised where it is reached
+    }
+    Shared* into = nullptr;
+    for (auto& sh : found)
+      if (same_scan(*sh->members[0], *a)) into = sh.get();
+    if (!into) {
+      found.push_back(std::make_unique<Shared>());
+      into = found.back().get();
+    }
+    into->members.push_back(a);
+  }
+  for (auto& sh : found) {
+    if (sh->members.size() < 2) continue;
+    for (size_t k = 0; k < sh->members.size(); ++k) member_of_.push_back({sh->members[k], {sh.get(), k}});
+    shared_.push_back(std::move(sh));
+  }
 }
 
 // sum and avg take numbers: checked on the bound argument, before anything runs.
@@ -354,7 +418,8 @@ static void check_argument(const Expr& agg, Type arg, const SourceRef& src) {
 // columns, the argument after them): by the back end's accumulating kernel
 // where it has one (Backend::accumulates), else by the harness as the rows
 // arrive. None is kept.
-frontend::BoundQuery AggregateScope::bind_inner(const Expr& agg, bool with_arg, bool with_qual) {
+frontend::BoundQuery AggregateScope::bind_inner(const Aggs& aggs, bool with_arg, bool with_qual) {
+  const Expr& agg = *aggs[0];
   Stmt q;
   q.kind = Stmt::Retrieve;
   q.pos = agg.pos;
@@ -366,32 +431,36 @@ frontend::BoundQuery AggregateScope::bind_inner(const Expr& agg, bool with_arg, 
     t.pos = agg.by[i]->pos;
     q.targets.push_back(std::move(t));
   }
-  if (with_arg) {
+  for (size_t k = 0; with_arg && k < aggs.size(); ++k) {
     frontend::ast::Target t;
-    t.name = "value";
-    t.what = "the argument of " + agg.text;
-    t.expr = frontend::clone(*agg.args[0]);
-    t.pos = agg.args[0]->pos;
+    t.name = k ? "value" + std::to_string(k + 1) : "value";
+    t.what = "the argument of " + aggs[k]->text;
+    t.expr = frontend::clone(*aggs[k]->args[0]);
+    t.pos = aggs[k]->args[0]->pos;
     q.targets.push_back(std::move(t));
   }
   if (with_qual && agg.qual) q.where = frontend::clone(*agg.qual);
   frontend::BoundQuery bq = frontend::bind(q, session_.ranges(), session_.catalog(), src_);
-  if (with_arg) check_argument(agg, bq.targets.back().expr->type, src_);
+  for (size_t k = 0; with_arg && k < aggs.size(); ++k)
+    check_argument(*aggs[k], bq.targets[agg.by.size() + k].expr->type, src_);
   return bq;
 }
 
-Result AggregateScope::inner(const Expr& agg, bool with_arg, bool with_qual, AccumBlock* acc) {
-  return inner(agg, bind_inner(agg, with_arg, with_qual), with_arg, acc);
+Result AggregateScope::inner(const Aggs& aggs, bool with_arg, bool with_qual, AccumBlock* acc) {
+  return inner(aggs, bind_inner(aggs, with_arg, with_qual), with_arg, acc);
 }
 
-Result AggregateScope::inner(const Expr& agg, frontend::BoundQuery bq, bool with_arg, AccumBlock* acc) {
+Result AggregateScope::inner(const Aggs& aggs, frontend::BoundQuery bq, bool with_arg, AccumBlock* acc) {
+  const Expr& agg = *aggs[0];
+  std::string texts = agg.text;
+  for (size_t k = 1; k < aggs.size(); ++k) texts += ", " + aggs[k]->text;
   // Its rows go into the aggregate, as a retrieve into a relation's do: so
   // they are projected even under --sink count, which counts only the rows
   // of a retrieve that shows them.
   bq.into = "aggregate";
   // Over the memory budget, the rows that did not fit are the aggregate's,
   // not the statement's one-row result: named so.
-  bq.rows_what = "the rows aggregated by " + agg.text;
+  bq.rows_what = "the rows aggregated by " + texts;
   // Its plans are q<statement>_a<k>, told apart from each other's and the
   // statement's in --dump and profiles (all were q<statement>); its ir is
   // dumped before it runs, on the first runner (its back-end forms follow).
@@ -404,16 +473,16 @@ Result AggregateScope::inner(const Expr& agg, frontend::BoundQuery bq, bool with
   const size_t nby = agg.by.size();
   std::vector<qk_col> by;
   for (size_t i = 0; i < nby; ++i) by.push_back(column_of(layout.attrs[i]));
-  qk_agg proto{};
-  if (with_arg) proto = agg_proto(agg.text, layout.attrs[nby]);
+  std::vector<qk_agg> protos;
+  for (size_t k = 0; with_arg && k < aggs.size(); ++k) protos.push_back(agg_proto(aggs[k]->text, layout.attrs[nby + k]));
   // The group table may take what the budget has left (accumulate.h's
   // room); past it, the statement's memory error (function()).
   const MemoryBudget& budget = memory_budget();
   const uint64_t room = budget.limit() > budget.used() ? budget.limit() - budget.used() : 0;
-  acc->reset(qk_accum_new(with_arg ? 1 : 0, &proto, uint32_t(nby), by.data(), layout.tuple_len, room));
+  acc->reset(qk_accum_new(uint32_t(protos.size()), protos.data(), uint32_t(nby), by.data(), layout.tuple_len, room));
   // Nobody sees them but the accumulation, so no checksum is taken of them.
   Result r = session_.evaluate(bq, runner_, src_, false, false, acc->get());
-  r.stats.accumulated = bq.plan_name + " " + agg.text + ": " + r.stats.accumulated;
+  r.stats.accumulated = bq.plan_name + " " + texts + ": " + r.stats.accumulated;
   stats_.add_scan(r.stats);
   stats_.run_ns += r.stats.run_ns;
   stats_.access_path = join_access_paths(stats_.access_path, r.stats.access_path);
@@ -437,11 +506,21 @@ Result AggregateScope::inner(const Expr& agg, frontend::BoundQuery bq, bool with
 }
 
 ExprPtr AggregateScope::simple(const Expr& agg) {
-  AccumBlock acc;
-  Result r = inner(agg, true, true, &acc);
-  const qk_agg& g = acc->aggs[0];
+  Shared own;
+  own.members = {&agg};
+  return shared_simple(own, 0);
+}
+
+ExprPtr AggregateScope::shared_simple(Shared& sh, size_t k) {
+  if (!sh.done) {
+    Result r = inner(sh.members, true, true, &sh.acc);
+    for (size_t j = 0; j < sh.members.size(); ++j) sh.arg_types.push_back(r.layout.attrs[j].type);
+    sh.done = true;
+  }
+  const Expr& agg = *sh.members[k];
+  const qk_agg& g = sh.acc->aggs[k];
   if (g.err) raise(failed_, g.err, agg, src_);
-  const Type arg = r.layout.attrs[0].type;
+  const Type arg = sh.arg_types[k];
   const Type t = agg_type(g, arg);
   const ir::Value v = agg_value(g, arg);
   auto e = std::make_unique<Expr>();
@@ -456,18 +535,43 @@ ExprPtr AggregateScope::simple(const Expr& agg) {
 }
 
 ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
-  const size_t nby = agg.by.size();
+  Shared own;
+  own.members = {&agg};
+  return shared_function(own, 0, joins);
+}
+
+ExprPtr AggregateScope::shared_function(Shared& sh, size_t k, std::vector<ExprPtr>* joins) {
+  if (!sh.done) {
+    compute_function(sh, bind_inner(sh.members, true, true), joins);
+    sh.done = true;
+  }
+  const Expr& agg = *sh.members[k];
+  // The first member's errors were raised before its temporary was made.
+  for (uint64_t i = 0; k && i < qk_group_count(sh.acc.get()); ++i)
+    if (int32_t code = qk_group_aggs(sh.acc.get(), i)[k].err) raise(failed_, code, agg, src_);
+  auto e = std::make_unique<Expr>();
+  e->kind = Expr::Attr;
+  e->pos = agg.pos;
+  e->text = sh.temp;
+  e->attr = k ? "value" + std::to_string(k + 1) : "value";
+  return e;
+}
+
+void AggregateScope::compute_function(Shared& sh, frontend::BoundQuery valued_q, std::vector<ExprPtr>* joins) {
+  const Expr& agg = *sh.members[0];
+  const size_t nby = agg.by.size(), naggs = sh.members.size();
   // The groups: every by value of the whole relation, whatever the
   // aggregate's qualification keeps, in order of first appearance.
   // With no qualification the values pass meets every tuple, so its table
   // holds every group, in the same order: the groups pass is dropped where
   // the argument cannot raise (else an argument's error at an earlier tuple
   // would come before the by list's, which the groups pass raises first).
-  frontend::BoundQuery valued_q = bind_inner(agg, true, true);
-  const bool one_pass = !agg.qual && !ir::may_raise(*valued_q.targets.back().expr);
-  AccumBlock own_groups, vals;
-  if (!one_pass) inner(agg, false, false, &own_groups);
-  Result valued = inner(agg, std::move(valued_q), true, &vals);
+  bool one_pass = !agg.qual;
+  for (size_t k = 0; k < naggs; ++k) one_pass = one_pass && !ir::may_raise(*valued_q.targets[nby + k].expr);
+  AccumBlock own_groups;
+  AccumBlock& vals = sh.acc;
+  if (!one_pass) inner(sh.members, false, false, &own_groups);
+  Result valued = inner(sh.members, std::move(valued_q), true, &vals);
   AccumBlock& groups = one_pass ? vals : own_groups;
   // Building the temporary is the statement's work: on its clock (run_ns).
   const uint64_t t0 = now_ns();
@@ -486,22 +590,25 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
   // Each group's value: its accumulators in the values' table, made there
   // (over no rows) for a group the qualification left empty.
   const uint64_t ngroups = qk_group_count(groups.get());
-  std::vector<const qk_agg*> value_of(ngroups);
+  std::vector<const qk_agg*> value_of(ngroups);  // each group's naggs accumulators
   for (uint64_t i = 0; i < ngroups; ++i) {
     const int64_t slot = qk_group_probe(vals.get(), qk_group_row(groups.get(), i));
     if (slot < 0) charge();  // out of room: throws
     value_of[i] = qk_group_aggs(vals.get(), uint64_t(slot));
   }
   charge();
+  // The first member's errors; the others' are raised as each is reached.
   for (uint64_t i = 0; i < qk_group_count(vals.get()); ++i)
     if (int32_t code = qk_group_aggs(vals.get(), i)->err) raise(failed_, code, agg, src_);
-  const Attribute arg = valued.layout.attrs[nby];
 
-  // The temporary relation (b1, ..., value), one tuple per group.
+  // The temporary relation (b1, ..., value, value2, ...), one tuple per group.
   std::vector<std::pair<std::string, Type>> cols;
   for (size_t i = 0; i < nby; ++i) cols.emplace_back("b" + std::to_string(i + 1), valued.layout.attrs[i].type);
-  const qk_agg proto = agg_proto(agg.text, arg);
-  cols.emplace_back("value", agg_type(proto, arg.type));
+  for (size_t k = 0; k < naggs; ++k) {
+    const Attribute& arg = valued.layout.attrs[nby + k];
+    sh.arg_types.push_back(arg.type);
+    cols.emplace_back(k ? "value" + std::to_string(k + 1) : "value", agg_type(agg_proto(sh.members[k]->text, arg), arg.type));
+  }
   Schema schema = Schema::packed(cols);
   std::string name;
   for (int n = 1;; ++n) {
@@ -518,7 +625,8 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
   for (uint64_t i = 0; i < ngroups; ++i) {
     // The by values are packed as in the groups' rows: same types, same order.
     std::memcpy(tuple.data(), qk_group_row(groups.get(), i), schema.attrs[nby].offset);
-    put_value(schema.attrs[nby], agg_value(*value_of[i], arg.type), tuple.data());
+    for (size_t k = 0; k < naggs; ++k)
+      put_value(schema.attrs[nby + k], agg_value(value_of[i][k], sh.arg_types[k]), tuple.data());
     rel->insert(tuple.data());
   }
   // Hashed on the by value with the most distinct values (`by p.color`, or
@@ -544,6 +652,7 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
   stats_.run_ns += now_ns() - t0;
   session_.ranges().set(name, name);
   temps_.push_back(name);
+  sh.temp = name;
 
   // Joined back on the by list: `aggregate#n.bi = by_i` for each i.
   for (size_t i = 0; i < nby; ++i) {
@@ -560,12 +669,6 @@ ExprPtr AggregateScope::function(const Expr& agg, std::vector<ExprPtr>* joins) {
     eq->args.push_back(frontend::clone(*agg.by[i]));
     joins->push_back(std::move(eq));
   }
-  auto e = std::make_unique<Expr>();
-  e->kind = Expr::Attr;
-  e->pos = agg.pos;
-  e->text = name;
-  e->attr = "value";
-  return e;
 }
 
 }  // namespace quelkit::harness

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frontend/ast.h"
@@ -44,15 +45,33 @@ class AggregateScope {
  private:
   void drop_temporaries();
   void rewrite(frontend::ast::ExprPtr& e, std::vector<frontend::ast::ExprPtr>* joins);
-  frontend::ast::ExprPtr simple(const frontend::ast::Expr& agg);
-  frontend::ast::ExprPtr function(const frontend::ast::Expr& agg, std::vector<frontend::ast::ExprPtr>* joins);
+  using Aggs = std::vector<const frontend::ast::Expr*>;
   struct AccumFree {
     void operator()(qk_accum* a) const noexcept { qk_accum_free(a); }
   };
   using AccumBlock = std::unique_ptr<qk_accum, AccumFree>;
-  Result inner(const frontend::ast::Expr& agg, bool with_arg, bool with_qual, AccumBlock* acc);
-  Result inner(const frontend::ast::Expr& agg, frontend::BoundQuery bq, bool with_arg, AccumBlock* acc);
-  frontend::BoundQuery bind_inner(const frontend::ast::Expr& agg, bool with_arg, bool with_qual);
+  // Aggregates of one by list (or none) and one qualification whose
+  // arguments cannot raise, accumulated in one scan (DESIGN.md "Aggregates"):
+  // computed when the first of them is reached, each one's own errors
+  // raised when it is reached, so the statement fails as evaluating them one
+  // after another in text order would.
+  struct Shared {
+    Aggs members;  // text order
+    bool done = false;
+    AccumBlock acc;                // simple: the accumulators; function: the values' group table
+    std::vector<Type> arg_types;   // each member's argument
+    std::string temp;              // function: the temporary relation
+  };
+  void find_shared();
+  frontend::ast::ExprPtr simple(const frontend::ast::Expr& agg);
+  frontend::ast::ExprPtr function(const frontend::ast::Expr& agg, std::vector<frontend::ast::ExprPtr>* joins);
+  // Member k of a Shared (computing it first if it is not done).
+  frontend::ast::ExprPtr shared_simple(Shared& sh, size_t k);
+  frontend::ast::ExprPtr shared_function(Shared& sh, size_t k, std::vector<frontend::ast::ExprPtr>* joins);
+  void compute_function(Shared& sh, frontend::BoundQuery valued_q, std::vector<frontend::ast::ExprPtr>* joins);
+  Result inner(const Aggs& aggs, bool with_arg, bool with_qual, AccumBlock* acc);
+  Result inner(const Aggs& aggs, frontend::BoundQuery bq, bool with_arg, AccumBlock* acc);
+  frontend::BoundQuery bind_inner(const Aggs& aggs, bool with_arg, bool with_qual);
 
   Session& session_;
   Runner& runner_;
@@ -62,6 +81,8 @@ class AggregateScope {
   ExecStats stats_;
   Result failed_;
   int inner_queries_ = 0;  // run so far: the next is q<statement>_a<inner_queries_ + 1>
+  std::vector<std::unique_ptr<Shared>> shared_;
+  std::vector<std::pair<const frontend::ast::Expr*, std::pair<Shared*, size_t>>> member_of_;
 };
 
 }  // namespace quelkit::harness

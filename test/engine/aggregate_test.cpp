@@ -255,6 +255,56 @@ TEST_P(Aggregates, EvaluationErrorsAfterAnOverflowComeFirst) {
   EXPECT_NE(r.err.find("1:30: error: integer overflow in sum"), std::string::npos) << r.err;
 }
 
+// Aggregates of one by list (or none) and one qualification whose arguments
+// cannot raise share one scan (one inner query, named by all of them), give
+// each the value it has alone, and raise their errors where evaluating them
+// one after another in text order would.
+TEST_P(Aggregates, AggregatesOfOneScanAreComputedTogether) {
+  const std::string& m = GetParam();
+  const bool backend = m.rfind("threaded", 0) == 0 || m.rfind("vector", 0) == 0 || m == "llvm:fused" ||
+                       m == "gccjit:fused" || m == "stencil:fused";
+  const std::string where = backend ? GetParam() : "harness";
+  auto r = k_.run("retrieve (a = min(e.age), b = max(e.salary), c = count(e.name where e.age > 26), "
+                  "d = sum(e.age where e.age > 26))");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(r.out, "a,b,c,d\n25,1200.0,4,161\n");
+  std::string q = "q" + std::to_string(k_.last_report().stmt);
+  EXPECT_EQ(k_.last_report().stats.accumulated,
+            q + "_a1 min, max: " + where + "; " + q + "_a2 count, sum: " + where);
+  // Two functions of one by list: one values pass (no qualification), one
+  // temporary; the same rows as each alone.
+  r = k_.run("retrieve unique (e.dept, n = count(e.name by e.dept), s = sum(e.age by e.dept), "
+             "x = max(e.name by e.dept)) sort by dept");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(r.out, "dept,n,s,x\nhat,1,60,eve\nshoe,2,71,dee\ntoy,2,55,cy\n");
+  q = "q" + std::to_string(k_.last_report().stmt);
+  EXPECT_EQ(k_.last_report().stats.accumulated, q + "_a1 count, sum, max: " + where);
+  EXPECT_EQ(csv("retrieve unique (e.dept, n = count(e.name by e.dept)) sort by dept"), "dept,n\nhat,1\nshoe,2\ntoy,2\n");
+  // With a qualification: a groups pass and one values pass for both.
+  r = k_.run("retrieve unique (e.dept, n = count(e.name by e.dept where e.age > 26), "
+             "s = sum(e.age by e.dept where e.age > 26)) sort by dept");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_EQ(r.out, "dept,n,s\nhat,1,60\nshoe,2,71\ntoy,1,30\n");
+  q = "q" + std::to_string(k_.last_report().stmt);
+  EXPECT_EQ(k_.last_report().stats.accumulated,
+            q + "_a1 count, sum: " + where + "; " + q + "_a2 count, sum: " + where);
+  // The second's overflow is the second's, at its position.
+  r = k_.run("retrieve (a = sum(e.age), b = sum(e.n))");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("1:31: error: integer overflow in sum"), std::string::npos) << r.err;
+  // An argument that can raise keeps its own scan, between the others: its
+  // division by zero (eve, tuple 5) comes before the third's overflow.
+  r = k_.run("retrieve (a = sum(e.age), b = sum(e.age / (e.age - 60)), c = sum(e.n))");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("division by zero (relation emp, tuple 5)"), std::string::npos) << r.err;
+  q = "q" + std::to_string(k_.last_report().stmt);
+  r = k_.run("retrieve unique (e.dept, a = sum(e.age by e.dept), b = sum(e.age / (e.age - 60) by e.dept), "
+             "c = sum(e.n by e.age / 100))");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.err.find("division by zero (relation emp, tuple 5)"), std::string::npos) << r.err;
+  for (const auto& n : k_.session().catalog().names()) EXPECT_EQ(n.find('#'), std::string::npos) << n;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, Aggregates, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
 
 // University INGRES's tutorial (ERL M77-25, doc/other/tutorial.nr in the
