@@ -211,6 +211,42 @@ class MonitorTest(unittest.TestCase):
         t.type("\\q\n")
         self.assertEqual(t.wait(), 0)
 
+    def test_ctrl_c_inside_a_transaction_undoes_it(self):
+        # The transaction spans the monitor's buffers; a Ctrl-C that cancels
+        # a statement inside it undoes the statements before it too, and
+        # what follows is skipped until its end.
+        t = self.start("--parts", "3000")
+        at = len(t.out)
+        t.type("begin\nappend to parts (pnum = 9999, pname = \"new\")\n\\g\n")
+        t.read_until(b"(1 row appended to parts)", start=at)
+        t.prompt(start=at)
+        at = len(t.out)
+        t.type("range of a is parts\nrange of b is parts\nrange of c is parts\n")
+        t.type("retrieve (a.pnum, b.pnum, c.pnum) where a.qoh + b.qoh + c.qoh < 0\n\\g\n")
+        t.read_until(b"\\g\r\n", start=at)
+        time.sleep(1.0)  # running, nowhere near done
+        t.type(b"\x03")
+        end = t.read_until(re.compile(rb"<monitor:2>:4:1: error: cancelled\r?\n"), start=at)
+        end = t.read_until(re.compile(rb"is aborted: 4 statements undone; nothing runs until its end or abort\)"),
+                           start=at)
+        t.prompt(start=end)
+        at = len(t.out)
+        t.type("delete parts where parts.pnum = 1\n\\g\n")
+        t.read_until(b"delete skipped", start=at)
+        t.prompt(start=at)
+        at = len(t.out)
+        t.type("end\n\\g\n")
+        t.prompt(start=at)
+        # The append was undone and the skipped delete never ran.
+        at = len(t.out)
+        t.type("help parts\n\\g\n")
+        t.read_until(b"Tuples:              3000", start=at)
+        at = len(t.out)
+        t.type("range of p is parts\nretrieve (p.pnum) where p.pnum = 9999 or p.pnum = 1 \\g\n")
+        t.read_until(b"(1 row)", start=at)
+        t.type("\\q\n")
+        self.assertEqual(t.wait(), 0)
+
     def test_ctrl_c_cancels_a_result_being_printed(self):
         # The scan is over in a moment; a million rows then take a long
         # time to reach a terminal, and Ctrl-C stops them too.
