@@ -31,10 +31,14 @@ bool store_copy_value(Type from, const CopyValue& v, Type to, uint8_t* dst) {
     return true;
   }
   if (to.is_int()) {
-    if (v.i < int_min(to) || v.i > int_max(to)) return false;
-    if (to.kind == Tk::I1) store<int8_t>(dst, int8_t(v.i));
-    else if (to.kind == Tk::I2) store<int16_t>(dst, int16_t(v.i));
-    else store<int32_t>(dst, int32_t(v.i));
+    // A float truncates toward zero, as assignment stores one (only
+    // INGRES's copy formats convert floats to integers; the CSV refuses).
+    if (from.is_float() && !(v.f > double(int_min(to)) - 1 && v.f < double(int_max(to)) + 1)) return false;
+    const int64_t i = from.is_float() ? int64_t(std::trunc(v.f)) : v.i;
+    if (i < int_min(to) || i > int_max(to)) return false;
+    if (to.kind == Tk::I1) store<int8_t>(dst, int8_t(i));
+    else if (to.kind == Tk::I2) store<int16_t>(dst, int16_t(i));
+    else store<int32_t>(dst, int32_t(i));
     return true;
   }
   double d = from.is_int() ? double(v.i) : v.f;

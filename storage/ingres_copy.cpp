@@ -1,7 +1,8 @@
 // INGRES's copy formats (storage/ingres_copy.h). The conversions follow the
 // copy manual page: character to character pads or truncates on the right,
 // anything else is checked (a number too large for its domain, text that is
-// no number, is an error at its record); the number rules themselves are the
+// no number, is an error at its record; a float into an integer truncates
+// toward zero, as assignment stores one); the number rules themselves are the
 // CSV's (storage/copy_io.h), so both formats read a number alike.
 #include "storage/ingres_copy.h"
 
@@ -54,7 +55,7 @@ std::vector<IngresColumn> resolve(const Schema& schema, const std::vector<Ingres
     for (const Attribute& a : schema.attrs) out.push_back({a.name, CopyFormat{CopyFormat::Fixed, a.type}});
   attr.clear();
   for (const IngresColumn& c : out) {
-    const SrcPos name_at = c.name_pos.line ? c.name_pos : pos, fmt_at = c.fmt_pos.line ? c.fmt_pos : pos;
+    const SrcPos name_at = c.name_pos.line ? c.name_pos : pos;
     if (c.fmt.kind == CopyFormat::Dummy) {
       if (!reading && c.fmt.len > 0 && copy_delimiter_named(c.name) < 0)
         throw_error(ErrKind::Name, name_at, src,
@@ -67,12 +68,6 @@ std::vector<IngresColumn> resolve(const Schema& schema, const std::vector<Ingres
     if (a < 0) throw_error(ErrKind::Name, name_at, src, "copy: no attribute " + c.name);
     for (int prev : attr)
       if (prev == a) throw_error(ErrKind::Name, name_at, src, "copy: attribute " + c.name + " listed twice");
-    const Type at = schema.attrs[size_t(a)].type;
-    const Type from = reading ? c.fmt.type : at, to = reading ? at : c.fmt.type;
-    // A float has no one integer to become (truncate? round?): refused, as assignment refuses it.
-    if (c.fmt.kind == CopyFormat::Fixed && from.is_float() && to.is_int())
-      throw_error(ErrKind::Type, fmt_at, src,
-                  "copy: cannot convert " + type_name(from) + " to " + type_name(to) + " for " + c.name);
     attr.push_back(a);
   }
   return out;
