@@ -1008,9 +1008,9 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   Relation* rel = cat_.find(s.relation);
   if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
   // A list of i1..f8 and c1..c255 alone is the kit's CSV, as it always was;
-  // `()` and a list with c0, d0 or dN are INGRES's formats. Column names and
-  // conversions are checked there (storage/csv.h, storage/ingres_copy.h).
-  const bool csv = !s.columns.empty() &&
+  // `()`, a list with c0, d0 or dN, and `with ingres` are INGRES's formats.
+  // Names and conversions are checked there (storage/csv.h, ingres_copy.h).
+  const bool csv = !s.copy_ingres && !s.columns.empty() &&
                    std::all_of(s.columns.begin(), s.columns.end(), [](const auto& c) { return parse_format(c.format); });
   std::vector<CopyColumn> cols;
   std::vector<IngresColumn> ingres;

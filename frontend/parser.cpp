@@ -390,6 +390,13 @@ class Parser {
     Token f = expect(Tok::String);
     s.file = f.text;
     s.file_pos = f.pos;
+    // `with ingres`: binary and fixed fields alone, which would be the CSV
+    if (peek().kind == Tok::Name && peek().text == "with") {
+      take();
+      Token m = expect_name("'ingres'");
+      if (m.text != "ingres") fail_at(m, "expected 'ingres' (INGRES's formats for this list) but found " + describe(m, *src_));
+      s.copy_ingres = true;
+    }
   }
 
   // append [to] rel (attr = expr, ...) [where q]
