@@ -276,8 +276,10 @@ void IngresWriter::add(const uint8_t* tuple) {
       const size_t n = f.type.len;
       if (text.size() > n && !a.type.is_char()) fail(col, text + " does not fit format " + type_name(f.type));
       text.resize(std::min(text.size(), n));
-      if (a.type.is_char()) rec += text, rec.append(n - text.size(), ' ');
-      else rec.append(n - text.size(), ' '), rec += text;
+      const size_t pad = n - text.size();
+      if (!a.type.is_char()) rec.append(pad, ' ');
+      rec += text;
+      if (a.type.is_char()) rec.append(pad, ' ');
       continue;
     }
     // c0: the domain's width for characters (the manual), a number's
