@@ -1,6 +1,7 @@
 // What copy's formats share (storage/copy_io.h): conversions and input.
 #include "storage/copy_io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -116,6 +117,17 @@ void append_copy_number(Type t, const CopyValue& v, std::string& out) {
   else out.append(num, std::to_chars(num, num + sizeof num, v.f).ptr);
 }
 
+size_t CopyInput::read(char* dst, size_t n) {
+  size_t got = 0;
+  while (got < n && (i_ < buf_.size() || refill())) {
+    const size_t k = std::min(n - got, buf_.size() - i_);
+    std::memcpy(dst + got, buf_.data() + i_, k);
+    i_ += k;
+    got += k;
+  }
+  return got;
+}
+
 bool CopyInput::refill() {
   if (!f_) return false;
   size_t k = 0;
@@ -133,7 +145,6 @@ bool CopyInput::refill() {
   i_ = 0;
   return true;
 }
-
 
 // fopen, where Ctrl-C ends a wait in it (a FIFO with no one at the other
 // end) as "cancelled"; any other failure is the statement's I/O error.

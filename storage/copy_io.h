@@ -62,6 +62,8 @@ class CopyInput {
     if (peek() != EOF && buf_.substr(i_, 3) == "\xef\xbb\xbf") i_ += 3;
   }
   int read_error() const { return error_; }
+  // Up to n bytes into dst, fewer only at the end of the input: how many.
+  size_t read(char* dst, size_t n);
 
  private:
   bool refill();

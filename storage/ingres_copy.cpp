@@ -6,6 +6,7 @@
 // CSV's (storage/copy_io.h), so both formats read a number alike.
 #include "storage/ingres_copy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -111,13 +112,17 @@ class FieldReader {
     field_line_ = line_;
     field_byte_ = byte_;
   }
-  // n bytes into buf; false if the file ends first.
-  bool fixed(size_t n, std::string& buf) {
-    buf.clear();
-    for (int c; buf.size() < n; buf += char(c))
-      if ((c = get()) == EOF) return false;
-    return true;
+  // n bytes into dst; false if the file ends first (got: how many there were).
+  bool fixed(char* dst, size_t n, size_t& got) {
+    got = in_.read(dst, n);
+    byte_ += got;
+    line_ += uint32_t(std::count(dst, dst + got, '\n'));
+    if (got < n) check_read();
+    return got == n;
   }
+  // Where a field of the record just read began (the bulk copy reads a tuple at once).
+  void field_at(uint64_t record_byte, uint32_t offset) { field_byte_ = record_byte + offset; }
+  uint64_t field_byte() const { return field_byte_; }
   enum class End { Delimiter, File, TooLong };
   // Up to the delimiter, which is read and dropped; a backslash makes the
   // byte after it an ordinary one ("Blow\, Joe").
@@ -164,13 +169,47 @@ class FieldReader {
   uint32_t line_ = 1, field_line_ = 1;
 };
 
+[[noreturn]] void short_field(const FieldReader& in, const IngresColumn& col, size_t got, size_t n) {
+  in.fail(col, "the file ends after " + std::to_string(got) + " of its " + std::to_string(n) +
+                   " bytes (a short record)");
+}
+
+// copy rel () from: each record is a tuple as stored, read at once; what the
+// field-by-field path would check, a whole last record and finite floats,
+// is checked here with the same messages.
+std::vector<uint8_t> parse_images(FieldReader& in, const Schema& schema, const std::vector<IngresColumn>& cols) {
+  std::vector<uint8_t> out;
+  const size_t len = schema.tuple_len;
+  while (!in.at_end()) {
+    memory_budget().check(out.size() + len, kWhat);
+    in.start_record();
+    in.start_field();
+    const uint64_t start = in.field_byte();
+    const size_t at = out.size();
+    out.resize(at + len);
+    size_t got = 0;
+    const bool whole = in.fixed(reinterpret_cast<char*>(out.data() + at), len, got);
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const Attribute& a = schema.attrs[c];
+      in.field_at(start, a.offset);
+      if (!whole && got < a.offset + a.type.len) short_field(in, cols[c], got - a.offset, a.type.len);
+      if (!a.type.is_float()) continue;
+      const CopyValue v = load_copy_value(a.type, out.data() + at + a.offset);
+      if (!std::isfinite(v.f)) in.fail(cols[c], "the " + type_name(a.type) + " is not a finite number");
+    }
+  }
+  return out;
+}
+
+// bulk: the list was `()`, every attribute as stored.
 std::vector<uint8_t> parse_fields(CopyInput& input, const std::string& file, const Schema& schema,
-                                  const std::vector<IngresColumn>& cols, const std::vector<int>& attr, SrcPos pos,
-                                  const SourceRef& src) {
+                                  const std::vector<IngresColumn>& cols, const std::vector<int>& attr, bool bulk,
+                                  SrcPos pos, const SourceRef& src) {
   bool lines = false;
   for (const IngresColumn& c : cols)
     lines |= reads_to_delimiter(c.fmt) && (c.fmt.delim == '\n' || c.fmt.delim == CopyFormat::kAnyEnd);
   FieldReader in(input, file, lines, pos, src);
+  if (bulk) return parse_images(in, schema, cols);
   const std::vector<uint8_t> blank = blank_tuple(schema);
   std::vector<uint8_t> out;
   std::string buf;
@@ -196,9 +235,9 @@ std::vector<uint8_t> parse_fields(CopyInput& input, const std::string& file, con
           in.fail(col, "the file ends before the " + delimiter_text(f.delim) + " that ends it");
       } else {
         const size_t n = f.kind == CopyFormat::Dummy ? f.len : f.type.len;
-        if (!in.fixed(n, buf))
-          in.fail(col, "the file ends after " + std::to_string(buf.size()) + " of its " + std::to_string(n) +
-                           " bytes (a short record)");
+        buf.resize(n);
+        size_t got = 0;
+        if (!in.fixed(buf.data(), n, got)) short_field(in, col, got, n);
       }
       if (attr[c] < 0) continue;
       const Attribute& a = schema.attrs[size_t(attr[c])];
@@ -215,7 +254,7 @@ std::vector<uint8_t> parse_ingres(std::string_view data, const std::string& file
   std::vector<int> attr;
   const std::vector<IngresColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
   CopyInput in(data);
-  return parse_fields(in, file, schema, cols, attr, pos, src);
+  return parse_fields(in, file, schema, cols, attr, cols_in.empty(), pos, src);
 }
 
 std::vector<uint8_t> read_ingres_file(const std::string& path, const Schema& schema,
@@ -225,12 +264,12 @@ std::vector<uint8_t> read_ingres_file(const std::string& path, const Schema& sch
   InterruptibleIo io;  // a FIFO waits for its writer: Ctrl-C ends the wait
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(open_copy_file(path, "rb", pos, src), std::fclose);
   CopyInput in(f.get());
-  return parse_fields(in, path, schema, cols, attr, pos, src);
+  return parse_fields(in, path, schema, cols, attr, cols_in.empty(), pos, src);
 }
 
 IngresWriter::IngresWriter(const Schema& schema, const std::vector<IngresColumn>& cols, std::string file,
                            SrcPos pos, SourceRef src)
-    : schema_(schema), file_(std::move(file)), pos_(pos), src_(std::move(src)) {
+    : schema_(schema), bulk_(cols.empty()), file_(std::move(file)), pos_(pos), src_(std::move(src)) {
   cols_ = resolve(schema_, cols, attr_, false, pos_, src_);
 }
 
@@ -239,6 +278,17 @@ void IngresWriter::fail(const IngresColumn& c, const std::string& msg) const {
 }
 
 void IngresWriter::add(const uint8_t* tuple) {
+  if (bulk_) {  // the tuple image: what the field-by-field path would write, at once
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      const Attribute& a = schema_.attrs[size_t(attr_[c])];
+      if (a.type.is_float() && !std::isfinite(load_copy_value(a.type, tuple + a.offset).f))
+        fail(cols_[c], "holds a non-finite value");
+    }
+    memory_budget().check(out_.size() + schema_.tuple_len, kWhat);
+    out_.append(reinterpret_cast<const char*>(tuple), schema_.tuple_len);
+    ++record_;
+    return;
+  }
   std::string rec;  // built aside: a failed add leaves the bytes as they were
   for (size_t c = 0; c < cols_.size(); ++c) {
     const IngresColumn& col = cols_[c];

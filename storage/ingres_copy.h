@@ -58,6 +58,7 @@ class IngresWriter {
   const Schema& schema_;
   std::vector<IngresColumn> cols_;
   std::vector<int> attr_;  // schema attribute of each column, -1 for a dummy
+  bool bulk_ = false;      // `()`: each tuple's bytes as stored
   std::string file_;
   SrcPos pos_;
   SourceRef src_;

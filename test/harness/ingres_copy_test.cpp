@@ -127,6 +127,11 @@ TEST(IngresCopy, BulkCopyIsTheTupleImage) {
   const std::vector<uint8_t> back = read_ingres_file(path, sc, {}, kPos, kSrc);
   EXPECT_EQ(std::string(back.begin(), back.end()), image);
   std::filesystem::remove(path);
+  // Read and written at once, it checks what the field-by-field path checks.
+  const auto nan = row(sc, 1, 2, 3, std::numeric_limits<float>::quiet_NaN(), 0, "x");
+  expect_io(parse_error(image + std::string(nan.begin(), nan.end()), sc, {}),
+            "data: record 7 (byte 181): column d: the f4 is not a finite number");
+  expect_io(error_of([&] { write(sc, {}, {rows[0], nan}); }), "out: record 2: attribute d: holds a non-finite value");
 }
 
 TEST(IngresCopy, ManualExamples) {
