@@ -34,8 +34,8 @@ constexpr size_t kIngresMaxFieldBytes = size_t(1) << 20;
 
 // Parses `data` (named `file` in messages) into packed tuples of `schema`,
 // back to back. Errors: Name/Type at the column's caret for a bad list, IO
-// with "file:LINE: column X: ..." (lists with a newline or an unnamed
-// delimiter) or "file: record N (byte B): column X: ..." for the data.
+// with "file:LINE: column X: ..." (a list whose c0 or d0 ends at a newline
+// or names no delimiter) or "file: record N (byte B): column X: ...".
 std::vector<uint8_t> parse_ingres(std::string_view data, const std::string& file, const Schema& schema,
                                   const std::vector<IngresColumn>& cols, SrcPos pos, const SourceRef& src);
 // parse_ingres over a file, read a chunk at a time.
