@@ -1,7 +1,7 @@
 // The formats `copy rel (dom = fmt, ...)` accepts in University INGRES's
 // spelling (its copy manual page): fixed iN/fN/cN fields, variable-length
 // c0 ended by a delimiter, dN/d0 dummy fields. The parser checks a format
-// with this, so a bad one is an error at its caret; storage/copy_format.h
+// with this, so a bad one is an error at its caret; storage/ingres_copy.h
 // reads and writes the files.
 #pragma once
 
