@@ -6,17 +6,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <memory>
 
 #include "storage/budget.h"
 #include "storage/copy_io.h"
-#include "storage/whole_file.h"
 
 #include "runtime/runtime_inline.h"
 
