@@ -21,6 +21,7 @@
 #include "storage/budget.h"
 #include "storage/checksum.h"
 #include "storage/csv.h"
+#include "storage/ingres_copy.h"
 #include "storage/undo.h"
 #include "engine/measure.h"
 #include "runtime/runtime.h"
@@ -1006,20 +1007,26 @@ bool Session::end_input() {
 void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   Relation* rel = cat_.find(s.relation);
   if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
-  // Column names and conversions are checked by the CSV layer (storage/csv.h).
+  // A list of i1..f8 and c1..c255 alone is the kit's CSV, as it always was;
+  // `()`, a list with c0, d0 or dN, and `with ingres` are INGRES's formats.
+  // Names and conversions are checked there (storage/csv.h, ingres_copy.h).
+  const bool csv = !s.copy_ingres && !s.columns.empty() &&
+                   std::all_of(s.columns.begin(), s.columns.end(), [](const auto& c) { return parse_format(c.format); });
   std::vector<CopyColumn> cols;
+  std::vector<IngresColumn> ingres;
   for (const auto& c : s.columns) {
-    auto t = parse_format(c.format);
-    if (!t) throw_error(ErrKind::Type, c.format_pos, src, "unknown format '" + c.format + "' (i1 i2 i4 f4 f8 c1..c255)");
-    cols.push_back({c.name, *t, c.pos, c.format_pos});
+    if (csv) cols.push_back({c.name, *parse_format(c.format), c.pos, c.format_pos});
+    else ingres.push_back({c.name, *parse_copy_format(c.format), c.pos, c.format_pos});  // the parser checked it
   }
   if (s.copy_into) {
-    write_csv_file(s.file, *rel, cols, s.file_pos, src);
+    if (csv) write_csv_file(s.file, *rel, cols, s.file_pos, src);
+    else write_ingres_file(s.file, *rel, ingres, s.file_pos, src);
     uint64_t n = rel->ntuples();
     stmt_rows_ = n;
     say_rows(*msg_, n, " copied into \"" + s.file + "\"");
   } else {
-    std::vector<uint8_t> tuples = read_csv_file(s.file, rel->schema(), cols, s.file_pos, src);
+    std::vector<uint8_t> tuples = csv ? read_csv_file(s.file, rel->schema(), cols, s.file_pos, src)
+                                      : read_ingres_file(s.file, rel->schema(), ingres, s.file_pos, src);
     size_t n = rel->tuple_len() ? tuples.size() / rel->tuple_len() : 0;
     UndoLog* undo = undo_log();
     if (undo) undo->reserve(n, 0);

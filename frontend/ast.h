@@ -80,6 +80,7 @@ struct Stmt {
   std::vector<SortItem> sort;
   std::vector<ColumnDef> columns;       // Create/Copy
   bool copy_into = false;               // Copy: into file (else from)
+  bool copy_ingres = false;             // Copy: `with ingres`, INGRES's formats for a list the CSV could read
   std::string file;                     // Copy, Include
   SrcPos file_pos;
   std::string structure;                // Modify: heap|isam|hash

@@ -158,6 +158,7 @@ std::string dump_ast(const ast::Stmt& s) {
       out += "copy " + s.relation;
       columns(s, out);
       out += (s.copy_into ? " into " : " from ") + quoted(s.file);
+      if (s.copy_ingres) out += " with ingres";
       break;
     case ast::Stmt::Modify:
       out += "modify " + s.relation + ' ' + s.structure;

@@ -9,6 +9,7 @@
 
 #include <iterator>
 
+#include "frontend/copy_format.h"
 #include "frontend/frontend.h"
 #include "frontend/ir.h"
 #include "frontend/lexer.h"
@@ -351,11 +352,17 @@ class Parser {
     s.kind = kind;
     relation_name(s);
     expect(Tok::LParen);
+    // copy rel (): INGRES's bulk copy of every domain as stored
+    if (kind == Stmt::Copy && accept(Tok::RParen)) return copy_direction(s);
     do {
       Token n = expect_name("an attribute name");
       if (kind == Stmt::Create && n.text == "all")
         fail_at(n, "'all' cannot be an attribute name (v.all means every attribute of v)");
       expect(Tok::Eq);
+      if (kind == Stmt::Copy) {
+        s.columns.push_back(copy_format(n));
+        continue;
+      }
       // Formats lex as names ("i2", "c20"); checking them here puts the error
       // on the format the user wrote.
       Token f = expect_name("a format (i1 i2 i4 f4 f8 c1..c255)");
@@ -364,12 +371,31 @@ class Parser {
       s.columns.push_back({n.text, f.text, n.pos, f.pos});
     } while (accept(Tok::Comma));
     expect(Tok::RParen);
-    if (kind == Stmt::Copy) {
-      if (accept(Tok::Into)) s.copy_into = true;
-      else if (!accept(Tok::From)) expected("'from' or 'into'");
-      Token f = expect(Tok::String);
-      s.file = f.text;
-      s.file_pos = f.pos;
+    if (kind == Stmt::Copy) copy_direction(s);
+  }
+
+  // A copy format (frontend/copy_format.h): a name ("c0nl", "d1"), a name
+  // and its quoted delimiter (c0"Z", kept as `c0"Z`), or all in quotes ("c0&").
+  ast::ColumnDef copy_format(const Token& n) {
+    Token f = peek().kind == Tok::String ? take() : expect_name("a copy format");
+    std::string text = f.text;
+    if (f.kind == Tok::Name && peek().kind == Tok::String) text += '"' + take().text;
+    if (!parse_copy_format(text)) fail_at(f, "'" + text + "' is not a copy format (" + kCopyFormatList + ")");
+    return {n.text, text, n.pos, f.pos};
+  }
+
+  void copy_direction(Stmt& s) {
+    if (accept(Tok::Into)) s.copy_into = true;
+    else if (!accept(Tok::From)) expected("'from' or 'into'");
+    Token f = expect(Tok::String);
+    s.file = f.text;
+    s.file_pos = f.pos;
+    // `with ingres`: binary and fixed fields alone, which would be the CSV
+    if (peek().kind == Tok::Name && peek().text == "with") {
+      take();
+      Token m = expect_name("'ingres'");
+      if (m.text != "ingres") fail_at(m, "expected 'ingres' (INGRES's formats for this list) but found " + describe(m, *src_));
+      s.copy_ingres = true;
     }
   }
 

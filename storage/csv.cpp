@@ -6,16 +6,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <memory>
 
 #include "storage/budget.h"
-#include "storage/whole_file.h"
+#include "storage/copy_io.h"
 
 #include "runtime/runtime_inline.h"
 
@@ -31,16 +28,6 @@ bool iequal(std::string_view a, std::string_view b) {
   }
   return true;
 }
-
-int64_t int_min(Type t) { return t.kind == Tk::I1 ? -128 : t.kind == Tk::I2 ? -32768 : INT32_MIN; }
-int64_t int_max(Type t) { return t.kind == Tk::I1 ? 127 : t.kind == Tk::I2 ? 32767 : INT32_MAX; }
-
-// A parsed value on its way between a format and an attribute.
-struct Value {
-  int64_t i = 0;
-  double f = 0;
-  std::string_view s;
-};
 
 // The column list made concrete: attribute index per column, after the
 // checks that need no data (names, duplicates, convertible kinds).
@@ -70,102 +57,9 @@ std::vector<CopyColumn> resolve(const Schema& schema, const std::vector<CopyColu
   return out;
 }
 
-// Stores v (of kind `from`) into an attribute of type `to`; false if it does not fit.
-bool store_value(Type from, const Value& v, Type to, uint8_t* dst) {
-  if (to.is_char()) {
-    const auto* s = reinterpret_cast<const uint8_t*>(v.s.data());
-    uint32_t n = rt::strip(s, uint32_t(v.s.size()));
-    if (n > to.len) return false;
-    rt::store_char(dst, to.len, s, n);
-    return true;
-  }
-  if (to.is_int()) {
-    if (v.i < int_min(to) || v.i > int_max(to)) return false;
-    if (to.kind == Tk::I1) store<int8_t>(dst, int8_t(v.i));
-    else if (to.kind == Tk::I2) store<int16_t>(dst, int16_t(v.i));
-    else store<int32_t>(dst, int32_t(v.i));
-    return true;
-  }
-  double d = from.is_int() ? double(v.i) : v.f;
-  if (to.kind == Tk::F4) {
-    float x = float(d);
-    if (!std::isfinite(x)) return false;
-    store<float>(dst, x);
-  } else {
-    store<double>(dst, d);
-  }
-  return true;
-}
-
-// Reads one value of the attribute's type into a Value.
-Value load_value(Type t, const uint8_t* p) {
-  Value v;
-  switch (t.kind) {
-    case Tk::I1: v.i = load<int8_t>(p); break;
-    case Tk::I2: v.i = load<int16_t>(p); break;
-    case Tk::I4: v.i = load<int32_t>(p); break;
-    case Tk::F4: v.f = load<float>(p); break;
-    case Tk::F8: v.f = load<double>(p); break;
-    case Tk::C: v.s = std::string_view(reinterpret_cast<const char*>(p), rt::strip(p, t.len)); break;
-    case Tk::B: v.i = load<uint8_t>(p); break;
-  }
-  return v;
-}
-
-// Where the CSV comes from: text in memory, or a file read a chunk at a
-// time, so `copy` holds one record of the file at most beside the tuples it
-// has made (a file with no line breaks, /dev/zero, is an error at the record
-// limit rather than a read without end).
-class Input {
- public:
-  explicit Input(std::string_view text) : buf_(text) {}
-  explicit Input(std::FILE* f) : f_(f), chunk_(1 << 16) {}
-
-  int peek() {
-    if (i_ == buf_.size() && !refill()) return EOF;
-    return static_cast<unsigned char>(buf_[i_]);
-  }
-  int get() {
-    int c = peek();
-    if (c != EOF) ++i_;
-    return c;
-  }
-  // A UTF-8 byte-order mark at the start (editors on Windows write one) is
-  // not part of the first column's name.
-  void skip_bom() {
-    if (peek() != EOF && buf_.substr(i_, 3) == "\xef\xbb\xbf") i_ += 3;
-  }
-  int read_error() const { return error_; }
-
- private:
-  bool refill() {
-    if (!f_) return false;
-    size_t k = 0;
-    for (;;) {
-      check_cancel();  // a large file is cancelled between chunks
-      k = std::fread(chunk_.data(), 1, chunk_.size(), f_);
-      if (k > 0 || !std::ferror(f_) || errno != EINTR) break;
-      std::clearerr(f_);  // Ctrl-C (InterruptibleIo): cancelled above, or a signal meant for no one
-    }
-    if (k == 0) {
-      if (std::ferror(f_)) error_ = errno ? errno : EIO;
-      return false;
-    }
-    buf_ = std::string_view(chunk_.data(), k);
-    i_ = 0;
-    return true;
-  }
-
-  std::FILE* f_ = nullptr;
-  std::vector<char> chunk_;
-  std::string_view buf_;
-  size_t i_ = 0;
-  int error_ = 0;
-};
-
 class Parser {
  public:
-  Parser(Input& in, const std::string& file, SrcPos pos, const SourceRef& src)
+  Parser(CopyInput& in, const std::string& file, SrcPos pos, const SourceRef& src)
       : in_(in), file_(file), pos_(pos), src_(src) {
     in_.skip_bom();
   }
@@ -255,7 +149,7 @@ class Parser {
     return false;
   }
 
-  Input& in_;
+  CopyInput& in_;
   const std::string& file_;
   SrcPos pos_;
   const SourceRef& src_;
@@ -264,47 +158,13 @@ class Parser {
   bool blank_ = false;
 };
 
-// Parses a field as written in format fmt; an error message or empty.
-std::string parse_field(Type fmt, const std::string& text, Value& v) {
-  const char* b = text.data();
-  const char* e = b + text.size();
-  if (fmt.is_char()) {
-    v.s = text;
-    if (rt::strip(reinterpret_cast<const uint8_t*>(b), uint32_t(text.size())) > fmt.len)
-      return "value longer than " + type_name(fmt);
-    return {};
-  }
-  if (fmt.is_int()) {
-    auto [p, ec] = std::from_chars(b, e, v.i);
-    if (text.empty() || p != e || (ec != std::errc() && ec != std::errc::result_out_of_range))
-      return "\"" + text + "\" is not an integer";
-    if (ec == std::errc::result_out_of_range || v.i < int_min(fmt) || v.i > int_max(fmt))
-      return text + " is out of range for " + type_name(fmt);
-    return {};
-  }
-  // Parse f4 directly as float: going through double would round twice.
-  std::from_chars_result r;
-  if (fmt.kind == Tk::F4) {
-    float x = 0;
-    r = std::from_chars(b, e, x, std::chars_format::general);
-    v.f = x;
-  } else {
-    r = std::from_chars(b, e, v.f, std::chars_format::general);
-  }
-  if (text.empty() || r.ptr != e || (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
-    return "\"" + text + "\" is not a number";
-  if (r.ec == std::errc::result_out_of_range) return text + " is out of range for " + type_name(fmt);
-  if (!std::isfinite(v.f)) return "\"" + text + "\" is not a finite number";
-  return {};
-}
-
 }  // namespace
 
 namespace {
 
 // cols and attr: the column list as resolve() made it, checked before any
 // input is opened.
-std::vector<uint8_t> parse_records(Input& input, const std::string& file, const Schema& schema,
+std::vector<uint8_t> parse_records(CopyInput& input, const std::string& file, const Schema& schema,
                                    const std::vector<CopyColumn>& cols, const std::vector<int>& attr, SrcPos pos,
                                    const SourceRef& src) {
   Parser in(input, file, pos, src);
@@ -341,10 +201,7 @@ std::vector<uint8_t> parse_records(Input& input, const std::string& file, const 
     where[c] = found;
   }
 
-  // Unlisted attributes: integers and floats 0, characters blank.
-  std::vector<uint8_t> blank(schema.tuple_len, 0);
-  for (const Attribute& a : schema.attrs)
-    if (a.type.is_char()) std::memset(blank.data() + a.offset, ' ', a.type.len);
+  const std::vector<uint8_t> blank = blank_tuple(schema);
 
   std::vector<uint8_t> out;
   while (in.next(fields, line)) {
@@ -362,10 +219,10 @@ std::vector<uint8_t> parse_records(Input& input, const std::string& file, const 
     out.insert(out.end(), blank.begin(), blank.end());
     for (size_t c = 0; c < cols.size(); ++c) {
       const Attribute& a = schema.attrs[size_t(attr[c])];
-      Value v;
-      std::string err = parse_field(cols[c].fmt, fields[where[c]], v);
+      CopyValue v;
+      std::string err = parse_copy_text(cols[c].fmt, fields[where[c]], v);
       if (!err.empty()) in.fail(line, "column " + cols[c].name + ": " + err);
-      if (!store_value(cols[c].fmt, v, a.type, out.data() + at + a.offset))
+      if (!store_copy_value(cols[c].fmt, v, a.type, out.data() + at + a.offset))
         in.fail(line, "column " + cols[c].name + ": " + fields[where[c]] + " does not fit attribute " +
                           a.name + " (" + type_name(a.type) + ")");
     }
@@ -379,19 +236,8 @@ std::vector<uint8_t> parse_csv(std::string_view text, const std::string& file, c
                                const std::vector<CopyColumn>& cols_in, SrcPos pos, const SourceRef& src) {
   std::vector<int> attr;
   const std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
-  Input in(text);
+  CopyInput in(text);
   return parse_records(in, file, schema, cols, attr, pos, src);
-}
-
-// fopen, where Ctrl-C ends a wait in it (a FIFO with no one at the other
-// end) as "cancelled"; any other failure is the statement's I/O error.
-static std::FILE* open_file(const std::string& path, const char* mode, SrcPos pos, const SourceRef& src) {
-  if (path.empty()) throw_error(ErrKind::IO, pos, src, "copy needs a file name (\"\" names none)");
-  for (;;) {
-    check_cancel();
-    if (std::FILE* f = std::fopen(path.c_str(), mode)) return f;
-    if (errno != EINTR) throw_error(ErrKind::IO, pos, src, "cannot open " + path + ": " + std::strerror(errno));
-  }
 }
 
 std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema,
@@ -401,9 +247,9 @@ std::vector<uint8_t> read_csv_file(const std::string& path, const Schema& schema
   std::vector<int> attr;
   const std::vector<CopyColumn> cols = resolve(schema, cols_in, attr, true, pos, src);
   InterruptibleIo io;  // a FIFO waits for its writer: Ctrl-C ends the wait
-  std::FILE* f = open_file(path, "rb", pos, src);
+  std::FILE* f = open_copy_file(path, "rb", pos, src);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> owner(f, std::fclose);
-  Input in(f);
+  CopyInput in(f);
   return parse_records(in, path, schema, cols, attr, pos, src);
 }
 
@@ -431,20 +277,15 @@ void CsvWriter::add(const uint8_t* tuple) {
     if (c) rowtext += ',';
     const Attribute& a = schema_.attrs[size_t(attr_[c])];
     const Type fmt = cols_[c].fmt;
-    Value v = load_value(a.type, tuple + a.offset);
+    CopyValue v = load_copy_value(a.type, tuple + a.offset);
     // Convert to the column's format with the same rules the reader applies.
     uint8_t conv[256];
-    if (!store_value(a.type, v, fmt, conv))
+    if (!store_copy_value(a.type, v, fmt, conv))
       fail("attribute " + a.name + " does not fit column format " + type_name(fmt));
-    Value w = load_value(fmt, conv);
-    char num[64];
-    if (fmt.is_int()) {
-      rowtext.append(num, std::to_chars(num, num + sizeof num, w.i).ptr);
-    } else if (fmt.is_float()) {
-      if (!std::isfinite(w.f)) fail("attribute " + a.name + " holds a non-finite value");
-      auto r = fmt.kind == Tk::F4 ? std::to_chars(num, num + sizeof num, float(w.f))
-                                  : std::to_chars(num, num + sizeof num, w.f);
-      rowtext.append(num, r.ptr);
+    CopyValue w = load_copy_value(fmt, conv);
+    if (fmt.is_float() && !std::isfinite(w.f)) fail("attribute " + a.name + " holds a non-finite value");
+    if (fmt.is_numeric()) {
+      append_copy_number(fmt, w, rowtext);
     } else if (w.s.find_first_of(",\"\r\n") == std::string_view::npos) {
       rowtext += w.s;
     } else {
@@ -462,13 +303,7 @@ void CsvWriter::add(const uint8_t* tuple) {
   line_ += 1 + breaks;
 }
 
-void CsvWriter::save() const {
-  if (file_.empty()) throw_error(ErrKind::IO, pos_, src_, "copy needs a file name (\"\" names none)");
-  InterruptibleIo io;  // a FIFO waits for its reader: Ctrl-C ends the wait
-  WholeFile dest(file_, out_.size(), /*cancellable=*/true);
-  if (dest.in_place()) check_cancel();  // the last moment the old file is whole
-  if (!dest.write(out_) || !dest.commit()) throw_error(ErrKind::IO, pos_, src_, dest.error());
-}
+void CsvWriter::save() const { save_copy_file(file_, out_, pos_, src_); }
 
 void write_csv_file(const std::string& path, const Relation& rel, const std::vector<CopyColumn>& cols,
                     SrcPos pos, const SourceRef& src) {

@@ -1,7 +1,9 @@
 // The CSV that `copy rel (attr = fmt, ...) from|into "file"` reads and writes
-// and `quelkit gen` writes: a header line of column names, then one record per
-// tuple (RFC 4180 quoting). Reading is all-or-nothing: every tuple is parsed
-// and converted before the caller inserts any, so a bad line changes nothing.
+// when its formats are i1..f8 and c1..c255 alone (INGRES's formats:
+// storage/ingres_copy.h), and that `quelkit gen` writes: a header line of
+// column names, then one record per tuple (RFC 4180 quoting). Reading is
+// all-or-nothing: every tuple is parsed and converted before the caller
+// inserts any, so a bad line changes nothing.
 //
 // Conversions between a column's format and its attribute's type, both ways:
 // integers <-> integers (range checked), integers -> floats, floats <-> floats

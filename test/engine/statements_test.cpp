@@ -3,9 +3,6 @@
 // crash, and the session's relations and ranges survive.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <fstream>
-
 #include "support.h"
 
 namespace quelkit::test {
@@ -139,25 +136,6 @@ TEST_P(Statements, ModifyKeepsTuplesAndHelpReportsPages) {
   r = k.run("create wide (a = c255, b = c255, c = c255, d = c200)  help wide");
   ASSERT_TRUE(r.ok) << r.err;
   EXPECT_NE(r.out.find("1024 bytes (1 tuple per page)"), std::string::npos) << r.out;
-}
-
-TEST_P(Statements, CopyIntoAndFromRoundTrips) {
-  Kit k(GetParam());
-  k.add_parts(210);
-  std::string file = ::testing::TempDir() + "/quelkit_copy_" + std::to_string(::getpid()) + ".csv";
-  auto r = k.run("copy parts (pnum = i2, pname = c20, color = c8, weight = i2, qoh = i2) into \"" + file + "\"");
-  ASSERT_TRUE(r.ok) << r.err;
-  r = k.run("create p2 (pnum = i2, pname = c20, color = c8, weight = i2, qoh = i2)\n"
-            "copy p2 (pnum = i2, pname = c20, color = c8, weight = i2, qoh = i2) from \"" + file + "\"\n"
-            "range of a is parts range of b is p2\n"
-            "retrieve (n = a.pnum) where a.pnum = b.pnum and a.pname = b.pname and a.color = b.color\n"
-            "                            and a.weight = b.weight and a.qoh = b.qoh");
-  ASSERT_TRUE(r.ok) << r.err;
-  EXPECT_EQ(k.session().catalog().find("p2")->ntuples(), 210u);
-  // Every tuple read back equals its original in every attribute (pnum is
-  // unique), so a copy that lost or mangled any column matches fewer.
-  EXPECT_EQ(k.last_report().stats.rows_out, 210u);
-  std::remove(file.c_str());
 }
 
 TEST_P(Statements, FailedStatementChangesNothing) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "storage/csv.h"
+#include "test/harness/copy_rows.h"
 #include "bench/workloads/parts.h"
 
 namespace quelkit::test {
@@ -23,26 +24,6 @@ using namespace harness;
 const SrcPos kPos{4, 9};
 const SourceRef kSrc = std::make_shared<Source>("t.quel", "\n\n\ncopy r (a = i4) from \"x\"\n");
 
-Schema all_types() {
-  return Schema::packed({{"a", Type::i1()},
-                         {"b", Type::i2()},
-                         {"c", Type::i4()},
-                         {"d", Type::f4()},
-                         {"e", Type::f8()},
-                         {"s", Type::c(10)}});
-}
-
-std::vector<uint8_t> row(const Schema& sc, int a, int b, int32_t c, float d, double e, const std::string& s) {
-  std::vector<uint8_t> t(sc.tuple_len);
-  store<int8_t>(t.data(), int8_t(a));
-  store<int16_t>(t.data() + 1, int16_t(b));
-  store<int32_t>(t.data() + 3, c);
-  store<float>(t.data() + 7, d);
-  store<double>(t.data() + 11, e);
-  std::memset(t.data() + 19, ' ', 10);
-  std::memcpy(t.data() + 19, s.data(), s.size());
-  return t;
-}
 
 std::vector<uint8_t> parse(const std::string& text, const Schema& sc, std::vector<CopyColumn> cols = {}) {
   return parse_csv(text, "data.csv", sc, cols, kPos, kSrc);
