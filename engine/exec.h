@@ -27,6 +27,13 @@ void flatten_and(const ir::Node* n, std::vector<const ir::Node*>& out);
 // Collects the attributes of variable `var` an expression reads.
 void attr_refs(const ir::Node& n, int var, std::set<int>& out);
 
+struct Level;
+// Whether `v.a = e(s)` in lv's conjuncts would be a lookup of v's current
+// relation keyed on its attribute `attr` in structure st, once s is
+// substituted (decompose.cpp); keyed_join: v is so keyed already, on its key.
+bool keyed_on(const Level& lv, int v, int s, int attr, Structure st);
+bool keyed_join(const Level& lv, int v, int s);
+
 struct VarState {
   Relation* rel = nullptr;
   std::unique_ptr<Relation> temp;  // owned temporary after detachment
@@ -79,6 +86,20 @@ class Exec {
                  const std::vector<const ir::Node*>& targets, const std::vector<std::string>& names,
                  const std::string& name);
   ir::NodePtr rewrite(const ir::Node& n, const Level& lv, int scan_var);
+  // The attributes of v (its bound schema's indices) that conjuncts `rest` and
+  // `targets` read, or one column of bytes where they read none.
+  std::set<int> needed(const Level& lv, int v, const std::vector<const ir::Node*>& rest,
+                       const std::vector<const ir::Node*>& targets) const;
+  // Runs v's conjuncts `mine` into a heap temporary of the attributes `need`;
+  // v then ranges over it (its attr_map renumbered). Returns the access
+  // path's text. `reformat`: the temporary is the reformat step's.
+  std::string project(Level& lv, int v, const std::vector<const ir::Node*>& mine, const std::set<int>& need,
+                      std::vector<uint8_t>& params, bool reformat);
+  // The reformat step (reformat.cpp): before s is substituted, each variable
+  // joined to it by equality on a domain it is not keyed on is projected and
+  // hashed on that domain where the cost estimate says it pays.
+  void reformat(Level& lv, int s, const std::vector<int>& live, const std::vector<const ir::Node*>& targets,
+                std::vector<uint8_t>& params);
   void execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
                std::vector<uint8_t>& params, Sink& out, bool want_tids);
   // One scan of a plan over a relation's pages (scan.cpp).
@@ -99,6 +120,9 @@ class Exec {
   static std::string rel_id(const VarState& vs) {
     return vs.temp ? "temp" : vs.rel->name() + "#" + std::to_string(vs.rel->version());
   }
+  // A decision of the reformat step, noted as an access path is and, under
+  // --dump=decomp, printed once.
+  void note_decision(const std::string& text);
   void note_access(const std::string& t) {
     if (std::find(access_texts_.begin(), access_texts_.end(), t) == access_texts_.end())
       access_texts_.push_back(t);
