@@ -62,10 +62,12 @@ std::string code_options(const harness::PrepareOptions& p) {
   return s;
 }
 
-Checker::Checker(const std::string& backends, std::ostream& log, const harness::PrepareOptions& prepare, bool sqlite)
+Checker::Checker(const std::string& backends, std::ostream& log, const harness::PrepareOptions& prepare, bool sqlite,
+                 bool reformat)
     : log_(log), backends_(backends), prepare_(prepare) {
   harness::SessionOptions o;
   o.prepare = prepare;
+  o.runner.reformat = reformat;
   o.backends = harness::parse_backend_list(backends);
   o.format = harness::OutFormat::None;
   o.page_size = TestData::kPageSize;
@@ -86,6 +88,14 @@ Checker::Checker(const std::string& backends, std::ostream& log, const harness::
   }
   for (const auto& name : setup.catalog().names()) session_->catalog().add(setup.catalog().remove(name));
   cache_off_ = cache_off_runners(*session_);
+  {
+    const harness::Runner& first = *session_->runners()[0];
+    harness::RunnerOptions ro = first.options();
+    ro.reformat = false;
+    no_reformat_ = std::make_unique<harness::Runner>(
+        first.name(), first.mode(), harness::find_backend(first.name())->make(first.mode(), first.prepare_options()),
+        ro, first.prepare_options());
+  }
   // The generator binds against the test data's schemas: they must be the built relations'.
   if (std::string d = TestData::difference(session_->catalog()); !d.empty()) throw std::runtime_error("difftest: " + d);
   if (!sqlite) return;  // --no-sqlite: not opened, so nothing (--aggregates included) consults it
@@ -325,6 +335,25 @@ std::optional<Mismatch> Checker::check_python(const GQuery& q, const Outcome& he
   return std::nullopt;
 }
 
+std::optional<Mismatch> Checker::check_reformat(const GQuery& q, const Outcome& out, Summary* sum) {
+  if (q.vars.size() < 2 || !session_->runners()[0]->options().reformat) return std::nullopt;
+  Outcome o = evaluate(q, {no_reformat_.get()});
+  if (!o.bound) return std::nullopt;
+  if (sum) {
+    ++sum->reformat_checked;
+    sum->reformat_taken += out.results[0].stats.access_path.find("reformat to hash") != std::string::npos;
+  }
+  std::string d = result_difference(out.results[0], o.results[0]);
+  if (d.empty()) return std::nullopt;
+  Mismatch m;
+  m.kind = Mismatch::Reformat;
+  m.a = session_->runners()[0]->label();
+  m.b = m.a + " --no-reformat";
+  m.detail = d;
+  m.query = q.clone();
+  return m;
+}
+
 harness::Runner* Checker::runner(const std::string& label) {
   for (auto& r : session_->runners())
     if (r->label() == label) return r.get();
@@ -422,6 +451,7 @@ std::optional<Mismatch> Checker::check(const GQuery& q, const RunOptions& o, Sum
   }
   if (o.python)
     if (auto m = check_python(q, out, sum)) return m;
+  if (auto m = check_reformat(q, out, sum)) return m;
   if (o.storage)
     if (auto m = check_storage(q, out, sum)) return m;
   if (o.sqlite)

@@ -213,6 +213,9 @@ std::string Exec::project(Level& lv, int v, const std::vector<const Node*>& mine
   auto temp = std::make_unique<Relation>(
       q_.vars[size_t(v)].name + ":" + src->name() + (reformat ? " (reformatted)" : " (detached)"), plan.out,
       src->page_size());
+  // The reformat step projects every tuple: its pages are taken at once,
+  // not grown (and copied) a page at a time.
+  if (reformat) temp->reserve_tuples(src->ntuples());
   TempSink ts(*temp);
   execute(plan, src, rel_id(vs) + "|" + plan.key, acc, params, ts, false);
   std::vector<int> map(orig.attrs.size(), -1);
@@ -237,6 +240,12 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     names.push_back(t.name);
   }
   const bool updating = q_.update_var >= 0;
+  // What temporaries keep for the targets: under --sink count too when the
+  // reformat step may hash one, so that both sinks hash alike (its buckets
+  // follow the tuple's width) and scan the same tuples.
+  std::vector<const Node*> kept = targets;
+  if (runner_.options().reformat && count_)
+    for (const auto& t : q_.targets) kept.push_back(t.expr.get());
 
   if (live.size() <= 1) {
     int v = live.empty() ? -1 : live[0];
@@ -292,7 +301,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
   for (int v : order) {
     std::vector<const Node*> mine, rest;
     for (const Node* c : lv.conjuncts) (only_var(c) == v ? mine : rest).push_back(c);
-    note_access(q_.vars[size_t(v)].name + ":" + project(lv, v, mine, needed(lv, v, rest, targets), params, false) +
+    note_access(q_.vars[size_t(v)].name + ":" + project(lv, v, mine, needed(lv, v, rest, kept), params, false) +
                 " -> temp");
     lv.conjuncts = std::move(rest);
   }
@@ -319,7 +328,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     const double r = reads(v);
     if (s < 0 || r < best || (r == best && ntuples(v) < ntuples(s))) s = v, best = r;
   }
-  reformat(lv, s, live, targets, params);
+  reformat(lv, s, live, kept, params);
   VarState& sv = *lv.vars[size_t(s)];
   std::set<int> need;
   for (const Node* c : lv.conjuncts) attr_refs(*c, s, need);

@@ -120,9 +120,10 @@ class Exec {
   static std::string rel_id(const VarState& vs) {
     return vs.temp ? "temp" : vs.rel->name() + "#" + std::to_string(vs.rel->version());
   }
-  // A decision of the reformat step, noted as an access path is and, under
-  // --dump=decomp, printed once.
-  void note_decision(const std::string& text);
+  // A decision of the reformat step, printed once under --dump=decomp; one
+  // `taken` is an access path too (--stats): one not taken leaves the plans
+  // as substitution alone makes them, and says so only in the dump.
+  void note_decision(const std::string& text, bool taken);
   void note_access(const std::string& t) {
     if (std::find(access_texts_.begin(), access_texts_.end(), t) == access_texts_.end())
       access_texts_.push_back(t);
@@ -152,6 +153,7 @@ class Exec {
   std::vector<const uint8_t*> pagebuf_;  // pages of one call of a kernel whose batches span pages
   TierReport tierbuf_;  // what an adapting back end reports at a scan's end: kept, so a scan allocates nothing
   std::vector<std::string> access_texts_;
+  std::vector<std::string> decisions_;  // the reformat step's, each once
   std::vector<std::string> selection_texts_;
   std::vector<std::string> accumulated_texts_;
   // The tuple-substitution loops around the scan running now, outermost
