@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "engine/exec.h"
+#include "storage/budget.h"
 
 namespace quelkit::harness {
 
@@ -33,6 +34,15 @@ constexpr double kProjectOverhead = 2, kModifyOverhead = 10;
 constexpr double kBucket = 8;
 int fillfactor(uint32_t tuples_per_page) {
   return std::clamp(int(std::ceil(100 * kBucket / std::max(1u, tuples_per_page))), 25, 100);
+}
+
+// Whether `need` is every attribute of v's relation, in its order (v not
+// detached: its attributes are the bound schema's).
+bool every_attribute(const VarState& vs, const std::set<int>& need) {
+  if (need.size() != vs.rel->schema().attrs.size()) return false;
+  for (size_t a = 0; a < vs.attr_map.size(); ++a)
+    if (vs.attr_map[a] != int(a) || !need.count(int(a))) return false;
+  return true;
 }
 
 std::string whole(double x) {
@@ -95,7 +105,17 @@ void Exec::reformat(Level& lv, int s, const std::vector<int>& live, const std::v
       continue;
     }
     std::string path = "temp";
-    if (!own_temp) path = project(lv, v, {}, need, params, true);
+    if (!own_temp && every_attribute(vs, need)) {
+      // The query needs all of v: the projection is its pages as they are,
+      // copied whole (checked against the budget first, as inserts would be)
+      // rather than a tuple at a time through a plan.
+      memory_budget().check(uint64_t(rel.npages()) * rel.page_size(), "relation " + rel.name() + " (reformatted)");
+      vs.temp = std::make_unique<Relation>(rel);
+      vs.rel = vs.temp.get();
+      path = "copy";
+    } else if (!own_temp) {
+      path = project(lv, v, {}, need, params, true);
+    }
     vs.rel->modify(Structure::Hash, vs.attr_map[size_t(link)], ff);
     note_decision(var + ":" + path + " -> reformat to hash on " + domain + " (substitution " + whole(as_is) +
                       " > reformat " + whole(cost) + " tuples)",

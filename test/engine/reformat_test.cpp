@@ -139,6 +139,8 @@ TEST_P(ReformatEveryBackend, AnswersAreTheSubstitutionOnlyPlans) {
       "range of p is parts range of q is parts retrieve (p.pname, q.color) where p.pname = q.pname and q.pnum < 90",
       "range of p is parts range of q is parts retrieve (p.pnum, q.pnum) where p.weight = q.weight and p.pnum < 60",
       "range of p is parts range of q is parts retrieve (n = count(p.pnum where p.pnum = q.pnum and q.qoh > 10))",
+      // every attribute of q: its pages copied whole, then hashed
+      "range of p is parts range of q is parts retrieve (q.all, w = p.weight) where p.pnum = q.pnum",
   };
   for (const char* text : statements) {
     Kit on(GetParam()), off(GetParam());
