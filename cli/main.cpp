@@ -82,7 +82,7 @@ struct MainOptions {
   std::string backends = "interp", format, stats, sink, memory_budget;
   cli::CodeOptions code;  // --jit-opt, --jit-checks, --jit-cpu, --vector-batch, --selection
   uint32_t page_size = kDefaultPageSize;
-  bool no_plan_cache = false, no_statement_cache = false;
+  bool no_plan_cache = false, no_statement_cache = false, no_reformat = false;
 };
 
 // Runs the scripts (or the monitor) once the options have parsed.
@@ -120,6 +120,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
   opt.page_size = m.page_size;
   opt.runner.plan_cache = !m.no_plan_cache;
   opt.statement_cache = !m.no_statement_cache;
+  opt.runner.reformat = !m.no_reformat;
   if (m.format == "table") opt.format = OutFormat::Table;
   else if (m.format == "csv") opt.format = OutFormat::Csv;
   else if (m.format == "json") opt.format = OutFormat::Json;
@@ -146,7 +147,7 @@ int run_session(const CLI::App& app, MainOptions& m) {
   for (const auto& list : m.dumps)
     for (const auto& d : list.empty() ? std::vector<std::string>{""} : cli::split(list)) dumps.push_back(d);
   for (const auto& d : dumps) {
-    std::vector<std::string> forms = {"ast", "ir", "folded"};
+    std::vector<std::string> forms = {"ast", "ir", "folded", "decomp"};
     bool selected = std::find(forms.begin(), forms.end(), d) != forms.end();
     for (const auto& [b, mode] : opt.backends) {
       const BackendSpec* s = find_backend(b);
@@ -300,7 +301,7 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
       ->check(cli::one_of({"rows", "count"}))
       ->type_name("rows|count");
   app.add_option("--dump", m->dumps,
-                 "show a form of each statement: ast ir folded, and each selected back end's own (postfix: interp; "
+                 "show a form of each statement: ast ir folded, decomp (the reformat step's decisions and costs), and each selected back end's own (postfix: interp; "
                  "threaded, vector, llvm, gimple, stencil)")
       ->type_name("FORM[,FORM...]")
       ->check(CLI::Validator([](std::string& s) { return cli::empty_element(s); }, ""))
@@ -315,6 +316,9 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-statement-cache", m->no_statement_cache,
                "lex, parse and bind every statement's text (by default a text that differs from an earlier one "
                "only in its literals reuses its parse and binding; --no-plan-cache turns this off too)");
+  app.add_flag("--no-reformat", m->no_reformat,
+               "decompose joins by tuple substitution alone: never project and hash a relation on its joining "
+               "domain first (INGRES's reformat step; the 1981 figures' plans)");
   app.add_option("--plan-cache-size", m->opt.plan_cache_capacity,
                  "plans kept per back end before eviction (default 1024; 0: no limit)")
       ->check(cli::whole(0))

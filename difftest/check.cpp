@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <ostream>
 #include <stdexcept>
 
@@ -62,10 +63,12 @@ std::string code_options(const harness::PrepareOptions& p) {
   return s;
 }
 
-Checker::Checker(const std::string& backends, std::ostream& log, const harness::PrepareOptions& prepare, bool sqlite)
+Checker::Checker(const std::string& backends, std::ostream& log, const harness::PrepareOptions& prepare, bool sqlite,
+                 bool reformat)
     : log_(log), backends_(backends), prepare_(prepare) {
   harness::SessionOptions o;
   o.prepare = prepare;
+  o.runner.reformat = reformat;
   o.backends = harness::parse_backend_list(backends);
   o.format = harness::OutFormat::None;
   o.page_size = TestData::kPageSize;
@@ -86,6 +89,14 @@ Checker::Checker(const std::string& backends, std::ostream& log, const harness::
   }
   for (const auto& name : setup.catalog().names()) session_->catalog().add(setup.catalog().remove(name));
   cache_off_ = cache_off_runners(*session_);
+  {
+    const harness::Runner& first = *session_->runners()[0];
+    harness::RunnerOptions ro = first.options();
+    ro.reformat = false;
+    no_reformat_ = std::make_unique<harness::Runner>(
+        first.name(), first.mode(), harness::find_backend(first.name())->make(first.mode(), first.prepare_options()),
+        ro, first.prepare_options());
+  }
   // The generator binds against the test data's schemas: they must be the built relations'.
   if (std::string d = TestData::difference(session_->catalog()); !d.empty()) throw std::runtime_error("difftest: " + d);
   if (!sqlite) return;  // --no-sqlite: not opened, so nothing (--aggregates included) consults it
@@ -325,6 +336,67 @@ std::optional<Mismatch> Checker::check_python(const GQuery& q, const Outcome& he
   return std::nullopt;
 }
 
+namespace {
+GQuery equi_join(const GQuery& q) {
+  // Attributes of one kind in each neighbouring pair of variables, picked
+  // by the query's text: `v.a = w.b`, and an attribute of each as targets.
+  GQuery j;
+  j.vars = q.vars;
+  uint64_t h = std::hash<std::string>{}(q.text());
+  auto pick = [&](size_t n) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    return size_t((h >> 33) % n);
+  };
+  for (size_t i = 0; i + 1 < q.vars.size(); ++i) {
+    const auto& a = TestData::find(q.vars[i].base)->attrs;
+    const auto& b = TestData::find(q.vars[i + 1].base)->attrs;
+    std::vector<std::pair<size_t, size_t>> pairs;
+    for (size_t x = 0; x < a.size(); ++x)
+      for (size_t y = 0; y < b.size(); ++y)
+        if (a[x].second.kind == b[y].second.kind) pairs.emplace_back(x, y);
+    if (pairs.empty()) return {};
+    const auto [x, y] = pairs[pick(pairs.size())];
+    GPtr eq = make_op(ir::Generic::Eq, make_attr(q.vars[i].name, a[x].first), make_attr(q.vars[i + 1].name, b[y].first));
+    j.where = j.where ? make_op(ir::Generic::And, std::move(j.where), std::move(eq)) : std::move(eq);
+  }
+  for (size_t i = 0; i < q.vars.size(); ++i) {
+    const auto& a = TestData::find(q.vars[i].base)->attrs;
+    j.targets.emplace_back("t" + std::to_string(i + 1), make_attr(q.vars[i].name, a[pick(a.size())].first));
+  }
+  return j;
+}
+}  // namespace
+
+std::optional<Mismatch> Checker::check_reformat(const GQuery& q, const Outcome& out, Summary* sum) {
+  if (q.vars.size() < 2 || !session_->runners()[0]->options().reformat) return std::nullopt;
+  // The query, and (from the full run, not the shrinker) its variables' plain
+  // equi-join, which the step takes more often: the generator's joins mostly
+  // hold an operator that may raise, which it leaves alone.
+  if (sum && q.kind == GQuery::Retrieve)
+    if (GQuery j = equi_join(q); j.where) {
+      Outcome a = evaluate(j, {session_->runners()[0].get()});
+      if (a.bound)
+        if (auto m = check_reformat(j, a, nullptr)) return m;
+      ++sum->reformat_checked;
+      sum->reformat_taken += a.bound && a.results[0].stats.access_path.find("reformat to hash") != std::string::npos;
+    }
+  Outcome o = evaluate(q, {no_reformat_.get()});
+  if (!o.bound) return std::nullopt;
+  if (sum) {
+    ++sum->reformat_checked;
+    sum->reformat_taken += out.results[0].stats.access_path.find("reformat to hash") != std::string::npos;
+  }
+  std::string d = result_difference(out.results[0], o.results[0]);
+  if (d.empty()) return std::nullopt;
+  Mismatch m;
+  m.kind = Mismatch::Reformat;
+  m.a = session_->runners()[0]->label();
+  m.b = m.a + " --no-reformat";
+  m.detail = d;
+  m.query = q.clone();
+  return m;
+}
+
 harness::Runner* Checker::runner(const std::string& label) {
   for (auto& r : session_->runners())
     if (r->label() == label) return r.get();
@@ -422,6 +494,7 @@ std::optional<Mismatch> Checker::check(const GQuery& q, const RunOptions& o, Sum
   }
   if (o.python)
     if (auto m = check_python(q, out, sum)) return m;
+  if (auto m = check_reformat(q, out, sum)) return m;
   if (o.storage)
     if (auto m = check_storage(q, out, sum)) return m;
   if (o.sqlite)

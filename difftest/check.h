@@ -37,7 +37,7 @@ struct Mismatch {
   // (twin.h): Twin, the statement run on one back end after its literal
   // twin differs from its run with the plan cache off; CacheOff, the same
   // from a clean start, with no twin needed.
-  enum Kind : uint8_t { Backends, Storage, Sqlite, Python, Twin, CacheOff, Generator } kind = Backends;
+  enum Kind : uint8_t { Backends, Storage, Sqlite, Python, Twin, CacheOff, Generator, Reformat } kind = Backends;
   std::string a, b;    // what disagreed: runner labels, "relation x vs y", "sqlite", "python oracle",
                        // "L --no-plan-cache"
   std::string detail;  // the first difference
@@ -78,6 +78,10 @@ struct Summary {
   uint64_t failed = 0;         // statements that raised a runtime error (on every back end alike)
   uint64_t rows = 0;           // result rows compared
   uint64_t storage_checked = 0;
+  // Joins run again on the first back end with --no-reformat (answers and
+  // errors must be the same), and of those the ones the reformat step
+  // reformatted a relation for.
+  uint64_t reformat_checked = 0, reformat_taken = 0;
   uint64_t sqlite_checked = 0;
   std::vector<std::pair<std::string, uint64_t>> sqlite_skipped;  // reason -> count
   // Of the queries that raised: evaluated by the Python oracle, and of
@@ -117,8 +121,10 @@ class Checker {
   // prepare: the options that shape each back end's code (--selection,
   // --jit-opt, --jit-checks, --jit-cpu, --vector-batch).
   // sqlite: open the SQLite oracle (--no-sqlite: not, nor for --aggregates).
+  // reformat false: every back end runs with --no-reformat (and the reformat
+  // check, which compares with that, is left out).
   Checker(const std::string& backends, std::ostream& log, const harness::PrepareOptions& prepare = {},
-          bool sqlite = true);
+          bool sqlite = true, bool reformat = true);
   ~Checker();
 
   // Runs the generator from o.seed; stops at o.count queries, o.seconds, or
@@ -158,6 +164,9 @@ class Checker {
   std::optional<Mismatch> check_storage(const GQuery& q, const Outcome& heap, Summary* sum);
   std::optional<Mismatch> check_sqlite(const GQuery& q, const Outcome& heap, Summary* sum);
   std::optional<Mismatch> check_python(const GQuery& q, const Outcome& heap, Summary* sum);
+  // A join's answer on the first back end against the same back end's with
+  // --no-reformat (engine/reformat.cpp): rows in order and errors exactly.
+  std::optional<Mismatch> check_reformat(const GQuery& q, const Outcome& out, Summary* sum);
   bool still_fails(const Mismatch& m, const GQuery& candidate);
   // Does a keyed relation's answer differ from the heap's? (*detail: how)
   static bool storage_differs(const harness::Result& heap, const harness::Result& var, std::string* detail);
@@ -171,6 +180,7 @@ class Checker {
   std::ostringstream sink_out_, sink_err_;  // what the session prints (setup only)
   std::unique_ptr<harness::Session> session_;
   std::vector<std::unique_ptr<harness::Runner>> cache_off_;  // session_'s runners with --no-plan-cache
+  std::unique_ptr<harness::Runner> no_reformat_;             // the first runner with --no-reformat
   std::unique_ptr<SqliteOracle> sqlite_;
   std::unique_ptr<PythonOracle> python_;
   std::string backends_;

@@ -26,7 +26,7 @@ struct DifftestOptions {
   std::string backends = "all";
   std::vector<std::string> corpus;
   bool rewrite = false, no_shrink = false, no_sqlite = false, no_storage = false, no_python = false;
-  bool no_plan_reuse = false;
+  bool no_plan_reuse = false, no_reformat = false;
   std::string python_oracle;
   cli::CodeOptions code;  // --jit-opt, --jit-checks, --jit-cpu, --vector-batch, --selection
   double minutes = 0, seconds = 0;
@@ -43,7 +43,8 @@ void print_summary(std::ostream& os, const Summary& s, const std::vector<std::st
   os << " on";
   for (const auto& r : runners) os << " " << r;
   os << "\n  raised a runtime error: " << s.failed << "; result rows compared: " << s.rows
-     << "\n  storage variants compared: " << s.storage_checked;
+     << "\n  storage variants compared: " << s.storage_checked << "; joins compared with --no-reformat: "
+     << s.reformat_checked << " (" << s.reformat_taken << " reformatted)";
   // The raised errors a second implementation checked (or why none did).
   if (!s.python_missing.empty()) {
     os << "\n  Python oracle: none (" << s.python_missing << ")";
@@ -111,6 +112,9 @@ cli::Run define_difftest(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-sqlite", d->no_sqlite, "leave out the SQLite oracle");
   app.add_flag("--no-storage", d->no_storage, "leave out the ISAM/hash copies");
   app.add_flag("--no-python", d->no_python, "leave out the Python oracle of the queries that raise");
+  app.add_flag("--no-reformat", d->no_reformat,
+               "decompose joins by tuple substitution alone (quelkit --no-reformat); random queries then skip "
+               "the check of reformatted plans against substitution-only ones");
   app.add_flag("--no-plan-reuse", d->no_plan_reuse,
                "leave out the plan-reuse net: each statement run after its literal twin (same shape, other "
                "literals) and again with the plan cache off");
@@ -160,6 +164,7 @@ int run_difftest(const DifftestOptions& d) {
   o.plan_reuse = !d.no_plan_reuse;
   CorpusNet net;
   net.twins = net.cache_off = !d.no_plan_reuse;
+  net.reformat = !d.no_reformat;
   o.python_script = d.python_oracle;
   const std::string& backends = d.backends;
   const bool rewrite = d.rewrite;
@@ -293,7 +298,7 @@ int run_difftest(const DifftestOptions& d) {
       }
       return failed ? 1 : 0;
     }
-    Checker ch(backends, std::cerr, prepare, o.sqlite);
+    Checker ch(backends, std::cerr, prepare, o.sqlite, !d.no_reformat);
     Summary s = ch.run(o);
     print_summary(std::cout, s, ch.runner_labels(), o.seed);
     // The same queries again, whatever stopped this run (a time limit too):

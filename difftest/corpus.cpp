@@ -344,6 +344,7 @@ CorpusReport run_corpus(const CorpusFile& f, const std::string& backends, const 
   o.backends = harness::parse_backend_list(backends);
   o.prepare = prepare;
   o.runner.plan_cache = net.plan_cache;
+  o.runner.reformat = net.reformat;
   o.format = harness::OutFormat::Csv;
   if (f.page_size) o.page_size = f.page_size;
   harness::Session session(o, out, err);

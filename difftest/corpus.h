@@ -98,6 +98,7 @@ struct CorpusReport {
 // case opened, nor under plan_cache false.
 struct CorpusNet {
   bool plan_cache = true;
+  bool reformat = true;  // false: the file runs as --no-reformat
   bool twins = true;
   bool cache_off = true;
   bool text_twins = true;

@@ -14,7 +14,9 @@ std::string Checker::reproducer(const Mismatch& m) {
   static const char* kinds[] = {"back ends disagree", "storage structures disagree", "SQLite disagrees",
                                 "the Python oracle disagrees",
                                 "a statement run after its literal twin disagrees with --no-plan-cache",
-                                "plan cache on and off disagree", "generator and binder disagree"};
+                                "plan cache on and off disagree", "generator and binder disagree",
+                                "reformatted and substitution-only plans disagree (run it with and without "
+                                "--no-reformat)"};
   // The plan-reuse net's: one back end with the plan cache against itself
   // without; the expectations are its answers under --no-plan-cache.
   const bool reuse = m.kind == Mismatch::Twin || m.kind == Mismatch::CacheOff;

@@ -39,6 +39,10 @@ bool Checker::still_fails(const Mismatch& m, const GQuery& cand) {
       if (!h.bound || h.results[0].ok) return false;
       return check_python(cand, h, nullptr).has_value();
     }
+    case Mismatch::Reformat: {
+      Outcome h = evaluate(cand, {session_->runners()[0].get()});
+      return h.bound && check_reformat(cand, h, nullptr).has_value();
+    }
   }
   return false;
 }
@@ -245,6 +249,12 @@ void Checker::shrink(Mismatch& m) {
       Outcome out = evaluate(m.query, {session_->runners()[0].get()});
       if (out.bound && !out.results[0].ok)
         if (auto again = check_python(m.query, out, nullptr)) m.detail = again->detail;
+      break;
+    }
+    case Mismatch::Reformat: {
+      Outcome out = evaluate(m.query, {session_->runners()[0].get()});
+      if (out.bound)
+        if (auto again = check_reformat(m.query, out, nullptr)) m.detail = again->detail;
       break;
     }
     default: break;

@@ -46,18 +46,17 @@ void attr_refs(const Node& n, int var, std::set<int>& out) {
     if (k) attr_refs(*k, var, out);
 }
 
-// Whether a conjunct of `lv` is `v.key = e` (either side; the key as
-// choose_access reads it, key_side: through integer widening, or converted
-// for a mixed comparison, `float4(v.key) = s.w`) for v's key in its current
-// relation, where e is an attribute of s or an expression of s and of
-// variables already substituted (`s.a`, `s.a / 10`): substituting s then
-// makes it `v.key = parameter` or an expression of parameters, a lookup
-// (choose_access). e of the type the key compares as (bounds_key): an
-// integer for an integer key in its own type, else that type.
-namespace {
-bool keyed_join(const Level& lv, int v, int s) {
+// Whether a conjunct of `lv` is `v.a = e` (either side; the attribute as
+// choose_access reads a key, key_side: through integer widening, or converted
+// for a mixed comparison, `float4(v.a) = s.w`) for attribute `attr` of v's
+// current relation keyed in structure `st`, where e is an attribute of s or
+// an expression of s and of variables already substituted (`s.a`,
+// `s.a / 10`): substituting s then makes it `v.a = parameter` or an
+// expression of parameters, a lookup (choose_access) were v keyed on a. e of
+// the type the key compares as (bounds_key): an integer for an integer key
+// in its own type, else that type. keyed_join: v is keyed so, on its key.
+bool keyed_on(const Level& lv, int v, int s, int attr, Structure st) {
   const Relation* rel = lv.vars[size_t(v)]->rel;
-  if (rel->structure() == Structure::Heap || rel->key_attr() < 0) return false;
   // Every variable e names is s or one already substituted, and s is one
   // of them (a value of the key's kind is no condition, so holds no connective).
   auto of_s = [&](const Node& e) {
@@ -68,20 +67,27 @@ bool keyed_join(const Level& lv, int v, int s) {
     return vars.count(s) > 0;
   };
   const std::vector<int>& map = lv.vars[size_t(v)]->attr_map;
-  const Type key = rel->schema().attrs[size_t(rel->key_attr())].type;
+  const Type key = rel->schema().attrs[size_t(attr)].type;
   for (const Node* c : lv.conjuncts) {
     if (ir::op_info(c->op).generic != ir::Generic::Eq || c->kid.size() != 2) continue;
     for (int side = 0; side < 2; ++side) {
       Tk cmp = kNoTk;
-      const Node* a = key_side(c->kid[size_t(side)].get(), rel->structure(), key, &cmp);
+      const Node* a = key_side(c->kid[size_t(side)].get(), st, key, &cmp);
       const Node* e = c->kid[size_t(1 - side)].get();
-      if (!a || a->var != v || map[size_t(a->attr)] != rel->key_attr()) continue;
+      if (!a || a->var != v || map[size_t(a->attr)] != attr) continue;
       if (bounds_key(e->type, key, cmp) && of_s(*e)) return true;
     }
   }
   return false;
 }
 
+bool keyed_join(const Level& lv, int v, int s) {
+  const Relation* rel = lv.vars[size_t(v)]->rel;
+  if (rel->structure() == Structure::Heap || rel->key_attr() < 0) return false;
+  return keyed_on(lv, v, s, rel->key_attr(), rel->structure());
+}
+
+namespace {
 // Where the variable a replace or delete changes is the one substituted, the
 // rows of each substituted execution are its substituted tuple's: their
 // identifier is that tuple's, which the scan beneath cannot give.
@@ -158,6 +164,69 @@ Plan Exec::make_plan(const Level& lv, int scan_var, const std::vector<const Node
   return p;
 }
 
+std::set<int> Exec::needed(const Level& lv, int v, const std::vector<const Node*>& rest,
+                           const std::vector<const Node*>& targets) const {
+  // The temporary holds only what the rest of the query still needs of v.
+  std::set<int> need;
+  for (const Node* c : rest) attr_refs(*c, v, need);
+  for (const Node* t : targets) attr_refs(*t, v, need);
+  const VarState& vs = *lv.vars[size_t(v)];
+  // v only counts: keep one column (a relation has at least one), one that
+  // v's relation still has: detached already at an outer level, it holds
+  // only what that level needed, which need not be the first attribute.
+  // So does a relation whose needed columns are all c0 (an aggregate of
+  // "" in an aggregate function's temporary): it needs a column of bytes.
+  const Schema& orig = q_.vars[size_t(v)].schema;
+  bool bytes = false;
+  for (int a : need) bytes = bytes || orig.attrs[size_t(a)].type.len > 0;
+  if (!bytes)
+    for (size_t a = 0; a < vs.attr_map.size(); ++a)
+      if (vs.attr_map[a] >= 0 && orig.attrs[a].type.len > 0) {
+        need.insert(int(a));
+        break;
+      }
+  return need;
+}
+
+std::string Exec::project(Level& lv, int v, const std::vector<const Node*>& mine, const std::set<int>& need,
+                          std::vector<uint8_t>& params, bool reformat) {
+  VarState& vs = *lv.vars[size_t(v)];
+  const Schema& orig = q_.vars[size_t(v)].schema;
+  std::vector<const Node*> cols;
+  std::vector<NodePtr> col_nodes;
+  std::vector<std::string> col_names;
+  for (int a : need) {
+    auto n = ir::make_node(Op::ATTR, orig.attrs[size_t(a)].type, SrcPos{});
+    n->var = v;
+    n->attr = a;
+    n->offset = orig.attrs[size_t(a)].offset;
+    col_names.push_back(orig.attrs[size_t(a)].name);
+    cols.push_back(n.get());
+    col_nodes.push_back(std::move(n));
+  }
+  const uint64_t p0 = now_ns();
+  std::string name = plan_base() + (reformat ? "_r" : "_d") + std::to_string(++ndetach_);
+  Plan plan = make_plan(lv, v, mine, cols, col_names, name);
+  Relation* src = vs.rel;
+  AccessSpec acc = choose_access(plan, src, src->key_attr());
+  res_.stats.plan_ns += now_ns() - p0;
+  auto temp = std::make_unique<Relation>(
+      q_.vars[size_t(v)].name + ":" + src->name() + (reformat ? " (reformatted)" : " (detached)"), plan.out,
+      src->page_size());
+  // The reformat step projects every tuple: its pages are taken at once,
+  // not grown (and copied) a page at a time.
+  if (reformat) temp->reserve_tuples(src->ntuples());
+  TempSink ts(*temp);
+  execute(plan, src, rel_id(vs) + "|" + plan.key, acc, params, ts, false);
+  std::vector<int> map(orig.attrs.size(), -1);
+  int k = 0;
+  for (int a : need) map[size_t(a)] = k++;
+  vs.attr_map = std::move(map);
+  vs.temp = std::move(temp);
+  vs.rel = vs.temp.get();
+  return acc.text;
+}
+
 void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth) {
   std::vector<int> live;
   for (size_t v = 0; v < lv.vars.size(); ++v)
@@ -171,6 +240,12 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     names.push_back(t.name);
   }
   const bool updating = q_.update_var >= 0;
+  // What temporaries keep for the targets: under --sink count too when the
+  // reformat step may hash one, so that both sinks hash alike (its buckets
+  // follow the tuple's width) and scan the same tuples.
+  std::vector<const Node*> kept = targets;
+  if (runner_.options().reformat && count_)
+    for (const auto& t : q_.targets) kept.push_back(t.expr.get());
 
   if (live.size() <= 1) {
     int v = live.empty() ? -1 : live[0];
@@ -226,54 +301,8 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
   for (int v : order) {
     std::vector<const Node*> mine, rest;
     for (const Node* c : lv.conjuncts) (only_var(c) == v ? mine : rest).push_back(c);
-    // The temporary holds only what the rest of the query still needs of v.
-    std::set<int> need;
-    for (const Node* c : rest) attr_refs(*c, v, need);
-    for (const Node* t : targets) attr_refs(*t, v, need);
-    VarState& vs = *lv.vars[size_t(v)];
-    // v only counts: keep one column (a relation has at least one), one that
-    // v's relation still has: detached already at an outer level, it holds
-    // only what that level needed, which need not be the first attribute.
-    // So does a relation whose needed columns are all c0 (an aggregate of
-    // "" in an aggregate function's temporary): it needs a column of bytes.
-    const Schema& orig = q_.vars[size_t(v)].schema;
-    bool bytes = false;
-    for (int a : need) bytes = bytes || orig.attrs[size_t(a)].type.len > 0;
-    if (!bytes)
-      for (size_t a = 0; a < vs.attr_map.size(); ++a)
-        if (vs.attr_map[a] >= 0 && orig.attrs[a].type.len > 0) {
-          need.insert(int(a));
-          break;
-        }
-    std::vector<const Node*> cols;
-    std::vector<NodePtr> col_nodes;
-    std::vector<std::string> col_names;
-    for (int a : need) {
-      auto n = ir::make_node(Op::ATTR, orig.attrs[size_t(a)].type, SrcPos{});
-      n->var = v;
-      n->attr = a;
-      n->offset = orig.attrs[size_t(a)].offset;
-      col_names.push_back(orig.attrs[size_t(a)].name);
-      cols.push_back(n.get());
-      col_nodes.push_back(std::move(n));
-    }
-    const uint64_t p0 = now_ns();
-    std::string name = plan_base() + "_d" + std::to_string(++ndetach_);
-    Plan plan = make_plan(lv, v, mine, cols, col_names, name);
-    Relation* src = vs.rel;
-    AccessSpec acc = choose_access(plan, src, src->key_attr());
-    note_access(q_.vars[size_t(v)].name + ":" + acc.text + " -> temp");
-    res_.stats.plan_ns += now_ns() - p0;
-    auto temp = std::make_unique<Relation>(q_.vars[size_t(v)].name + ":" + src->name() + " (detached)",
-                                           plan.out, src->page_size());
-    TempSink ts(*temp);
-    execute(plan, src, rel_id(vs) + "|" + plan.key, acc, params, ts, false);
-    std::vector<int> map(orig.attrs.size(), -1);
-    int k = 0;
-    for (int a : need) map[size_t(a)] = k++;
-    vs.attr_map = std::move(map);
-    vs.temp = std::move(temp);
-    vs.rel = vs.temp.get();
+    note_access(q_.vars[size_t(v)].name + ":" + project(lv, v, mine, needed(lv, v, rest, kept), params, false) +
+                " -> temp");
     lv.conjuncts = std::move(rest);
   }
 
@@ -299,6 +328,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     const double r = reads(v);
     if (s < 0 || r < best || (r == best && ntuples(v) < ntuples(s))) s = v, best = r;
   }
+  reformat(lv, s, live, kept, params);
   VarState& sv = *lv.vars[size_t(s)];
   std::set<int> need;
   for (const Node* c : lv.conjuncts) attr_refs(*c, s, need);

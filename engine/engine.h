@@ -163,6 +163,10 @@ struct RunnerOptions {
   // projects nothing, so targets are not evaluated (nor their errors raised);
   // the result is the count alone (rows_out), with checksum 0.
   bool count_sink = false;
+  // --no-reformat: decomposition substitutes into relations as they are
+  // (engine/reformat.cpp), the plans of the 1981 figures.
+  bool reformat = true;
+  bool dump_decomp = false;  // --dump=decomp: the reformat step's decisions on dump_out
   std::set<std::string> dumps;  // back-end forms to print when a plan is first prepared
   std::ostream* dump_out = nullptr;
 };

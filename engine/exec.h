@@ -27,6 +27,13 @@ void flatten_and(const ir::Node* n, std::vector<const ir::Node*>& out);
 // Collects the attributes of variable `var` an expression reads.
 void attr_refs(const ir::Node& n, int var, std::set<int>& out);
 
+struct Level;
+// Whether `v.a = e(s)` in lv's conjuncts would be a lookup of v's current
+// relation keyed on its attribute `attr` in structure st, once s is
+// substituted (decompose.cpp); keyed_join: v is so keyed already, on its key.
+bool keyed_on(const Level& lv, int v, int s, int attr, Structure st);
+bool keyed_join(const Level& lv, int v, int s);
+
 struct VarState {
   Relation* rel = nullptr;
   std::unique_ptr<Relation> temp;  // owned temporary after detachment
@@ -79,6 +86,20 @@ class Exec {
                  const std::vector<const ir::Node*>& targets, const std::vector<std::string>& names,
                  const std::string& name);
   ir::NodePtr rewrite(const ir::Node& n, const Level& lv, int scan_var);
+  // The attributes of v (its bound schema's indices) that conjuncts `rest` and
+  // `targets` read, or one column of bytes where they read none.
+  std::set<int> needed(const Level& lv, int v, const std::vector<const ir::Node*>& rest,
+                       const std::vector<const ir::Node*>& targets) const;
+  // Runs v's conjuncts `mine` into a heap temporary of the attributes `need`;
+  // v then ranges over it (its attr_map renumbered). Returns the access
+  // path's text. `reformat`: the temporary is the reformat step's.
+  std::string project(Level& lv, int v, const std::vector<const ir::Node*>& mine, const std::set<int>& need,
+                      std::vector<uint8_t>& params, bool reformat);
+  // The reformat step (reformat.cpp): before s is substituted, each variable
+  // joined to it by equality on a domain it is not keyed on is projected and
+  // hashed on that domain where the cost estimate says it pays.
+  void reformat(Level& lv, int s, const std::vector<int>& live, const std::vector<const ir::Node*>& targets,
+                std::vector<uint8_t>& params);
   void execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
                std::vector<uint8_t>& params, Sink& out, bool want_tids);
   // One scan of a plan over a relation's pages (scan.cpp).
@@ -99,6 +120,10 @@ class Exec {
   static std::string rel_id(const VarState& vs) {
     return vs.temp ? "temp" : vs.rel->name() + "#" + std::to_string(vs.rel->version());
   }
+  // A decision of the reformat step, printed once under --dump=decomp; one
+  // `taken` is an access path too (--stats): one not taken leaves the plans
+  // as substitution alone makes them, and says so only in the dump.
+  void note_decision(const std::string& text, bool taken);
   void note_access(const std::string& t) {
     if (std::find(access_texts_.begin(), access_texts_.end(), t) == access_texts_.end())
       access_texts_.push_back(t);
@@ -128,6 +153,7 @@ class Exec {
   std::vector<const uint8_t*> pagebuf_;  // pages of one call of a kernel whose batches span pages
   TierReport tierbuf_;  // what an adapting back end reports at a scan's end: kept, so a scan allocates nothing
   std::vector<std::string> access_texts_;
+  std::vector<std::string> decisions_;  // the reformat step's, each once
   std::vector<std::string> selection_texts_;
   std::vector<std::string> accumulated_texts_;
   // The tuple-substitution loops around the scan running now, outermost

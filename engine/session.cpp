@@ -87,6 +87,7 @@ Runner& Session::add_runner(const std::string& name, const std::string& mode, co
   const BackendSpec* spec = find_backend(name);
   RunnerOptions ro = opt_.runner;
   ro.dump_out = &listing();
+  ro.dump_decomp = opt_.dumps.count("decomp") > 0;
   for (const auto& d : opt_.dumps)
     if (spec->dumps(d)) ro.dumps.insert(d);
   auto r = std::make_unique<Runner>(name, mode, spec->make(mode, prepare), ro, prepare);

@@ -48,7 +48,7 @@ struct PaperOptions {
   std::string backends = "all", out_dir, only, profile_json, jit_cpu = "generic", memory_budget;
   int reps = kPaperReps, target_reps = kPaperTargetReps, children = 5;
   double min_time = kPaperMinSeconds, target_budget = kPaperTargetBudget;
-  bool no_sqlite = false, no_aggregates = false;
+  bool no_sqlite = false, no_aggregates = false, no_reformat = false;
 };
 
 int run_paper(const PaperOptions& p);
@@ -121,6 +121,8 @@ cli::Run define_paper(CLI::App& app, const std::vector<std::string>&) {
       ->check(cli::a_name("a directory"))
       ->type_name("DIR");
   app.add_flag("--no-sqlite", p->no_sqlite, "leave out the SQLite reference");
+  app.add_flag("--no-reformat", p->no_reformat,
+               "joins by tuple substitution alone, the plans of 1981 (quelkit --no-reformat)");
   cli::add_jit_cpu_option(app, &p->jit_cpu);
   cli::add_memory_budget_option(app, &p->memory_budget);
   return [p, &app] {
@@ -194,6 +196,7 @@ int run_paper(const PaperOptions& p) {
   so.backends = parse_backend_list(backends, /*measured=*/true);  // validated while parsing; test modes left out
   so.format = OutFormat::None;
   so.prepare.jit_native_cpu = jit_native_cpu;
+  so.runner.reformat = !p.no_reformat;
   std::ostringstream sink_out, sink_err;
 
   std::cout << "quelkit paper: Stonebraker et al. 1981, Tables 1 and 2, re-run\n"

@@ -42,7 +42,7 @@ struct WisconsinOptions {
   std::string scripts = QUELKIT_SOURCE_DIR "/bench/workloads/wisconsin";
   int reps = 3, large_reps = 1, cold_runs = 3;
   double min_time = 0.02;
-  bool quick = false, no_sqlite = false;
+  bool quick = false, no_sqlite = false, no_reformat = false;
 };
 
 int run_wisconsin(const WisconsinOptions& o, const CLI::App& app);
@@ -89,6 +89,9 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
       ->check(cli::a_name("a directory"))
       ->type_name("DIR");
   app.add_flag("--no-sqlite", o->no_sqlite, "leave out the SQLite reference");
+  app.add_flag("--no-reformat", o->no_reformat,
+               "joins by tuple substitution alone, as the study's INGRES figures were run before the reformat step "
+               "(quelkit --no-reformat)");
   cli::add_jit_cpu_option(app, &o->jit_cpu);
   cli::add_memory_budget_option(app, &o->memory_budget);
   return [o, &app] { return run_wisconsin(*o, app); };
@@ -243,6 +246,7 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
                                 {"settings",
                                  {{"backends", backends},
                                   {"sqlite", !o.no_sqlite},
+                                  {"reformat", !o.no_reformat},
                                   {"structures", structs},
                                   {"sizes", sizes},
                                   {"figures", o.figures.empty() ? nlohmann::ordered_json("all")
@@ -349,6 +353,7 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
   SessionOptions so;
   so.backends = parse_backend_list(o.backends, /*measured=*/true);  // validated while parsing; test modes left out
   so.prepare.jit_native_cpu = o.jit_cpu == "native";
+  so.runner.reformat = !o.no_reformat;
   WisconsinRunOptions ro;
   ro.timing.reps = o.reps;
   ro.timing.min_seconds = o.min_time;

@@ -80,6 +80,9 @@ TEST(Decomposition, FewestTuplesIsSubstitutedAndTemporariesHoldOnlyWhatIsNeeded)
 // Either way the answer is the same bag of rows.
 TEST(Decomposition, AVariableJoinedOnItsKeyIsLookedUpNotScanned) {
   Kit k("interp");
+  // Substitution alone: the reformat step would hash the heap p on pnum
+  // (reformat_test.cpp).
+  k.set_options([](harness::SessionOptions& o) { o.runner.reformat = false; });
   k.add_parts(2000);
   auto r = k.run(
       "range of p is parts retrieve into k (pnum = p.pnum, w = p.weight) where p.pnum <= 1000 "

@@ -113,7 +113,7 @@ TEST(Options, BadValuesAreUsageErrorsBeforeAnyWork) {
       {"--vector-batch 0 -e 'retrieve (a = 1)'", "--vector-batch"},
       {"--format xml -e 'retrieve (a = 1)'", "--format"},
       {"--stats=xml -e 'retrieve (a = 1)'", "--stats"},
-      {"--dump=bogus -e 'retrieve (a = 1)'", "--dump=bogus: unknown form (ast ir folded postfix threaded vector llvm"},
+      {"--dump=bogus -e 'retrieve (a = 1)'", "--dump=bogus: unknown form (ast ir folded decomp postfix threaded vector llvm"},
       {"--dump= -e 'retrieve (a = 1)'", "--dump needs a form (ast ir folded"},
       {"--dump=ast,,ir -e 'retrieve (a = 1)'", "--dump: has an empty element in 'ast,,ir'"},
       {"--dump=ast, -e 'retrieve (a = 1)'", "has an empty element in 'ast,'"},
