@@ -315,6 +315,9 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-statement-cache", m->no_statement_cache,
                "lex, parse and bind every statement's text (by default a text that differs from an earlier one "
                "only in its literals reuses its parse and binding; --no-plan-cache turns this off too)");
+  app.add_option("--user", m->opt.user,
+                 "the user the constant usercode names (default $QUELKIT_USER, else $USER, else ingres)")
+      ->type_name("NAME");
   app.add_option("--plan-cache-size", m->opt.plan_cache_capacity,
                  "plans kept per back end before eviction (default 1024; 0: no limit)")
       ->check(cli::whole(0))
