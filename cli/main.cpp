@@ -319,6 +319,9 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
   app.add_flag("--no-reformat", m->no_reformat,
                "decompose joins by tuple substitution alone: never project and hash a relation on its joining "
                "domain first (INGRES's reformat step; the 1981 figures' plans)");
+  app.add_option("--user", m->opt.user,
+                 "the user the constant usercode names (default $QUELKIT_USER, else $USER, else ingres)")
+      ->type_name("NAME");
   app.add_option("--plan-cache-size", m->opt.plan_cache_capacity,
                  "plans kept per back end before eviction (default 1024; 0: no limit)")
       ->check(cli::whole(0))

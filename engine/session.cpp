@@ -4,6 +4,7 @@
 #include "engine/session.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -18,6 +19,7 @@
 
 #include "engine/aggregate.h"
 #include "engine/limits.h"
+#include "engine/quel_statements.h"
 #include "storage/budget.h"
 #include "storage/checksum.h"
 #include "storage/csv.h"
@@ -26,6 +28,7 @@
 #include "engine/measure.h"
 #include "runtime/runtime.h"
 #include "engine/rows.h"
+#include "engine/result_order.h"
 
 namespace quelkit::harness {
 
@@ -80,6 +83,7 @@ std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::s
 Session::Session(SessionOptions opt, std::ostream& out, std::ostream& err)
     : opt_(std::move(opt)), out_(out), err_(err), msg_(&err), undo_(std::make_unique<UndoLog>()) {
   if (opt_.backends.empty()) opt_.backends = parse_backend_list("interp");
+  cat_.set_usercode(session_user(opt_.user));
   for (const auto& [name, mode] : opt_.backends) add_runner(name, mode, opt_.prepare);
 }
 
@@ -301,7 +305,7 @@ static Schema into_schema(const frontend::BoundQuery& q) {
 bool Session::exec(const Stmt& s, const SourceRef& src) {
   switch (s.kind) {
     case Stmt::Range: {
-      if (!cat_.find(s.relation))
+      if (!cat_.find(s.relation) && !is_system_catalog(lowercase(s.relation)))
         throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
       ranges_.set(s.var, lowercase(s.relation));
       catalog_changed();
@@ -320,6 +324,7 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
     case Stmt::Begin: exec_begin(s, src); return true;
     case Stmt::End: exec_end(s, src); return true;
     case Stmt::Abort: exec_abort(s, src); return true;
+    case Stmt::Save: exec_save(s, src); return true;
     case Stmt::Include:
       if (!includer_) throw_error(ErrKind::IO, s.file_pos, src, "\\i: no files can be included here");
       return includer_(s.file, s.file_pos, src);
@@ -360,6 +365,7 @@ void Session::dump_ir(const frontend::BoundQuery& q, const std::string& name) {
 }
 
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {
+  SystemCatalogs catalogs(*this, s, src);  // `relation` and `attribute`, if the statement reads them
   // A statement with aggregates is bound per runner, once its aggregates have
   // values (engine/aggregate.h); the first runner's binding is then applied.
   const bool aggregates = has_aggregates(s);
@@ -573,6 +579,10 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
           throw_error(ErrKind::Name, s.relation_pos, src, "relation '" + q.into + "' already exists");
         // Rows are packed in the result's layout; a "" target is c0 there
         // and a blank in the relation (into_schema).
+        // Sorted on every domain and without duplicates, as INGRES stored
+        // a retrieve into (its result modified to cheapsort).
+        order_rows(res.rows, res.layout, {}, true);
+        n = res.rows.size();
         Schema stored = into_schema(q);
         auto rel = new_relation(q.into, stored, opt_.page_size, s.relation_pos, src);
         rel->reserve_tuples(n);
@@ -596,6 +606,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
             rel->insert(tuple.data());
           }
         });
+        note_retrieved_into(*rel);
         if (UndoLog* u = undo_log()) u->create(cat_, std::move(rel));
         else cat_.add(std::move(rel));
         say_rows(*msg_, n, " into " + q.into);
@@ -696,6 +707,14 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
 
 // In integers: ns / 1000.0 through ostream's default 6 digits printed a
 // run of seconds as 4.34297e+06.
+std::string session_user(const std::string& given) {
+  std::string u = given;
+  for (const char* var : {"QUELKIT_USER", "USER"})
+    if (const char* v = std::getenv(var); u.empty() && v) u = v;
+  if (u.empty()) u = "ingres";
+  return u.substr(0, 255);
+}
+
 std::string stats_us_text(uint64_t ns) {
   std::string frac = std::to_string(ns % 1000);
   return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
@@ -816,6 +835,8 @@ void Session::emit_stats(const StmtReport& r) {
 }
 
 void Session::exec_create(const Stmt& s, const SourceRef& src) {
+  if (is_system_catalog(lowercase(s.relation)))
+    throw_error(ErrKind::Name, s.relation_pos, src, "'" + s.relation + "' is a system catalog: the name is taken");
   if (cat_.find(s.relation))
     throw_error(ErrKind::Name, s.relation_pos, src, "relation '" + s.relation + "' already exists");
   std::vector<std::pair<std::string, Type>> cols;
@@ -832,19 +853,39 @@ void Session::exec_create(const Stmt& s, const SourceRef& src) {
 }
 
 void Session::exec_modify(const Stmt& s, const SourceRef& src) {
-  Relation* rel = cat_.find(s.relation);
-  if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
-  Structure st = s.structure == "isam" ? Structure::Isam : s.structure == "hash" ? Structure::Hash : Structure::Heap;
-  int key = -1;
-  if (st != Structure::Heap) {
-    key = rel->schema().find(s.key);
-    if (key < 0) throw_error(ErrKind::Name, s.key_pos, src, "relation '" + rel->name() + "' has no attribute '" + s.key + "'");
+  modify_relation(user_relation(s.relation, s.relation_pos, src), s, src, undo_log());
+  invalidate(lowercase(s.relation));
+}
+
+void Session::exec_save(const Stmt& s, const SourceRef& src) {
+  Relation& rel = user_relation(s.relation, s.relation_pos, src);
+  if (UndoLog* u = undo_log()) u->modifying(rel);  // an abort takes the date back with the relation
+  rel.notes().save_until = s.save_until;
+}
+
+Relation& Session::user_relation(const std::string& name, SrcPos pos, const SourceRef& src) {
+  if (is_system_catalog(lowercase(name)))
+    throw_error(ErrKind::Name, pos, src, "'" + name + "' is a system catalog: it is read-only");
+  Relation* rel = cat_.find(name);
+  if (!rel) throw_error(ErrKind::Name, pos, src, "there is no relation '" + name + "'");
+  return *rel;
+}
+
+Session::SystemCatalogs::SystemCatalogs(Session& s, const Stmt& st, const SourceRef& src) : self(s) {
+  if (!reads_system_catalog(st, s.ranges_, src)) return;
+  for (const char* name : {"relation", "attribute"}) {
+    s.cat_.add(build_system_catalog(name, s.cat_, s.opt_.page_size));
+    added.push_back(name);
   }
-  if (s.fillfactor < 0 || s.fillfactor > 100)
-    throw_error(ErrKind::Syntax, s.pos, src, "fillfactor must be between 1 and 100");
-  if (UndoLog* u = undo_log()) u->modifying(*rel);  // abort puts the old pages back
-  rel->modify(st, key, s.fillfactor);
-  invalidate(rel->name());
+  // Their widths follow the longest name: what was bound against the last ones is stale.
+  s.catalog_changed();
+}
+
+Session::SystemCatalogs::~SystemCatalogs() {
+  for (const auto& n : added) {
+    self.cat_.remove(n);
+    self.invalidate(n);
+  }
 }
 
 // Position of the i-th relation named by print/destroy.
@@ -855,8 +896,7 @@ static SrcPos name_pos(const Stmt& s, size_t i) {
 void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
   std::vector<std::string> names = s.relations;
   if (names.empty()) names.push_back(s.relation);
-  for (size_t i = 0; i < names.size(); ++i)  // check all first: the statement is atomic
-    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "there is no relation '" + names[i] + "'");
+  for (size_t i = 0; i < names.size(); ++i) user_relation(names[i], name_pos(s, i), src);  // all first: atomic
   for (const auto& n : names) {
     invalidate(lowercase(n));
     if (UndoLog* u = undo_log()) u->destroy(cat_, n);  // kept whole for an abort
@@ -869,9 +909,13 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
   std::vector<std::string> names = s.relations;
   if (names.empty()) names.push_back(s.relation);
   for (size_t i = 0; i < names.size(); ++i)
-    if (!cat_.find(names[i])) throw_error(ErrKind::Name, name_pos(s, i), src, "there is no relation '" + names[i] + "'");
+    if (!cat_.find(names[i]) && !is_system_catalog(lowercase(names[i])))
+      throw_error(ErrKind::Name, name_pos(s, i), src, "there is no relation '" + names[i] + "'");
   for (const auto& n : names) {
-    Relation* rel = cat_.find(n);
+    // A system catalog is built as the session's relations are now.
+    std::unique_ptr<Relation> catalog;
+    if (is_system_catalog(lowercase(n))) catalog = build_system_catalog(lowercase(n), cat_, opt_.page_size);
+    Relation* rel = catalog ? catalog.get() : cat_.find(n);
     ResultRows rows(rel->tuple_len());
     rel->for_each([&](Tid, const uint8_t* t) { rows.append(t, 1); });
     stmt_rows_ += rows.size();
@@ -890,12 +934,13 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
 void Session::exec_help(const Stmt& s, const SourceRef& src) {
   // Under csv and json help's text is a message, as print's title: the output holds results alone.
   std::ostream& out = machine() ? *msg_ : listing();
-  if (s.relation.empty()) {
+  if (s.help_items.empty()) {
     out << "relations:\n";
     for (const auto& n : cat_.names()) {
       Relation* r = cat_.find(n);
       out << "  " << n << " (" << structure_name(r->structure()) << ", " << r->ntuples() << (r->ntuples() == 1 ? " tuple)\n" : " tuples)\n");
     }
+    out << "system catalogs:\n  attribute, relation (read-only)\n";
     if (!ranges_.vars.empty()) {
       out << "range variables:\n";
       for (const auto& [v, r] : ranges_.vars) out << "  " << v << " is " << r << "\n";
@@ -907,38 +952,35 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
     }
     return;
   }
-  Relation* r = cat_.find(s.relation);
-  if (!r) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
-  out << "Relation:            " << r->name() << "\n"
-       << "Storage structure:   " << structure_name(r->structure());
-  if (r->key_attr() >= 0) out << " on " << r->schema().attrs[size_t(r->key_attr())].name;
-  out << "\n";
-  if (r->structure() != Structure::Heap) out << "Fillfactor:          " << r->fillfactor() << "\n";
-  out << "Tuples:              " << r->ntuples() << "\n"
-       << "Tuple width:         " << r->tuple_len() << " bytes\n"
-       << "Page size:           " << r->page_size() << " bytes (" << r->tuples_per_page()
-       << (r->tuples_per_page() == 1 ? " tuple" : " tuples") << " per page)\n"
-       << "Pages:               " << r->npages() << " (" << r->nprimary() << " primary, " << r->noverflow()
-       << " overflow)\n"
-       << "Attributes:\n";
-  // As INGRES's help listed them: name, type, bytes, and (what `--dump` shows
-  // the back ends loading) the byte offset in the tuple; key 1 marks the
-  // ISAM/hash key. Text left-aligned, numbers right-aligned.
-  const auto& attrs = r->schema().attrs;
-  size_t name_w = std::string_view("attribute").size(), type_w = std::string_view("type").size();
-  for (const auto& a : attrs) {
-    name_w = std::max(name_w, a.name.size());
-    type_w = std::max(type_w, type_name(a.type).size());
+  // Every name is checked before anything is printed: a relation, a system
+  // catalog (built as it is now) or, for a word that names no relation, a
+  // manual section.
+  std::vector<std::unique_ptr<Relation>> catalogs;
+  std::vector<std::pair<const Relation*, const char*>> shown;
+  for (const auto& h : s.help_items) {
+    const Relation* r = h.section ? nullptr : cat_.find(h.name);
+    if (!r && !h.section && is_system_catalog(h.name)) {
+      catalogs.push_back(build_system_catalog(h.name, cat_, opt_.page_size));
+      r = catalogs.back().get();
+    }
+    const char* text = r ? nullptr : manual_section(h.name);
+    if (!r && !text)
+      throw_error(ErrKind::Name, h.pos, src,
+                  h.section ? "there is no section \"" + h.name + "\" (help quel lists them)"
+                            : "there is no relation or section '" + h.name + "' (help lists the relations, help quel the sections)");
+    if (!s.help_what.empty()) {
+      if (!r) throw_error(ErrKind::Name, h.pos, src, "there is no relation '" + h.name + "'");
+      // Query modification (define view, permit, integrity) is not in the kit.
+      if (s.help_what == "view")
+        throw_error(ErrKind::Name, h.pos, src, "'" + h.name + "' is not a view: the kit has no define view");
+    }
+    shown.emplace_back(r, text);
   }
-  auto left = [](const std::string& v, size_t w) { return v + std::string(w - v.size(), ' '); };
-  auto right = [](const std::string& v, size_t w) { return std::string(w > v.size() ? w - v.size() : 0, ' ') + v; };
-  out << "  " << left("attribute", name_w) << "  " << left("type", type_w) << "  length  offset  key\n";
-  for (size_t i = 0; i < attrs.size(); ++i) {
-    const auto& a = attrs[i];
-    out << "  " << left(a.name, name_w) << "  " << left(type_name(a.type), type_w) << "  "
-        << right(std::to_string(a.type.len), 6) << "  " << right(std::to_string(a.offset), 6);
-    if (r->key_attr() == int(i)) out << "    1";
-    out << "\n";
+  for (const auto& [r, text] : shown) {
+    if (text) out << text;
+    else if (s.help_what.empty()) help_relation(out, *r);
+    else out << r->name() << ": no " << (s.help_what == "permit" ? "permissions" : "integrity constraints")
+             << " (the kit has no define " << s.help_what << ")\n";
   }
 }
 

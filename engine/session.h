@@ -45,6 +45,8 @@ struct SessionOptions {
   // --no-statement-cache (and --no-plan-cache, which means no reuse from one
   // statement to the next): every text lexed, parsed and bound afresh.
   bool statement_cache = true;
+  // The constant usercode: this, else $QUELKIT_USER, else $USER, else "ingres".
+  std::string user;
 };
 
 // One statement's outcome on one runner, for --stats and the report.
@@ -135,6 +137,18 @@ class Session {
   void exec_begin(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_end(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_abort(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_save(const frontend::ast::Stmt& s, const SourceRef& src);
+  // A relation of the session that a statement may change: a name error
+  // for a system catalog (read-only) or a name that is none.
+  Relation& user_relation(const std::string& name, SrcPos pos, const SourceRef& src);
+  // The system catalogs `relation` and `attribute`, built for the statement
+  // that reads them and dropped after it (engine/quel_statements.h).
+  struct SystemCatalogs {
+    Session& self;
+    std::vector<std::string> added;
+    SystemCatalogs(Session& s, const frontend::ast::Stmt& st, const SourceRef& src);
+    ~SystemCatalogs();
+  };
   // The log the changes of a statement go to: the open transaction's, none
   // outside one (a statement alone is atomic without it).
   UndoLog* undo_log() { return txn_ && !txn_->failed ? undo_.get() : nullptr; }
@@ -210,5 +224,9 @@ std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::s
 // A time of --stats' text form: nanoseconds as microseconds to the
 // nanosecond ("4342970.123"), never in an exponent.
 std::string stats_us_text(uint64_t ns);
+
+// The session's user (the constant usercode): `given`, else $QUELKIT_USER,
+// else $USER, else "ingres"; at most 255 bytes (a c255).
+std::string session_user(const std::string& given);
 
 }  // namespace quelkit::harness

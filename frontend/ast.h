@@ -62,6 +62,7 @@ struct Stmt {
   enum Kind : uint8_t {
     Range, Retrieve, Create, Append, Delete, Replace, Copy, Modify, Destroy, Print, Help,
     Begin, End, Abort,  // POSTQUEL's transaction statements: no operands
+    Save,     // save rel until month day year (relation, save_until)
     Include  // a script's \i FILE: the file runs there as a script (file, file_pos)
   } kind = Retrieve;
   SrcPos pos;            // first token
@@ -83,10 +84,25 @@ struct Stmt {
   bool copy_ingres = false;             // Copy: `with ingres`, INGRES's formats for a list the CSV could read
   std::string file;                     // Copy, Include
   SrcPos file_pos;
-  std::string structure;                // Modify: heap|isam|hash
-  std::string key;                      // Modify: on attr
+  // Modify: the structure as written (heap isam hash cheap cisam chash
+  // heapsort cheapsort truncated), its `on` domains (the first is `key`),
+  // each with its sort order (`:descending` only for heapsort and cheapsort).
+  std::string structure;
+  std::string key;
   SrcPos key_pos;
+  std::vector<SortItem> keys;
   int fillfactor = 0;                   // Modify: 0 = default
+  int minpages = 0, maxpages = 0;       // Modify (hash, chash): 0 = not given
+  // Help: the names and manual sections listed, in order; `help_what` is
+  // "view", "permit" or "integrity" for those forms, else empty.
+  struct HelpItem {
+    std::string name;
+    bool section = false;  // a quoted "section" or a word naming a manual section
+    SrcPos pos;
+  };
+  std::vector<HelpItem> help_items;
+  std::string help_what;
+  std::string save_until;  // Save: the date as "YYYY-MM-DD"
 };
 using StmtPtr = std::unique_ptr<Stmt>;
 

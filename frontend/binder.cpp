@@ -322,6 +322,13 @@ class Binder {
   }
 
   NodePtr call(const Expr& e) {
+    // `usercode` (no parentheses: the parser makes it a call of no
+    // arguments) is a constant of the session, never a pattern.
+    if (e.text == "usercode" && e.args.empty()) {
+      ir::Value v;
+      v.s = catalog_.usercode();
+      return ir::make_const(Type::c(unsigned(v.s.size())), v, e.pos);
+    }
     // The explicit conversions are spelled by their target type (types.def).
     std::optional<Tk> to;
     for (int i = 0; i < kNumTk; ++i)

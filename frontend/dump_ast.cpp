@@ -113,6 +113,7 @@ const char* ast::statement_word(ast::Stmt::Kind k) {
     case Stmt::Begin: return "begin";
     case Stmt::End: return "end";
     case Stmt::Abort: return "abort";
+    case Stmt::Save: return "save";
     case Stmt::Include: return "\\i";
   }
   return "?";
@@ -162,8 +163,14 @@ std::string dump_ast(const ast::Stmt& s) {
       break;
     case ast::Stmt::Modify:
       out += "modify " + s.relation + ' ' + s.structure;
-      if (!s.key.empty()) out += " (on " + s.key + ')';
+      if (!s.keys.empty()) {
+        out += " (on";
+        for (const auto& k : s.keys) out += ' ' + k.name + (k.descending ? ":d" : "");
+        out += ')';
+      }
       if (s.fillfactor) out += " (fillfactor " + std::to_string(s.fillfactor) + ')';
+      if (s.minpages) out += " (minpages " + std::to_string(s.minpages) + ')';
+      if (s.maxpages) out += " (maxpages " + std::to_string(s.maxpages) + ')';
       break;
     case ast::Stmt::Destroy:
     case ast::Stmt::Print:
@@ -172,8 +179,10 @@ std::string dump_ast(const ast::Stmt& s) {
       break;
     case ast::Stmt::Help:
       out += "help";
-      if (!s.relation.empty()) out += ' ' + s.relation;
+      if (!s.help_what.empty()) out += ' ' + s.help_what;
+      for (const auto& h : s.help_items) out += ' ' + (h.section ? quoted(h.name) : h.name);
       break;
+    case ast::Stmt::Save: out += "save " + s.relation + " until " + s.save_until; break;
     case ast::Stmt::Begin:
     case ast::Stmt::End:
     case ast::Stmt::Abort: out += ast::statement_word(s.kind); break;

@@ -211,6 +211,7 @@ Token Lexer::next() {
       'begin'    { return emit(Tok::Begin); }
       'end'      { return emit(Tok::EndTxn); }
       'abort'    { return emit(Tok::Abort); }
+      'save'     { return emit(Tok::Save); }
 
       letter (letter | digit)* { return emit(Tok::Name); }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 
 #include <iterator>
@@ -70,7 +71,7 @@ bool starts_statement(Tok k) {
   switch (k) {
     case Tok::Range: case Tok::Retrieve: case Tok::Create: case Tok::Append: case Tok::Delete:
     case Tok::Replace: case Tok::Copy: case Tok::Modify: case Tok::Destroy: case Tok::Print:
-    case Tok::Help: case Tok::Begin: case Tok::EndTxn: case Tok::Abort:
+    case Tok::Help: case Tok::Begin: case Tok::EndTxn: case Tok::Abort: case Tok::Save:
       return true;
     default:
       return false;
@@ -264,7 +265,7 @@ class Parser {
     const Token& first = peek();
     if (!starts_statement(first.kind))
       expected("a statement (range, retrieve, create, append, delete, replace, copy, modify, "
-               "destroy, print, help, begin, end, abort)");
+               "destroy, print, help, save, begin, end, abort)");
     auto s = std::make_unique<Stmt>();
     s->pos = first.pos;
     s->begin = first.begin;
@@ -281,6 +282,7 @@ class Parser {
       case Tok::Destroy: relation_list(*s, Stmt::Destroy); break;
       case Tok::Print: relation_list(*s, Stmt::Print); break;
       case Tok::Help: help(*s); break;
+      case Tok::Save: save(*s); break;
       // begin, end, abort, each optionally followed by `transaction` as
       // POSTQUEL wrote them (the session keeps the transaction,
       // engine/session.h). No statement starts with a name, so the word
@@ -358,7 +360,8 @@ class Parser {
       Token n = expect_name("an attribute name");
       if (kind == Stmt::Create && n.text == "all")
         fail_at(n, "'all' cannot be an attribute name (v.all means every attribute of v)");
-      expect(Tok::Eq);
+      // `number is i2`, the spelling of INGRES's own scripts, or `number = i2`.
+      if (!accept(Tok::Eq) && !accept(Tok::Is)) expected("'=' or 'is'");
       if (kind == Stmt::Copy) {
         s.columns.push_back(copy_format(n));
         continue;
@@ -429,35 +432,89 @@ class Parser {
     where(s);
   }
 
-  // modify rel to heap|isam|hash [on attr] [where fillfactor = n]
+  // modify rel to structure [on key[:sortorder], ...] [where fillfactor = n, minpages = n, maxpages = n]
+  // (the modify manual page: isam, cisam, hash and chash without `on` key
+  // on the first domain; heap, cheap and truncated take no `on`).
   void modify(Stmt& s) {
     s.kind = Stmt::Modify;
     relation_name(s);
     expect(Tok::To);
-    Token st = expect_name("heap, isam or hash");
-    if (st.text != "heap" && st.text != "isam" && st.text != "hash")
-      fail_at(st, "expected heap, isam or hash but found " + describe(st, *src_));
-    s.structure = st.text;
+    static constexpr const char* kStructures = "heap, cheap, heapsort, cheapsort, isam, cisam, hash, chash or truncated";
+    Token st = expect_name(kStructures);
+    const std::string& w = st.text;
+    const bool sorted = w == "heapsort" || w == "cheapsort";
+    const bool keyed = w == "isam" || w == "cisam" || w == "hash" || w == "chash";
+    if (!sorted && !keyed && w != "heap" && w != "cheap" && w != "truncated")
+      fail_at(st, std::string("expected ") + kStructures + " but found " + describe(st, *src_));
+    s.structure = w;
     if (peek().kind == Tok::On) {
       Token on = take();
-      if (s.structure == "heap") fail_at(on, "a heap has no key: 'on' is only for isam and hash");
-      Token k = expect_name("a key attribute");
-      s.key = k.text;
-      s.key_pos = k.pos;
-    } else if (s.structure != "heap") {
-      expected("'on' and a key attribute (" + s.structure + " needs a key)");
+      if (!sorted && !keyed) fail_at(on, "a " + w + " has no key: 'on' is only for isam, hash and the sorted heaps");
+      do {
+        Token k = expect_name("a key attribute");
+        ast::SortItem item{k.text, false, k.pos};
+        if (accept(Tok::Colon)) {
+          Token d = expect_name("'ascending' or 'descending'");
+          const bool desc = d.text == "descending" || d.text == "d";
+          if (!desc && d.text != "ascending" && d.text != "a")
+            fail_at(d, "expected 'ascending' or 'descending' but found " + describe(d, *src_));
+          if (!sorted) fail_at(d, "a sort order is only for heapsort and cheapsort: " + w + " keys have none");
+          item.descending = desc;
+        }
+        s.keys.push_back(std::move(item));
+      } while (accept(Tok::Comma));
+      s.key = s.keys.front().name;
+      s.key_pos = s.keys.front().pos;
     }
     if (peek().kind == Tok::Where) {
       Token where = take();
-      if (s.structure == "heap")
-        fail_at(where, "a heap has no fillfactor: 'where fillfactor' is only for isam and hash");
-      Token ff = expect_name("fillfactor");
-      if (ff.text != "fillfactor") fail_at(ff, "expected fillfactor but found " + describe(ff, *src_));
-      expect(Tok::Eq);
-      Token n = expect(Tok::Int);
-      if (n.ival < 1 || n.ival > 100) fail_at(n, "fillfactor must be between 1 and 100");
-      s.fillfactor = int(n.ival);
+      if (!keyed) fail_at(where, "a " + w + " has no fillfactor or pages: 'where' is only for isam and hash");
+      do {
+        Token p = expect_name("fillfactor, minpages or maxpages");
+        int* into = p.text == "fillfactor" ? &s.fillfactor : p.text == "minpages" ? &s.minpages
+                  : p.text == "maxpages" ? &s.maxpages : nullptr;
+        if (!into) fail_at(p, "expected fillfactor, minpages or maxpages but found " + describe(p, *src_));
+        if (into != &s.fillfactor && w != "hash" && w != "chash")
+          fail_at(p, p.text + " is only for hash and chash (an isam has the pages its tuples fill)");
+        expect(Tok::Eq);
+        Token n = expect(Tok::Int);
+        if (into == &s.fillfactor && (n.ival < 1 || n.ival > 100)) fail_at(n, "fillfactor must be between 1 and 100");
+        if (into != &s.fillfactor && n.ival < 1) fail_at(n, p.text + " must be at least 1");
+        if (into != &s.fillfactor && n.ival > 1000000) fail_at(n, p.text + " must be at most 1000000");
+        *into = int(n.ival);
+      } while (accept(Tok::Comma));
+      if (s.minpages && s.maxpages && s.minpages > s.maxpages)
+        fail_at(where, "minpages (" + std::to_string(s.minpages) + ") cannot exceed maxpages (" +
+                           std::to_string(s.maxpages) + ")");
     }
+  }
+
+  // save rel until month day year: month 1..12 or its name, whole or cut
+  // to three letters or more (the save manual page).
+  void save(Stmt& s) {
+    s.kind = Stmt::Save;
+    relation_name(s);
+    Token u = expect_name("'until'");
+    if (u.text != "until") fail_at(u, "expected 'until' but found " + describe(u, *src_));
+    static constexpr const char* kMonths[] = {"january", "february", "march",     "april",   "may",      "june",
+                                              "july",    "august",   "september", "october", "november", "december"};
+    int month = 0;
+    Token m = take();
+    if (m.kind == Tok::Int && m.ival >= 1 && m.ival <= 12) month = int(m.ival);
+    else if (m.kind == Tok::Name && m.text.size() >= 3)
+      for (int i = 0; i < 12; ++i)
+        if (std::string_view(kMonths[i]).starts_with(m.text)) month = i + 1;
+    if (!month) fail_at(m, "expected a month (1 to 12, or its name) but found " + describe(m, *src_));
+    Token d = expect(Tok::Int);
+    Token y = expect(Tok::Int);
+    static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (y.ival % 4 == 0 && y.ival % 100 != 0) || y.ival % 400 == 0;
+    if (y.ival < 1970 || y.ival > 9999) fail_at(y, "expected a year from 1970 to 9999");
+    if (d.ival < 1 || d.ival > kDays[month - 1] || (month == 2 && d.ival == 29 && !leap))
+      fail_at(d, "there is no day " + std::to_string(d.ival) + " in " + kMonths[month - 1] + " " + std::to_string(y.ival));
+    char date[48];
+    std::snprintf(date, sizeof date, "%04d-%02d-%02d", int(y.ival), month, int(d.ival));
+    s.save_until = date;
   }
 
   // destroy rel[, rel...]   print rel[, rel...]
@@ -474,16 +531,46 @@ class Parser {
     } while (accept(Tok::Comma));
   }
 
-  // help [rel]. A statement keyword after it on the same line is an error,
+  // help [name | "section"] {, name | "section"}; help view|permit|integrity
+  // rel {, rel}. A statement keyword after it on the same line is an error,
   // not a statement of its own: `help delete p` must not delete (a statement
-  // after a bare help begins on a line of its own).
+  // after a bare help begins on a line of its own). Whether a bare word is a
+  // relation or a manual section (`help quel`) the session decides.
   void help(Stmt& s) {
     s.kind = Stmt::Help;
-    if (peek().kind == Tok::Name) relation_name(s);
-    else if (starts_statement(peek().kind) && peek().pos.line == s.pos.line)
+    if (peek().kind == Tok::Name && (peek().text == "view" || peek().text == "permit" || peek().text == "integrity") &&
+        peek(1).kind == Tok::Name && peek(1).pos.line == peek().pos.line)
+      s.help_what = take().text;
+    if (peek().kind == Tok::Name || peek().kind == Tok::String) {
+      do {
+        const Token& t = peek();
+        if (t.kind == Tok::String) {
+          if (!s.help_what.empty()) expected("a relation name");
+          Token n = take();
+          s.help_items.push_back({n.text, true, n.pos});
+          continue;
+        }
+        Token n = expect_name("a relation name or a \"section\"");
+        s.help_items.push_back({n.text, false, n.pos});
+      } while (accept(Tok::Comma));
+      for (const auto& h : s.help_items)
+        if (!h.section) {
+          s.relation = h.name;
+          s.relation_pos = h.pos;
+          break;
+        }
+    } else if (starts_statement(peek().kind) && peek().pos.line == s.pos.line) {
+      // `help help` and `help retrieve` ask for a statement's section.
+      if (peek(1).kind == Tok::End || peek(1).pos.line != s.pos.line) {
+        Token n = take();
+        std::string word = tok_kind_name(n.kind);  // "'retrieve'"
+        s.help_items.push_back({word.substr(1, word.size() - 2), true, n.pos});
+        return;
+      }
       throw_error(ErrKind::Syntax, peek().pos, src_,
                   "help takes relation names, not " + tok_kind_name(peek().kind) +
                       " (a statement after help begins on a line of its own)");
+    }
   }
 
   void where(Stmt& s) {
@@ -645,6 +732,12 @@ class Parser {
             while (accept(Tok::Comma));
             expect(Tok::RParen);
           }
+          return e;
+        }
+        // `usercode`: the session's user, a constant (the binder gives its value).
+        if (n.text == "usercode") {
+          auto e = node(Expr::Call, n.pos);
+          e->text = "usercode";
           return e;
         }
         fail_at(n, "expected v.attr but found the bare name '" + n.text +

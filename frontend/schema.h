@@ -39,6 +39,8 @@ class CatalogView {
   virtual ~CatalogView() = default;
   // nullptr if there is no relation of that name (case-insensitive).
   virtual const Schema* find_schema(std::string_view relation) const = 0;
+  // The constant `usercode`: the session's user (engine/session.h says where it comes from).
+  virtual std::string usercode() const { return "ingres"; }
 };
 
 }  // namespace quelkit

@@ -24,9 +24,12 @@ class Catalog : public CatalogView {
   // (the statement cache's bindings, engine/statement_cache.h) is stale
   // once it has, whoever changed it.
   uint64_t version() const { return version_; }
+  std::string usercode() const override { return user_; }
+  void set_usercode(std::string user) { user_ = std::move(user); }
 
  private:
   uint64_t version_ = 0;
+  std::string user_ = "ingres";
   std::map<std::string, std::unique_ptr<Relation>, std::less<>> rels_;
 };
 

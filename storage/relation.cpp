@@ -202,7 +202,7 @@ static int float_key_cmp(double a, double b) {
   return a < b ? -1 : (a > b ? 1 : 0);
 }
 
-void Relation::modify(Structure s, int key_attr, int fillfactor) {
+void Relation::modify(Structure s, int key_attr, int fillfactor, uint32_t minpages, uint32_t maxpages) {
   if (s != Structure::Heap && (key_attr < 0 || size_t(key_attr) >= schema_.attrs.size()))
     throw std::invalid_argument("modify: no key attribute " + std::to_string(key_attr));
   if (fillfactor == 0) fillfactor = s == Structure::Hash ? 50 : 100;
@@ -220,7 +220,9 @@ void Relation::modify(Structure s, int key_attr, int fillfactor) {
   const size_t n = old.size() / len;
   const uint32_t fill_limit =
       std::max<uint32_t>(1, uint32_t(uint64_t(tpp_) * uint32_t(fillfactor) / 100));
-  const size_t npri = std::max<size_t>(1, (n + fill_limit - 1) / fill_limit);
+  size_t npri = std::max<size_t>(1, (n + fill_limit - 1) / fill_limit);
+  if (s == Structure::Hash && minpages) npri = std::max<size_t>(npri, minpages);
+  if (s == Structure::Hash && maxpages) npri = std::min<size_t>(npri, maxpages);
   // Checked before anything changes, so a failed modify leaves the relation as it was.
   if (s != Structure::Heap && npri >= kNoPage)
     throw std::length_error("relation " + name_ + " needs too many pages");

@@ -97,8 +97,22 @@ class Relation {
   void undo_insert(Tid t);
   void undo_erase(Tid t);
   // Rebuilds into another structure. fillfactor 0 = the structure's default
-  // (isam 100, hash 50). key_attr ignored for heap.
-  void modify(Structure s, int key_attr, int fillfactor);
+  // (isam 100, hash 50). key_attr ignored for heap. A hash has at least
+  // minpages and at most maxpages primary pages (0: no bound), as INGRES's
+  // modify allowed.
+  void modify(Structure s, int key_attr, int fillfactor, uint32_t minpages = 0, uint32_t maxpages = 0);
+
+  // What help shows beyond the pages (engine/help.cpp): the structure as
+  // modify was asked for it (`cisam on name`, `heapsort on a:descending`),
+  // valid while version() is structure_version, and save's date. Copied
+  // with the relation, so an abort's undo puts back the notes it had.
+  struct Notes {
+    std::string structure;
+    uint64_t structure_version = 0;
+    std::string save_until;  // YYYY-MM-DD, empty if never saved
+  };
+  Notes& notes() { return notes_; }
+  const Notes& notes() const { return notes_; }
 
   // Pages in scan order for these bounds; stops early if f returns false.
   // A heap's pages in order; a hash bucket's chain for a key, or every
@@ -176,6 +190,7 @@ class Relation {
   // Last page of each primary page's overflow chain (isam/hash; the page
   // itself when it has none), so an insert never walks a long chain.
   std::vector<uint32_t> chain_tail_;
+  Notes notes_;
 };
 
 }  // namespace quelkit::harness

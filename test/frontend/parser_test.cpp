@@ -97,6 +97,22 @@ TEST(Parser, Modify) {
   auto s = parse(source("modify r to isam on k"));
   EXPECT_EQ(s[0]->key_pos, (SrcPos{1, 21}));
   EXPECT_EQ(s[0]->fillfactor, 0);
+  // The modify manual page's forms.
+  EXPECT_EQ(ast_of("modify emp to isam"), "(modify emp isam)");
+  EXPECT_EQ(ast_of("modify employee to heapsort on manager, salary:descending"),
+            "(modify employee heapsort (on manager salary:d))");
+  EXPECT_EQ(ast_of("modify e to cheapsort on a:d, b:ascending, c:a"), "(modify e cheapsort (on a:d b c))");
+  EXPECT_EQ(ast_of("modify supply to chash on num where fillfactor = 75, minpages = 7,\n maxpages = 43"),
+            "(modify supply chash (on num) (fillfactor 75) (minpages 7) (maxpages 43))");
+  EXPECT_EQ(ast_of("modify parts to truncated"), "(modify parts truncated)");
+}
+
+TEST(Parser, SaveAndIs) {
+  EXPECT_EQ(ast_of("save emp until feb 28 1987"), "(save emp until 1987-02-28)");
+  EXPECT_EQ(ast_of("save emp until 12 31 2000"), "(save emp until 2000-12-31)");
+  EXPECT_EQ(ast_of("save emp until September 1 1999"), "(save emp until 1999-09-01)");
+  EXPECT_EQ(ast_of("create item (number is i2, name = c20)"), ast_of("create item (number = i2, name = c20)"));
+  EXPECT_EQ(ast_of("retrieve (u = usercode)"), "(retrieve (targets (u (usercode))))");
 }
 
 TEST(Parser, DestroyPrintHelp) {
@@ -104,6 +120,10 @@ TEST(Parser, DestroyPrintHelp) {
   EXPECT_EQ(ast_of("print parts"), "(print parts)");
   EXPECT_EQ(ast_of("help"), "(help)");
   EXPECT_EQ(ast_of("help parts"), "(help parts)");
+  EXPECT_EQ(ast_of("help emp, parts, \"help\", supply"), "(help emp parts \"help\" supply)");
+  EXPECT_EQ(ast_of("help help"), "(help \"help\")");
+  EXPECT_EQ(ast_of("help permit parts, employee"), "(help permit parts employee)");
+  EXPECT_EQ(ast_of("help view\nhelp parts"), "(help view)\n(help parts)");
   auto s = parse(source("destroy a, bb"));
   EXPECT_EQ(s[0]->relation, "a");
   ASSERT_EQ(s[0]->relation_positions.size(), 2u);
@@ -190,20 +210,34 @@ TEST(Parser, Errors) {
             "syntax 1:18 expected the end of the retrieve statement or a new statement but found 'p'");
   EXPECT_EQ(syntax("x = 1"),
             "syntax 1:1 expected a statement (range, retrieve, create, append, delete, replace, copy, "
-            "modify, destroy, print, help, begin, end, abort) but found 'x'");
+            "modify, destroy, print, help, save, begin, end, abort) but found 'x'");
   EXPECT_EQ(syntax("range p is parts"), "syntax 1:7 expected 'of' but found 'p'");
   EXPECT_EQ(syntax("create r (a = i3)"), "syntax 1:15 'i3' is not a format (i1 i2 i4 f4 f8 c1..c255)");
   EXPECT_EQ(syntax("create r (a = c256)"), "syntax 1:15 'c256' is not a format (i1 i2 i4 f4 f8 c1..c255)");
   EXPECT_EQ(syntax("create r ()"), "syntax 1:11 expected an attribute name but found ')'");
   EXPECT_EQ(syntax("copy r (a = i2) to \"f\""), "syntax 1:17 expected 'from' or 'into' but found 'to'");
   EXPECT_EQ(syntax("copy r (a = i2) from f"), "syntax 1:22 expected string but found 'f'");
-  EXPECT_EQ(syntax("modify r to btree"), "syntax 1:13 expected heap, isam or hash but found 'btree'");
-  EXPECT_EQ(syntax("modify r to isam"),
-            "syntax 1:17 unexpected end of input (expected 'on' and a key attribute (isam needs a key))");
-  EXPECT_EQ(syntax("modify r to heap on k"), "syntax 1:18 a heap has no key: 'on' is only for isam and hash");
+  EXPECT_EQ(syntax("modify r to btree"),
+            "syntax 1:13 expected heap, cheap, heapsort, cheapsort, isam, cisam, hash, chash or truncated but found "
+            "'btree'");
+  EXPECT_EQ(syntax("modify r to isam on k:descending"),
+            "syntax 1:23 a sort order is only for heapsort and cheapsort: isam keys have none");
+  EXPECT_EQ(syntax("modify r to heapsort on k:up"), "syntax 1:27 expected 'ascending' or 'descending' but found 'up'");
+  EXPECT_EQ(syntax("modify r to heap on k"),
+            "syntax 1:18 a heap has no key: 'on' is only for isam, hash and the sorted heaps");
+  EXPECT_EQ(syntax("modify r to truncated on k"),
+            "syntax 1:23 a truncated has no key: 'on' is only for isam, hash and the sorted heaps");
   EXPECT_EQ(syntax("modify r to heap where fillfactor = 50"),
-            "syntax 1:18 a heap has no fillfactor: 'where fillfactor' is only for isam and hash");
-  EXPECT_EQ(syntax("modify r to hash on k where fill = 5"), "syntax 1:29 expected fillfactor but found 'fill'");
+            "syntax 1:18 a heap has no fillfactor or pages: 'where' is only for isam and hash");
+  EXPECT_EQ(syntax("modify r to hash on k where fill = 5"),
+            "syntax 1:29 expected fillfactor, minpages or maxpages but found 'fill'");
+  EXPECT_EQ(syntax("modify r to isam where minpages = 5"),
+            "syntax 1:24 minpages is only for hash and chash (an isam has the pages its tuples fill)");
+  EXPECT_EQ(syntax("modify r to chash where minpages = 9, maxpages = 8"),
+            "syntax 1:19 minpages (9) cannot exceed maxpages (8)");
+  EXPECT_EQ(syntax("modify r to hash where maxpages = 0"), "syntax 1:35 maxpages must be at least 1");
+  EXPECT_EQ(syntax("save r until jun 31 2030"), "syntax 1:18 there is no day 31 in june 2030");
+  EXPECT_EQ(syntax("save r to jun 30 2030"), "syntax 1:8 expected 'until' but found 'to'");
   EXPECT_EQ(syntax("modify r to hash on k where fillfactor = 101"),
             "syntax 1:42 fillfactor must be between 1 and 100");
   EXPECT_EQ(syntax("destroy a,"), "syntax 1:11 unexpected end of input (expected a relation name)");
@@ -284,7 +318,7 @@ TEST(Parser, MonitorCommandsInAScript) {
   // what follows it is the next statement's (here none: an error of its own).
   EXPECT_EQ(errors_of("retrieve (x = 1 + \\g 2)", &parsed),
             "syntax 1:19 expected an expression but found '\\g'; syntax 1:22 expected a statement (range, retrieve, "
-            "create, append, delete, replace, copy, modify, destroy, print, help, begin, end, abort) but found '2'");
+            "create, append, delete, replace, copy, modify, destroy, print, help, save, begin, end, abort) but found '2'");
   EXPECT_EQ(parsed, 0u);
   // A \q after a failed statement still ends the script (recovery skipped it).
   EXPECT_EQ(errors_of("retrieve (x = )\n\\q\nretrieve (b = 2)", &parsed), "syntax 1:15 expected an expression but found ')'");

@@ -1,0 +1,420 @@
+// INGRES's statements beside the kit's core (quel_statements.h): modify's
+// variants, help's texts, save's notes and the system catalogs as relations.
+// The manual pages of University INGRES 6.3 (doc/quel/*.nr) say what each
+// does; the texts help prints are the kit's own words.
+#include "engine/quel_statements.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include "engine/result_order.h"
+#include "engine/result_rows.h"
+#include "engine/rows.h"
+#include "storage/undo.h"
+
+namespace quelkit::harness {
+
+using frontend::ast::Expr;
+using frontend::ast::Stmt;
+
+namespace {
+
+bool sorted_heap(const std::string& w) { return w == "heapsort" || w == "cheapsort"; }
+bool compressed(const std::string& w) { return w.size() > 1 && w[0] == 'c'; }
+
+// The structure as asked, for help: `chash on num where minpages = 7`.
+std::string asked_text(const Stmt& s, const std::vector<int>& keys, const Schema& sch) {
+  std::string t = s.structure;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    t += (i ? ", " : " on ") + sch.attrs[size_t(keys[i])].name;
+    if (i < s.keys.size() && s.keys[i].descending) t += ":descending";
+  }
+  std::string where;
+  auto add = [&](const char* what, int n) {
+    if (n) where += (where.empty() ? " where " : ", ") + std::string(what) + " = " + std::to_string(n);
+  };
+  add("fillfactor", s.fillfactor);
+  add("minpages", s.minpages);
+  add("maxpages", s.maxpages);
+  return t + where;
+}
+
+// Every live tuple erased and the pages dropped: an empty heap.
+void empty_to_heap(Relation& rel) {
+  std::vector<Tid> tids;
+  rel.for_each([&](Tid t, const uint8_t*) { tids.push_back(t); });
+  for (const Tid t : tids) rel.erase(t);
+  rel.modify(Structure::Heap, -1, 0);
+}
+
+// A heap of the tuples sorted on `keys` (each ascending or descending), then
+// on every domain in domain order, duplicates removed: the manual's
+// heapsort. Sorting, the step that can be cancelled or refused by the
+// memory budget, comes before anything changes; the pages freed before the
+// sorted tuples go in are as many as they need.
+void sort_heap(Relation& rel, const std::vector<frontend::SortKey>& keys) {
+  ResultRows rows(rel.tuple_len(), "the sorted copy of relation " + rel.name());
+  rel.for_each([&](Tid, const uint8_t* t) { rows.append(t, 1); });
+  order_rows(rows, rel.schema(), keys, true);
+  empty_to_heap(rel);
+  rel.insert_all(rows.size(), [&](size_t i) { return rows.row(i); });
+}
+
+}  // namespace
+
+void modify_relation(Relation& rel, const Stmt& s, const SourceRef& src, UndoLog* undo) {
+  const std::string& w = s.structure;
+  const Schema& sch = rel.schema();
+  std::vector<int> keys;
+  for (const auto& k : s.keys) {
+    const int a = sch.find(k.name);
+    if (a < 0) throw_error(ErrKind::Name, k.pos, src, "relation '" + rel.name() + "' has no attribute '" + k.name + "'");
+    if (std::find(keys.begin(), keys.end(), a) != keys.end())
+      throw_error(ErrKind::Name, k.pos, src, "attribute '" + k.name + "' is named twice in the key");
+    keys.push_back(a);
+  }
+  const bool isam = w == "isam" || w == "cisam", hash = w == "hash" || w == "chash";
+  if ((isam || hash) && keys.size() > 1)
+    throw_error(ErrKind::Name, s.keys[1].pos, src,
+                "a key of several domains is not built: " + w + " keys on one domain ('" + s.keys[0].name + "')");
+  // Without `on`, isam and hash key on the first domain (the manual).
+  if ((isam || hash) && keys.empty()) keys.push_back(0);
+  if (undo) undo->modifying(rel);  // abort puts the old pages back
+  if (w == "truncated") {
+    empty_to_heap(rel);
+  } else if (sorted_heap(w)) {
+    std::vector<frontend::SortKey> order;
+    for (size_t i = 0; i < keys.size(); ++i) order.push_back({keys[i], s.keys[i].descending, s.keys[i].pos});
+    sort_heap(rel, order);
+  } else {
+    // cisam and chash are stored as isam and hash (help says so): the
+    // kit's tuples are fixed width, and INGRES's compression only dropped
+    // trailing blanks, which no comparison sees.
+    const Structure st = isam ? Structure::Isam : hash ? Structure::Hash : Structure::Heap;
+    rel.modify(st, keys.empty() ? -1 : keys[0], s.fillfactor, uint32_t(s.minpages), uint32_t(s.maxpages));
+  }
+  rel.notes().structure = w == "truncated" ? "" : asked_text(s, keys, sch);
+  rel.notes().structure_version = rel.version();
+}
+
+void note_retrieved_into(Relation& rel) {
+  rel.notes().structure = "cheapsort by retrieve into";
+  rel.notes().structure_version = rel.version();
+}
+
+void help_relation(std::ostream& out, const Relation& r) {
+  out << "Relation:            " << r.name() << "\n"
+      << "Storage structure:   " << structure_name(r.structure());
+  if (r.key_attr() >= 0) out << " on " << r.schema().attrs[size_t(r.key_attr())].name;
+  out << "\n";
+  // What modify (or retrieve into) was asked for, where it is more than the
+  // structure above says: the compressed forms, a sort, minpages.
+  const Relation::Notes& n = r.notes();
+  if (!n.structure.empty() && n.structure_version == r.version()) {
+    std::string stored = structure_name(r.structure());
+    if (r.key_attr() >= 0) stored += " on " + r.schema().attrs[size_t(r.key_attr())].name;
+    if (n.structure != stored) {
+      out << "Modified to:         " << n.structure;
+      const std::string w = n.structure.substr(0, n.structure.find(' '));
+      if (sorted_heap(w)) out << " (sorted, duplicates removed; later appends go at the end" << (compressed(w) ? ";" : ")");
+      if (compressed(w)) out << (sorted_heap(w) ? " " : " (") << "stored uncompressed)";
+      out << "\n";
+    }
+  }
+  if (!n.save_until.empty()) out << "Saved until:         " << n.save_until << "\n";
+  if (r.structure() != Structure::Heap) out << "Fillfactor:          " << r.fillfactor() << "\n";
+  out << "Tuples:              " << r.ntuples() << "\n"
+      << "Tuple width:         " << r.tuple_len() << " bytes\n"
+      << "Page size:           " << r.page_size() << " bytes (" << r.tuples_per_page()
+      << (r.tuples_per_page() == 1 ? " tuple" : " tuples") << " per page)\n"
+      << "Pages:               " << r.npages() << " (" << r.nprimary() << " primary, " << r.noverflow()
+      << " overflow)\n"
+      << "Attributes:\n";
+  // As INGRES's help listed them: name, type, bytes, and (what `--dump` shows
+  // the back ends loading) the byte offset in the tuple; key 1 marks the
+  // ISAM/hash key. Text left-aligned, numbers right-aligned.
+  const auto& attrs = r.schema().attrs;
+  size_t name_w = std::string_view("attribute").size(), type_w = std::string_view("type").size();
+  for (const auto& a : attrs) {
+    name_w = std::max(name_w, a.name.size());
+    type_w = std::max(type_w, type_name(a.type).size());
+  }
+  auto left = [](const std::string& v, size_t w) { return v + std::string(w - v.size(), ' '); };
+  auto right = [](const std::string& v, size_t w) { return std::string(w > v.size() ? w - v.size() : 0, ' ') + v; };
+  out << "  " << left("attribute", name_w) << "  " << left("type", type_w) << "  length  offset  key\n";
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    const auto& a = attrs[i];
+    out << "  " << left(a.name, name_w) << "  " << left(type_name(a.type), type_w) << "  "
+        << right(std::to_string(a.type.len), 6) << "  " << right(std::to_string(a.offset), 6);
+    if (r.key_attr() == int(i)) out << "    1";
+    out << "\n";
+  }
+}
+
+// ---------------------------------------------------------------- manual
+
+namespace {
+
+struct Section {
+  const char* name;
+  const char* text;
+};
+
+// One short text per section of INGRES's reference manual that the kit
+// has; the sections it lacks say so and why (docs/DESIGN.md, Language).
+constexpr Section kSections[] = {
+    {"quel",
+     "QUEL, the query language of University INGRES, as the kit speaks it.\n"
+     "Statements: range retrieve append replace delete create destroy copy\n"
+     "modify print help save begin end abort. Expressions: + - * / ** and\n"
+     "comparisons, and or not, functions, aggregates, the constant usercode.\n"
+     "Names and keywords are case-insensitive; statements need no terminator.\n"
+     "Sections: quel monitor range retrieve append replace delete create\n"
+     "destroy copy modify print help save transactions catalogs; define index\n"
+     "integrity permit view (not in the kit). help \"section\" prints one.\n"},
+    {"monitor",
+     "The terminal monitor collects text in a workspace: \\g runs it, \\p prints\n"
+     "it, \\r resets it, \\e edits it, \\i FILE reads a file, \\q quits.\n"},
+    {"range",
+     "range of v is rel: v stands for the tuples of rel in the statements\n"
+     "after it. A relation's own name ranges over it where no variable has it.\n"},
+    {"retrieve",
+     "retrieve [unique] [into rel] (name = expr, v.attr, v.all ...) [where q]\n"
+     "[sort by name[:a|:d], ...]. Into stores the result as a new relation,\n"
+     "sorted on every domain and without duplicate tuples; unique sorts and\n"
+     "drops duplicates of the rows printed.\n"},
+    {"append", "append [to] rel (attr = expr, ...) [where q]: adds a tuple per qualifying combination.\n"},
+    {"replace", "replace v (attr = expr, ...) [where q]: changes each qualifying tuple of v once.\n"},
+    {"delete", "delete v [where q]: removes each qualifying tuple of v.\n"},
+    {"create",
+     "create rel (attr = format, ...), or attr is format: formats i1 i2 i4 f4 f8\n"
+     "c1..c255. The relation starts as an empty heap.\n"},
+    {"destroy", "destroy rel {, rel}: removes the relations (the system catalogs cannot be).\n"},
+    {"copy",
+     "copy rel (attr = format, ...) from|into \"file\": reads or writes the kit's\n"
+     "CSV, a header of attribute names, then a record per tuple.\n"},
+    {"modify",
+     "modify rel to structure [on key[:ascending|:descending], ...]\n"
+     "[where fillfactor = n, minpages = n, maxpages = n]. Structures: heap,\n"
+     "cheap, heapsort, cheapsort (sorted, duplicates removed), isam, cisam,\n"
+     "hash, chash (keyed on the first domain without on), truncated (empty).\n"
+     "The compressed forms are stored uncompressed; help shows what was asked.\n"},
+    {"print", "print rel {, rel}: prints every tuple of the relations.\n"},
+    {"help",
+     "help: the relations. help rel {, rel}: each one's structure, tuples, pages\n"
+     "and attributes. help \"section\" or help quel: a section of this text.\n"
+     "help view, permit, integrity rel: the kit has none of them.\n"},
+    {"save",
+     "save rel until month day year: records the date (help rel shows it).\n"
+     "The kit keeps no database past the session, so nothing expires.\n"},
+    {"transactions",
+     "begin [transaction] ... end [transaction] makes the statements between\n"
+     "one change; abort [transaction] takes them back.\n"},
+    {"begin", "begin [transaction]: see help \"transactions\".\n"},
+    {"end", "end [transaction]: see help \"transactions\".\n"},
+    {"abort", "abort [transaction]: see help \"transactions\".\n"},
+    {"catalogs",
+     "The system catalogs, read-only: relation (relid relowner relspec relindxd\n"
+     "relsave reltups relatts relwid relprim) and attribute (attrelid attowner\n"
+     "attname attid attoff attfrmt attfrml attxtra), as the session's\n"
+     "relations are when a statement reads them.\n"},
+    {"usercode", "usercode: the session's user, a character constant (--user, $QUELKIT_USER, $USER).\n"},
+    {"define", "define view, permit and integrity (query modification) are not in the kit.\n"},
+    {"view", "Views (define view) are not in the kit: no query modification.\n"},
+    {"permit", "Permissions (define permit) are not in the kit: every user may do everything.\n"},
+    {"integrity", "Integrity constraints (define integrity) are not in the kit.\n"},
+    {"index", "Secondary indexes (index on rel is ...) are not in this part of the kit.\n"},
+};
+
+}  // namespace
+
+const char* manual_section(std::string_view name) {
+  if (name.empty() || name == "|") name = "quel";  // the table of contents
+  for (const Section& s : kSections)
+    if (name == s.name) return s.text;
+  return nullptr;
+}
+
+// --------------------------------------------------------- system catalogs
+
+namespace {
+
+// INGRES's storage codes (relspec) and domain formats (attfrmt).
+constexpr int kSpecHeap = 5, kSpecIsam = 11, kSpecHash = 21;
+constexpr int kFrmtInt = 30, kFrmtFloat = 31, kFrmtChar = 32;
+
+int spec_of(Structure s) { return s == Structure::Isam ? kSpecIsam : s == Structure::Hash ? kSpecHash : kSpecHeap; }
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t days_from_civil(int y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = unsigned(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return int64_t(era) * 146097 + int64_t(doe) - 719468;
+}
+
+// relsave: the saved date as a Unix time (its midnight, UTC), 0 if none.
+int64_t save_time(const std::string& ymd) {
+  if (ymd.size() != 10) return 0;
+  const int y = std::stoi(ymd.substr(0, 4)), m = std::stoi(ymd.substr(5, 2)), d = std::stoi(ymd.substr(8, 2));
+  const int64_t t = days_from_civil(y, unsigned(m), unsigned(d)) * 86400;
+  return std::min<int64_t>(t, 2147483647);
+}
+
+// A relation as the catalogs describe it: the session's, or a catalog itself.
+struct Described {
+  std::string name;
+  const Schema* schema;
+  Structure structure;
+  int key;
+  uint64_t tuples, primary;
+  int64_t saved;
+};
+
+Schema relation_schema(unsigned name_w, unsigned owner_w) {
+  return Schema::packed({{"relid", Type::c(name_w)},
+                         {"relowner", Type::c(owner_w)},
+                         {"relspec", Type::i1()},
+                         {"relindxd", Type::i1()},
+                         {"relsave", Type::i4()},
+                         {"reltups", Type::i4()},
+                         {"relatts", Type::i2()},
+                         {"relwid", Type::i2()},
+                         {"relprim", Type::i4()}});
+}
+
+// attfrml is an i2, not INGRES's i1 read unsigned: c255 is 255 bytes.
+Schema attribute_schema(unsigned name_w, unsigned owner_w) {
+  return Schema::packed({{"attrelid", Type::c(name_w)},
+                         {"attowner", Type::c(owner_w)},
+                         {"attname", Type::c(name_w)},
+                         {"attid", Type::i2()},
+                         {"attoff", Type::i2()},
+                         {"attfrmt", Type::i1()},
+                         {"attfrml", Type::i2()},
+                         {"attxtra", Type::i1()}});
+}
+
+void put_int(const Attribute& a, int64_t v, uint8_t* row) {
+  ir::Value x;
+  x.i = v;
+  put_value(a, x, row);
+}
+void put_text(const Attribute& a, const std::string& v, uint8_t* row) {
+  ir::Value x;
+  x.s = v;
+  put_value(a, x, row);
+}
+
+}  // namespace
+
+bool is_system_catalog(std::string_view name) { return name == "relation" || name == "attribute"; }
+
+std::unique_ptr<Relation> build_system_catalog(std::string_view which, const Catalog& cat, uint32_t page_size) {
+  // Names are as wide as the longest (12 at least, INGRES's MAXNAME), so
+  // no name is cut; the owner is the session's user.
+  const std::string owner = cat.usercode().empty() ? " " : cat.usercode();
+  unsigned name_w = 12;
+  for (const auto& n : cat.names()) {
+    name_w = std::max<unsigned>(name_w, unsigned(n.size()));
+    for (const auto& a : cat.find(n)->schema().attrs) name_w = std::max<unsigned>(name_w, unsigned(a.name.size()));
+  }
+  name_w = std::min(name_w, 255u);
+  const unsigned owner_w = std::min<unsigned>(unsigned(owner.size()), 255u);
+  const Schema rel_s = relation_schema(name_w, owner_w), att_s = attribute_schema(name_w, owner_w);
+  Relation rel_r("relation", rel_s, page_size), att_r("attribute", att_s, page_size);
+
+  std::vector<Described> all;
+  uint64_t natts = rel_s.attrs.size() + att_s.attrs.size();
+  for (const auto& n : cat.names()) {
+    if (is_system_catalog(n)) continue;  // a catalog of an earlier statement still held
+    const Relation* r = cat.find(n);
+    natts += r->schema().attrs.size();
+    all.push_back({n, &r->schema(), r->structure(), r->key_attr(), r->ntuples(), r->nprimary(),
+                   save_time(r->notes().save_until)});
+  }
+  auto pages = [](uint64_t n, uint32_t tpp) { return (n + tpp - 1) / tpp; };
+  const uint64_t nrels = all.size() + 2;
+  all.push_back({"relation", &rel_s, Structure::Heap, -1, nrels, pages(nrels, rel_r.tuples_per_page()), 0});
+  all.push_back({"attribute", &att_s, Structure::Heap, -1, natts, pages(natts, att_r.tuples_per_page()), 0});
+  std::sort(all.begin(), all.end(), [](const Described& a, const Described& b) { return a.name < b.name; });
+
+  const bool relation = which == "relation";
+  auto out = std::make_unique<Relation>(relation ? rel_r : att_r);
+  const Schema& s = out->schema();
+  std::vector<uint8_t> row(s.tuple_len);
+  auto fill = [&](auto&& f, size_t n) { out->insert_all(n, f); };
+  if (relation) {
+    fill(
+        [&](size_t i) {
+          const Described& d = all[i];
+          put_text(s.attrs[0], d.name, row.data());
+          put_text(s.attrs[1], owner, row.data());
+          put_int(s.attrs[2], spec_of(d.structure), row.data());
+          put_int(s.attrs[3], 0, row.data());
+          put_int(s.attrs[4], d.saved, row.data());
+          put_int(s.attrs[5], int64_t(std::min<uint64_t>(d.tuples, 2147483647)), row.data());
+          put_int(s.attrs[6], int64_t(d.schema->attrs.size()), row.data());
+          put_int(s.attrs[7], int64_t(d.schema->tuple_len), row.data());
+          put_int(s.attrs[8], int64_t(std::min<uint64_t>(d.primary, 2147483647)), row.data());
+          return row.data();
+        },
+        all.size());
+    return out;
+  }
+  std::vector<std::pair<const Described*, size_t>> atts;
+  for (const Described& d : all)
+    for (size_t i = 0; i < d.schema->attrs.size(); ++i) atts.emplace_back(&d, i);
+  fill(
+      [&](size_t k) {
+        const auto& [d, i] = atts[k];
+        const Attribute& a = d->schema->attrs[i];
+        put_text(s.attrs[0], d->name, row.data());
+        put_text(s.attrs[1], owner, row.data());
+        put_text(s.attrs[2], a.name, row.data());
+        put_int(s.attrs[3], int64_t(i + 1), row.data());
+        put_int(s.attrs[4], int64_t(a.offset), row.data());
+        put_int(s.attrs[5], a.type.is_int() ? kFrmtInt : a.type.is_float() ? kFrmtFloat : kFrmtChar, row.data());
+        put_int(s.attrs[6], int64_t(a.type.len), row.data());
+        put_int(s.attrs[7], d->key == int(i) ? 1 : 0, row.data());
+        return row.data();
+      },
+      atts.size());
+  return out;
+}
+
+namespace {
+
+// The relations an expression's variables range over, checked for the catalogs.
+bool reads_catalog(const Expr& e, const frontend::RangeTable& ranges) {
+  if (e.kind == Expr::Attr) {
+    const std::string* r = ranges.find(e.text);
+    if (is_system_catalog(r ? *r : e.text)) return true;
+  }
+  for (const auto& a : e.args)
+    if (reads_catalog(*a, ranges)) return true;
+  for (const auto& b : e.by)
+    if (reads_catalog(*b, ranges)) return true;
+  return e.qual && reads_catalog(*e.qual, ranges);
+}
+
+}  // namespace
+
+bool reads_system_catalog(const Stmt& s, const frontend::RangeTable& ranges, const SourceRef& src) {
+  auto read_only = [&](const std::string& name, SrcPos pos) {
+    throw_error(ErrKind::Name, pos, src, "'" + name + "' is a system catalog: it is read-only");
+  };
+  if (s.kind == Stmt::Append && is_system_catalog(s.relation)) read_only(s.relation, s.relation_pos);
+  if (s.kind == Stmt::Retrieve && is_system_catalog(s.relation)) read_only(s.relation, s.relation_pos);
+  if (s.kind == Stmt::Delete || s.kind == Stmt::Replace) {
+    const std::string* r = ranges.find(s.var);
+    if (is_system_catalog(r ? *r : s.var)) read_only(r ? *r : s.var, s.var_pos);
+  }
+  bool reads = false;
+  for (const auto& t : s.targets) reads = reads || reads_catalog(*t.expr, ranges);
+  return reads || (s.where && reads_catalog(*s.where, ranges));
+}
+
+}  // namespace quelkit::harness
