@@ -97,17 +97,12 @@ void modify_relation(Relation& rel, const Stmt& s, const SourceRef& src, UndoLog
   rel.notes().structure_version = rel.version();
 }
 
-void note_retrieved_into(Relation& rel) {
-  rel.notes().structure = "cheapsort by retrieve into";
-  rel.notes().structure_version = rel.version();
-}
-
 void help_relation(std::ostream& out, const Relation& r) {
   out << "Relation:            " << r.name() << "\n"
       << "Storage structure:   " << structure_name(r.structure());
   if (r.key_attr() >= 0) out << " on " << r.schema().attrs[size_t(r.key_attr())].name;
   out << "\n";
-  // What modify (or retrieve into) was asked for, where it is more than the
+  // What modify was asked for, where it is more than the
   // structure above says: the compressed forms, a sort, minpages.
   const Relation::Notes& n = r.notes();
   if (!n.structure.empty() && n.structure_version == r.version()) {

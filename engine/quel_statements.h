@@ -23,10 +23,6 @@ class UndoLog;
 // logs the relation's old pages to `undo` (if given) and rebuilds it.
 void modify_relation(Relation& rel, const frontend::ast::Stmt& s, const SourceRef& src, UndoLog* undo);
 
-// retrieve into: the rows sorted on every domain, left to right, and
-// without duplicate tuples (the manual's cheapsort of the result).
-void note_retrieved_into(Relation& rel);
-
 // help rel: storage structure, tuples, pages, attributes.
 void help_relation(std::ostream& out, const Relation& r);
 // help "section" / help quel: the kit's own short text of a manual section;

@@ -606,7 +606,6 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
             rel->insert(tuple.data());
           }
         });
-        note_retrieved_into(*rel);
         if (UndoLog* u = undo_log()) u->create(cat_, std::move(rel));
         else cat_.add(std::move(rel));
         say_rows(*msg_, n, " into " + q.into);
@@ -967,7 +966,7 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
     if (!r && !text)
       throw_error(ErrKind::Name, h.pos, src,
                   h.section ? "there is no section \"" + h.name + "\" (help quel lists them)"
-                            : "there is no relation or section '" + h.name + "' (help lists the relations, help quel the sections)");
+                            : "there is no relation '" + h.name + "'");
     if (!s.help_what.empty()) {
       if (!r) throw_error(ErrKind::Name, h.pos, src, "there is no relation '" + h.name + "'");
       // Query modification (define view, permit, integrity) is not in the kit.

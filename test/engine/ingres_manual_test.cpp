@@ -85,8 +85,6 @@ TEST_P(IngresManual, RetrieveIntoIsSortedWithoutDuplicates) {
   ASSERT_TRUE(r.ok) << r.err;
   // Sorted on number (10, 11, 26, 37, 55), the first domain.
   EXPECT_EQ(r.out, "name\n\"Ross, Stanley\"\n\"Ross, Stuart\"\n\"Thompson, Bob\"\n\"Raveen, Lemont\"\n\"James, Mary\"\n");
-  r = k.run("help temp");
-  EXPECT_NE(r.err.find("Modified to:         cheapsort by retrieve into (sorted"), std::string::npos) << r.err;
 }
 
 // modify's manual page, its examples on the demo relations (emp is employee).
@@ -155,7 +153,7 @@ TEST_P(IngresManual, HelpSaveAndUsercode) {
   EXPECT_NE(r.err.find("t.quel:1:11: error: 'parts' is not a view"), std::string::npos) << r.err;
   r = k.run("help parts, nosuch");
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.err.find("1:13: error: there is no relation or section 'nosuch'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1:13: error: there is no relation 'nosuch'"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("Relation:"), std::string::npos) << r.err;  // checked before anything is printed
 
   r = k.run("save employee until feb 28 1987\nhelp employee");
