@@ -350,6 +350,12 @@ std::string quel_to_sql(const Stmt& s) {
       for (const auto& r : s.relations) q += (q.empty() ? "DROP TABLE " : "; DROP TABLE ") + r;
       return s.relations.size() == 1 ? q : "";
     }
+    case Stmt::Modify:
+      // A keyed structure is, to SQLite, an index on its key (SQLite cannot
+      // cluster a rowid table): same answers, a comparable access path.
+      if ((s.structure == "isam" || s.structure == "hash") && !s.key.empty())
+        return "CREATE INDEX IF NOT EXISTS " + s.relation + "_" + s.key + " ON " + s.relation + " (" + s.key + ")";
+      return "";
     case Stmt::Begin: return "BEGIN";
     case Stmt::End: return "COMMIT";
     case Stmt::Abort: return "ROLLBACK";

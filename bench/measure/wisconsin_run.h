@@ -19,7 +19,10 @@
 namespace quelkit {
 
 // A script of bench/workloads/wisconsin: its file stem ("fig2_1"), the figure it stands
-// for ("2.1"; "agg" for aggregates.quel) and its text.
+// for ("2.1"; "agg" for aggregates.quel) and its text. fig3_11.quel, the whole
+// benchmark, runs only on the study's heaps (it modifies and indexes them
+// itself), its statements tagged "/* Qn ... */" timed as query n, the others
+// run once off the clock.
 struct WisconsinScript {
   std::string name, figure, text;
 };
@@ -36,7 +39,8 @@ struct WisconsinCell : Cell {
 };
 
 struct WisconsinStmtRow {
-  std::string figure, id;  // "2.4", "2.4.3": the statement's number in its script
+  std::string figure, id;  // "2.4", "2.4.3": the statement's number in its script (3.11: the query's number)
+  std::string label;       // 3.11: what the query is ("joinAselB, no index"), from the script's comment
   std::string kind;        // retrieve, retrieve into, append, delete, replace
   std::string text, sql;   // QUEL as run (constants scaled); SQL, "" where SQLite is not asked
   uint64_t size = 0;       // tuples of tenk1 in this data set

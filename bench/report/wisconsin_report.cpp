@@ -63,8 +63,8 @@ cli::Run define_wisconsin(CLI::App& app, const std::vector<std::string>&) {
       ->check(cli::list_of({"heap", "isam", "hash"}))
       ->type_name("heap,isam,hash");
   app.add_option("-b,--backend", o->backends, "back ends (default all)")->check(cli::backend_list())->type_name("LIST");
-  app.add_option("--figures", o->figures, "scripts to run, of 2.1 2.4 2.5 2.6 agg (default all)")
-      ->check(cli::list_of({"2.1", "2.4", "2.5", "2.6", "agg"}))
+  app.add_option("--figures", o->figures, "scripts to run, of 2.1 2.4 2.5 2.6 agg 3.11 (default all)")
+      ->check(cli::list_of({"2.1", "2.4", "2.5", "2.6", "agg", "3.11"}))
       ->type_name("LIST");
   app.add_option("--reps", o->reps, "repetitions per figure, the median reported (default 3)")
       ->check(cli::whole(1, 1000))
@@ -105,6 +105,7 @@ const char* figure_title(const std::string& f) {
   if (f == "2.4") return "Figure 2.4: the selectivity series, 10% to 90% of tenk1 into a temporary";
   if (f == "2.5") return "Figure 2.5: joins of onek1 and onek2 on unique2, all attributes into a temporary";
   if (f == "2.6") return "Figure 2.6: non-equi-joins; 10% ranges at the start, middle and end of unique2";
+  if (f == "3.11") return "Figure 3.11: the whole Wisconsin benchmark, 32 queries (no index, clustered, non-clustered)";
   return "Aggregates over tenk1 (bench/workloads/wisconsin/aggregates.quel)";
 }
 
@@ -201,6 +202,61 @@ void print_block(const std::vector<const WisconsinStmtRow*>& rs, const Wisconsin
   if (rs[0]->figure == "agg") print_group_bound(rs);
 }
 
+// The POSTGRES study's Figure 3.11: seconds on a VAX 11/780 for POSTGRES and
+// University INGRES, by query (-1: the study has no figure).
+struct StudySeconds {
+  int query;
+  double postgres, ingres;
+};
+constexpr StudySeconds kFigure311[] = {
+    {1, 47.7, 11.8},  {2, 59.0, 21.1},  {3, 5.1, 2.3},    {4, 39.4, 13.7},  {5, 7.5, 4.5},    {6, 61.4, 26.3},
+    {7, 1.2, 1.0},    {8, 5.2, 1.0},    {9, 228, 816},    {10, 234, 790},   {11, 244, 175},   {12, 266, 51},
+    {13, 279, 48},    {14, 298, 96},    {15, 261, 77},    {16, 201, 55},    {17, 277, 116},   {18, 169, 64},
+    {19, 55, 14},     {20, -1, 9.0},    {21, -1, 47},     {22, -1, 43},     {23, -1, 9.0},    {24, -1, 60},
+    {25, -1, 44},     {26, 8.0, 0.8},   {27, 45.8, 8.3},  {28, 52.3, 7.8},  {29, 5.6, 1.2},   {30, 2.3, 0.4},
+    {31, 3.8, 0.5},   {32, 58.0, 7.9}};
+
+// Figure 3.11 as the study printed it, by query: each runner's statement time
+// beside the study's POSTGRES and INGRES seconds.
+void print_figure311(const std::vector<WisconsinStmtRow>& rows, const std::vector<WisconsinDataSet>& sets,
+                     const std::vector<std::vector<size_t>>& rows_of) {
+  for (size_t i = 0; i < sets.size(); ++i) {
+    std::vector<const WisconsinStmtRow*> rs;
+    for (size_t k : rows_of[i])
+      if (rows[k].figure == "3.11") rs.push_back(&rows[k]);
+    if (rs.empty()) continue;
+    std::stable_sort(rs.begin(), rs.end(), [](const WisconsinStmtRow* a, const WisconsinStmtRow* b) {
+      return std::stoi(a->id.substr(5)) < std::stoi(b->id.substr(5));
+    });
+    std::cout << "\nFigure 3.11 of the POSTGRES study beside this run (" << data_name(*rs[0], sets[i])
+              << "): the study's seconds on a VAX 11/780\n";
+    std::vector<std::string> runners;
+    size_t w = 12;
+    for (const WisconsinStmtRow* r : rs)
+      for (const auto& c : r->cells)
+        if (std::find(runners.begin(), runners.end(), c.runner) == runners.end()) {
+          runners.push_back(c.runner);
+          w = std::max(w, c.runner.size() + 2);
+        }
+    std::cout << "  " << std::left << std::setw(9) << "id" << std::setw(44) << "query" << std::right;
+    for (const auto& name : runners) std::cout << right(name, w);
+    std::cout << right("POSTGRES", 10) << right("INGRES", 10) << "\n";
+    for (const WisconsinStmtRow* r : rs) {
+      const int q = std::stoi(r->id.substr(5));
+      const StudySeconds* st = nullptr;
+      for (const auto& x : kFigure311)
+        if (x.query == q) st = &x;
+      std::cout << "  " << std::left << std::setw(9) << r->id << std::setw(44) << r->label.substr(0, 43) << std::right;
+      for (const auto& name : runners) {
+        auto c = std::find_if(r->cells.begin(), r->cells.end(), [&](const WisconsinCell& x) { return x.runner == name; });
+        std::cout << right(c == r->cells.end() ? "—" : dur(c->m.median_ns), w);
+      }
+      std::cout << right(st && st->postgres >= 0 ? fmt(st->postgres, 1) + " s" : "—", 10)
+                << right(st ? fmt(st->ingres, 1) + " s" : "—", 10) << "\n";
+    }
+  }
+}
+
 // Figure 2.4 as the study drew it: selectivity against time per tuple.
 void print_series(const std::vector<WisconsinStmtRow>& rows, const std::vector<WisconsinDataSet>& sets,
                   const std::vector<std::vector<size_t>>& rows_of) {
@@ -267,6 +323,7 @@ bool write_files(const std::vector<WisconsinStmtRow>& rows, const WisconsinOptio
       nlohmann::ordered_json j = {{"figure", r.figure},
                                   {"id", r.id},
                                   {"kind", r.kind},
+                                  {"label", r.label},
                                   {"text", r.text},
                                   {"sql", r.sql},
                                   {"tuples", r.size},
@@ -444,6 +501,7 @@ int run_wisconsin(const WisconsinOptions& opt, const CLI::App& app) {
     without += r.sql.empty();
   }
   print_series(rows, sets, rows_of);
+  print_figure311(rows, sets, rows_of);
   if (!o.no_sqlite)
     std::cout << "\nsqlite ran " << statements - without << " of " << statements << " statements"
               << (without ? " (— for the rest, which have no faithful SQL: see bench/measure/quel_sql.h)" : "")

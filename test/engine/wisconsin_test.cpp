@@ -180,7 +180,7 @@ INSTANTIATE_TEST_SUITE_P(Study, WisconsinFigures,
                          ::testing::Values("fig2_1:heap", "fig2_1:isam", "fig2_1:hash", "fig2_4:heap",
                                            "fig2_4:isam", "fig2_4:hash", "fig2_5:heap", "fig2_5:isam",
                                            "fig2_5:hash", "fig2_6:heap", "fig2_6:isam", "fig2_6:hash", "aggregates:heap",
-                                           "aggregates:isam", "aggregates:hash"),
+                                           "aggregates:isam", "aggregates:hash", "fig3_11:heap"),
                          backend_test_name);
 
 }  // namespace
