@@ -122,19 +122,26 @@ std::string right(const std::string& s, size_t w) {
   return std::string(w > cols ? w - cols : 0, ' ') + s;
 }
 
+// The runners of a table's cells in order of first appearance; *w widened
+// to the longest name's column.
+std::vector<std::string> runners_of(const std::vector<const WisconsinStmtRow*>& rs, size_t* w) {
+  std::vector<std::string> runners;
+  for (const WisconsinStmtRow* r : rs)
+    for (const auto& c : r->cells)
+      if (std::find(runners.begin(), runners.end(), c.runner) == runners.end()) {
+        runners.push_back(c.runner);
+        *w = std::max(*w, c.runner.size() + 2);
+      }
+  return runners;
+}
+
 // One table: a line per statement, a column per runner (every back end, then
 // SQLite where any statement of the table has SQL; "—" where one has none).
 void matrix(const std::vector<const WisconsinStmtRow*>& rs, const char* what,
             const std::function<std::string(const WisconsinStmtRow&)>& lead, const char* lead_head,
             const std::function<std::string(const WisconsinStmtRow&, const WisconsinCell&)>& f) {
-  std::vector<std::string> runners;
   size_t w = 12;
-  for (const WisconsinStmtRow* r : rs)
-    for (const auto& c : r->cells)
-      if (std::find(runners.begin(), runners.end(), c.runner) == runners.end()) {
-        runners.push_back(c.runner);
-        w = std::max(w, c.runner.size() + 2);
-      }
+  const std::vector<std::string> runners = runners_of(rs, &w);
   std::cout << "  " << what << "\n  " << std::left << std::setw(8) << "id" << std::setw(24) << lead_head << std::right;
   for (const auto& name : runners) std::cout << right(name, w);
   std::cout << "\n";
@@ -230,14 +237,8 @@ void print_figure311(const std::vector<WisconsinStmtRow>& rows, const std::vecto
     });
     std::cout << "\nFigure 3.11 of the POSTGRES study beside this run (" << data_name(*rs[0], sets[i])
               << "): the study's seconds on a VAX 11/780\n";
-    std::vector<std::string> runners;
     size_t w = 12;
-    for (const WisconsinStmtRow* r : rs)
-      for (const auto& c : r->cells)
-        if (std::find(runners.begin(), runners.end(), c.runner) == runners.end()) {
-          runners.push_back(c.runner);
-          w = std::max(w, c.runner.size() + 2);
-        }
+    const std::vector<std::string> runners = runners_of(rs, &w);
     std::cout << "  " << std::left << std::setw(9) << "id" << std::setw(44) << "query" << std::right;
     for (const auto& name : runners) std::cout << right(name, w);
     std::cout << right("POSTGRES", 10) << right("INGRES", 10) << "\n";
