@@ -78,7 +78,9 @@ TEST_P(WisconsinAll, RetrieveAllIsEveryAttributeInOrder) {
 }
 
 TEST_P(WisconsinAll, RetrieveIntoKeepsNamesAndFormats) {
-  auto r = k_->run("retrieve into t (w.all) where w.unique2 < 10  retrieve (t.all)");
+  // retrieve into stores its tuples sorted on every domain (unique1 first):
+  // read back in unique2's order, they are the relation's first ten.
+  auto r = k_->run("retrieve into t (w.all) where w.unique2 < 10  retrieve (t.all) sort by unique2");
   ASSERT_TRUE(r.ok) << r.err;
   EXPECT_NE(r.out.find(csv_head(40, harness::kWisconsinSeed, 10)), std::string::npos) << r.out;
   const auto& got = k_->session().catalog().find("t")->schema();
