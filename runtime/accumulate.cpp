@@ -8,7 +8,6 @@
 #include <memory>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -43,35 +42,57 @@ double float_at(const qk_col& c, const uint8_t* row) {
   }
 }
 
-// A value as `=` tells values apart, appended to `key`: integers by value (8
+// A value as `=` tells values apart, written at `out`: integers by value (8
 // bytes), floats with -0.0 equal to 0.0 (8 bytes), characters without
 // trailing blanks (their length, then the bytes), so the keys of several
-// columns concatenate unambiguously. The bytes engine/aggregate.cpp's
-// append_equality_key makes, so a group is what the join back on `=` finds.
-void append_key(const qk_col& c, const uint8_t* row, std::string* key) {
-  auto put = [key](const void* b, size_t n) { key->append(static_cast<const char*>(b), n); };
+// columns concatenate unambiguously. At most key_room(c) bytes; returns how
+// many. The bytes engine/aggregate.cpp's append_equality_key makes, so a
+// group is what the join back on `=` finds.
+uint32_t key_room(const qk_col& c) { return c.kind == QK_COL_C ? uint32_t(sizeof(uint32_t)) + c.len : 8; }
+
+uint32_t put_key(const qk_col& c, const uint8_t* row, uint8_t* out) {
   switch (c.kind) {
     case QK_COL_F4:
     case QK_COL_F8: {
       double d = float_at(c, row);
       if (d == 0) d = 0;  // -0.0 and 0.0 are one value
-      put(&d, sizeof d);
-      break;
+      std::memcpy(out, &d, sizeof d);
+      return sizeof d;
     }
     case QK_COL_C: {
       const uint8_t* p = row + c.offset;
       uint32_t n = c.len;
+      uint64_t w;
+      while (n >= 8 && (std::memcpy(&w, p + n - 8, 8), w == 0x2020202020202020ull)) n -= 8;
       while (n && p[n - 1] == ' ') --n;
-      put(&n, sizeof n);
-      put(p, n);
-      break;
+      std::memcpy(out, &n, sizeof n);
+      std::memcpy(out + sizeof n, p, n);
+      return uint32_t(sizeof n) + n;
     }
     default: {
       const int64_t i = int_at(c, row);
-      put(&i, sizeof i);
-      break;
+      std::memcpy(out, &i, sizeof i);
+      return sizeof i;
     }
   }
+}
+
+void append_key(const qk_col& c, const uint8_t* row, std::string* key) {
+  const size_t at = key->size();
+  key->resize(at + key_room(c));
+  key->resize(at + put_key(c, row, reinterpret_cast<uint8_t*>(key->data()) + at));
+}
+
+// A 64-bit hash of a group key of `words` 8-byte words (the key's bytes, then
+// zeros to a word's end), each multiplied and folded in.
+uint64_t hash_key(const uint64_t* w, uint32_t words, uint32_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  for (uint32_t i = 0; i < words; ++i) {
+    h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  h *= 0xbf58476d1ce4e5b9ull;
+  return h ^ (h >> 29);
 }
 
 using Seen = std::unordered_set<std::string>;
@@ -117,11 +138,31 @@ struct Group {
   std::unique_ptr<qk_agg[]> aggs;
 };
 
+// The group table: groups in order of first appearance, found by an
+// open-addressed index (linear probing, at most half full) of their keys'
+// hashes; each group's key kept in one arena. A group's accumulators stay
+// where they were made, so a pointer to them outlives later probes.
 struct Groups {
-  std::unordered_map<std::string, uint64_t> index;
   std::vector<Group> order;
+  std::vector<uint64_t> hashes;     // each group's key hash
+  std::vector<uint64_t> key_off;    // each group's key: its first word in keys, and its length in bytes
+  std::vector<uint32_t> key_len;
+  std::vector<uint64_t> keys;       // the keys, each whole words (zeros after its bytes)
+  std::vector<uint32_t> slots;      // group + 1, or 0: empty; a power of two long
   std::vector<qk_agg> protos;
-  std::string key;  // reused for each row's key
+  std::vector<uint64_t> key;        // room for one row's key, and a word of zeros after it
+  uint32_t mask = 0;
+
+  void grow() {
+    const size_t n = slots.empty() ? 64 : slots.size() * 2;
+    slots.assign(n, 0);
+    mask = uint32_t(n - 1);
+    for (uint32_t gi = 0; gi < order.size(); ++gi) {
+      uint32_t s = uint32_t(hashes[gi]) & mask;
+      while (slots[s]) s = (s + 1) & mask;
+      slots[s] = gi + 1;
+    }
+  }
 };
 
 }  // namespace
@@ -181,6 +222,10 @@ qk_accum* qk_accum_new(uint32_t naggs, const qk_agg* protos, uint32_t nby, const
     a->by_len = by[nby - 1].offset + by[nby - 1].len;
     auto* g = new Groups;
     g->protos.assign(protos, protos + naggs);
+    uint32_t room_key = 0;
+    for (uint32_t i = 0; i < nby; ++i) room_key += key_room(by[i]);
+    g->key.resize(room_key / 8 + 2);
+    g->grow();
     a->groups = g;
   } else {
     a->aggs = new qk_agg[naggs ? naggs : 1];
@@ -206,13 +251,25 @@ void qk_accum_free(qk_accum* a) noexcept {
 
 int64_t qk_group_probe(qk_accum* a, const uint8_t* row) noexcept {
   auto* g = static_cast<Groups*>(a->groups);
-  g->key.clear();
-  for (uint32_t i = 0; i < a->nby; ++i) append_key(a->by[i], row, &g->key);
-  auto it = g->index.find(g->key);
-  if (it != g->index.end()) return int64_t(it->second);
+  uint64_t* key = g->key.data();
+  uint8_t* bytes = reinterpret_cast<uint8_t*>(key);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < a->nby; ++i) n += put_key(a->by[i], row, bytes + n);
+  std::memset(bytes + n, 0, 8);
+  const uint32_t words = (n + 7) / 8;
+  const uint64_t h = hash_key(key, words, n);
+  uint32_t s = uint32_t(h) & g->mask;
+  for (; g->slots[s]; s = (s + 1) & g->mask) {
+    const uint32_t gi = g->slots[s] - 1;
+    if (g->hashes[gi] != h || g->key_len[gi] != n) continue;
+    const uint64_t* k = g->keys.data() + g->key_off[gi];
+    uint32_t i = 0;
+    while (i < words && k[i] == key[i]) ++i;
+    if (i == words) return int64_t(gi);
+  }
   if (a->err) return -1;
-  const uint64_t more = a->by_len + 2 * g->key.size() + 64 + a->naggs * (sizeof(qk_agg) + 16);
-  if (a->bytes + more > a->room) {
+  const uint64_t more = a->by_len + 2 * n + 64 + a->naggs * (sizeof(qk_agg) + 16);
+  if (a->bytes + more > a->room || g->order.size() >= UINT32_MAX / 2) {
     a->err = QK_ERR_MEMORY;
     return -1;
   }
@@ -222,10 +279,15 @@ int64_t qk_group_probe(qk_accum* a, const uint8_t* row) noexcept {
   std::memcpy(gr.by.get(), row, a->by_len);
   gr.aggs.reset(new qk_agg[a->naggs ? a->naggs : 1]);
   for (uint32_t i = 0; i < a->naggs; ++i) init_agg(&gr.aggs[i], g->protos[i]);
+  const uint32_t gi = uint32_t(g->order.size());
   g->order.push_back(std::move(gr));
-  const uint64_t slot = g->order.size() - 1;
-  g->index.emplace(g->key, slot);
-  return int64_t(slot);
+  g->hashes.push_back(h);
+  g->key_off.push_back(g->keys.size());
+  g->key_len.push_back(n);
+  g->keys.insert(g->keys.end(), key, key + words);
+  g->slots[s] = gi + 1;
+  if (2 * (size_t(gi) + 1) > g->slots.size()) g->grow();
+  return int64_t(gi);
 }
 
 const qk_agg* qk_accum_protos(const qk_accum* a) noexcept {
