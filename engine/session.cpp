@@ -4,6 +4,7 @@
 #include "engine/session.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -257,21 +258,39 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
 }
 
 // "1 row", "N rows": how every message and listing counts rows.
-static std::string rows_text(size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
 
-// "(N rows <what>)": a statement's message, written whole. The error stream
-// is unbuffered, so each piece put there was a write of its own (five a
-// replace, most of a short statement's result handling).
-static void say_rows(std::ostream& os, size_t n, const std::string& what) {
-  const std::string m = "(" + rows_text(n) + what + ")\n";
+// "(N rows <what><name><close>)": a statement's message, written whole. The
+// error stream is unbuffered, so each piece put there was a write of its own
+// (five a replace, most of a short statement's result handling); the text is
+// put together on the stack, as every short statement says one.
+static void say_rows(std::ostream& os, size_t n, std::string_view what, std::string_view name = {},
+                     std::string_view close = {}) {
+  char head[32];
+  auto [end, ec] = std::to_chars(head, head + sizeof head, n);
+  std::string m;
+  m.reserve(size_t(end - head) + what.size() + name.size() + close.size() + 9);
+  m += '(';
+  m.append(head, end);
+  m += n == 1 ? " row" : " rows";
+  m += what;
+  m += name;
+  m += close;
+  m += ")\n";
   os.write(m.data(), std::streamsize(m.size()));
 }
 // "3 statements", "1 statement": a transaction's count.
 static std::string statements_text(size_t n) { return std::to_string(n) + (n == 1 ? " statement" : " statements"); }
 
 // What --format none prints for a retrieve's rows or a print's relation.
-static std::string checksum_line(uint64_t sum, size_t rows) {
-  return "checksum " + checksum_hex(sum) + " (" + rows_text(rows) + ")\n";
+static void put_checksum_line(std::ostream& os, uint64_t sum, size_t rows) {
+  char line[64] = "checksum ";
+  char* p = line + 9;
+  checksum_hex_to(sum, p);
+  p += 16;
+  *p++ = ' ', *p++ = '(';
+  p = std::to_chars(p, line + 48, rows).ptr;
+  for (const char c : std::string_view(rows == 1 ? " row)\n" : " rows)\n")) *p++ = c;
+  os.write(line, p - line);
 }
 
 // A relation's tuple must fit a page. (Its attributes are never empty:
@@ -354,6 +373,7 @@ Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceR
 }
 
 void Session::dump_ir(const frontend::BoundQuery& q, const std::string& name) {
+  if (opt_.dumps.empty()) return;
   for (const char* form : {"ir", "folded"}) {
     if (!opt_.dumps.count(form)) continue;
     bool folded = form[0] == 'f';
@@ -608,11 +628,11 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
         });
         if (UndoLog* u = undo_log()) u->create(cat_, std::move(rel));
         else cat_.add(std::move(rel));
-        say_rows(*msg_, n, " into " + q.into);
+        say_rows(*msg_, n, " into ", q.into);
       } else if (opt_.format != OutFormat::None) {
         show_result(res.layout, res.rows);
       } else if (!json_only()) {  // the JSON object carries the checksum
-        out_ << checksum_line(res.checksum.sum, n);
+        put_checksum_line(out_, res.checksum.sum, n);
       }
       return true;
     }
@@ -639,7 +659,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
           },
           undo ? &added : nullptr);
       for (const Tid t : added) undo->inserted(rel, t);
-      say_rows(*msg_, n, " appended to " + rel->name());
+      say_rows(*msg_, n, " appended to ", rel->name());
       return true;
     }
     case frontend::BoundKind::Delete:
@@ -661,7 +681,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
         if (undo) undo->reserve(todo.size(), 0);
         for (const auto& [t, k] : todo)
           if (rel->erase(t) && undo) undo->erased(rel, t);
-        say_rows(*msg_, todo.size(), " deleted from " + rel->name());
+        say_rows(*msg_, todo.size(), " deleted from ", rel->name());
         return true;
       }
       // Build every new tuple from the old relation first, then apply.
@@ -697,7 +717,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
           rel->overwrite(todo[i].first, fresh[i].data());
         }
       }
-      say_rows(*msg_, todo.size(), " replaced in " + rel->name());
+      say_rows(*msg_, todo.size(), " replaced in ", rel->name());
       return true;
     }
   }
@@ -925,7 +945,7 @@ void Session::exec_print(const Stmt& s, const SourceRef& src) {
     } else {  // none: as a retrieve prints under it, the checksum of the rows
       Checksum sum;
       rows.for_each_run([&](const uint8_t* run, size_t k) { sum.add_rows(rel->schema(), run, k); });
-      out << checksum_line(sum.sum, rows.size());
+      put_checksum_line(out, sum.sum, rows.size());
     }
   }
 }
@@ -1065,7 +1085,7 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
     else write_ingres_file(s.file, *rel, ingres, s.file_pos, src);
     uint64_t n = rel->ntuples();
     stmt_rows_ = n;
-    say_rows(*msg_, n, " copied into \"" + s.file + "\"");
+    say_rows(*msg_, n, " copied into \"", s.file, "\"");
   } else {
     std::vector<uint8_t> tuples = csv ? read_csv_file(s.file, rel->schema(), cols, s.file_pos, src)
                                       : read_ingres_file(s.file, rel->schema(), ingres, s.file_pos, src);
@@ -1076,7 +1096,7 @@ void Session::exec_copy(const Stmt& s, const SourceRef& src) {
     rel->insert_all(n, [&](size_t i) { return tuples.data() + i * rel->tuple_len(); }, undo ? &added : nullptr);
     for (const Tid t : added) undo->inserted(rel, t);
     stmt_rows_ = n;
-    say_rows(*msg_, n, " copied from \"" + s.file + "\"");
+    say_rows(*msg_, n, " copied from \"", s.file, "\"");
   }
 }
 

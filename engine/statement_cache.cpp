@@ -25,6 +25,12 @@ namespace {
 
 bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+// A character the scan copies to the key as it is: none that starts a name,
+// a number, a string, a comment or a line, nor one that refuses the text.
+bool is_plain(char c) {
+  return !is_letter(c) && !is_digit(c) && c != '.' && c != '"' && c != '/' && c != '\n' && c != '\\' &&
+         c != '\x01' && c != '\x02';
+}
 
 // The type a literal binds to, as the key spells it.
 void key_type(std::string& key, const TextLiteral& l) {
@@ -57,6 +63,7 @@ std::optional<NormalisedText> normalise_text(std::string_view t) {
   if (t.size() > kMaxCachedText) return std::nullopt;
   NormalisedText n;
   n.key.reserve(t.size() + 16);
+  n.literals.reserve(8);  // a short statement's few, without regrowing
   uint32_t line = 1;
   size_t line_start = 0;
   const size_t end = t.size();
@@ -155,8 +162,10 @@ std::optional<NormalisedText> normalise_text(std::string_view t) {
     }
     // A monitor command (\g, \i), or the key's own markers: not cached.
     if (c == '\\' || c == '\x01' || c == '\x02') return std::nullopt;
-    n.key += c;
-    ++i;
+    // Blanks and operators: kept, the run of them at once.
+    const size_t b = i++;
+    while (i < end && is_plain(t[i])) ++i;
+    n.key.append(t.substr(b, i - b));
   }
   return n;
 }

@@ -135,10 +135,14 @@ void Checksum::add_rows(const Schema& layout, const uint8_t* r, size_t n) {
   rows += n;
 }
 
-std::string checksum_hex(uint64_t sum) {
+void checksum_hex_to(uint64_t sum, char* out) {
   static const char digits[] = "0123456789abcdef";
+  for (int i = 15; i >= 0; --i, sum >>= 4) out[i] = digits[sum & 15];
+}
+
+std::string checksum_hex(uint64_t sum) {
   std::string s(16, '0');
-  for (int i = 15; i >= 0; --i, sum >>= 4) s[size_t(i)] = digits[sum & 15];
+  checksum_hex_to(sum, s.data());
   return s;
 }
 

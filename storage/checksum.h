@@ -30,5 +30,7 @@ struct Checksum {
 
 // 16 lowercase hex digits, as --stats=json and the oracle print it.
 std::string checksum_hex(uint64_t sum);
+// The same 16 digits written at out (no terminator).
+void checksum_hex_to(uint64_t sum, char* out);
 
 }  // namespace quelkit::harness
