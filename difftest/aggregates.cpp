@@ -54,16 +54,18 @@ bool names_outside(const GNode& n, const std::string& by) {
   return false;
 }
 
-// SQL's aggregate over column x of the joined rows i (NULL where a group has none).
+// SQL's aggregate over column x of the joined rows i (NULL where a group has
+// none). Characters tell apart and order by INGRES's rule: the oracle's
+// collation `quel` (sqlite_oracle.h), which leaves numbers as they are.
 std::string sql_aggregate(const std::string& fn, bool chars) {
   if (fn == "count") return "COUNT(i.x)";
-  if (fn == "countu") return "COUNT(DISTINCT i.x)";
+  if (fn == "countu") return "COUNT(DISTINCT i.x COLLATE quel)";
   if (fn == "any") return "(COUNT(i.x) > 0)";
   if (fn == "sum") return "COALESCE(SUM(i.x), 0)";
   if (fn == "sumu") return "COALESCE(SUM(DISTINCT i.x), 0)";
   if (fn == "avg") return "COALESCE(AVG(i.x), 0.0)";
   if (fn == "avgu") return "COALESCE(AVG(DISTINCT i.x), 0.0)";
-  return "COALESCE(" + std::string(fn == "min" ? "MIN" : "MAX") + "(i.x), " + (chars ? "''" : "0") + ")";
+  return "COALESCE(" + std::string(fn == "min" ? "MIN" : "MAX") + "(i.x COLLATE quel), " + (chars ? "''" : "0") + ")";
 }
 
 // Compares canonical rows (sorted), the last column numerically within the
@@ -238,9 +240,10 @@ AggregateSummary run_aggregates(Checker& ch, uint64_t seed, uint64_t count, std:
       t.params.insert(t.params.end(), to->params.begin(), to->params.end());
       t.sql = "WITH i(b, x) AS (" + ti->sql + "), g(b) AS (" + g_sql + "), o(b" + (q.extra ? ", c" : "") + ") AS (" +
               o_sql + "), a(b, v) AS (SELECT d.b, " + sql_aggregate(q.fn, chars) +
-              " FROM (SELECT DISTINCT b FROM g) AS d LEFT JOIN i ON d.b = i.b GROUP BY d.b) " + "SELECT " +
-              (q.unique || over_groups ? "DISTINCT " : "") + "o.b, " + (q.extra ? "o.c, " : "") +
-              "a.v FROM o JOIN a ON o.b = a.b";
+              " FROM (SELECT DISTINCT b COLLATE quel AS b FROM g) AS d LEFT JOIN i ON d.b = i.b COLLATE quel "
+              "GROUP BY d.b COLLATE quel) SELECT " +
+              (q.unique || over_groups ? "DISTINCT " : "") + "o.b COLLATE quel, " +
+              (q.extra ? "o.c COLLATE quel, " : "") + "a.v FROM o JOIN a ON o.b = a.b COLLATE quel";
       t.columns = q.extra ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1};
     }
     std::vector<std::string> rows;

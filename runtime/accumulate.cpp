@@ -45,7 +45,7 @@ double float_at(const qk_col& c, const uint8_t* row) {
 
 // A value as `=` tells values apart, appended to `key`: integers by value (8
 // bytes), floats with -0.0 equal to 0.0 (8 bytes), characters without
-// trailing blanks (their length, then the bytes), so the keys of several
+// blanks (rt::append_char_key: their length, then the bytes), so the keys of several
 // columns concatenate unambiguously. The bytes engine/aggregate.cpp's
 // append_equality_key makes, so a group is what the join back on `=` finds.
 void append_key(const qk_col& c, const uint8_t* row, std::string* key) {
@@ -58,14 +58,7 @@ void append_key(const qk_col& c, const uint8_t* row, std::string* key) {
       put(&d, sizeof d);
       break;
     }
-    case QK_COL_C: {
-      const uint8_t* p = row + c.offset;
-      uint32_t n = c.len;
-      while (n && p[n - 1] == ' ') --n;
-      put(&n, sizeof n);
-      put(p, n);
-      break;
-    }
+    case QK_COL_C: quelkit::rt::append_char_key(key, row + c.offset, c.len); break;
     default: {
       const int64_t i = int_at(c, row);
       put(&i, sizeof i);
