@@ -42,8 +42,9 @@ TEST(ComparisonRule, CharCmpIsThePlainRule) {
     rt::append_char_key(&ka, pa, uint32_t(a.size()));
     rt::append_char_key(&kb, pb, uint32_t(b.size()));
     ASSERT_EQ(ka == kb, want == 0);
-    if (want == 0)
+    if (want == 0) {
       ASSERT_EQ(rt::fnv1a64_squeezed(pa, a.size(), QK_FNV_OFFSET), rt::fnv1a64_squeezed(pb, b.size(), QK_FNV_OFFSET));
+    }
   }
 }
 

@@ -245,9 +245,10 @@ TEST_P(Semantics, PatternsMatchAsTheRuntimeSays) {
   };
   for (const auto& c : cases)
     for (bool negated : {false, true}) {
-      // = and != with the literal: a pattern match where it holds an unescaped * ? or [.
-      auto plan =
-          qual_plan(parts, p_.expr(quel(negated ? Generic::Ne : Generic::Eq, "p.pname", quel_string(c.pattern))), 0);
+      // = and != with the literal as written (its backslashes are escapes): a
+      // pattern match where it holds an unescaped * ? or [, else a value.
+      const std::string lit = "\"" + std::string(c.pattern) + "\"";
+      auto plan = qual_plan(parts, p_.expr(quel(negated ? Generic::Ne : Generic::Eq, "p.pname", lit)), 0);
       auto t = part(parts, 1, c.value, "red", 1, 1);
       Outcome o = qualify(plan, t);
       EXPECT_EQ(o.rc, int(c.match != negated)) << c.value << (negated ? " != " : " = ") << c.pattern;
