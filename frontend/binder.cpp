@@ -34,8 +34,7 @@ Tk numeric_class(Type a, Type b) {
 std::string type_text(Type t) { return t.kind == Tk::B ? std::string("a condition") : type_name(t); }
 
 // A string literal written in the query is a pattern (on either side of = or
-// !=) when it holds one of the pattern characters.
-// A string literal with an unescaped * ? or [ (runtime_inline.h's escapes).
+// !=) when it holds an unescaped * ? or [ (runtime_inline.h's escapes).
 bool is_pattern_literal(const Expr& e) { return e.kind == Expr::String && rt::is_pattern_text(e.text); }
 
 class Binder {

@@ -150,7 +150,9 @@ int qk_pattern_match(const uint8_t* v, uint32_t vlen, const uint8_t* pat, uint32
     pi = star_p;
     vi = star_v = skip_blanks(v, vlen, star_v + 1);
   }
-  while (pi < plen && pat[pi] == '*') pi = skip_blanks(pat, plen, pi + 1);
+  // What is left may only be stars and escaped blanks.
+  while (pi < plen && (pat[pi] == '*' || (pat[pi] == '\\' && pi + 1 < plen && pat[pi + 1] == ' ')))
+    pi = skip_blanks(pat, plen, pi + (pat[pi] == '*' ? 1 : 2));
   return pi == plen ? 1 : 0;
 }
 

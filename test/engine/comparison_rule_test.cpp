@@ -59,6 +59,7 @@ TEST(ComparisonRule, PatternsIgnoreEveryBlank) {
       {"a*b", "a \\* b", true},        {"axb", "a\\*b", false},           {"ab", "a\\b", true},
       {"a\\b", "a\\\\b", true},        {"a b", "a*", true},               {"   ", "", true},
       {"x", "* ", true},               {"a[b", "a\\[b", true},            {"ab", "a \\ b", true},  // an escaped blank is a blank
+      {"ab", "ab\\ ", true},         {"", "\\ *", true},
   };
   for (const auto& c : cases) {
     const auto* v = reinterpret_cast<const uint8_t*>(c.value);
