@@ -10,6 +10,7 @@
 
 #include "difftest/bind.h"
 #include "difftest/sqlite_oracle.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::difftest {
 
@@ -44,13 +45,19 @@ GPtr Generator::string_lit(const std::string& value) {
   auto n = std::make_unique<GNode>();
   n->kind = GNode::Lit;
   n->value = value;
+  // As written between the quotes: its backslashes are the literal's escapes
+  // (a pattern's, or a value's: rt::unescape); only quotes are escaped, and a
+  // last lone backslash, which would escape the closing quote.
   n->text = "\"";
+  size_t run = 0;  // backslashes just before this character
   for (char c : value) {
-    if (c == '"' || c == '\\') n->text += '\\';
+    if (c == '"' && run % 2 == 0) n->text += '\\';
     n->text += c;
+    run = c == '\\' ? run + 1 : 0;
   }
+  if (run % 2) n->text += '\\';
   n->text += "\"";
-  n->pattern = value.find_first_of("*?[\\") != std::string::npos;
+  n->pattern = rt::is_pattern_text(value);
   return n;
 }
 

@@ -52,7 +52,7 @@ class Generator {
   // Literals as written (also used by the shrinker and tests).
   static GPtr int_lit(int64_t v);  // v >= 0
   static GPtr float_lit(const std::string& text);
-  static GPtr string_lit(const std::string& value);  // a pattern if it holds * ? [ or backslash
+  static GPtr string_lit(const std::string& value);  // as written (escapes kept); a pattern if it holds an unescaped * ? [
   // The first of a few smallest expressions (literals, a conversion of one,
   // `1 = 1`) that the binder gives kind k over no variables.
   static GPtr simplest(Tk k);

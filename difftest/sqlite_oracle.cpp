@@ -11,6 +11,7 @@
 
 #include "difftest/bind.h"
 #include "engine/rows.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::difftest {
 
@@ -20,6 +21,28 @@ std::string rtrim(std::string s) {
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
 }
+
+// A character value as INGRES's rule sees it: without any blank.
+std::string without_blanks(const char* p, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i)
+    if (p[i] != ' ') s += p[i];
+  return s;
+}
+
+// The collation `quel`: INGRES's rule, stated here apart from the kit's
+// rt::char_cmp (drop every blank, then compare bytes, a proper prefix first).
+int quel_collation(void*, int an, const void* a, int bn, const void* b) {
+  const std::string x = without_blanks(static_cast<const char*>(a), size_t(an));
+  const std::string y = without_blanks(static_cast<const char*>(b), size_t(bn));
+  const int c = std::memcmp(x.data(), y.data(), std::min(x.size(), y.size()));
+  if (c != 0) return c;
+  return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+}
+
+// A character column of a canonical row: as the rule tells values apart, so
+// that of equal values (a group's, unique's) either side may keep any.
+std::string canonical_chars(const std::string& s) { return without_blanks(s.data(), s.size()); }
 
 std::string shortest_double(double v) {
   char buf[64];
@@ -56,6 +79,9 @@ struct Translator {
     params->emplace_back(text, std::move(v));
     return "?" + std::to_string(params->size());
   }
+
+  // A character operand as INGRES's comparison sees it: without any blank.
+  static std::string squeezed(const std::string& x) { return "replace(" + x + ", ' ', '')"; }
 
   bool fail(const char* why) {
     if (reason.empty()) reason = why;
@@ -102,11 +128,17 @@ struct Translator {
     if (n.kid[0] && !sql(*n.kid[0], &a)) return false;
     if (info.generic == ir::Generic::Match || info.generic == ir::Generic::NoMatch) {
       // The pattern (a literal, the binder's kid 1) is handed over as GLOB's.
+      // INGRES's rule ignores every blank: of the value and of the pattern.
       const std::string& pat = n.kid[1]->val.s;
       if (pat.find_first_of("?[\\") != std::string::npos) return fail("pattern");
-      b = param(true, rtrim(pat));
+      a = squeezed(a);
+      b = param(true, rt::squeeze(pat));
     } else if (n.kid[1] && !sql(*n.kid[1], &b)) {
       return false;
+    }
+    if (info.cls() == ir::Class::Compare && info.left == Tk::C) {
+      a = squeezed(a);
+      b = squeezed(b);
     }
     const std::string spelling = sql_spelling(n.op, n.implicit);
     if (spelling.empty()) return fail(ir::generic_info(info.generic).quel);
@@ -148,6 +180,7 @@ std::unique_ptr<SqliteOracle> SqliteOracle::open(const harness::Catalog& cat, st
     return nullptr;
   }
   o->catalog_ = &cat;
+  sqlite3_create_collation(o->db_, "quel", SQLITE_UTF8, nullptr, quel_collation);
   // Which spellings this SQLite knows (the math functions are a build option).
   for (int g = 0; g < ir::kNumGenerics; ++g) {
     const std::string spelling = ir::generic_info(ir::Generic(g)).sql;
@@ -170,7 +203,7 @@ std::unique_ptr<SqliteOracle> SqliteOracle::open(const harness::Catalog& cat, st
     std::string create = std::string("CREATE TABLE ") + name + " (", insert = std::string("INSERT INTO ") + name + " VALUES (";
     for (size_t i = 0; i < s.attrs.size(); ++i) {
       const Type t = s.attrs[i].type;
-      create += (i ? ", " : "") + s.attrs[i].name + (t.is_int() ? " INTEGER" : t.is_float() ? " REAL" : " TEXT");
+      create += (i ? ", " : "") + s.attrs[i].name + (t.is_int() ? " INTEGER" : t.is_float() ? " REAL" : " TEXT COLLATE quel");
       insert += i ? ", ?" : "?";
     }
     create += ")";
@@ -273,7 +306,7 @@ bool SqliteOracle::run(const Translation& t, const Schema& layout, std::vector<s
       int ct = sqlite3_column_type(st, int(c));
       std::string v;
       if (ct == SQLITE_NULL) v = "NULL";
-      else if (qt.is_char()) v = rtrim(reinterpret_cast<const char*>(sqlite3_column_text(st, int(c))));
+      else if (qt.is_char()) v = canonical_chars(reinterpret_cast<const char*>(sqlite3_column_text(st, int(c))));
       else if (qt.is_float()) v = canonical_double(sqlite3_column_double(st, int(c)));
       else if (ct == SQLITE_INTEGER) v = std::to_string(sqlite3_column_int64(st, int(c)));
       else v = "real " + canonical_double(sqlite3_column_double(st, int(c)));
@@ -300,7 +333,7 @@ std::vector<std::string> SqliteOracle::canonical(const harness::Result& r, const
       if (a.type.is_int()) x = std::to_string(v.i);
       else if (a.type.kind == Tk::F4) x = canonical_double(double(v.f4));
       else if (a.type.kind == Tk::F8) x = canonical_double(v.f8);
-      else x = rtrim(v.s);
+      else x = canonical_chars(v.s);
       s += (c ? "\x1f" : "") + x;
     }
     rows.push_back(std::move(s));

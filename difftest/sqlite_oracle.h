@@ -34,14 +34,19 @@ inline constexpr Difference kDifferences[] = {
               "are not compared."},
     {"f4", "f4 arithmetic, comparisons and conversions to f4 round to single precision; SQLite has only "
            "doubles. A bare f4 attribute (exactly widened to f8) is still compared."},
-    {"pattern", "QUEL patterns match bytes and know \\x escapes and [..] classes; GLOB matches UTF-8 "
-                "characters. Only patterns of plain characters and * are translated (to GLOB)."},
+    {"pattern", "QUEL patterns match bytes and know \\ escapes and [..] classes; GLOB matches UTF-8 "
+                "characters. Only patterns of plain characters and * are translated (to GLOB, value and "
+                "pattern without blanks)."},
     {"ascii", "ascii() formats numbers in widths 6/11/15/24 with shortest round-trip floats; SQL has no "
               "equivalent."},
     {"concat", "concat() drops the first operand's trailing blanks and pads to a fixed width; SQL's || does "
                "neither."},
-    {"trailing blanks", "QUEL ignores trailing blanks when comparing characters and c values are blank "
-                        "padded; the loader and the translation strip trailing blanks (not a skip)."},
+    {"blanks", "QUEL ignores every blank when comparing characters (INGRES's rule) and c values are "
+               "blank padded; the loader strips trailing blanks, each character comparison compares "
+               "replace(x, ' ', '') of both operands, text columns and the aggregates' groups, DISTINCT "
+               "and MIN/MAX use the collation `quel` (the rule), and rows are compared with their "
+               "characters' blanks dropped: of values equal under the rule a group or unique keeps the "
+               "first met, SQL any (not a skip)."},
     {"order", "QUEL's row order is scan order; SQL promises none: rows are compared as sorted multisets "
               "(not a skip)."},
     {"update", "append/replace/delete are compared between back ends and storage variants, not against "

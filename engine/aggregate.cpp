@@ -16,6 +16,7 @@
 #include "storage/budget.h"
 #include "engine/measure.h"
 #include "storage/page.h"
+#include "runtime/runtime_inline.h"
 #include "engine/rows.h"
 #include "runtime/runtime.h"
 #include "engine/session.h"
@@ -71,7 +72,7 @@ frontend::ast::StmtPtr clone_statement(const Stmt& s) {
 
 // A value as `=` tells values apart, appended to `key` in bytes: integers by
 // value (8 bytes), floats with -0.0 equal to 0.0 (8 bytes), characters
-// without trailing blanks (their length, then the bytes), so keys of several
+// without any blank (rt::append_char_key: their length, then the bytes), so keys of several
 // attributes concatenate unambiguously. Groups and the unique variants are
 // formed by it, so a group is what the join back on `=` finds. Read straight
 // from the row: no ir::Value (and its string) per row.
@@ -90,13 +91,7 @@ void append_equality_key(const Attribute& a, const uint8_t* row, std::string* ke
       put(&d, sizeof d);
       break;
     }
-    case Tk::C: {
-      uint32_t n = a.type.len;
-      while (n && p[n - 1] == ' ') --n;
-      put(&n, sizeof n);
-      put(p, n);
-      break;
-    }
+    case Tk::C: rt::append_char_key(key, p, a.type.len); break;
   }
 }
 

@@ -28,8 +28,8 @@ class Lifter {
   explicit Lifter(Plan& p) : p_(p) { p_.literal_at = p_.params.tuple_len; }
 
   // `width`: the width a character literal is widened to (0: its own), the
-  // other operand's of a character comparison: trailing blanks are stripped
-  // before comparing, so padding changes no answer, and a literal no wider
+  // other operand's of a character comparison: blanks are ignored in
+  // comparing, so padding changes no answer, and a literal no wider
   // than the attribute it is compared with is one shape whatever its length.
   void lift(ir::NodePtr& n, uint8_t width) {
     if (n->op == ir::Op::CONST) {

@@ -311,7 +311,7 @@ static std::unique_ptr<Relation> new_relation(const std::string& name, Schema sc
 
 // The relation retrieve into makes: an attribute per target, of its format,
 // but a target of "" (c0, no attribute's format) is stored as c1, a blank,
-// which comparison (trailing blanks stripped) finds equal to "".
+// which comparison (every blank ignored) finds equal to "".
 static Schema into_schema(const frontend::BoundQuery& q) {
   std::vector<std::pair<std::string, Type>> cols;
   for (const auto& t : q.targets) {

@@ -19,7 +19,7 @@ struct Expr {
   SrcPos pos;           // of the token that starts it (operator for Unary/Binary)
   int64_t ival = 0;     // Int
   double fval = 0;      // Float
-  std::string text;     // String: the value (escapes resolved); Attr: variable; Call: function (lower case)
+  std::string text;     // String: as written, \" resolved (Token::raw); Attr: variable; Call: function (lower case)
   std::string attr;     // Attr: attribute (lower case)
   std::string op;       // Unary: "-" "+" "not"; Binary: "+" "-" "*" "/" "**" "=" "!=" "<" "<=" ">" ">=" "and" "or"
   // Operands / call arguments; Aggregate: its argument. A Binary "and" or

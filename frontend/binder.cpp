@@ -9,6 +9,7 @@
 
 #include "frontend/frontend.h"
 #include "runtime/runtime.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit::frontend {
 
@@ -33,10 +34,8 @@ Tk numeric_class(Type a, Type b) {
 std::string type_text(Type t) { return t.kind == Tk::B ? std::string("a condition") : type_name(t); }
 
 // A string literal written in the query is a pattern (on either side of = or
-// !=) when it holds one of the pattern characters.
-bool is_pattern_literal(const Expr& e) {
-  return e.kind == Expr::String && e.text.find_first_of("*?[\\") != std::string::npos;
-}
+// !=) when it holds an unescaped * ? or [ (runtime_inline.h's escapes).
+bool is_pattern_literal(const Expr& e) { return e.kind == Expr::String && rt::is_pattern_text(e.text); }
 
 class Binder {
  public:
@@ -229,13 +228,13 @@ class Binder {
     q_.scratch_size += n.type.len;
   }
 
-  // Where an unclosed '[' of a pattern literal is in the source: the value
-  // lost a byte for each \" or \\ escape, so walk the literal as written.
+  // Where an unclosed '[' of a pattern literal is in the source: its text
+  // (Token::raw) lost a byte for each \" escape, so walk the literal as written.
   SrcPos pattern_pos(SrcPos lit, uint32_t index) const {
     std::string_view line = src_ ? src_->line(lit.line) : std::string_view();
     size_t raw = lit.col;  // 0-based index of the first byte after the opening quote
     for (uint32_t i = 0; i < index && raw < line.size(); ++i)
-      raw += (line[raw] == '\\' && raw + 1 < line.size() && (line[raw + 1] == '"' || line[raw + 1] == '\\')) ? 2 : 1;
+      raw += (line[raw] == '\\' && raw + 1 < line.size() && line[raw + 1] == '"') ? 2 : 1;
     return {lit.line, uint32_t(raw + 1)};
   }
 
@@ -252,9 +251,12 @@ class Binder {
         return ir::make_const(Type::f8(), v, e.pos);
       }
       case Expr::String: {
+        // A value: its escapes resolved (a backslash makes the next character
+        // ordinary). The pattern side of = and != is bound from the text as
+        // written, whose escapes the matcher reads (comparison()).
         ir::Value v;
-        v.s = e.text;
-        return ir::make_const(Type::c(unsigned(e.text.size())), v, e.pos);
+        v.s = rt::unescape(e.text);
+        return ir::make_const(Type::c(unsigned(v.s.size())), v, e.pos);
       }
       case Expr::Attr: {
         int vi = var(e.text, e.pos);
@@ -457,12 +459,15 @@ class Binder {
         // Two patterns have no value to match: reject rather than pick a side.
         if (is_pattern_literal(*e.args[0]) && is_pattern_literal(*e.args[1]))
           fail(ErrKind::Type, e.pos,
-               "cannot compare two patterns (string literals with * ? [ or \\): one side of '" + e.op +
+               "cannot compare two patterns (string literals with * ? or [): one side of '" + e.op +
                    "' must be a value");
         const Expr* pat = is_pattern_literal(*e.args[1]) ? e.args[1].get()
                           : is_pattern_literal(*e.args[0]) ? e.args[0].get() : nullptr;
         if (pat) {
           if (pat == e.args[0].get()) std::swap(l, r);
+          ir::Value text;
+          text.s = pat->text;  // the matcher reads its escapes
+          r = ir::make_const(Type::c(unsigned(text.s.size())), text, pat->pos);
           uint32_t bad = 0;
           const auto* p = reinterpret_cast<const uint8_t*>(pat->text.data());
           if (qk_pattern_check(p, uint32_t(pat->text.size()), &bad) != 0)

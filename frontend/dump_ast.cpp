@@ -10,6 +10,15 @@ namespace quelkit::frontend {
 
 namespace {
 
+std::string escape_quotes(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -32,7 +41,7 @@ void expr(const ast::Expr& e, std::string& out) {
   switch (e.kind) {
     case ast::Expr::Int: out += std::to_string(e.ival); return;
     case ast::Expr::Float: out += float_text(e.fval); return;
-    case ast::Expr::String: out += quoted(e.text); return;
+    case ast::Expr::String: out += '"' + escape_quotes(e.text) + '"'; return;  // its escapes as written
     case ast::Expr::Attr: out += e.text + "." + e.attr; return;
     case ast::Expr::Unary:
     case ast::Expr::Binary:

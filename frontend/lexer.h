@@ -62,6 +62,10 @@ struct Token {
   SrcPos pos;                 // of the first byte
   size_t begin = 0, end = 0;  // byte range in the source
   std::string text;           // Name: lower case; String: value
+  // String: the text with only \" resolved, each other backslash kept with
+  // the character after it: the escapes an expression's string literal
+  // resolves when it is bound (a value, or a pattern: rt::unescape).
+  std::string raw;
   int64_t ival = 0;
   double fval = 0;
 };

@@ -120,22 +120,25 @@ SrcPos Lexer::pos_at(size_t off) const {
 
 // Called with `start` at the opening quote. Only \" and \\ are escapes; any
 // other backslash stays in the value together with the character after it
-// (that character is scanned on the next round), so patterns keep `\*`.
+// (that character is scanned on the next round). `raw` keeps \\ as written
+// too: an expression's literal is bound from it (the manual's rule, where a
+// backslash makes the next character ordinary, binder.cpp).
 Token Lexer::string_literal(const char* start) {
   const unsigned char* YYCURSOR = reinterpret_cast<const unsigned char*>(start) + 1;
   const unsigned char* YYLIMIT = reinterpret_cast<const unsigned char*>(lim_);
-  std::string value;
+  std::string value, raw;
   for (;;) {
     const unsigned char* run = YYCURSOR;
     /*!re2c
       $           { fail(start, "unterminated string literal", lim_); }
       "\n"        { fail(start, "newline in string literal (strings end on the line they start)",
                          reinterpret_cast<const char*>(YYCURSOR)); }
-      "\\\""      { value += '"'; continue; }
-      "\\\\"      { value += '\\'; continue; }
-      "\\"        { value += '\\'; continue; }
+      "\\\""      { value += '"'; raw += '"'; continue; }
+      "\\\\"      { value += '\\'; raw += "\\\\"; continue; }
+      "\\"        { value += '\\'; raw += '\\'; continue; }
       "\""        { break; }
-      [^"\\\n]+   { value.append(reinterpret_cast<const char*>(run), size_t(YYCURSOR - run)); continue; }
+      [^"\\\n]+   { value.append(reinterpret_cast<const char*>(run), size_t(YYCURSOR - run));
+                     raw.append(reinterpret_cast<const char*>(run), size_t(YYCURSOR - run)); continue; }
     */
   }
   const char* end = reinterpret_cast<const char*>(YYCURSOR);
@@ -147,6 +150,7 @@ Token Lexer::string_literal(const char* start) {
   last_end_ = size_t(end - base_);
   Token t = make(Tok::String, start, end);
   t.text = std::move(value);
+  t.raw = std::move(raw);
   return t;
 }
 

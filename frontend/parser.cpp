@@ -705,7 +705,7 @@ class Parser {
       case Tok::String: {
         Token n = take();
         auto e = node(Expr::String, n.pos);
-        e->text = std::move(n.text);
+        e->text = std::move(n.raw);  // its escapes resolved when bound
         return e;
       }
       case Tok::LParen: {

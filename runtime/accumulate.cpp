@@ -44,10 +44,10 @@ double float_at(const qk_col& c, const uint8_t* row) {
 
 // A value as `=` tells values apart, written at `out`: integers by value (8
 // bytes), floats with -0.0 equal to 0.0 (8 bytes), characters without
-// trailing blanks (their length, then the bytes), so the keys of several
-// columns concatenate unambiguously. At most key_room(c) bytes; returns how
-// many. The bytes engine/aggregate.cpp's append_equality_key makes, so a
-// group is what the join back on `=` finds.
+// blanks (rt::put_char_key: their length, then the bytes), so the keys of
+// several columns concatenate unambiguously. At most key_room(c) bytes;
+// returns how many. The bytes engine/aggregate.cpp's append_equality_key
+// makes, so a group is what the join back on `=` finds.
 uint32_t key_room(const qk_col& c) { return c.kind == QK_COL_C ? uint32_t(sizeof(uint32_t)) + c.len : 8; }
 
 uint32_t put_key(const qk_col& c, const uint8_t* row, uint8_t* out) {
@@ -59,16 +59,7 @@ uint32_t put_key(const qk_col& c, const uint8_t* row, uint8_t* out) {
       std::memcpy(out, &d, sizeof d);
       return sizeof d;
     }
-    case QK_COL_C: {
-      const uint8_t* p = row + c.offset;
-      uint32_t n = c.len;
-      uint64_t w;
-      while (n >= 8 && (std::memcpy(&w, p + n - 8, 8), w == 0x2020202020202020ull)) n -= 8;
-      while (n && p[n - 1] == ' ') --n;
-      std::memcpy(out, &n, sizeof n);
-      std::memcpy(out + sizeof n, p, n);
-      return uint32_t(sizeof n) + n;
-    }
+    case QK_COL_C: return quelkit::rt::put_char_key(out, row + c.offset, c.len);
     default: {
       const int64_t i = int_at(c, row);
       std::memcpy(out, &i, sizeof i);

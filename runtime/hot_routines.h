@@ -17,7 +17,7 @@ namespace hot = harness::hot;
 // name, so a new one shows up in profiles at once. Families hold the address of
 // one member: renaming them breaks the build too.
 inline constexpr harness::HotRoutine kHotRoutines[] = {
-    {"qk_char_cmp", hot::Evaluation, "runtime helper: string comparison (trailing blanks stripped)", "",
+    {"qk_char_cmp", hot::Evaluation, "runtime helper: string comparison (every blank ignored)", "",
      hot::address_of<&qk_char_cmp>},
     {"qk_pattern_match", hot::Evaluation, "runtime helper: pattern match", "", hot::address_of<&qk_pattern_match>},
     {"qk_pattern_check", hot::Evaluation, "runtime helper: pattern check", "", hot::address_of<&qk_pattern_check>},

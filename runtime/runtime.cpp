@@ -90,37 +90,42 @@ int qk_pattern_check(const uint8_t* pat, uint32_t plen, uint32_t* bad_index) noe
   return 0;
 }
 
-// Glob matching with one backtrack point per '*': linear in practice, no recursion.
+// The first non-blank byte at or after i (n if none): the comparison rule
+// ignores every blank of the value and of the pattern.
+static uint32_t skip_blanks(const uint8_t* p, uint32_t n, uint32_t i) {
+  while (i < n && p[i] == ' ') ++i;
+  return i;
+}
+
+// Glob matching with one backtrack point per '*': linear in practice, no
+// recursion. Every index rests on a non-blank byte (or the end), so `?` and a
+// class take one non-blank character, as INGRES's lexcomp did.
 int qk_pattern_match(const uint8_t* v, uint32_t vlen, const uint8_t* pat, uint32_t plen) noexcept {
-  vlen = rt::strip(v, vlen);
-  plen = rt::strip(pat, plen);
-  // A trailing "\ " escape would have been stripped by the blank rule; that is
-  // the documented behaviour (both sides lose trailing blanks).
-  uint32_t vi = 0, pi = 0;
+  uint32_t vi = skip_blanks(v, vlen, 0), pi = skip_blanks(pat, plen, 0);
   uint32_t star_p = UINT32_MAX, star_v = 0;
   while (vi < vlen) {
     if (pi < plen) {
       uint8_t pc = pat[pi];
       if (pc == '*') {
-        star_p = ++pi;
+        star_p = pi = skip_blanks(pat, plen, pi + 1);
         star_v = vi;
         continue;
       }
       if (pc == '?') {
-        ++pi;
-        ++vi;
+        pi = skip_blanks(pat, plen, pi + 1);
+        vi = skip_blanks(v, vlen, vi + 1);
         continue;
       }
       if (pc == '[') {
         uint32_t e = class_end(pat, plen, pi);
         if (e != 0 && class_has(pat, pi, e, v[vi])) {
-          pi = e;
-          ++vi;
+          pi = skip_blanks(pat, plen, e);
+          vi = skip_blanks(v, vlen, vi + 1);
           continue;
         }
         if (e == 0 && v[vi] == '[') {  // unreachable after binding; treat literally
-          ++pi;
-          ++vi;
+          pi = skip_blanks(pat, plen, pi + 1);
+          vi = skip_blanks(v, vlen, vi + 1);
           continue;
         }
       } else {
@@ -129,24 +134,31 @@ int qk_pattern_match(const uint8_t* v, uint32_t vlen, const uint8_t* pat, uint32
         if (pc == '\\' && pi + 1 < plen) {
           lit = pat[pi + 1];
           adv = 2;
+          if (lit == ' ') {  // an escaped blank is a blank: ignored
+            pi = skip_blanks(pat, plen, pi + 2);
+            continue;
+          }
         }
         if (lit == v[vi]) {
-          pi += adv;
-          ++vi;
+          pi = skip_blanks(pat, plen, pi + adv);
+          vi = skip_blanks(v, vlen, vi + 1);
           continue;
         }
       }
     }
     if (star_p == UINT32_MAX) return 0;
     pi = star_p;
-    vi = ++star_v;
+    vi = star_v = skip_blanks(v, vlen, star_v + 1);
   }
-  while (pi < plen && pat[pi] == '*') ++pi;
+  // What is left may only be stars and escaped blanks.
+  while (pi < plen && (pat[pi] == '*' || (pat[pi] == '\\' && pi + 1 < plen && pat[pi + 1] == ' ')))
+    pi = skip_blanks(pat, plen, pi + (pat[pi] == '*' ? 1 : 2));
   return pi == plen ? 1 : 0;
 }
 
 void qk_concat(const uint8_t* a, uint32_t alen, const uint8_t* b, uint32_t blen, uint8_t* out) noexcept {
   uint32_t n = rt::strip(a, alen);
+  if (n == 0 && alen != 0) n = 1;  // the manual: "the result is never trimmed to 0 length"
   std::memmove(out, a, n);
   std::memmove(out + n, b, blen);
   std::memset(out + n + blen, ' ', alen - n);

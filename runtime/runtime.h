@@ -75,14 +75,16 @@ typedef struct qk_ctx {
 int qk_raise(qk_ctx* ctx, int32_t code, uint64_t pos) QK_NOEXCEPT;
 const char* qk_err_message(int32_t code) QK_NOEXCEPT;
 
-/* Characters: trailing blanks stripped, bytes unsigned, proper prefix first.
- * Returns <0, 0, >0. */
+/* Characters by INGRES's rule: every blank ignored on both sides, bytes
+ * unsigned, proper prefix first. Returns <0, 0, >0. */
 int qk_char_cmp(const uint8_t* a, uint32_t alen, const uint8_t* b, uint32_t blen) QK_NOEXCEPT;
-/* 1 if value matches pattern (* ? [abc] [a-z] [^..] \x), 0 if not. */
+/* 1 if value matches pattern (* ? [abc] [a-z] [^..], \ before * ? [ ] makes it
+ * ordinary), every blank of both ignored; 0 if not. */
 int qk_pattern_match(const uint8_t* v, uint32_t vlen, const uint8_t* pat, uint32_t plen) QK_NOEXCEPT;
 /* 0 if the pattern is well formed, else the 0-based byte index of the unclosed '['. */
 int qk_pattern_check(const uint8_t* pat, uint32_t plen, uint32_t* bad_index) QK_NOEXCEPT;
-/* concat: a without trailing blanks, then b, blank padded to alen + blen bytes. */
+/* concat: a without trailing blanks (one blank kept if a is all blanks: never
+ * trimmed to nothing), then b, blank padded to alen + blen bytes. */
 void qk_concat(const uint8_t* a, uint32_t alen, const uint8_t* b, uint32_t blen, uint8_t* out) QK_NOEXCEPT;
 /* ascii: text left-aligned, blank padded to width (6, 11, 15 or 24). */
 void qk_ascii_i4(int32_t v, uint8_t* out, uint32_t width) QK_NOEXCEPT;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <string_view>
 
 #include "runtime/runtime.h"
@@ -16,14 +17,49 @@
 namespace quelkit::rt {
 
 // ---- characters ----
-// A character value is compared, matched, hashed and printed without its
-// trailing blanks; this is its length once they are gone.
+// INGRES's rule (its scompare and lexcomp): a character comparison ignores
+// every blank, leading, inner and trailing, on both sides; what is left is
+// compared byte by byte, unsigned, and a proper prefix comes first. So
+// "Ross, Stanley" = "R o s s,Stanley" and "ab" < " a b c". A value is printed
+// without its trailing blanks; this is its length once they are gone.
 inline uint32_t strip(const uint8_t* p, uint32_t n) noexcept {
   while (n > 0 && p[n - 1] == ' ') --n;
   return n;
 }
 inline std::string_view strip(std::string_view s) noexcept {
   return s.substr(0, strip(reinterpret_cast<const uint8_t*>(s.data()), uint32_t(s.size())));
+}
+
+// The bytes the rule compares: the value without any of its blanks. Two
+// values are equal under the rule exactly when these are, so keys, hashes
+// and group tables are made from them.
+inline std::string squeeze(const uint8_t* p, uint32_t n) {
+  std::string out;
+  out.reserve(n);
+  for (uint32_t i = 0; i < n; ++i)
+    if (p[i] != ' ') out.push_back(char(p[i]));
+  return out;
+}
+inline std::string squeeze(std::string_view s) {
+  return squeeze(reinterpret_cast<const uint8_t*>(s.data()), uint32_t(s.size()));
+}
+
+// A value as `=` tells it apart, as a part of a key of several columns: its
+// squeezed length, then its squeezed bytes (engine/aggregate.cpp's group
+// keys and runtime/accumulate.cpp's, which must be the same bytes), written
+// at out (room for 4 + n bytes); returns the bytes written.
+inline uint32_t put_char_key(uint8_t* out, const uint8_t* p, uint32_t n) {
+  uint32_t len = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    if (p[i] != ' ') out[sizeof len + len++] = p[i];
+  std::memcpy(out, &len, sizeof len);
+  return uint32_t(sizeof len) + len;
+}
+// The same appended to key.
+inline void append_char_key(std::string* key, const uint8_t* p, uint32_t n) {
+  const size_t at = key->size();
+  key->resize(at + sizeof(uint32_t) + n);
+  key->resize(at + put_char_key(reinterpret_cast<uint8_t*>(key->data()) + at, p, n));
 }
 
 // A character column holds exactly `width` bytes: a value of `len` bytes is
@@ -37,13 +73,46 @@ QK_INLINE void store_char(uint8_t* dst, uint32_t width, const uint8_t* src, uint
   std::memset(dst + n, ' ', width - n);
 }
 
+// A string literal's escapes (quel.nr 4.1 and 16.1, INGRES's patmat): a
+// backslash makes the character after it ordinary and is dropped, so `\*`
+// is a star and `\\` a backslash, in a pattern and in any other string.
+// A literal with an unescaped * ? or [ is a pattern (the matcher reads its
+// escapes); any other stands for its text with the escapes resolved.
+inline bool is_pattern_text(std::string_view s) noexcept {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\') ++i;
+    else if (s[i] == '*' || s[i] == '?' || s[i] == '[') return true;
+  }
+  return false;
+}
+inline std::string unescape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) ++i;
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+// The rule's order. Equal leading bytes are skipped in lockstep first (the
+// same bytes hold the same blanks, so the squeezed prefixes agree): a value
+// compared with itself, or with one that differs only late, costs one pass.
+// The JITs and stencils call this through qk_char_cmp.
 inline int char_cmp(const uint8_t* a, uint32_t alen, const uint8_t* b, uint32_t blen) {
-  alen = strip(a, alen);
-  blen = strip(b, blen);
-  uint32_t n = alen < blen ? alen : blen;
-  int c = n ? std::memcmp(a, b, n) : 0;
-  if (c != 0) return c < 0 ? -1 : 1;
-  return alen < blen ? -1 : (alen > blen ? 1 : 0);
+  const uint32_t n = alen < blen ? alen : blen;
+  uint32_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  uint32_t j = i;
+  for (;;) {
+    while (i < alen && a[i] == ' ') ++i;
+    while (j < blen && b[j] == ' ') ++j;
+    if (i == alen) return j == blen ? 0 : -1;
+    if (j == blen) return 1;
+    if (a[i] != b[j]) return a[i] < b[j] ? -1 : 1;
+    ++i;
+    ++j;
+  }
 }
 
 // ---- integers (i4) ----
@@ -143,6 +212,13 @@ inline uint64_t mix64(uint64_t z) {
 }
 inline uint64_t fnv1a64(const uint8_t* p, uint64_t n, uint64_t h) {
   for (uint64_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+// A character key's hash: of its squeezed bytes, so that values the rule
+// finds equal fall in one bucket.
+inline uint64_t fnv1a64_squeezed(const uint8_t* p, uint64_t n, uint64_t h) {
+  for (uint64_t i = 0; i < n; ++i)
+    if (p[i] != ' ') h = (h ^ p[i]) * 0x100000001b3ULL;
   return h;
 }
 

@@ -333,7 +333,7 @@ uint32_t Relation::hash_bucket(const KeyVal& k) const {
     std::memcpy(&bits, &f, sizeof bits);
   } else {
     const auto* p = reinterpret_cast<const uint8_t*>(k.s.data());
-    bits = rt::fnv1a64(p, rt::strip(p, uint32_t(k.s.size())), QK_FNV_OFFSET);
+    bits = rt::fnv1a64_squeezed(p, k.s.size(), QK_FNV_OFFSET);
   }
   return uint32_t(rt::mix64(bits) % nprimary_);
 }

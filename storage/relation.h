@@ -26,7 +26,8 @@ enum class Structure : uint8_t { Heap, Isam, Hash };
 const char* structure_name(Structure s);
 
 // A key value in the key attribute's domain: integers (any width) in i,
-// floats (f4 widened) in f, characters (trailing blanks stripped) in s.
+// floats (f4 widened) in f, characters (trailing blanks stripped) in s,
+// compared and hashed by the comparison rule (runtime_inline.h).
 struct KeyVal {
   int64_t i = 0;
   double f = 0;

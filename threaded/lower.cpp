@@ -164,7 +164,7 @@ class Lowerer {
         p_.chars.insert(p_.chars.end(), n.type.len - have, uint8_t(' '));
         char_consts_.emplace_back(o.reg, off);
         o.len = n.type.len;
-        // comparisons and patterns strip trailing blanks anyway
+        // comparisons and patterns ignore blanks anyway
         o.cmp_len = uint8_t(rt::strip(reinterpret_cast<const uint8_t*>(n.val.s.data()), uint32_t(have)));
         break;
       }

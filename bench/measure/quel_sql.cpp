@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "frontend/ir.h"
+#include "runtime/runtime_inline.h"
 
 namespace quelkit {
 
@@ -126,7 +127,7 @@ bool expr(const Expr& e, std::string* out, Joins* joins) {
     }
     case Expr::String: {
       *out += '\'';
-      for (char c : e.text) *out += c == '\'' ? std::string("''") : std::string(1, c);
+      for (char c : rt::unescape(e.text)) *out += c == '\'' ? std::string("''") : std::string(1, c);  // its value
       *out += '\'';
       return true;
     }

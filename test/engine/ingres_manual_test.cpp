@@ -68,6 +68,37 @@ TEST_P(IngresManual, TutorialPatternsOverEmployee) {
             "name,salary\n\"Evans, Michael\",5000\n\"Edwards, Peter\",9000\n\"Collins, Joanne\",7000\n"
             "\"Bullock, J.D.\",27000\n\"Bailey, Chas M.\",8377\n\"Choy, Wanda\",11160\n\"Ferro, Tony\",13621\n"
             "\"Brunet, Paul C.\",17674\n");
+  // "INGRES ignores blanks in any character comparison whether using pattern
+  // matching characters or not": the tutorial's examples, with what it printed.
+  EXPECT_EQ(csv("retrieve (e.name,e.salary)\nwhere e.name = \"*,Paul*\""),
+            "name,salary\n\"Smith, Paul\",6000\n\"Brunet, Paul C.\",17674\n");
+  EXPECT_EQ(csv("retrieve (e.name,e.salary)\nwhere e.name = \"*,Paul\""), "name,salary\n\"Smith, Paul\",6000\n");
+  for (const char* same : {"Ross,Stanley", "Ross,   Stanley   ", "R o s s,Stanley"})
+    EXPECT_EQ(csv(std::string("retrieve (e.name,e.salary)\nwhere e.name = \"") + same + "\""),
+              "name,salary\n\"Ross, Stanley\",15908\n")
+        << same;
+  // The order is the blank-free one too: "Ross, S" sorts before "Ross,T"
+  // (its blank ignored), as INGRES's scompare orders them.
+  EXPECT_EQ(csv("retrieve (e.name) where e.name > \"Ross,S\" and e.name < \"Ross,T\""),
+            "name\n\"Ross, Stanley\"\n\"Ross, Stuart\"\n");
+}
+
+// quel.nr 16.1 and 16.2: a backslash makes a pattern character ordinary, in
+// a target list too ("\\*\\*\\* ingres \\*\\*\\*" assigns "*** ingres ***"),
+// and concat trims the first operand's trailing blanks, never to nothing.
+TEST_P(IngresManual, EscapesAndConcat) {
+  k.run("create book (title = c24)\nappend to book (title = \"\\*\\*\\* ingres \\*\\*\\*\")");
+  EXPECT_EQ(csv("print book"), "title\n*** ingres ***\n");
+  k.run("range of b is book");
+  EXPECT_EQ(csv("retrieve (b.title) where b.title = \"\\*\\*\\* ingres \\*\\*\\*\""), "title\n*** ingres ***\n");
+  EXPECT_EQ(csv("retrieve (b.title) where b.title = \"\\**\""), "title\n*** ingres ***\n");  // a star, then anything
+  EXPECT_EQ(csv("retrieve (b.title) where b.title = \"\\*ingres*\""), "title\n");
+  k.run("range of e is employee");
+  // The manual's own example: name = concat(concat(x.lastname, ","), x.firstname).
+  EXPECT_EQ(csv("retrieve (n = concat(concat(\"Ross   \", \",\"), \"Stanley\"))"), "n\n\"Ross,Stanley\"\n");
+  EXPECT_EQ(csv("retrieve (e.salary) where e.name = concat(concat(\"Ross   \", \",\"), \"Stanley\")"),
+            "salary\n15908\n");
+  EXPECT_EQ(csv("retrieve (n = concat(\"   \", \"x\"))"), "n\n x\n");  // never trimmed to 0 length
 }
 
 // retrieve's manual page: into stores the result sorted on every domain,

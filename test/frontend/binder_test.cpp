@@ -147,11 +147,16 @@ TEST(Binder, Patterns) {
   EXPECT_EQ(cond("p.pname != \"[a-c]*\""), "NOMATCH_C(ATTR0.1:c20, c6:\"[a-c]*\")");
   // The value is always kid 0, whichever side the pattern was written on.
   EXPECT_EQ(cond("\"b?lt\" = p.pname"), "MATCH_C(ATTR0.1:c20, c4:\"b?lt\")");
-  EXPECT_EQ(cond("p.pname = \"a\\*\""), "MATCH_C(ATTR0.1:c20, c3:\"a\\*\")");
+  // A backslash makes * ? [ ] ordinary (the manual): an escape alone leaves
+  // a value, its backslashes dropped; with an unescaped * it is a pattern,
+  // kept as written for the matcher.
+  EXPECT_EQ(cond("p.pname = \"a\\*\""), "EQ_C(ATTR0.1:c20, c2:\"a*\")");
+  EXPECT_EQ(cond("p.pname = \"a\\**\""), "MATCH_C(ATTR0.1:c20, c4:\"a\\**\")");
+  EXPECT_EQ(cond("p.pname < \"\\[x\\]\""), "LT_C(ATTR0.1:c20, c3:\"[x]\")");
   // Both literals: the one with pattern characters is the pattern; two
   // patterns cannot be compared (DESIGN.md).
   EXPECT_EQ(err("retrieve (t = 1) where \"a*\" = \"b*\""),
-            "type 1:29 cannot compare two patterns (string literals with * ? [ or \\): one side of '=' must be a value");
+            "type 1:29 cannot compare two patterns (string literals with * ? or [): one side of '=' must be a value");
   EXPECT_EQ(cond("\"a*\" = \"bolt\""), "MATCH_C(c4:\"bolt\", c2:\"a*\")");
   // Only = and != with a pattern character make a pattern.
   EXPECT_EQ(cond("p.pname < \"a*\""), "LT_C(ATTR0.1:c20, c2:\"a*\")");

@@ -204,14 +204,16 @@ TEST_P(Semantics, ParametersOfEveryTypeProject) {
 
 // ---- characters ----
 
-TEST_P(Semantics, CharacterComparisonStripsTrailingBlanks) {
+// INGRES's rule: every blank ignored, leading, inner and trailing.
+TEST_P(Semantics, CharacterComparisonIgnoresEveryBlank) {
   struct Case {
     const char *a, *b;
     int cmp;
   } cases[] = {
       {"ab  ", "ab", 0}, {"ab", "abc", -1}, {"abc", "ab ", 1}, {"", "   ", 0},
       {"z\xe9", "zz", 1},  // bytes compare unsigned
-      {"a b", "a", 1},     {"A", "a", -1},
+      {"a b", "a", 1},     {"A", "a", -1},  {" a b", "ab", 0}, {"a b", "ab ", 0},
+      {"ab", " abc", -1},  {"a c", "ab", 1}, {"  b", "a", 1},   {"ab", "a  c", -1},
   };
   Schema s = Schema::packed({{"x", Type::c(6)}, {"y", Type::c(4)}});
   QuelPlan b("t", s);
@@ -238,12 +240,15 @@ TEST_P(Semantics, PatternsMatchAsTheRuntimeSays) {
       {"processor", "[^p]rocessor", false}, {"processor", "proc\\essor", true}, {"bolt", "bolt   ", true},
       {"bolt", "b*", true},             {"nut", "[bn]ut", true},          {"nut", "*", true},
       {"gear", "?ear?", false},         {"a*b", "a\\*b", true},           {"axb", "a\\*b", false},
+      {"Ross, Stan", "R o s s,S*", true}, {"a b", "?b", true},           {" nut", "[n]ut", true},
+      {"proc\\essor", "proc\\\\essor", true}, {"a*b x", "a\\**", true},    {"ab*", "a\\**", false},
   };
   for (const auto& c : cases)
     for (bool negated : {false, true}) {
-      // = and != with the literal: a pattern match where it holds * ? [ or a backslash.
-      auto plan =
-          qual_plan(parts, p_.expr(quel(negated ? Generic::Ne : Generic::Eq, "p.pname", quel_string(c.pattern))), 0);
+      // = and != with the literal as written (its backslashes are escapes): a
+      // pattern match where it holds an unescaped * ? or [, else a value.
+      const std::string lit = "\"" + std::string(c.pattern) + "\"";
+      auto plan = qual_plan(parts, p_.expr(quel(negated ? Generic::Ne : Generic::Eq, "p.pname", lit)), 0);
       auto t = part(parts, 1, c.value, "red", 1, 1);
       Outcome o = qualify(plan, t);
       EXPECT_EQ(o.rc, int(c.match != negated)) << c.value << (negated ? " != " : " = ") << c.pattern;

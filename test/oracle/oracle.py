@@ -262,7 +262,7 @@ def aggregate(fn, values):
     if fn.endswith("u"):
         seen, uniq = set(), []
         for k, v in values:
-            key = v.rstrip(" ") if k == "c" else (0.0 if v == 0 else v)
+            key = v.replace(" ", "") if k == "c" else (0.0 if v == 0 else v)
             if key not in seen:
                 seen.add(key)
                 uniq.append((k, v))
@@ -292,7 +292,7 @@ def aggregate(fn, values):
     kind = values[0][0] if values else None
     if not values:
         return ("i", 0)  # the corpus takes min/max over no rows of integers only
-    key = (lambda v: v.rstrip(" ")) if kind == "c" else (lambda v: v)
+    key = (lambda v: v.replace(" ", "")) if kind == "c" else (lambda v: v)
     best = values[0][1]
     for _, v in values[1:]:
         if (key(v) < key(best)) if fn == "min" else (key(v) > key(best)):
@@ -470,17 +470,22 @@ def libm(f, *args):
 
 
 def pattern_regex(pat):
-    """A QUEL pattern (bytes, trailing blanks gone) as a regular expression."""
+    """A QUEL pattern (bytes) as a regular expression over a squeezed value:
+    its blanks are dropped (INGRES ignores every blank, an escaped one too),
+    and a backslash makes the character after it ordinary."""
     out, i, n = [], 0, len(pat)
     while i < n:
         c = pat[i:i + 1]
-        if c == b"*":
+        if c == b" ":
+            pass
+        elif c == b"*":
             out.append(b".*")
         elif c == b"?":
             out.append(b".")
         elif c == b"\\" and i + 1 < n:
             i += 1
-            out.append(re.escape(pat[i:i + 1]))
+            if pat[i:i + 1] != b" ":
+                out.append(re.escape(pat[i:i + 1]))
         elif c == b"[":
             j, members, neg = i + 1, [], False
             if j < n and pat[j:j + 1] == b"^":
@@ -517,6 +522,11 @@ def pattern_regex(pat):
 
 def strip(b):
     return b.rstrip(b" ")
+
+
+def squeeze(b):
+    """What INGRES's comparison sees of a value: every blank ignored."""
+    return b.replace(b" ", b"")
 
 
 COMPARE = {"EQ": lambda a, b: a == b, "NE": lambda a, b: a != b, "LT": lambda a, b: a < b,
@@ -565,10 +575,10 @@ def evaluate(n, tup):
     b = evaluate(kids[1], tup) if len(kids) > 1 else None
     if name in COMPARE:
         if t == "C":
-            a, b = strip(a), strip(b)
+            a, b = squeeze(a), squeeze(b)
         return int(COMPARE[name](a, b))
     if name in ("MATCH", "NOMATCH"):
-        hit = pattern_regex(strip(b)).fullmatch(strip(a)) is not None
+        hit = pattern_regex(b).fullmatch(squeeze(a)) is not None
         return int(hit == (name == "MATCH"))
     if name in ARITH:
         if t == "I4":
@@ -602,7 +612,8 @@ def evaluate(n, tup):
     if name in FUNCS:
         return finite(libm(FUNCS[name], a), n)
     if name == "CONCAT":
-        return strip(a) + b
+        # never trimmed to nothing (the manual): an all-blank a keeps one blank
+        return (strip(a) or a[:1]) + b
     raise Skip("operator " + name.lower())
 
 

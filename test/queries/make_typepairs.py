@@ -9,8 +9,8 @@ results computed here, independently of quelkit, from DESIGN.md's rules:
   and each result rounded to f4); any f8 makes f8; ** is f8 (C pow); values
   print as Python's repr prints floats (the shortest digits that round-trip,
   positional with ".0" when integral while the decimal point is within 16
-  digits, else d.ddde+XX; DESIGN.md "Output"); characters compare with
-  trailing blanks stripped, bytes unsigned, a proper prefix first.
+  digits, else d.ddde+XX; DESIGN.md "Output"); characters compare by
+  INGRES's rule: every blank ignored, bytes unsigned, a proper prefix first.
 
 Regenerate after changing it:  python3 test/queries/make_typepairs.py
 Check the files are what it writes (ctest Corpus.TypepairsMatchTheirGenerator,
@@ -285,8 +285,9 @@ def qlit(v, t):
 def compare_file():
     out = ["/* Every comparison on every pair of numeric formats. Integers compare as\n"
            "   i4; with an f4 operand both sides become f4 (16777217 rounds to\n"
-           "   16777216), with f8 both f8; -0.0 = 0.0. Then characters: trailing\n"
-           "   blanks do not count, bytes compare unsigned, a proper prefix first. */\n"]
+           "   16777216), with f8 both f8; -0.0 = 0.0. Then characters: no blank\n"
+           "   counts (leading, inner or trailing), bytes compare unsigned, a proper\n"
+           "   prefix first. */\n"]
     cols = ["id = i2"] + ["a%s = %s" % (f, f) for f in FORMATS] + ["b%s = %s" % (f, f) for f in FORMATS]
     s = "create w (" + ", ".join(cols) + ")\n"
     for i, l, r in CROWS:
@@ -309,7 +310,7 @@ def compare_file():
                            % (lt, op, rt, "".join("%d\n" % i for i in hits)))
     # characters of every width pair
     CH = [(1, "a", "a"), (2, "ab", "ab  "), (3, "ab", "abc"), (4, "abc", "ab"), (5, "", " "), (6, "B", "a"),
-          (7, "\xc3\xa9", "z"), (8, " a", "a"), (9, "a\t", "a"), (10, "zz", "z")]
+          (7, "\xc3\xa9", "z"), (8, " a", "a"), (9, "a\t", "a"), (10, "zz", "z"), (11, "a b", "ab"), (12, " b", "a c")]
     out.append("create s (id = i2, a1 = c1, a4 = c4, a12 = c12, b1 = c1, b4 = c4, b12 = c12)\n")
     widths = {"1": 1, "4": 4, "12": 12}
     for i, a, b in CH:
@@ -319,7 +320,7 @@ def compare_file():
 
     def stored(v, w):
         bs = v.encode("latin-1")[:w]  # the literals here are bytes; c columns truncate
-        return bs.rstrip(b" ")
+        return bs.replace(b" ", b"")
 
     for lw in widths:
         for rw in widths:
