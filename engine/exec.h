@@ -108,7 +108,7 @@ class Exec {
   class Scan;
   // The base tuples an index's entries within b name, sorted (scan.cpp).
   void fetch_through(const Relation& base, const Relation& idx, const KeyBounds& b, std::vector<Tid>& tids,
-                     ExecStats& st) const;
+                     ExecStats& st);
   // The runtime error ctx holds, raised at scan ordinal `ordinal` of rel (null:
   // the plan has no variable) with the positions of this plan's source.
   [[noreturn]] void failed(const Plan& plan, const std::vector<uint64_t>* prepared_at, const Relation* rel,
@@ -156,6 +156,7 @@ class Exec {
   std::vector<uint8_t> scratch_;
   std::vector<Tid> tidbuf_;
   std::vector<Tid> fetchbuf_;  // tids an index scan fetched (reused across executions)
+  std::vector<uint32_t> fetchkeys_, fetchspare_;  // their tidps, sorted
   std::vector<const uint8_t*> pagebuf_;  // pages of one call of a kernel whose batches span pages
   TierReport tierbuf_;  // what an adapting back end reports at a scan's end: kept, so a scan allocates nothing
   std::vector<std::string> access_texts_;

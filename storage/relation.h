@@ -78,6 +78,10 @@ class Relation {
 
   const uint8_t* page(uint32_t n) const { return pages_.data() + size_t(n) * page_size_; }
   const uint8_t* tuple(Tid t) const { return page(t.page) + page_line(page(t.page), t.line); }
+  // Where line t.line of its page is (put() places line i at a fixed
+  // offset), without reading the line table: for a live tuple, tuple(t).
+  // An index fetch prefetches by it, reading one cache line per tuple.
+  const uint8_t* slot(Tid t) const { return page(t.page) + page_size_ - (uint32_t(t.line) + 1) * schema_.tuple_len; }
 
   // Inserts a tuple (tuple_len bytes) where the structure puts it.
   Tid insert(const uint8_t* tuple);
