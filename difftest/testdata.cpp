@@ -72,18 +72,30 @@ std::string edge_append(const std::string& rel, const EdgeRow& r) {
   return s + ")\n";
 }
 
-// A keyed copy of a base relation: the first rows, modify, then the held-back
-// rows, which land in overflow pages (the paper's keyed setup, in miniature).
-std::string keyed_copy(const std::string& rel, const std::string& base, const std::string& var,
-                       const std::vector<std::string>& attrs, const std::string& structure, const std::string& key,
-                       const std::string& held_where) {
+// A copy of a base relation: the first rows, then `make` (a modify, an
+// index), then the held-back rows, which land in overflow pages (the
+// paper's keyed setup, in miniature) and an index must take in too.
+std::string copy_then(const std::string& rel, const std::string& base, const std::string& var,
+                      const std::vector<std::string>& attrs, const std::string& make, const std::string& held_where) {
   std::string list;
   for (size_t i = 0; i < attrs.size(); ++i) list += (i ? ", " : "") + var + "." + attrs[i];
   std::string assign;
   for (size_t i = 0; i < attrs.size(); ++i) assign += (i ? ", " : "") + attrs[i] + " = " + var + "." + attrs[i];
   return "range of " + var + " is " + base + "\nretrieve into " + rel + " (" + list + ") where not (" + held_where +
-         ")\nmodify " + rel + " to " + structure + " on " + key + "\nappend to " + rel + " (" + assign + ") where " +
-         held_where + "\n";
+         ")\n" + make + "\nappend to " + rel + " (" + assign + ") where " + held_where + "\n";
+}
+
+std::string keyed_copy(const std::string& rel, const std::string& base, const std::string& var,
+                       const std::vector<std::string>& attrs, const std::string& structure, const std::string& key,
+                       const std::string& held_where) {
+  return copy_then(rel, base, var, attrs, "modify " + rel + " to " + structure + " on " + key, held_where);
+}
+
+// A heap with a secondary index on `domains`.
+std::string indexed_copy(const std::string& rel, const std::string& base, const std::string& var,
+                         const std::vector<std::string>& attrs, const std::string& domains,
+                         const std::string& held_where) {
+  return copy_then(rel, base, var, attrs, "index on " + rel + " is " + rel + "_x (" + domains + ")", held_where);
 }
 
 std::vector<std::pair<std::string, Type>> parts_attrs() {
@@ -131,9 +143,18 @@ const std::vector<TestData::Setup>& TestData::setup() {
     const std::string held = "x.id > " + std::to_string(std::size(kEdge) - kEdgeHeld);
     for (auto [st, key] : std::vector<std::pair<std::string, std::string>>{
              {"isam", "i1"}, {"hash", "i2"}, {"isam", "i4"}, {"hash", "f4"},
-             {"isam", "f8"}, {"hash", "c12"}, {"isam", "c12"}, {"hash", "c1"}}) {
-      std::string rel = "edge_" + st + "_" + key;
+             {"isam", "f8"}, {"hash", "c12"}, {"isam", "c12"}, {"hash", "c1"},
+             {"isam", "i2, c12"}, {"hash", "i1, c1"}}) {
+      std::string name = key;  // a key of several domains: edge_isam_i2_c12
+      for (size_t at; (at = name.find(", ")) != std::string::npos;) name.replace(at, 2, "_");
+      std::string rel = "edge_" + st + "_" + name;
       s.push_back({rel, "edge", keyed_copy(rel, "edge", "x", ea, st, key, held)});
+    }
+    // Heaps with secondary indexes: the generator's selections on i4, or on
+    // c12 then f8, go through them.
+    for (auto [name, domains] : std::vector<std::pair<std::string, std::string>>{{"i4", "i4"}, {"c12_f8", "c12, f8"}}) {
+      std::string rel = "edge_index_" + name;
+      s.push_back({rel, "edge", indexed_copy(rel, "edge", "x", ea, domains, held)});
     }
     std::vector<std::string> pa;
     for (const auto& a : parts_attrs()) pa.push_back(a.first);

@@ -99,126 +99,161 @@ bool bounds_key(const Type& v, const Type& key, Tk cmp) {
   return key.is_int() && cmp == kNoTk ? v.is_int() : v.kind == (cmp != kNoTk ? cmp : key.kind);
 }
 
+namespace {
+
+// `cmp`: the float type the key was converted to for this comparison, or
+// kNoTk; the value is then of that type, a constant or a parameter,
+// perhaps converted to it.
+bool value_src(const Node* v, const Attribute& key, Tk cmp, BoundSrc& out) {
+  v = strip_widen(v);
+  if (!v || !bounds_key(v->type, key.type, cmp)) return false;
+  if (Tk to = to_float(v); to != kNoTk && v->kid[0] && strip_widen(v->kid[0].get())->op == Op::PARAM) {
+    const Node* p = strip_widen(v->kid[0].get());
+    out.present = true;
+    out.is_param = true;
+    out.offset = p->offset;
+    out.type = p->type;
+    out.param_to = to;
+    return true;
+  }
+  if (v->op == Op::CONST) {
+    out.present = true;
+    out.is_param = false;
+    out.val.i = v->val.i;
+    out.val.f = v->type.kind == Tk::F4 ? double(v->val.f4) : v->val.f8;
+    out.val.s = rt::strip(v->val.s);
+    return true;
+  }
+  if (v->op == Op::PARAM) {
+    out.present = true;
+    out.is_param = true;
+    out.offset = v->offset;
+    out.type = v->type;
+    return true;
+  }
+  // An expression of parameters: each execution evaluates it (with any
+  // conversion to the comparison's float type, which is part of the tree).
+  if (per_execution(*v)) {
+    out.present = true;
+    out.is_param = false;
+    out.expr = v->clone();
+    out.type = v->type;
+    return true;
+  }
+  return false;
+}
+
+// The key, or the key converted to a float type (*cmp set to it): an
+// integer key to f4 or f8, an f4 key to f8. A hash lookup takes one key
+// value, so not an i4 key compared in f4, where rounding makes many equal.
+bool is_key(const Node* n, Structure st, const Attribute& key, Tk* cmp) {
+  n = key_side(n, st, key.type, cmp);
+  return n && n->offset == key.offset && n->type == key.type;
+}
+
+int family(Op op) {  // 0 eq, 1 lt, 2 le, 3 gt, 4 ge, -1 other
+  switch (ir::op_info(op).generic) {
+    case ir::Generic::Eq: return 0;
+    case ir::Generic::Lt: return 1;
+    case ir::Generic::Le: return 2;
+    case ir::Generic::Gt: return 3;
+    case ir::Generic::Ge: return 4;
+    default: return -1;
+  }
+}
+
+// The first conjunct `key = value` for this key domain, its value in s.
+// An integer key compared in a float type: the bound is made an integer
+// when each execution resolves it (resolve_bounds, key_in). A float key
+// compared in f8 needs nothing: its values compare as doubles.
+bool find_eq(const std::vector<const Node*>& conj, Structure st, const Attribute& key, BoundSrc& s) {
+  for (const Node* c : conj) {
+    if (family(c->op) != 0) continue;
+    Tk cmp = kNoTk;
+    s = BoundSrc{};
+    if ((is_key(c->kid[0].get(), st, key, &cmp) && value_src(c->kid[1].get(), key, cmp, s)) ||
+        (is_key(c->kid[1].get(), st, key, &cmp) && value_src(c->kid[0].get(), key, cmp, s))) {
+      if (key.type.is_int()) s.key_in = cmp;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 // Key lookups and ranges come from conjuncts `key op value` of the folded
 // qualification, the value a constant, a parameter or an expression of
 // them, looking through integer widening and through the conversion of a
 // mixed comparison (an integer key or an f4 key made f4 or f8, a value made
 // the key's float type). A key through a pattern or a function is never
 // used as a key. Bounds only narrow the pages: the whole qualification is
-// still evaluated on every tuple fetched.
-AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr) {
+// still evaluated on every tuple fetched. A key of several domains: a hash
+// lookup needs equality on every domain; ISAM takes equality on a prefix of
+// the domains (the later ones compared in their own types) or a range on
+// the first.
+AccessSpec choose_keyed(const Plan& plan, Structure st, const std::vector<Attribute>& keys, const std::string& name) {
   AccessSpec a;
-  if (!rel) {
-    a.text = "no relation";
-    return a;
-  }
-  a.text = std::string(rel->structure() == Structure::Heap ? "heap" : structure_name(rel->structure())) +
-           " full scan";
-  if (rel->structure() == Structure::Heap || key_attr < 0 || !plan.qual_folded) return a;
-  const Attribute& key = rel->schema().attrs[size_t(key_attr)];
+  a.text = name + " full scan";
+  if (st == Structure::Heap || keys.empty() || !plan.qual_folded) return a;
+  const Attribute& key = keys[0];
   a.key = key.type;
   std::vector<const Node*> conj;
   flatten_and(plan.qual_folded.get(), conj);
 
-  // `cmp`: the float type the key was converted to for this comparison, or
-  // kNoTk; the value is then of that type, a constant or a parameter,
-  // perhaps converted to it.
-  auto value_src = [&](const Node* v, Tk cmp, BoundSrc& out) -> bool {
-    v = strip_widen(v);
-    if (!v || !bounds_key(v->type, key.type, cmp)) return false;
-    if (Tk to = to_float(v); to != kNoTk && v->kid[0] && strip_widen(v->kid[0].get())->op == Op::PARAM) {
-      const Node* p = strip_widen(v->kid[0].get());
-      out.present = true;
-      out.is_param = true;
-      out.offset = p->offset;
-      out.type = p->type;
-      out.param_to = to;
-      return true;
-    }
-    if (v->op == Op::CONST) {
-      out.present = true;
-      out.is_param = false;
-      out.val.i = v->val.i;
-      out.val.f = v->type.kind == Tk::F4 ? double(v->val.f4) : v->val.f8;
-      out.val.s = rt::strip(v->val.s);
-      return true;
-    }
-    if (v->op == Op::PARAM) {
-      out.present = true;
-      out.is_param = true;
-      out.offset = v->offset;
-      out.type = v->type;
-      return true;
-    }
-    // An expression of parameters: each execution evaluates it (with any
-    // conversion to the comparison's float type, which is part of the tree).
-    if (per_execution(*v)) {
-      out.present = true;
-      out.is_param = false;
-      out.expr = v->clone();
-      out.type = v->type;
-      return true;
-    }
-    return false;
-  };
-  // The key, or the key converted to a float type (*cmp set to it): an
-  // integer key to f4 or f8, an f4 key to f8. A hash lookup takes one key
-  // value, so not an i4 key compared in f4, where rounding makes many equal.
-  auto is_key = [&](const Node* n, Tk* cmp) {
-    n = key_side(n, rel->structure(), key.type, cmp);
-    return n && n->offset == key.offset && n->type == key.type;
-  };
-  // An integer key compared in a float type: the bound is made an integer
-  // when each execution resolves it (resolve_bounds). A float key compared
-  // in f8 needs nothing: its values compare as doubles.
-  auto note_cmp = [&](Tk cmp, BoundSrc& s) {
-    if (key.type.is_int()) s.key_in = cmp;
-  };
-  auto family = [](Op op) -> int {  // 0 eq, 1 lt, 2 le, 3 gt, 4 ge, -1 other
-    switch (ir::op_info(op).generic) {
-      case ir::Generic::Eq: return 0;
-      case ir::Generic::Lt: return 1;
-      case ir::Generic::Le: return 2;
-      case ir::Generic::Gt: return 3;
-      case ir::Generic::Ge: return 4;
-      default: return -1;
-    }
-  };
   // Equality first: one key beats any range.
-  for (const Node* c : conj) {
-    int f = family(c->op);
-    if (f != 0) continue;
-    BoundSrc s;
-    Tk cmp = kNoTk;
-    if ((is_key(c->kid[0].get(), &cmp) && value_src(c->kid[1].get(), cmp, s)) ||
-        (is_key(c->kid[1].get(), &cmp) && value_src(c->kid[0].get(), cmp, s))) {
-      note_cmp(cmp, s);
+  BoundSrc s;
+  if (find_eq(conj, st, key, s)) {
+    // The later domains' equalities, in their own types, as far as they go.
+    std::vector<BoundSrc> rest;
+    const bool exact = s.key_in == kNoTk;
+    for (size_t d = 1; exact && d < keys.size(); ++d) {
+      BoundSrc r;
+      if (!find_eq(conj, st, keys[d], r) || r.key_in != kNoTk) break;
+      rest.push_back(std::move(r));
+    }
+    if (st == Structure::Isam || rest.size() + 1 == keys.size()) {
       a.kind = KeyBounds::Eq;
       a.lo = s;
-      a.text = std::string(structure_name(rel->structure())) + " key =";
+      a.rest = std::move(rest);
+      for (size_t d = 1; d <= a.rest.size(); ++d) a.rest_keys.push_back(keys[d].type);
+      a.text = name + " key =";
+      if (keys.size() > 1) a.text += " (" + std::to_string(a.rest.size() + 1) + " of " + std::to_string(keys.size()) + " domains)";
       return a;
     }
   }
-  if (rel->structure() != Structure::Isam) return a;
+  if (st != Structure::Isam) return a;
   for (const Node* c : conj) {
     int f = family(c->op);
     if (f <= 0) continue;
-    BoundSrc s;
+    BoundSrc b;
     Tk cmp = kNoTk;
-    bool key_left = is_key(c->kid[0].get(), &cmp) && value_src(c->kid[1].get(), cmp, s);
-    bool key_right = !key_left && is_key(c->kid[1].get(), &cmp) && value_src(c->kid[0].get(), cmp, s);
+    bool key_left = is_key(c->kid[0].get(), st, key, &cmp) && value_src(c->kid[1].get(), key, cmp, b);
+    bool key_right = !key_left && is_key(c->kid[1].get(), st, key, &cmp) && value_src(c->kid[0].get(), key, cmp, b);
     if (!key_left && !key_right) continue;
-    note_cmp(cmp, s);
+    if (key.type.is_int()) b.key_in = cmp;
     if (key_right) f = (f == 1 ? 3 : f == 2 ? 4 : f == 3 ? 1 : 2);  // c op key  ==  key op' c
-    s.incl = (f == 2 || f == 4);
+    b.incl = (f == 2 || f == 4);
     BoundSrc& slot = (f <= 2) ? a.hi : a.lo;
-    if (!slot.present) slot = s;  // first bound of each side in text order
+    if (!slot.present) slot = b;  // first bound of each side in text order
   }
   if (a.lo.present || a.hi.present) {
     a.kind = KeyBounds::Range;
-    a.text = "isam key range";
+    a.text = name + " key range";
   }
   return a;
+}
+
+AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr) {
+  if (!rel) {
+    AccessSpec a;
+    a.text = "no relation";
+    return a;
+  }
+  std::vector<Attribute> keys;
+  if (key_attr >= 0)
+    for (const int k : rel->key_attrs()) keys.push_back(rel->schema().attrs[size_t(k)]);
+  return choose_keyed(plan, rel->structure(), keys, rel->structure() == Structure::Heap ? "heap" : structure_name(rel->structure()));
 }
 
 KeyBounds resolve_bounds(const AccessSpec& a, const std::vector<uint8_t>& params) {
@@ -276,6 +311,7 @@ KeyBounds resolve_bounds(const AccessSpec& a, const std::vector<uint8_t>& params
   };
   if (a.kind == KeyBounds::Eq) {
     b.lo = val(a.lo);
+    for (const BoundSrc& r : a.rest) b.lo.rest.push_back(val(r));
     if (raised) return KeyBounds{};
     b.has_lo = true;
     if (const Tk in = a.lo.key_in; in != kNoTk) {

@@ -33,8 +33,15 @@ struct BoundSrc {
 struct AccessSpec {
   KeyBounds::Kind kind = KeyBounds::All;
   BoundSrc lo, hi;
-  Type key;  // the key attribute's type
+  // Eq on a key of several domains: the later domains' values, a prefix of
+  // them (ISAM) or all (hash), and their types.
+  std::vector<BoundSrc> rest;
+  std::vector<Type> rest_keys;
+  Type key;  // the key attribute's type (the first domain's)
   std::string text;  // "full scan", "isam key =", ...
+  // Through a secondary index (storage/index.h): its name; the bounds are
+  // on its domains, and the scan fetches the base tuples its entries name.
+  std::string index;
 };
 
 // Key lookups and ranges come from conjuncts `key op value`, the value a
@@ -42,7 +49,13 @@ struct AccessSpec {
 // scanned tuple), compared in the key's type or in a float type the key converts to (an i2
 // key against 5.5, an f4 key against an i4 parameter): the bounds are then
 // the keys whose converted value satisfies the comparison.
+// key_attr < 0: no key is used (a full scan); else the relation's key, all
+// of its domains.
 AccessSpec choose_access(const Plan& plan, const Relation* rel, int key_attr);
+// The same choice for a structure `st` keyed on `keys` (attributes of the
+// scanned tuple, in key order), the text starting with `name`: a relation's
+// own key, or a secondary index's domains.
+AccessSpec choose_keyed(const Plan& plan, Structure st, const std::vector<Attribute>& keys, const std::string& name);
 // One side of `key op value` as choose_access reads it, for a key of type
 // `key` on `st` storage: the attribute under integer widening, or under the
 // conversion of a mixed comparison to a float type (*cmp set to that type,

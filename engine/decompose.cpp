@@ -15,6 +15,7 @@
 
 #include "frontend/frontend.h"
 #include "engine/exec.h"
+#include "engine/quel_statements.h"
 #include "engine/measure.h"
 #include "engine/sinks.h"
 
@@ -84,7 +85,11 @@ bool keyed_on(const Level& lv, int v, int s, int attr, Structure st) {
 bool keyed_join(const Level& lv, int v, int s) {
   const Relation* rel = lv.vars[size_t(v)]->rel;
   if (rel->structure() == Structure::Heap || rel->key_attr() < 0) return false;
-  return keyed_on(lv, v, s, rel->key_attr(), rel->structure());
+  // A hash lookup needs every key domain; ISAM's first one starts a range.
+  const size_t need = rel->structure() == Structure::Hash ? rel->key_attrs().size() : 1;
+  for (size_t d = 0; d < need; ++d)
+    if (!keyed_on(lv, v, s, rel->key_attrs()[d], rel->structure())) return false;
+  return true;
 }
 
 namespace {
@@ -188,6 +193,27 @@ std::set<int> Exec::needed(const Level& lv, int v, const std::vector<const Node*
   return need;
 }
 
+// The relation's own key where the qualification gives it equality; else
+// a secondary index's equality; else the key's range, else an index's
+// range (docs/DESIGN.md, "Secondary indexes"). A temporary has no indexes.
+AccessSpec Exec::access(const Plan& plan, const Relation* rel) {
+  AccessSpec a = choose_access(plan, rel, rel ? rel->key_attr() : -1);
+  if (!rel || a.kind == KeyBounds::Eq) return a;
+  const std::string own = a.text;
+  for (const Relation* idx : indexes_of(cat_, *rel)) {
+    std::vector<Attribute> keys;
+    for (const int d : idx->notes().index_domains) keys.push_back(rel->schema().attrs[size_t(d)]);
+    AccessSpec b = choose_keyed(plan, Structure::Isam, keys, "index " + idx->name());
+    if (b.kind == KeyBounds::All || (b.kind == KeyBounds::Range && a.kind != KeyBounds::All)) continue;
+    b.index = idx->name();
+    a = std::move(b);
+    if (a.kind == KeyBounds::Eq) break;
+  }
+  // --dump=decomp says what the index was preferred to.
+  if (!a.index.empty()) note_decision(rel->name() + ": " + a.text + " rather than " + own, false);
+  return a;
+}
+
 std::string Exec::project(Level& lv, int v, const std::vector<const Node*>& mine, const std::set<int>& need,
                           std::vector<uint8_t>& params, bool reformat) {
   VarState& vs = *lv.vars[size_t(v)];
@@ -208,7 +234,7 @@ std::string Exec::project(Level& lv, int v, const std::vector<const Node*>& mine
   std::string name = plan_base() + (reformat ? "_r" : "_d") + std::to_string(++ndetach_);
   Plan plan = make_plan(lv, v, mine, cols, col_names, name);
   Relation* src = vs.rel;
-  AccessSpec acc = choose_access(plan, src, src->key_attr());
+  AccessSpec acc = access(plan, src);
   res_.stats.plan_ns += now_ns() - p0;
   auto temp = std::make_unique<Relation>(
       q_.vars[size_t(v)].name + ":" + src->name() + (reformat ? " (reformatted)" : " (detached)"), plan.out,
@@ -268,8 +294,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     }
     Plan plan = make_plan(lv, v, lv.conjuncts, targets, names, name);
     plan.accumulates = out.accumulator() != nullptr;
-    int key_attr = rel ? rel->key_attr() : -1;
-    AccessSpec acc = choose_access(plan, rel, key_attr);
+    AccessSpec acc = access(plan, rel);
     std::string key = v >= 0 ? rel_id(*lv.vars[size_t(v)]) : "none";
     key += '|';
     key += plan.key;
@@ -382,7 +407,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     const uint64_t p0 = now_ns();
     std::string name = plan_base() + "_s" + std::to_string(depth + 1);
     Plan plan = make_plan(inner, v, inner.conjuncts, targets, names, name);
-    AccessSpec acc = choose_access(plan, rel, rel->key_attr());
+    AccessSpec acc = access(plan, rel);
     note_access(q_.vars[size_t(v)].name + ":" + acc.text);
     // The cache key is built once: only the parameter block changes per tuple.
     const std::string key = rel_id(*inner.vars[size_t(v)]) + "|" + plan.key;

@@ -75,6 +75,8 @@ struct ExecStats {
   uint64_t rows_scanned = 0;   // tuples fetched by every scan, detachment included
   uint64_t rows_qualified = 0; // tuples that satisfied a one-variable qualification
   uint64_t rows_out = 0;       // result rows
+  // Scans through a secondary index: its pages walked, the base tuples fetched.
+  uint64_t index_pages = 0, index_fetched = 0;
   uint64_t prepares = 0, cache_hits = 0;
   uint64_t prepare_ns = 0, irgen_ns = 0, opt_ns = 0, codegen_ns = 0;
   uint64_t run_ns = 0;         // wall time of the statement minus prepare time

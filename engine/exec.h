@@ -100,10 +100,15 @@ class Exec {
   // hashed on that domain where the cost estimate says it pays.
   void reformat(Level& lv, int s, const std::vector<int>& live, const std::vector<const ir::Node*>& targets,
                 std::vector<uint8_t>& params);
+  // The access path of a plan over rel: its key, or one of its indexes.
+  AccessSpec access(const Plan& plan, const Relation* rel);
   void execute(const Plan& plan, Relation* rel, const std::string& cache_key, const AccessSpec& acc,
                std::vector<uint8_t>& params, Sink& out, bool want_tids);
   // One scan of a plan over a relation's pages (scan.cpp).
   class Scan;
+  // The base tuples an index's entries within b name, sorted (scan.cpp).
+  void fetch_through(const Relation& base, const Relation& idx, const KeyBounds& b, std::vector<Tid>& tids,
+                     ExecStats& st);
   // The runtime error ctx holds, raised at scan ordinal `ordinal` of rel (null:
   // the plan has no variable) with the positions of this plan's source.
   [[noreturn]] void failed(const Plan& plan, const std::vector<uint64_t>* prepared_at, const Relation* rel,
@@ -150,6 +155,8 @@ class Exec {
   int ndetach_ = 0;
   std::vector<uint8_t> scratch_;
   std::vector<Tid> tidbuf_;
+  std::vector<Tid> fetchbuf_;  // tids an index scan fetched (reused across executions)
+  std::vector<uint32_t> fetchkeys_, fetchspare_;  // their tidps, sorted
   std::vector<const uint8_t*> pagebuf_;  // pages of one call of a kernel whose batches span pages
   TierReport tierbuf_;  // what an adapting back end reports at a scan's end: kept, so a scan allocates nothing
   std::vector<std::string> access_texts_;

@@ -5,11 +5,13 @@
 #include "engine/quel_statements.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <ostream>
 
 #include "engine/result_order.h"
 #include "engine/result_rows.h"
 #include "engine/rows.h"
+#include "storage/index.h"
 #include "storage/undo.h"
 
 namespace quelkit::harness {
@@ -60,23 +62,27 @@ void sort_heap(Relation& rel, const std::vector<frontend::SortKey>& keys) {
   rel.insert_all(rows.size(), [&](size_t i) { return rows.row(i); });
 }
 
+// The attribute numbers of the statement's `keys` (modify's on list, an
+// index's domains), each named once; `what` names the list in the error.
+std::vector<int> domains_named(const Relation& rel, const Stmt& s, const SourceRef& src, const char* what) {
+  std::vector<int> out;
+  for (const auto& k : s.keys) {
+    const int a = rel.schema().find(k.name);
+    if (a < 0) throw_error(ErrKind::Name, k.pos, src, "relation '" + rel.name() + "' has no attribute '" + k.name + "'");
+    if (std::find(out.begin(), out.end(), a) != out.end())
+      throw_error(ErrKind::Name, k.pos, src, "attribute '" + k.name + "' is named twice in the " + what);
+    out.push_back(a);
+  }
+  return out;
+}
+
 }  // namespace
 
 void modify_relation(Relation& rel, const Stmt& s, const SourceRef& src, UndoLog* undo) {
   const std::string& w = s.structure;
   const Schema& sch = rel.schema();
-  std::vector<int> keys;
-  for (const auto& k : s.keys) {
-    const int a = sch.find(k.name);
-    if (a < 0) throw_error(ErrKind::Name, k.pos, src, "relation '" + rel.name() + "' has no attribute '" + k.name + "'");
-    if (std::find(keys.begin(), keys.end(), a) != keys.end())
-      throw_error(ErrKind::Name, k.pos, src, "attribute '" + k.name + "' is named twice in the key");
-    keys.push_back(a);
-  }
+  std::vector<int> keys = domains_named(rel, s, src, "key");
   const bool isam = w == "isam" || w == "cisam", hash = w == "hash" || w == "chash";
-  if ((isam || hash) && keys.size() > 1)
-    throw_error(ErrKind::Name, s.keys[1].pos, src,
-                "a key of several domains is not built: " + w + " keys on one domain ('" + s.keys[0].name + "')");
   // Without `on`, isam and hash key on the first domain (the manual).
   if ((isam || hash) && keys.empty()) keys.push_back(0);
   if (undo) undo->modifying(rel);  // abort puts the old pages back
@@ -91,23 +97,85 @@ void modify_relation(Relation& rel, const Stmt& s, const SourceRef& src, UndoLog
     // kit's tuples are fixed width, and INGRES's compression only dropped
     // trailing blanks, which no comparison sees.
     const Structure st = isam ? Structure::Isam : hash ? Structure::Hash : Structure::Heap;
-    rel.modify(st, keys.empty() ? -1 : keys[0], s.fillfactor, uint32_t(s.minpages), uint32_t(s.maxpages));
+    rel.modify(st, st == Structure::Heap ? std::vector<int>{} : keys, s.fillfactor, uint32_t(s.minpages),
+               uint32_t(s.maxpages));
   }
   rel.notes().structure = w == "truncated" ? "" : asked_text(s, keys, sch);
   rel.notes().structure_version = rel.version();
 }
 
-void help_relation(std::ostream& out, const Relation& r) {
+// " on a, b": the key domains, or nothing for a heap.
+static std::string key_text(const Relation& r) {
+  std::string t;
+  for (const int a : r.key_attrs()) t += (t.empty() ? " on " : ", ") + r.schema().attrs[size_t(a)].name;
+  return t;
+}
+
+std::vector<Relation*> indexes_of(const Catalog& cat, const Relation& base) {
+  std::vector<Relation*> out;
+  for (const auto& n : base.notes().indexes)
+    if (Relation* i = cat.find_as_is(n); i && i->notes().index_of == base.name() && i != &base) out.push_back(i);
+  return out;
+}
+
+void create_index(Catalog& cat, Relation& base, const Stmt& s, const SourceRef& src, UndoLog* undo) {
+  if (!base.notes().index_of.empty())
+    throw_error(ErrKind::Name, s.relation_pos, src,
+                "'" + base.name() + "' is an index (of '" + base.notes().index_of + "'): an index is not indexed");
+  const std::string name = lowercase(s.index_name);
+  if (cat.find(name) || is_system_catalog(name))
+    throw_error(ErrKind::Name, s.index_pos, src, "relation '" + s.index_name + "' already exists");
+  for (const auto& k : s.keys)
+    if (lowercase(k.name) == "tidp")
+      throw_error(ErrKind::Name, k.pos, src, "an index names its tuple ids 'tidp': a domain 'tidp' is not indexed");
+  const std::vector<int> domains = domains_named(base, s, src, "index");
+  const Schema is = index_schema(base, domains);
+  if (tuples_per_page(base.page_size(), is.tuple_len) == 0)
+    throw_error(ErrKind::Type, s.keys[0].pos, src,
+                "an index entry of " + std::to_string(is.tuple_len) + " bytes does not fit a " +
+                    std::to_string(base.page_size()) + "-byte page");
+  std::unique_ptr<Relation> idx;
+  try {
+    idx = build_index(base, name, domains);
+  } catch (const std::length_error& e) {
+    throw_error(ErrKind::Runtime, s.relation_pos, src, e.what());
+  }
+  if (undo) undo->create(cat, std::move(idx));
+  else cat.add(std::move(idx));
+  auto& list = base.notes().indexes;
+  if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  base.restructured();
+}
+
+void refuse_index_update(const Stmt& s, const frontend::RangeTable& ranges, const Catalog& cat, const SourceRef& src) {
+  auto refuse = [&](const std::string& name, SrcPos pos) {
+    const Relation* r = cat.find(name);
+    if (r && !r->notes().index_of.empty())
+      throw_error(ErrKind::Name, pos, src,
+                  "'" + r->name() + "' is an index of '" + r->notes().index_of + "': it changes only with its relation");
+  };
+  if (s.kind == Stmt::Append || (s.kind == Stmt::Copy && !s.copy_into)) refuse(s.relation, s.relation_pos);
+  if (s.kind == Stmt::Delete || s.kind == Stmt::Replace) {
+    const std::string* r = ranges.find(s.var);
+    refuse(r ? *r : s.var, s.var_pos);
+  }
+}
+
+void help_relation(std::ostream& out, const Relation& r, const Catalog& cat) {
   out << "Relation:            " << r.name() << "\n"
-      << "Storage structure:   " << structure_name(r.structure());
-  if (r.key_attr() >= 0) out << " on " << r.schema().attrs[size_t(r.key_attr())].name;
-  out << "\n";
+      << "Storage structure:   " << structure_name(r.structure()) << key_text(r) << "\n";
+  if (const auto& n = r.notes(); !n.index_of.empty()) {
+    out << "Index on:            " << n.index_of << " (";
+    for (size_t d = 0; d < r.key_attrs().size(); ++d) out << (d ? ", " : "") << r.schema().attrs[size_t(d)].name;
+    out << "; tidp: the tuple's id)\n";
+  }
+  for (const Relation* i : indexes_of(cat, r)) out << "Indexed by:          " << i->name() << key_text(*i) << "\n";
   // What modify was asked for, where it is more than the
   // structure above says: the compressed forms, a sort, minpages.
   const Relation::Notes& n = r.notes();
   if (!n.structure.empty() && n.structure_version == r.version()) {
     std::string stored = structure_name(r.structure());
-    if (r.key_attr() >= 0) stored += " on " + r.schema().attrs[size_t(r.key_attr())].name;
+    stored += key_text(r);
     if (n.structure != stored) {
       out << "Modified to:         " << n.structure;
       const std::string w = n.structure.substr(0, n.structure.find(' '));
@@ -126,8 +194,8 @@ void help_relation(std::ostream& out, const Relation& r) {
       << " overflow)\n"
       << "Attributes:\n";
   // As INGRES's help listed them: name, type, bytes, and (what `--dump` shows
-  // the back ends loading) the byte offset in the tuple; key 1 marks the
-  // ISAM/hash key. Text left-aligned, numbers right-aligned.
+  // the back ends loading) the byte offset in the tuple; key 1, 2, ... marks
+  // the ISAM/hash key's domains in key order. Text left-aligned, numbers right-aligned.
   const auto& attrs = r.schema().attrs;
   size_t name_w = std::string_view("attribute").size(), type_w = std::string_view("type").size();
   for (const auto& a : attrs) {
@@ -141,7 +209,8 @@ void help_relation(std::ostream& out, const Relation& r) {
     const auto& a = attrs[i];
     out << "  " << left(a.name, name_w) << "  " << left(type_name(a.type), type_w) << "  "
         << right(std::to_string(a.type.len), 6) << "  " << right(std::to_string(a.offset), 6);
-    if (r.key_attr() == int(i)) out << "    1";
+    const auto k = std::find(r.key_attrs().begin(), r.key_attrs().end(), int(i));
+    if (k != r.key_attrs().end()) out << "  " << std::setw(3) << (k - r.key_attrs().begin() + 1);
     out << "\n";
   }
 }
@@ -161,11 +230,11 @@ constexpr Section kSections[] = {
     {"quel",
      "QUEL, the query language of University INGRES, as the kit speaks it.\n"
      "Statements: range retrieve append replace delete create destroy copy\n"
-     "modify print help save begin end abort. Expressions: + - * / ** and\n"
-     "comparisons, and or not, functions, aggregates, the constant usercode.\n"
+     "modify print help save index begin end abort. Expressions: + - * / **\n"
+     "and comparisons, and or not, functions, aggregates, the constant usercode.\n"
      "Names and keywords are case-insensitive; statements need no terminator.\n"
      "Sections: quel monitor range retrieve append replace delete create\n"
-     "destroy copy modify print help save transactions catalogs; define index\n"
+     "destroy copy modify print help save index transactions catalogs; define\n"
      "integrity permit view (not in the kit). help \"section\" prints one.\n"},
     {"monitor",
      "The terminal monitor collects text in a workspace: \\g runs it, \\p prints\n"
@@ -218,7 +287,12 @@ constexpr Section kSections[] = {
     {"view", "Views (define view) are not in the kit: no query modification.\n"},
     {"permit", "Permissions (define permit) are not in the kit: every user may do everything.\n"},
     {"integrity", "Integrity constraints (define integrity) are not in the kit.\n"},
-    {"index", "Secondary indexes (index on rel is ...) are not in this part of the kit.\n"},
+    {"index",
+     "index on rel is name (domain, ...): a secondary index, the relation name of\n"
+     "the domains and tidp (the tuple's id), isam on the domains. Retrieves\n"
+     "whose qualification gives = or a range on its first domain fetch the\n"
+     "tuples through it. It follows every change of rel; destroy rel destroys\n"
+     "it, destroy name destroys the index alone.\n"},
 };
 
 }  // namespace
@@ -263,7 +337,8 @@ struct Described {
   std::string name;
   const Schema* schema;
   Structure structure;
-  int key;
+  std::vector<int> keys;  // key domains in key order (attxtra numbers them)
+  int indexed;            // relindxd: 1 a secondary index is on it, -1 it is one, else 0
   uint64_t tuples, primary;
   int64_t saved;
 };
@@ -327,13 +402,14 @@ std::unique_ptr<Relation> build_system_catalog(std::string_view which, const Cat
     if (is_system_catalog(n)) continue;  // a catalog of an earlier statement still held
     const Relation* r = cat.find(n);
     natts += r->schema().attrs.size();
-    all.push_back({n, &r->schema(), r->structure(), r->key_attr(), r->ntuples(), r->nprimary(),
-                   save_time(r->notes().save_until)});
+    const int indexed = !r->notes().index_of.empty() ? -1 : indexes_of(cat, *r).empty() ? 0 : 1;
+    all.push_back({n, &r->schema(), r->structure(), r->key_attrs(), indexed, r->ntuples(),
+                   r->nprimary(), save_time(r->notes().save_until)});
   }
   auto pages = [](uint64_t n, uint32_t tpp) { return (n + tpp - 1) / tpp; };
   const uint64_t nrels = all.size() + 2;
-  all.push_back({"relation", &rel_s, Structure::Heap, -1, nrels, pages(nrels, rel_r.tuples_per_page()), 0});
-  all.push_back({"attribute", &att_s, Structure::Heap, -1, natts, pages(natts, att_r.tuples_per_page()), 0});
+  all.push_back({"relation", &rel_s, Structure::Heap, {}, 0, nrels, pages(nrels, rel_r.tuples_per_page()), 0});
+  all.push_back({"attribute", &att_s, Structure::Heap, {}, 0, natts, pages(natts, att_r.tuples_per_page()), 0});
   std::sort(all.begin(), all.end(), [](const Described& a, const Described& b) { return a.name < b.name; });
 
   const bool relation = which == "relation";
@@ -348,7 +424,7 @@ std::unique_ptr<Relation> build_system_catalog(std::string_view which, const Cat
           put_text(s.attrs[0], d.name, row.data());
           put_text(s.attrs[1], owner, row.data());
           put_int(s.attrs[2], spec_of(d.structure), row.data());
-          put_int(s.attrs[3], 0, row.data());
+          put_int(s.attrs[3], d.indexed, row.data());
           put_int(s.attrs[4], d.saved, row.data());
           put_int(s.attrs[5], int64_t(std::min<uint64_t>(d.tuples, 2147483647)), row.data());
           put_int(s.attrs[6], int64_t(d.schema->attrs.size()), row.data());
@@ -373,7 +449,8 @@ std::unique_ptr<Relation> build_system_catalog(std::string_view which, const Cat
         put_int(s.attrs[4], int64_t(a.offset), row.data());
         put_int(s.attrs[5], a.type.is_int() ? kFrmtInt : a.type.is_float() ? kFrmtFloat : kFrmtChar, row.data());
         put_int(s.attrs[6], int64_t(a.type.len), row.data());
-        put_int(s.attrs[7], d->key == int(i) ? 1 : 0, row.data());
+        const auto place = std::find(d->keys.begin(), d->keys.end(), int(i));
+        put_int(s.attrs[7], place == d->keys.end() ? 0 : int64_t(place - d->keys.begin() + 1), row.data());
         return row.data();
       },
       atts.size());

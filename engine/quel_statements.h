@@ -23,8 +23,21 @@ class UndoLog;
 // logs the relation's old pages to `undo` (if given) and rebuilds it.
 void modify_relation(Relation& rel, const frontend::ast::Stmt& s, const SourceRef& src, UndoLog* undo);
 
-// help rel: storage structure, tuples, pages, attributes.
-void help_relation(std::ostream& out, const Relation& r);
+// help rel: storage structure, tuples, pages, attributes; its indexes, or
+// for an index the relation and domains it indexes.
+void help_relation(std::ostream& out, const Relation& r, const Catalog& cat);
+
+// The secondary indexes on `base` now: the catalog's relations its notes
+// name that are indexes of it (a name an abort took back is passed over).
+std::vector<Relation*> indexes_of(const Catalog& cat, const Relation& base);
+// index on rel is name (domains): checks the names, builds the index, adds
+// it to the catalog (through `undo` if given) and notes it on the base,
+// whose plans are then stale (restructured()).
+void create_index(Catalog& cat, Relation& base, const frontend::ast::Stmt& s, const SourceRef& src, UndoLog* undo);
+// An append, replace, delete or copy from that would change an index
+// directly: a name error there (an index changes only with its base).
+void refuse_index_update(const frontend::ast::Stmt& s, const frontend::RangeTable& ranges, const Catalog& cat,
+                         const SourceRef& src);
 // help "section" / help quel: the kit's own short text of a manual section;
 // nullptr if there is none of that name.
 const char* manual_section(std::string_view name);

@@ -67,9 +67,9 @@ void Exec::reformat(Level& lv, int s, const std::vector<int>& live, const std::v
     if (v == s || v == q_.update_var || keyed_join(lv, v, s)) continue;  // keyed usefully already
     VarState& vs = *lv.vars[size_t(v)];
     // The linking domain: the first of v's attributes a lookup would serve.
-    // INGRES hashed on every linking domain; the kit's relations have one key
-    // attribute, so the others stay in the qualification (multi-domain keys
-    // plug in here: hash on all of them).
+    // INGRES hashed on every linking domain; this step hashes on one, the
+    // others stay in the qualification (keys of several domains exist now,
+    // Relation::modify: hashing on all of them is not done here yet).
     int link = -1;
     for (size_t a = 0; a < vs.attr_map.size() && link < 0; ++a)
       if (vs.attr_map[a] >= 0 && keyed_on(lv, v, s, vs.attr_map[a], Structure::Hash)) link = int(a);

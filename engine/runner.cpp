@@ -15,6 +15,8 @@ void ExecStats::add_scan(const ExecStats& o) {
   rows_scanned += o.rows_scanned;
   accumulated = join_access_paths(accumulated, o.accumulated);
   rows_qualified += o.rows_qualified;
+  index_pages += o.index_pages;
+  index_fetched += o.index_fetched;
   prepares += o.prepares;
   cache_hits += o.cache_hits;
   prepare_ns += o.prepare_ns;

@@ -11,6 +11,7 @@
 
 #include "engine/exec.h"
 #include "engine/measure.h"
+#include "storage/index.h"
 #include "storage/page_walk.h"
 
 namespace quelkit::harness {
@@ -49,6 +50,10 @@ class Exec::Scan {
        qk_ctx& ctx, Sink& out, bool want_tids, ScanEnd& end);
   // Walks the pages, then hands the last rows over and says which selection ran.
   void run();
+  // The scanned relation holds tuples fetched through an index, tuple k
+  // (page k / tpp, line k % tpp) the base's tuple map[k]: the tids an update
+  // gets are the base's.
+  void map_tids(const std::vector<Tid>* map) { tid_map_ = map; }
 
  private:
   [[noreturn]] void fail(int64_t ordinal) const { ex_.failed(plan_, prepared_at_, &rel_, ctx_, ordinal); }
@@ -99,6 +104,7 @@ class Exec::Scan {
   uint32_t span_ = 1;
   std::vector<Tid>& tids_;  // reused across executions: (f)-(i) run thousands of small substituted scans
   std::vector<const uint8_t*>& pending_;
+  const std::vector<Tid>* tid_map_ = nullptr;
   int64_t ordinal_ = 0;
   uint8_t* at_ = nullptr;
   size_t cap_ = 0, held_ = 0;
@@ -147,7 +153,40 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   // A back end that adapts mid-scan (adaptive/) hears what lies ahead, and
   // says afterwards what ran (also when the scan fails: then nothing more of
   // this plan is coming).
-  const KeyBounds bounds = resolve_bounds(acc, params);
+  KeyBounds bounds = resolve_bounds(acc, params);
+  // Through a secondary index: the base tuples its entries within the
+  // bounds name, fetched in tid order into a heap the scan then walks (the
+  // index gone, or a bound that raised: the whole relation, as a full scan).
+  std::unique_ptr<Relation> fetched;
+  std::vector<Tid>& fetched_tids = fetchbuf_;
+  fetched_tids.clear();
+  if (!acc.index.empty()) {
+    Relation* idx = bounds.kind == KeyBounds::All ? nullptr : cat_.find(acc.index);
+    if (idx && idx->notes().index_of == rel->name()) {
+      fetch_through(*rel, *idx, bounds, fetched_tids, st);
+      fetched = std::make_unique<Relation>(rel->name(), rel->schema(), rel->page_size());
+      // The entries name live tuples (the index was rebuilt since the last
+      // change), so each is at its slot; every cache line of a tuple is
+      // prefetched a few tuples ahead, so that the misses of random base
+      // pages overlap.
+      constexpr size_t kAhead = 8;
+      const size_t n = fetched_tids.size();
+      const uint32_t len = rel->tuple_len();
+      auto prefetch = [&](size_t i) {
+        const uint8_t* t = rel->slot(fetched_tids[i]);
+        for (uint32_t o = 0; o < len; o += 64) __builtin_prefetch(t + o);
+        __builtin_prefetch(t + len - 1);
+      };
+      for (size_t i = 0; i < std::min(n, kAhead); ++i) prefetch(i);
+      fetched->reserve_tuples(n);
+      fetched->insert_all(n, [&](size_t i) {
+        if (i + kAhead < n) prefetch(i + kAhead);
+        return rel->slot(fetched_tids[i]);
+      });
+      rel = fetched.get();
+    }
+    bounds = KeyBounds{};
+  }
   ScanOutlook outlook;
   outlook.pages = rel->pages_within(bounds);
   outlook.tuples = rel->ntuples();
@@ -157,7 +196,44 @@ void Exec::execute(const Plan& plan, Relation* rel, const std::string& cache_key
   if (hooks) hooks->scan_begins(*prep, outlook);
   ScanEnd scan_end{hooks, *prep, st, tierbuf_, st.pages_walked, outlook.runs_after == 0};
 
-  Scan(*this, plan, held, *rel, bounds, outlook.pages, ctx, out, want_tids, scan_end).run();
+  Scan scan(*this, plan, held, *rel, bounds, outlook.pages, ctx, out, want_tids, scan_end);
+  if (fetched) scan.map_tids(&fetched_tids);
+  scan.run();
+}
+
+// An index's entries within the bounds: the pages of its key span, each
+// entry's key checked against the bounds (a span's first and last pages hold
+// others), the tids sorted so that base pages are fetched in page order,
+// each once however many of its tuples qualify.
+void Exec::fetch_through(const Relation& base, const Relation& idx, const KeyBounds& b, std::vector<Tid>& tids,
+                         ExecStats& st) {
+  const Attribute& tidp = idx.schema().attrs.back();
+  fetchkeys_.clear();
+  idx.each_page(b, [&](uint32_t p) {
+    if (cancel_requested()) cancelled();  // page boundary (page_walk.h)
+    ++st.index_pages;
+    walk_page(idx.page(p), idx.tuple_len(), [&](uint32_t, const uint8_t* t) {
+      if (key_within(idx, idx.key_of(t), b)) fetchkeys_.push_back(uint32_t(load<int32_t>(t + tidp.offset)));
+      return true;
+    });
+    return true;
+  });
+  // tidp orders tuples as (page, line) does: sorted by a radix sort of its
+  // bytes (the entries' order is the key's, so the tids come at random).
+  std::vector<uint32_t>& keys = fetchkeys_;
+  std::vector<uint32_t>& spare = fetchspare_;
+  spare.resize(keys.size());
+  for (int shift = 0; shift < 32; shift += 8) {
+    size_t count[257] = {};
+    for (const uint32_t k : keys) ++count[((k >> shift) & 0xff) + 1];
+    if (count[((keys.empty() ? 0 : keys[0]) >> shift & 0xff) + 1] == keys.size()) continue;  // one value: in order
+    for (int i = 0; i < 256; ++i) count[i + 1] += count[i];
+    for (const uint32_t k : keys) spare[count[(k >> shift) & 0xff]++] = k;
+    keys.swap(spare);
+  }
+  tids.resize(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) tids[i] = tid_of(base, int32_t(keys[i]));
+  st.index_fetched += tids.size();
 }
 
 void Exec::failed(const Plan& plan, const std::vector<uint64_t>* prepared_at, const Relation* rel, const qk_ctx& ctx,
@@ -447,7 +523,7 @@ void Exec::Scan::tuple_page(uint32_t page_no, const uint8_t* pg, uint8_t* rows) 
     // counts are the same whether its back end ran a page kernel or not.
     if (e_.project(t, rows + n * row_len_, &ctx_) < 0) fail(ordinal_);
     ++st_.rows_qualified;
-    if (want_tids_) tids_[n] = Tid{page_no, uint16_t(i)};
+    if (want_tids_) tids_[n] = tid_map_ ? (*tid_map_)[size_t(page_no) * tpp_ + i] : Tid{page_no, uint16_t(i)};
     ++n;
     return true;
   });

@@ -344,6 +344,7 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
     case Stmt::End: exec_end(s, src); return true;
     case Stmt::Abort: exec_abort(s, src); return true;
     case Stmt::Save: exec_save(s, src); return true;
+    case Stmt::Index: exec_index(s, src); return true;
     case Stmt::Include:
       if (!includer_) throw_error(ErrKind::IO, s.file_pos, src, "\\i: no files can be included here");
       return includer_(s.file, s.file_pos, src);
@@ -386,6 +387,7 @@ void Session::dump_ir(const frontend::BoundQuery& q, const std::string& name) {
 
 bool Session::exec_query(const Stmt& s, const SourceRef& src) {
   SystemCatalogs catalogs(*this, s, src);  // `relation` and `attribute`, if the statement reads them
+  refuse_index_update(s, ranges_, cat_, src);
   // A statement with aggregates is bound per runner, once its aggregates have
   // values (engine/aggregate.h); the first runner's binding is then applied.
   const bool aggregates = has_aggregates(s);
@@ -694,11 +696,15 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
                      sch.attrs[size_t(q.targets[c].column)], nt.data());
         fresh.push_back(std::move(nt));
       }
-      const int key = rel->key_attr();
+      // A change of any key domain moves the tuple.
       std::vector<size_t> moved;
       for (size_t i = 0; i < todo.size(); ++i) {
         const uint8_t* old = rel->tuple(todo[i].first);
-        if (key >= 0 && compare_value(sch.attrs[size_t(key)], old, fresh[i].data()) != 0) moved.push_back(i);
+        for (const int key : rel->key_attrs())
+          if (compare_value(sch.attrs[size_t(key)], old, fresh[i].data()) != 0) {
+            moved.push_back(i);
+            break;
+          }
       }
       // A tuple whose key changed moves: its new version is inserted first,
       // as one change, since only an insert can fail (the memory budget);
@@ -799,6 +805,8 @@ void Session::emit_stats(const StmtReport& r) {
         {"rows_scanned", s.rows_scanned},
         {"rows_qualified", s.rows_qualified},
         {"rows_out", s.rows_out},
+        {"index_pages", s.index_pages},
+        {"index_fetched", s.index_fetched},
         {"prepares", s.prepares},
         {"cache_hits", s.cache_hits},
         {"prepare_ns", s.prepare_ns},
@@ -841,6 +849,7 @@ void Session::emit_stats(const StmtReport& r) {
        << (settings.empty() ? "" : " [" + settings + "]") << ": " << s.access_path
        << (s.selection.empty() ? "" : " (" + s.selection + ")")
        << (s.accumulated.empty() ? "" : "; accumulated " + s.accumulated) << "; scanned " << s.rows_scanned << ", qualified " << s.rows_qualified << ", out " << s.rows_out
+       << (s.index_pages ? "; index pages " + std::to_string(s.index_pages) + ", fetched " + std::to_string(s.index_fetched) : "")
        << "; prepares " << s.prepares << ", cache hits " << s.cache_hits << "; prepare " << stats_us_text(s.prepare_ns)
        << " us" << phases << ", run " << stats_us_text(s.run_ns) << " us (min " << stats_us_text(r.run_ns_min) << ", max "
        << stats_us_text(r.run_ns_max) << ", " << r.runs << (r.runs == 1 ? " run" : " runs") << "); verify " << stats_us_text(s.verify_ns) << " us; parse " << stats_us_text(s.parse_ns) << ", bind "
@@ -872,8 +881,21 @@ void Session::exec_create(const Stmt& s, const SourceRef& src) {
 }
 
 void Session::exec_modify(const Stmt& s, const SourceRef& src) {
-  modify_relation(user_relation(s.relation, s.relation_pos, src), s, src, undo_log());
+  Relation& rel = user_relation(s.relation, s.relation_pos, src);
+  if (!rel.notes().index_of.empty())
+    throw_error(ErrKind::Name, s.relation_pos, src,
+                "'" + rel.name() + "' is an index of '" + rel.notes().index_of + "': it stays isam on its domains");
+  modify_relation(rel, s, src, undo_log());
   invalidate(lowercase(s.relation));
+}
+
+// The index is a relation of the catalog; the base's plans are stale (a
+// new access path may use it).
+void Session::exec_index(const Stmt& s, const SourceRef& src) {
+  Relation& base = user_relation(s.relation, s.relation_pos, src);
+  create_index(cat_, base, s, src, undo_log());
+  invalidate(lowercase(s.relation));
+  catalog_changed();
 }
 
 void Session::exec_save(const Stmt& s, const SourceRef& src) {
@@ -885,7 +907,7 @@ void Session::exec_save(const Stmt& s, const SourceRef& src) {
 Relation& Session::user_relation(const std::string& name, SrcPos pos, const SourceRef& src) {
   if (is_system_catalog(lowercase(name)))
     throw_error(ErrKind::Name, pos, src, "'" + name + "' is a system catalog: it is read-only");
-  Relation* rel = cat_.find(name);
+  Relation* rel = cat_.find_as_is(name);  // an index is not rebuilt to be destroyed
   if (!rel) throw_error(ErrKind::Name, pos, src, "there is no relation '" + name + "'");
   return *rel;
 }
@@ -916,6 +938,20 @@ void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
   std::vector<std::string> names = s.relations;
   if (names.empty()) names.push_back(s.relation);
   for (size_t i = 0; i < names.size(); ++i) user_relation(names[i], name_pos(s, i), src);  // all first: atomic
+  // A relation's indexes go with it (after it, each once); an index
+  // destroyed alone leaves its base's plans stale.
+  for (size_t i = 0, n = names.size(); i < n; ++i) {
+    const Relation* r = cat_.find_as_is(names[i]);
+    for (const Relation* x : indexes_of(cat_, *r))
+      if (std::find_if(names.begin(), names.end(), [&](const std::string& m) { return lowercase(m) == x->name(); }) ==
+          names.end())
+        names.push_back(x->name());
+    if (const std::string& base = r->notes().index_of; !base.empty())
+      if (Relation* b = cat_.find_as_is(base)) {
+        b->restructured();
+        invalidate(b->name());
+      }
+  }
   for (const auto& n : names) {
     invalidate(lowercase(n));
     if (UndoLog* u = undo_log()) u->destroy(cat_, n);  // kept whole for an abort
@@ -997,7 +1033,7 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
   }
   for (const auto& [r, text] : shown) {
     if (text) out << text;
-    else if (s.help_what.empty()) help_relation(out, *r);
+    else if (s.help_what.empty()) help_relation(out, *r, cat_);
     else out << r->name() << ": no " << (s.help_what == "permit" ? "permissions" : "integrity constraints")
              << " (the kit has no define " << s.help_what << ")\n";
   }
@@ -1069,6 +1105,7 @@ bool Session::end_input() {
 void Session::exec_copy(const Stmt& s, const SourceRef& src) {
   Relation* rel = cat_.find(s.relation);
   if (!rel) throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
+  refuse_index_update(s, ranges_, cat_, src);
   // A list of i1..f8 and c1..c255 alone is the kit's CSV, as it always was;
   // `()`, a list with c0, d0 or dN, and `with ingres` are INGRES's formats.
   // Names and conversions are checked there (storage/csv.h, ingres_copy.h).

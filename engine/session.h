@@ -138,6 +138,7 @@ class Session {
   void exec_end(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_abort(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_save(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_index(const frontend::ast::Stmt& s, const SourceRef& src);
   // A relation of the session that a statement may change: a name error
   // for a system catalog (read-only) or a name that is none.
   Relation& user_relation(const std::string& name, SrcPos pos, const SourceRef& src);

@@ -63,6 +63,7 @@ struct Stmt {
     Range, Retrieve, Create, Append, Delete, Replace, Copy, Modify, Destroy, Print, Help,
     Begin, End, Abort,  // POSTQUEL's transaction statements: no operands
     Save,     // save rel until month day year (relation, save_until)
+    Index,    // index on rel is name (domain, ...): relation, index_name, keys
     Include  // a script's \i FILE: the file runs there as a script (file, file_pos)
   } kind = Retrieve;
   SrcPos pos;            // first token
@@ -87,10 +88,13 @@ struct Stmt {
   // Modify: the structure as written (heap isam hash cheap cisam chash
   // heapsort cheapsort truncated), its `on` domains (the first is `key`),
   // each with its sort order (`:descending` only for heapsort and cheapsort).
+  // Index: `keys` are the indexed domains.
   std::string structure;
   std::string key;
   SrcPos key_pos;
   std::vector<SortItem> keys;
+  std::string index_name;               // Index: the index relation's name
+  SrcPos index_pos;
   int fillfactor = 0;                   // Modify: 0 = default
   int minpages = 0, maxpages = 0;       // Modify (hash, chash): 0 = not given
   // Help: the names and manual sections listed, in order; `help_what` is

@@ -123,6 +123,7 @@ const char* ast::statement_word(ast::Stmt::Kind k) {
     case Stmt::End: return "end";
     case Stmt::Abort: return "abort";
     case Stmt::Save: return "save";
+    case Stmt::Index: return "index";
     case Stmt::Include: return "\\i";
   }
   return "?";
@@ -192,6 +193,12 @@ std::string dump_ast(const ast::Stmt& s) {
       for (const auto& h : s.help_items) out += ' ' + (h.section ? quoted(h.name) : h.name);
       break;
     case ast::Stmt::Save: out += "save " + s.relation + " until " + s.save_until; break;
+    case ast::Stmt::Index: {
+      out += "index on " + s.relation + " is " + s.index_name + " (";
+      for (size_t i = 0; i < s.keys.size(); ++i) out += (i ? ", " : "") + s.keys[i].name;
+      out += ")";
+      break;
+    }
     case ast::Stmt::Begin:
     case ast::Stmt::End:
     case ast::Stmt::Abort: out += ast::statement_word(s.kind); break;

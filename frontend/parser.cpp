@@ -139,7 +139,9 @@ class Parser {
     for (;;) {
       const Token& t = peek();
       if (t.kind == Tok::End) return;
-      if ((starts_statement(t.kind) || t.kind == Tok::Command) && (begin == kNoBegin || t.begin > begin)) return;
+      if ((starts_statement(t.kind) || t.kind == Tok::Command || at_index_statement()) &&
+          (begin == kNoBegin || t.begin > begin))
+        return;
       take();
     }
   }
@@ -263,14 +265,18 @@ class Parser {
   // ---- statements ----
   StmtPtr statement() {
     const Token& first = peek();
-    if (!starts_statement(first.kind))
+    // `index` is no keyword (relations and domains may be called index):
+    // a statement starts with it only as `index on`.
+    const bool index_stmt = at_index_statement();
+    if (!index_stmt && !starts_statement(first.kind))
       expected("a statement (range, retrieve, create, append, delete, replace, copy, modify, "
                "destroy, print, help, save, begin, end, abort)");
     auto s = std::make_unique<Stmt>();
     s->pos = first.pos;
     s->begin = first.begin;
     Token kw = take();
-    switch (kw.kind) {
+    if (index_stmt) index(*s);
+    else switch (kw.kind) {
       case Tok::Range: range(*s); break;
       case Tok::Retrieve: retrieve(*s); break;
       case Tok::Create: create_or_copy(*s, Stmt::Create); break;
@@ -303,12 +309,14 @@ class Parser {
       e.message += std::string(": the ") + stmt_word(s->kind) + " statement before it does not run";
       throw QuelError(std::move(e));
     }
-    if (peek().kind != Tok::End && peek().kind != Tok::Command && !starts_statement(peek().kind))
+    if (peek().kind != Tok::End && peek().kind != Tok::Command && !starts_statement(peek().kind) &&
+        !at_index_statement())
       expected(std::string("the end of the ") + stmt_word(s->kind) + " statement or a new statement");
     return s;
   }
 
   static const char* stmt_word(Stmt::Kind k) { return ast::statement_word(k); }
+  bool at_index_statement() { return peek().kind == Tok::Name && peek().text == "index" && peek(1).kind == Tok::On; }
 
   void relation_name(Stmt& s) {
     Token t = expect_name("a relation name");
@@ -487,6 +495,23 @@ class Parser {
         fail_at(where, "minpages (" + std::to_string(s.minpages) + ") cannot exceed maxpages (" +
                            std::to_string(s.maxpages) + ")");
     }
+  }
+
+  // index on rel is name (domain, ...) (the index manual page).
+  void index(Stmt& s) {
+    s.kind = Stmt::Index;
+    expect(Tok::On);  // (at_index_statement saw it)
+    relation_name(s);
+    expect(Tok::Is);
+    Token n = expect_name("the index's name");
+    s.index_name = n.text;
+    s.index_pos = n.pos;
+    expect(Tok::LParen);
+    do {
+      Token k = expect_name("a domain to index");
+      s.keys.push_back(ast::SortItem{k.text, false, k.pos});
+    } while (accept(Tok::Comma));
+    expect(Tok::RParen);
   }
 
   // save rel until month day year: month 1..12 or its name, whole or cut

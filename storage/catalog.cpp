@@ -1,6 +1,8 @@
 // Relations of a session, looked up case-insensitively.
 #include "storage/catalog.h"
 
+#include "storage/index.h"
+
 namespace quelkit::harness {
 
 const Schema* Catalog::find_schema(std::string_view relation) const {
@@ -8,9 +10,19 @@ const Schema* Catalog::find_schema(std::string_view relation) const {
   return r ? &r->schema() : nullptr;
 }
 
-Relation* Catalog::find(std::string_view name) const {
+Relation* Catalog::find_as_is(std::string_view name) const {
   auto it = rels_.find(lowercase(name));
   return it == rels_.end() ? nullptr : it->second.get();
+}
+
+// An index is brought up to its base's tuples before anyone reads it.
+Relation* Catalog::find(std::string_view name) const {
+  auto it = rels_.find(lowercase(name));
+  if (it == rels_.end()) return nullptr;
+  Relation* r = it->second.get();
+  if (const std::string& base = r->notes().index_of; !base.empty())
+    if (auto b = rels_.find(lowercase(base)); b != rels_.end()) refresh_index(*b->second, *r);
+  return r;
 }
 
 Relation* Catalog::add(std::unique_ptr<Relation> rel) {

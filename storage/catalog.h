@@ -15,7 +15,11 @@ namespace quelkit::harness {
 class Catalog : public CatalogView {
  public:
   const Schema* find_schema(std::string_view relation) const override;
+  // A secondary index found is first rebuilt if its base changed (index.h).
   Relation* find(std::string_view name) const;
+  // The relation as it is, an index not brought up to its base: for what
+  // needs only its name and notes (destroy, the catalogs' relindxd).
+  Relation* find_as_is(std::string_view name) const;
   // Takes ownership; replaces nothing (caller checks the name is free).
   Relation* add(std::unique_ptr<Relation> rel);
   std::unique_ptr<Relation> remove(std::string_view name);

@@ -46,6 +46,20 @@ Relation::Relation(std::string name, Schema schema, uint32_t page_size)
     throw std::invalid_argument("a " + std::to_string(schema_.tuple_len) + "-byte tuple does not fit a " +
                                 std::to_string(page_size_) + "-byte page");
   version_ = fresh_version();
+  new_stamp();
+}
+
+// Unique across relations and threads without an atomic per change: each
+// thread takes stamps from a block of its own.
+void Relation::new_stamp() {
+  static std::atomic<uint64_t> g_stamps{1};
+  constexpr uint64_t kBlock = uint64_t(1) << 20;
+  thread_local uint64_t next = 0, end = 0;
+  if (next == end) {
+    next = g_stamps.fetch_add(kBlock);
+    end = next + kBlock;
+  }
+  stamp_ = next++;
 }
 
 void Relation::reserve_pages(size_t npages) {
@@ -77,6 +91,7 @@ Tid Relation::put(uint32_t page_no, const uint8_t* tuple) {
   set_line(pg, i, uint16_t(off));
   set_nlines(pg, uint16_t(i + 1));
   ++ntuples_;
+  new_stamp();
   return {page_no, i};
 }
 
@@ -152,6 +167,7 @@ bool Relation::erase(Tid t) {
   set_line(pg, t.line, 0);
   erased_ = true;
   --ntuples_;
+  new_stamp();
   return true;
 }
 
@@ -162,6 +178,7 @@ void Relation::undo_insert(Tid t) {
   set_line(pg, t.line, 0);
   set_nlines(pg, t.line);
   --ntuples_;
+  new_stamp();
   // Only an insert adds a page, and it put its tuple there at once: a page
   // left without lines, last in the array, is the one this insert added,
   // but for isam's and hash's primary pages, which modify made.
@@ -187,11 +204,19 @@ void Relation::undo_erase(Tid t) {
   // Tuple i of a page always sits at the same place (put()).
   set_line(pg, t.line, uint16_t(page_size_ - (uint32_t(t.line) + 1) * schema_.tuple_len));
   ++ntuples_;
+  new_stamp();
 }
 
 void Relation::overwrite(Tid t, const uint8_t* tuple) {
   uint8_t* pg = pages_.data() + size_t(t.page) * page_size_;
   std::memcpy(pg + page_line(pg, t.line), tuple, schema_.tuple_len);
+  new_stamp();
+}
+
+void Relation::restructured() {
+  const bool noted = notes_.structure_version == version_;
+  version_ = fresh_version();
+  if (noted) notes_.structure_version = version_;
 }
 
 // A total order (NaN last) keeps stable_sort well defined even if a NaN ever
@@ -202,9 +227,28 @@ static int float_key_cmp(double a, double b) {
   return a < b ? -1 : (a > b ? 1 : 0);
 }
 
-void Relation::modify(Structure s, int key_attr, int fillfactor, uint32_t minpages, uint32_t maxpages) {
-  if (s != Structure::Heap && (key_attr < 0 || size_t(key_attr) >= schema_.attrs.size()))
-    throw std::invalid_argument("modify: no key attribute " + std::to_string(key_attr));
+// One key domain of two tuples' bytes compared in place, in key_cmp's order.
+static int domain_cmp(const Attribute& ka, const uint8_t* x, const uint8_t* y) {
+  auto three = [](auto a, auto b) { return a < b ? -1 : (a > b ? 1 : 0); };
+  switch (ka.type.kind) {
+    case Tk::I1: return three(load<int8_t>(x), load<int8_t>(y));
+    case Tk::I2: return three(load<int16_t>(x), load<int16_t>(y));
+    case Tk::I4: return three(load<int32_t>(x), load<int32_t>(y));
+    case Tk::B: return three(load<uint8_t>(x), load<uint8_t>(y));
+    case Tk::C: return rt::char_cmp(x, ka.type.len, y, ka.type.len);
+    default: {
+      auto f = [&](const uint8_t* p) { return ka.type.kind == Tk::F4 ? double(load<float>(p)) : load<double>(p); };
+      return float_key_cmp(f(x), f(y));
+    }
+  }
+}
+
+void Relation::modify(Structure s, const std::vector<int>& key_attrs, int fillfactor, uint32_t minpages,
+                      uint32_t maxpages) {
+  if (s != Structure::Heap && key_attrs.empty()) throw std::invalid_argument("modify: no key attribute");
+  for (const int a : key_attrs)
+    if (a < 0 || size_t(a) >= schema_.attrs.size())
+      throw std::invalid_argument("modify: no key attribute " + std::to_string(a));
   if (fillfactor == 0) fillfactor = s == Structure::Hash ? 50 : 100;
   if (fillfactor < 1 || fillfactor > 100)
     throw std::invalid_argument("modify: fillfactor " + std::to_string(fillfactor) + " not in 1..100");
@@ -242,24 +286,19 @@ void Relation::modify(Structure s, int key_attr, int fillfactor, uint32_t minpag
   MemCharge order_charge;
   if (s == Structure::Isam) {
     order_charge.set(uint64_t(n) * sizeof(uint32_t), "modify of relation " + name_);
-    // Sort tuple indexes comparing key bytes in place: a KeyVal per tuple would
-    // cost ~48 bytes each at 10^7 tuples. Same order as key_cmp.
-    const Attribute& ka = schema_.attrs[size_t(key_attr)];
-    auto at = [&](uint32_t i) { return old.data() + size_t(i) * len + ka.offset; };
+    // Sort tuple indexes comparing key bytes in place, domain by domain: a
+    // KeyVal per tuple would cost ~48 bytes each at 10^7 tuples. Same order
+    // as key_cmp.
+    std::vector<const Attribute*> kas;
+    for (const int a : key_attrs) kas.push_back(&schema_.attrs[size_t(a)]);
+    auto at = [&](uint32_t i) { return old.data() + size_t(i) * len; };
     CancelPoll poll;
     auto less = [&](uint32_t a, uint32_t b) -> bool {
       poll();
       const uint8_t *x = at(a), *y = at(b);
-      switch (ka.type.kind) {
-        case Tk::I1: return load<int8_t>(x) < load<int8_t>(y);
-        case Tk::I2: return load<int16_t>(x) < load<int16_t>(y);
-        case Tk::I4: return load<int32_t>(x) < load<int32_t>(y);
-        case Tk::C: return rt::char_cmp(x, ka.type.len, y, ka.type.len) < 0;
-        default: {
-          auto f = [&](const uint8_t* p) { return ka.type.kind == Tk::F4 ? double(load<float>(p)) : load<double>(p); };
-          return float_key_cmp(f(x), f(y)) < 0;
-        }
-      }
+      for (const Attribute* ka : kas)
+        if (const int c = domain_cmp(*ka, x + ka->offset, y + ka->offset)) return c < 0;
+      return false;
     };
     order.resize(n);
     std::iota(order.begin(), order.end(), 0u);
@@ -275,9 +314,10 @@ void Relation::modify(Structure s, int key_attr, int fillfactor, uint32_t minpag
   nprimary_ = 0;
   structure_ = s;
   version_ = fresh_version();
+  new_stamp();
 
   if (s == Structure::Heap) {
-    key_attr_ = -1;
+    key_attrs_.clear();
     fillfactor_ = 100;
     fill_limit_ = 0;
     reserve_pages((n + tpp_ - 1) / tpp_);
@@ -285,7 +325,7 @@ void Relation::modify(Structure s, int key_attr, int fillfactor, uint32_t minpag
     return;
   }
 
-  key_attr_ = key_attr;
+  key_attrs_ = key_attrs;
   fillfactor_ = fillfactor;
   fill_limit_ = fill_limit;
   reserve_pages(npri);
@@ -323,8 +363,8 @@ uint32_t Relation::isam_page_for(const KeyVal& k) const {
   return uint32_t(it - isam_dir_.begin()) - 1;
 }
 
-uint32_t Relation::hash_bucket(const KeyVal& k) const {
-  const Type t = schema_.attrs[size_t(key_attr_)].type;
+// The bits one key domain's value hashes as.
+static uint64_t key_bits(const Type& t, const KeyVal& k) {
   uint64_t bits;
   if (t.is_int()) {
     bits = uint64_t(k.i);
@@ -335,15 +375,30 @@ uint32_t Relation::hash_bucket(const KeyVal& k) const {
     const auto* p = reinterpret_cast<const uint8_t*>(k.s.data());
     bits = rt::fnv1a64_squeezed(p, k.s.size(), QK_FNV_OFFSET);
   }
-  return uint32_t(rt::mix64(bits) % nprimary_);
+  return bits;
+}
+
+// A key of one domain hashes as it always did; each later domain is mixed
+// into the hash of those before it, so every domain moves the bucket.
+uint32_t Relation::hash_bucket(const KeyVal& k) const {
+  uint64_t h = rt::mix64(key_bits(schema_.attrs[size_t(key_attrs_[0])].type, k));
+  for (size_t d = 1; d < key_attrs_.size() && d <= k.rest.size(); ++d)
+    h = rt::mix64(h ^ key_bits(schema_.attrs[size_t(key_attrs_[d])].type, k.rest[d - 1]));
+  return uint32_t(h % nprimary_);
 }
 
 int Relation::key_cmp(const KeyVal& a, const KeyVal& b) const {
-  const Type t = schema_.attrs[size_t(key_attr_)].type;
-  if (t.is_int()) return a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
-  if (t.is_float()) return float_key_cmp(a.f, b.f);
-  return rt::char_cmp(reinterpret_cast<const uint8_t*>(a.s.data()), uint32_t(a.s.size()),
-                      reinterpret_cast<const uint8_t*>(b.s.data()), uint32_t(b.s.size()));
+  auto one = [](const Type& t, const KeyVal& x, const KeyVal& y) {
+    if (t.is_int() || t.kind == Tk::B) return x.i < y.i ? -1 : (x.i > y.i ? 1 : 0);
+    if (t.is_float()) return float_key_cmp(x.f, y.f);
+    return rt::char_cmp(reinterpret_cast<const uint8_t*>(x.s.data()), uint32_t(x.s.size()),
+                        reinterpret_cast<const uint8_t*>(y.s.data()), uint32_t(y.s.size()));
+  };
+  if (const int c = one(schema_.attrs[size_t(key_attrs_[0])].type, a, b)) return c;
+  const size_t both = std::min(a.rest.size(), b.rest.size());
+  for (size_t d = 0; d < both && d + 1 < key_attrs_.size(); ++d)
+    if (const int c = one(schema_.attrs[size_t(key_attrs_[d + 1])].type, a.rest[d], b.rest[d])) return c;
+  return 0;
 }
 
 uint64_t Relation::pages_within(const KeyBounds& b) const {
@@ -392,19 +447,23 @@ void Relation::for_each(const std::function<void(Tid, const uint8_t*)>& f) const
 }
 
 KeyVal Relation::key_of(const uint8_t* tuple) const {
-  if (key_attr_ < 0) return {};  // a heap has no key
-  const Attribute& a = schema_.attrs[size_t(key_attr_)];
-  const uint8_t* p = tuple + a.offset;
-  KeyVal k;
-  switch (a.type.kind) {
-    case Tk::I1: k.i = load<int8_t>(p); break;
-    case Tk::I2: k.i = load<int16_t>(p); break;
-    case Tk::I4: k.i = load<int32_t>(p); break;
-    case Tk::F4: k.f = load<float>(p); break;
-    case Tk::F8: k.f = load<double>(p); break;
-    case Tk::C: k.s.assign(reinterpret_cast<const char*>(p), rt::strip(p, a.type.len)); break;
-    case Tk::B: k.i = load<uint8_t>(p); break;
-  }
+  if (key_attrs_.empty()) return {};  // a heap has no key
+  auto one = [&](const Attribute& a) {
+    const uint8_t* p = tuple + a.offset;
+    KeyVal k;
+    switch (a.type.kind) {
+      case Tk::I1: k.i = load<int8_t>(p); break;
+      case Tk::I2: k.i = load<int16_t>(p); break;
+      case Tk::I4: k.i = load<int32_t>(p); break;
+      case Tk::F4: k.f = load<float>(p); break;
+      case Tk::F8: k.f = load<double>(p); break;
+      case Tk::C: k.s.assign(reinterpret_cast<const char*>(p), rt::strip(p, a.type.len)); break;
+      case Tk::B: k.i = load<uint8_t>(p); break;
+    }
+    return k;
+  };
+  KeyVal k = one(schema_.attrs[size_t(key_attrs_[0])]);
+  for (size_t d = 1; d < key_attrs_.size(); ++d) k.rest.push_back(one(schema_.attrs[size_t(key_attrs_[d])]));
   return k;
 }
 

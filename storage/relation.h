@@ -27,11 +27,15 @@ const char* structure_name(Structure s);
 
 // A key value in the key attribute's domain: integers (any width) in i,
 // floats (f4 widened) in f, characters (trailing blanks stripped) in s,
-// compared and hashed by the comparison rule (runtime_inline.h).
+// compared and hashed by the comparison rule (runtime_inline.h). A key of
+// several domains holds its later domains' values in `rest`, in key order; a
+// bound may hold fewer (a prefix of the key): comparisons then look at the
+// domains both have.
 struct KeyVal {
   int64_t i = 0;
   double f = 0;
   std::string s;
+  std::vector<KeyVal> rest;
 };
 
 // Which pages a one-variable plan fetches. The whole qualification is still
@@ -59,7 +63,8 @@ class Relation {
   uint32_t tuple_len() const { return schema_.tuple_len; }
   uint32_t tuples_per_page() const { return tpp_; }
   Structure structure() const { return structure_; }
-  int key_attr() const { return key_attr_; }  // -1 for heap
+  int key_attr() const { return key_attrs_.empty() ? -1 : key_attrs_[0]; }  // the first key domain; -1 for heap
+  const std::vector<int>& key_attrs() const { return key_attrs_; }  // every key domain, in key order
   int fillfactor() const { return fillfactor_; }
   uint64_t ntuples() const { return ntuples_; }
   // False while no tuple was ever deleted: every line of every page is live,
@@ -74,6 +79,10 @@ class Relation {
 
   const uint8_t* page(uint32_t n) const { return pages_.data() + size_t(n) * page_size_; }
   const uint8_t* tuple(Tid t) const { return page(t.page) + page_line(page(t.page), t.line); }
+  // Where line t.line of its page is (put() places line i at a fixed
+  // offset), without reading the line table: for a live tuple, tuple(t).
+  // An index fetch prefetches by it, reading one cache line per tuple.
+  const uint8_t* slot(Tid t) const { return page(t.page) + page_size_ - (uint32_t(t.line) + 1) * schema_.tuple_len; }
 
   // Inserts a tuple (tuple_len bytes) where the structure puts it.
   Tid insert(const uint8_t* tuple);
@@ -100,8 +109,23 @@ class Relation {
   // Rebuilds into another structure. fillfactor 0 = the structure's default
   // (isam 100, hash 50). key_attr ignored for heap. A hash has at least
   // minpages and at most maxpages primary pages (0: no bound), as INGRES's
-  // modify allowed.
-  void modify(Structure s, int key_attr, int fillfactor, uint32_t minpages = 0, uint32_t maxpages = 0);
+  // modify allowed. A key of several domains (`key_attrs`) orders ISAM
+  // domain by domain and hashes all of its domains.
+  void modify(Structure s, const std::vector<int>& key_attrs, int fillfactor, uint32_t minpages = 0,
+              uint32_t maxpages = 0);
+  void modify(Structure s, int key_attr, int fillfactor, uint32_t minpages = 0, uint32_t maxpages = 0) {
+    modify(s, key_attr < 0 ? std::vector<int>{} : std::vector<int>{key_attr}, fillfactor, minpages, maxpages);
+  }
+  // A new version() without a rebuild: what plans over the relation chose
+  // is stale (an index made or destroyed on it), help's notes kept.
+  void restructured();
+  // Which state of its tuples the relation is in: a number no other state
+  // of any relation has, renewed at every change (insert, erase, overwrite,
+  // undo, modify) and at a restore of an older copy (new_stamp). An index
+  // built at one stamp is stale at another (storage/index.h); a copy has
+  // its original's, as it has its tuples.
+  uint64_t change_stamp() const { return stamp_; }
+  void new_stamp();
 
   // What help shows beyond the pages (engine/help.cpp): the structure as
   // modify was asked for it (`cisam on name`, `heapsort on a:descending`),
@@ -111,6 +135,13 @@ class Relation {
     std::string structure;
     uint64_t structure_version = 0;
     std::string save_until;  // YYYY-MM-DD, empty if never saved
+    // Secondary indexes (storage/index.h): on a base relation the names of
+    // its indexes; on an index its base, its domains (the base's attribute
+    // numbers) and the base's changes() it was last built at.
+    std::vector<std::string> indexes;
+    std::string index_of;
+    std::vector<int> index_domains;
+    uint64_t built_at = 0;  // the base's change_stamp() when built
   };
   Notes& notes() { return notes_; }
   const Notes& notes() const { return notes_; }
@@ -157,8 +188,11 @@ class Relation {
   // Every live tuple in full-scan order.
   void for_each(const std::function<void(Tid, const uint8_t*)>& f) const;
 
-  // The key of a tuple, in KeyVal form, for the key attribute.
+  // The key of a tuple, in KeyVal form, for every key domain.
   KeyVal key_of(const uint8_t* tuple) const;
+  // Orders keys (or a key and a bound, a prefix of the key) domain by
+  // domain, over the domains both hold: <0, 0, >0.
+  int key_cmp(const KeyVal& a, const KeyVal& b) const;
 
  private:
   uint32_t new_page(bool overflow);
@@ -168,7 +202,6 @@ class Relation {
   bool has_room(uint32_t page_no) const;
   uint32_t isam_page_for(const KeyVal& k) const;
   uint32_t hash_bucket(const KeyVal& k) const;
-  int key_cmp(const KeyVal& a, const KeyVal& b) const;
   // ISAM: the primary pages [first, end) a scan with these bounds visits
   // (scan_pages walks them and their overflow chains; pages_within counts them).
   std::pair<uint32_t, uint32_t> isam_span(const KeyBounds& b) const;
@@ -178,7 +211,8 @@ class Relation {
   uint32_t page_size_;
   uint32_t tpp_;
   Structure structure_ = Structure::Heap;
-  int key_attr_ = -1;
+  std::vector<int> key_attrs_;
+  uint64_t stamp_ = 0;
   int fillfactor_ = 100;
   uint32_t fill_limit_ = 0;  // tuples per primary page when built (isam/hash)
   uint64_t ntuples_ = 0;

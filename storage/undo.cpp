@@ -76,6 +76,7 @@ std::vector<std::string> UndoLog::undo(Catalog& cat) {
         // this one still name it.
         stale.push_back(rel->name());
         *rel = std::move(*wholes_[it->aux]);
+        rel->new_stamp();  // the old tuples again, under a stamp of their own (index.h)
         break;
     }
   }

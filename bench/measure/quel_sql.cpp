@@ -354,9 +354,18 @@ std::string quel_to_sql(const Stmt& s) {
     case Stmt::Modify:
       // A keyed structure is, to SQLite, an index on its key (SQLite cannot
       // cluster a rowid table): same answers, a comparable access path.
-      if ((s.structure == "isam" || s.structure == "hash") && !s.key.empty())
-        return "CREATE INDEX IF NOT EXISTS " + s.relation + "_" + s.key + " ON " + s.relation + " (" + s.key + ")";
+      if ((s.structure == "isam" || s.structure == "hash") && !s.key.empty()) {
+        std::string name = s.relation, cols;
+        for (const auto& k : s.keys) name += "_" + k.name, cols += (cols.empty() ? "" : ", ") + k.name;
+        return "CREATE INDEX IF NOT EXISTS " + name + " ON " + s.relation + " (" + cols + ")";
+      }
       return "";
+    case Stmt::Index: {
+      // A secondary index is SQLite's index of the same name and columns.
+      std::string cols;
+      for (const auto& k : s.keys) cols += (cols.empty() ? "" : ", ") + k.name;
+      return "CREATE INDEX " + s.index_name + " ON " + s.relation + " (" + cols + ")";
+    }
     case Stmt::Begin: return "BEGIN";
     case Stmt::End: return "COMMIT";
     case Stmt::Abort: return "ROLLBACK";

@@ -251,6 +251,10 @@ TEST(WisconsinReport, QuelToSql) {
   EXPECT_EQ(sql_of("modify tenk1 to isam on unique2"),
             "CREATE INDEX IF NOT EXISTS tenk1_unique2 ON tenk1 (unique2)");
   EXPECT_EQ(sql_of("modify tenk1 to heap"), "");
+  EXPECT_EQ(sql_of("modify tenk1 to isam on unique2, two"),
+            "CREATE INDEX IF NOT EXISTS tenk1_unique2_two ON tenk1 (unique2, two)");
+  EXPECT_EQ(sql_of("index on tenk1 is tenk1_u1 (unique1)"), "CREATE INDEX tenk1_u1 ON tenk1 (unique1)");
+  EXPECT_EQ(sql_of("index on t is ti (a, b)"), "CREATE INDEX ti ON t (a, b)");
   EXPECT_EQ(sql_of("begin"), "BEGIN");
   EXPECT_EQ(sql_of("end"), "COMMIT");
   EXPECT_EQ(sql_of("abort"), "ROLLBACK");

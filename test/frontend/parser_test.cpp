@@ -89,6 +89,22 @@ TEST(Parser, UpdateStatements) {
   EXPECT_EQ(s[0]->var_pos, (SrcPos{1, 9}));
 }
 
+// index on rel is name (domains): `index` is a statement only before `on`,
+// so relations and domains may still be called index.
+TEST(Parser, Index) {
+  EXPECT_EQ(ast_of("index on tenk1 is tenk1_u1 (unique1)"), "(index on tenk1 is tenk1_u1 (unique1))");
+  EXPECT_EQ(ast_of("INDEX ON t IS ti (a, b)  retrieve (t.a)"),
+            "(index on t is ti (a, b))\n(retrieve (targets (a t.a)))");
+  EXPECT_EQ(ast_of("retrieve (index.a)"), "(retrieve (targets (a index.a)))");
+  auto s = parse(source("index on t is ti (a, b)"));
+  EXPECT_EQ(s[0]->index_pos, (SrcPos{1, 15}));
+  ASSERT_EQ(s[0]->keys.size(), 2u);
+  EXPECT_EQ(s[0]->keys[1].pos, (SrcPos{1, 22}));
+  EXPECT_EQ(syntax("index on t ti (a)"), "syntax 1:12 expected 'is' but found 'ti'");
+  EXPECT_EQ(syntax("index on t is ti ()"), "syntax 1:19 expected a domain to index but found ')'");
+  EXPECT_EQ(syntax("index on t is ti (a"), "syntax 1:20 unexpected end of input (expected ')')");
+}
+
 TEST(Parser, Modify) {
   EXPECT_EQ(ast_of("modify parts to heap"), "(modify parts heap)");
   EXPECT_EQ(ast_of("modify parts to ISAM on pnum"), "(modify parts isam (on pnum))");
