@@ -114,6 +114,7 @@ const char* ast::statement_word(ast::Stmt::Kind k) {
     case Stmt::End: return "end";
     case Stmt::Abort: return "abort";
     case Stmt::Save: return "save";
+    case Stmt::Define: return "define";
     case Stmt::Include: return "\\i";
   }
   return "?";
@@ -175,6 +176,7 @@ std::string dump_ast(const ast::Stmt& s) {
     case ast::Stmt::Destroy:
     case ast::Stmt::Print:
       out += s.kind == ast::Stmt::Destroy ? "destroy" : "print";
+      if (!s.define_what.empty()) out += ' ' + s.define_what;
       for (const auto& r : s.relations) out += ' ' + r;
       break;
     case ast::Stmt::Help:
@@ -183,6 +185,9 @@ std::string dump_ast(const ast::Stmt& s) {
       for (const auto& h : s.help_items) out += ' ' + (h.section ? quoted(h.name) : h.name);
       break;
     case ast::Stmt::Save: out += "save " + s.relation + " until " + s.save_until; break;
+    case ast::Stmt::Define:
+      out += "define " + s.define_what + ' ' + (s.define_what == "view" ? s.relation : s.var);
+      break;
     case ast::Stmt::Begin:
     case ast::Stmt::End:
     case ast::Stmt::Abort: out += ast::statement_word(s.kind); break;
