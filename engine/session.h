@@ -83,6 +83,16 @@ class Session {
   // sweep` runs every back end under every selection over one relation.
   Runner& add_runner(const std::string& name, const std::string& mode, const PrepareOptions& prepare);
   const SessionOptions& options() const { return opt_; }
+  // A retrieve, append, replace or delete as query modification rewrites it
+  // (views, integrity constraints, permits), for a caller that binds it
+  // itself (difftest's cache-off runs): `stmt` null where nothing applies;
+  // the view variables are in force while `vars` lives. Throws QuelError
+  // where the rewriting refuses the statement.
+  struct Modified {
+    frontend::ast::StmtPtr stmt;
+    std::unique_ptr<ScopedVars> vars;
+  };
+  Modified modify(const frontend::ast::Stmt& s, const SourceRef& src);
   // The user from here on (usercode, and whom permits restrict): tests
   // define permits as the owner, then query as another user.
   void set_user(const std::string& user);

@@ -18,6 +18,11 @@ Asker Session::asker() const {
   return {cat_.usercode(), owner_, session_terminal(opt_.terminal), opt_.clock ? opt_.clock() : wall_clock_now()};
 }
 
+Session::Modified Session::modify(const Stmt& s, const SourceRef& src) {
+  QueryModification::Modified m = qmod_.modify(s, ranges_, cat_, asker(), src);
+  return {std::move(m.stmt), std::make_unique<ScopedVars>(ranges_, std::move(m.vars))};
+}
+
 void Session::set_user(const std::string& user) {
   cat_.set_usercode(session_user(user));
   catalog_changed();  // usercode's value and the permits that apply are the new user's
