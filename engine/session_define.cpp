@@ -74,6 +74,10 @@ void Session::exec_define(const Stmt& s, const SourceRef& src) {
     const std::string name = lowercase(s.relation);
     if (cat_.find(name) || is_system_catalog(name) || qmod_.is_view(name))
       throw_error(ErrKind::Name, s.relation_pos, src, "relation '" + s.relation + "' already exists");
+    // The view manual page: its definer must own the relations it is over.
+    if (asker().user != owner_)
+      throw_error(ErrKind::Name, s.relation_pos, src,
+                  "view " + name + ": its relations are owned by " + owner_ + ", not " + asker().user);
     auto q = check_query(s);
     // `e.all` in a view: every domain of e's relation, by its name.
     for (size_t i = 0; i < q->targets.size(); ++i) {

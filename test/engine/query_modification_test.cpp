@@ -229,6 +229,8 @@ TEST_P(QueryMod, PermitsByUserTerminalTimeAndDay) {
   // Only the owner defines or destroys permits.
   EXPECT_NE(error("define permit all on e to marc").find("1:22: error: permit on employee: the relation is owned by tester"),
             std::string::npos);
+  EXPECT_NE(error("define view mine (e.name)").find("1:13: error: view mine: its relations are owned by tester, not marc"),
+            std::string::npos);
   k.session().set_user("bob");
   EXPECT_NE(error(q).find("protection violation"), std::string::npos);
   // Separate permits are ORed: a second for all users at tty4.
