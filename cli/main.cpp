@@ -322,6 +322,13 @@ cli::Run define_session(CLI::App& app, const std::vector<std::string>&) {
   app.add_option("--user", m->opt.user,
                  "the user the constant usercode names (default $QUELKIT_USER, else $USER, else ingres)")
       ->type_name("NAME");
+  app.add_option("--dba", m->opt.dba,
+                 "the owner of the session's relations (default: the user); another user reaches them only "
+                 "through define permit")
+      ->type_name("NAME");
+  app.add_option("--terminal", m->opt.terminal,
+                 "the terminal permits' `at ttyx` sees (default: stdin's terminal name, else none)")
+      ->type_name("NAME");
   app.add_option("--plan-cache-size", m->opt.plan_cache_capacity,
                  "plans kept per back end before eviction (default 1024; 0: no limit)")
       ->check(cli::whole(0))

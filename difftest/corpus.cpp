@@ -117,17 +117,28 @@ std::vector<harness::Result> reuse_net_before(harness::Session& session, size_t 
   using frontend::ast::Stmt;
   std::vector<harness::Result> off;
   auto stmts = frontend::parse(src);  // a copy of the statement, to bind and to change
-  Stmt& s = *stmts[index];
-  if ((s.kind != Stmt::Retrieve && s.kind != Stmt::Append && s.kind != Stmt::Replace && s.kind != Stmt::Delete) ||
-      harness::has_aggregates(s))
+  const Stmt& typed = *stmts[index];
+  if ((typed.kind != Stmt::Retrieve && typed.kind != Stmt::Append && typed.kind != Stmt::Replace &&
+       typed.kind != Stmt::Delete))
     return off;
+  // As query modification rewrites it (views, integrity, permits), as the
+  // session will run it; its twin only where nothing was rewritten (a
+  // view's literals are not the text's).
+  harness::Session::Modified mod;
+  try {
+    mod = session.modify(typed, src);
+  } catch (QuelError&) {
+    return off;
+  }
+  Stmt& s = mod.stmt ? *mod.stmt : *stmts[index];
+  if (harness::has_aggregates(s)) return off;
   std::optional<frontend::BoundQuery> q;
   try {
     q = frontend::bind(s, session.ranges(), session.catalog(), src);
   } catch (QuelError&) {
     return off;
   }
-  if (net.twins && twin_literals(s, twin_salt(src->text().substr(begin, s.end - begin))) > 0) {
+  if (net.twins && !mod.stmt && twin_literals(s, twin_salt(src->text().substr(begin, s.end - begin))) > 0) {
     try {
       const frontend::BoundQuery t = frontend::bind(s, session.ranges(), session.catalog(), src);
       // Only where a plan can outlive it: a back end without plan reuse

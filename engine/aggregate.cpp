@@ -36,10 +36,13 @@ bool holds_aggregate(const Expr& e) {
   return false;
 }
 
+}  // namespace
+
 frontend::ast::StmtPtr clone_statement(const Stmt& s) {
   auto c = std::make_unique<Stmt>();
   c->kind = s.kind;
   c->pos = s.pos;
+  c->parse_ns = s.parse_ns;
   c->begin = s.begin;
   c->end = s.end;
   c->var = s.var;
@@ -54,6 +57,7 @@ frontend::ast::StmtPtr clone_statement(const Stmt& s) {
     n.name = t.name;
     n.pos = t.pos;
     n.all = t.all;
+    n.what = t.what;
     if (t.expr) n.expr = frontend::clone(*t.expr);
     c->targets.push_back(std::move(n));
   }
@@ -69,6 +73,8 @@ frontend::ast::StmtPtr clone_statement(const Stmt& s) {
   c->fillfactor = s.fillfactor;
   return c;
 }
+
+namespace {
 
 // A value as `=` tells values apart, appended to `key` in bytes: integers by
 // value (8 bytes), floats with -0.0 equal to 0.0 (8 bytes), characters

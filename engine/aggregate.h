@@ -23,6 +23,9 @@ class Session;
 
 // True if the statement's target list or qualification holds an aggregate.
 bool has_aggregates(const frontend::ast::Stmt& s);
+// A deep copy of a statement's fields (those of a retrieve, append, replace,
+// delete, copy, create and modify), to be rewritten without touching the parse.
+frontend::ast::StmtPtr clone_statement(const frontend::ast::Stmt& s);
 
 // One statement's aggregates evaluated on one runner. While it lives, the
 // temporary relations of its aggregate functions are in the session's catalog

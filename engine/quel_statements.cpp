@@ -230,12 +230,12 @@ constexpr Section kSections[] = {
     {"quel",
      "QUEL, the query language of University INGRES, as the kit speaks it.\n"
      "Statements: range retrieve append replace delete create destroy copy\n"
-     "modify print help save index begin end abort. Expressions: + - * / **\n"
-     "and comparisons, and or not, functions, aggregates, the constant usercode.\n"
-     "Names and keywords are case-insensitive; statements need no terminator.\n"
-     "Sections: quel monitor range retrieve append replace delete create\n"
-     "destroy copy modify print help save index transactions catalogs; define\n"
-     "integrity permit view (not in the kit). help \"section\" prints one.\n"},
+     "modify print help save index define begin end abort. Expressions: + - * /\n"
+     "** and comparisons, and or not, functions, aggregates, the constant\n"
+     "usercode. Names and keywords are case-insensitive; statements need no\n"
+     "terminator. Sections: quel monitor range retrieve append replace delete\n"
+     "create destroy copy modify print help save index transactions catalogs\n"
+     "define view integrity permit. help \"section\" prints one.\n"},
     {"monitor",
      "The terminal monitor collects text in a workspace: \\g runs it, \\p prints\n"
      "it, \\r resets it, \\e edits it, \\i FILE reads a file, \\q quits.\n"},
@@ -253,7 +253,10 @@ constexpr Section kSections[] = {
     {"create",
      "create rel (attr = format, ...), or attr is format: formats i1 i2 i4 f4 f8\n"
      "c1..c255. The relation starts as an empty heap.\n"},
-    {"destroy", "destroy rel {, rel}: removes the relations (the system catalogs cannot be).\n"},
+    {"destroy",
+     "destroy rel {, rel}: removes the relations or views (the system catalogs\n"
+     "cannot be), with their integrity constraints and permits. destroy permit\n"
+     "rel n {, n} | all, destroy integrity rel n {, n} | all: help's numbers.\n"},
     {"copy",
      "copy rel (attr = format, ...) from|into \"file\": reads or writes the kit's\n"
      "CSV, a header of attribute names, then a record per tuple.\n"},
@@ -267,7 +270,8 @@ constexpr Section kSections[] = {
     {"help",
      "help: the relations. help rel {, rel}: each one's structure, tuples, pages\n"
      "and attributes. help \"section\" or help quel: a section of this text.\n"
-     "help view, permit, integrity rel: the kit has none of them.\n"},
+     "help view v: a view's definition. help permit rel, help integrity rel:\n"
+     "the relation's permits or integrity constraints, numbered.\n"},
     {"save",
      "save rel until month day year: records the date (help rel shows it).\n"
      "The kit keeps no database past the session, so nothing expires.\n"},
@@ -283,10 +287,23 @@ constexpr Section kSections[] = {
      "attname attid attoff attfrmt attfrml attxtra), as the session's\n"
      "relations are when a statement reads them.\n"},
     {"usercode", "usercode: the session's user, a character constant (--user, $QUELKIT_USER, $USER).\n"},
-    {"define", "define view, permit and integrity (query modification) are not in the kit.\n"},
-    {"view", "Views (define view) are not in the kit: no query modification.\n"},
-    {"permit", "Permissions (define permit) are not in the kit: every user may do everything.\n"},
-    {"integrity", "Integrity constraints (define integrity) are not in the kit.\n"},
+    {"define",
+     "define view, define integrity, define permit: query modification, which\n"
+     "adds to the statements the user types. See help view, integrity, permit.\n"},
+    {"view",
+     "define view name (name = expr, v.attr, ...) [where q]: a virtual relation.\n"
+     "A query of it runs on its relations, its domains replaced by its targets\n"
+     "and its qualification added. Updates only through a view of one relation,\n"
+     "of simple domains outside its qualification.\n"},
+    {"permit",
+     "define permit ops on v [(domains)] to user [at ttyx] [from hh:mm to hh:mm]\n"
+     "[on day to day] [where q]: what another user than the owner may do to\n"
+     "v's relation (ops: retrieve replace delete append all). The permits that\n"
+     "apply are ORed; their where is added to the user's statements.\n"},
+    {"integrity",
+     "define integrity on v is q: every append and replace of v's relation must\n"
+     "leave q true; tuples that would not are silently not stored. q must hold\n"
+     "when it is defined, name v alone and hold no aggregate.\n"},
     {"index",
      "index on rel is name (domain, ...): a secondary index, the relation name of\n"
      "the domains and tidp (the tuple's id), isam on the domains. Retrieves\n"

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/aggregate.h"
@@ -85,6 +87,7 @@ Session::Session(SessionOptions opt, std::ostream& out, std::ostream& err)
     : opt_(std::move(opt)), out_(out), err_(err), msg_(&err), undo_(std::make_unique<UndoLog>()) {
   if (opt_.backends.empty()) opt_.backends = parse_backend_list("interp");
   cat_.set_usercode(session_user(opt_.user));
+  owner_ = opt_.dba.empty() ? cat_.usercode() : opt_.dba;
   for (const auto& [name, mode] : opt_.backends) add_runner(name, mode, opt_.prepare);
 }
 
@@ -324,7 +327,7 @@ static Schema into_schema(const frontend::BoundQuery& q) {
 bool Session::exec(const Stmt& s, const SourceRef& src) {
   switch (s.kind) {
     case Stmt::Range: {
-      if (!cat_.find(s.relation) && !is_system_catalog(lowercase(s.relation)))
+      if (!cat_.find(s.relation) && !is_system_catalog(lowercase(s.relation)) && !qmod_.is_view(s.relation))
         throw_error(ErrKind::Name, s.relation_pos, src, "there is no relation '" + s.relation + "'");
       ranges_.set(s.var, lowercase(s.relation));
       catalog_changed();
@@ -345,6 +348,7 @@ bool Session::exec(const Stmt& s, const SourceRef& src) {
     case Stmt::Abort: exec_abort(s, src); return true;
     case Stmt::Save: exec_save(s, src); return true;
     case Stmt::Index: exec_index(s, src); return true;
+    case Stmt::Define: exec_define(s, src); return true;
     case Stmt::Include:
       if (!includer_) throw_error(ErrKind::IO, s.file_pos, src, "\\i: no files can be included here");
       return includer_(s.file, s.file_pos, src);
@@ -385,7 +389,14 @@ void Session::dump_ir(const frontend::BoundQuery& q, const std::string& name) {
   }
 }
 
-bool Session::exec_query(const Stmt& s, const SourceRef& src) {
+bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
+  // Query modification first (views, integrity, permits): the statement as
+  // modified is what every back end evaluates, bound afresh (the statement
+  // cache's binding is of the text as typed), its views' variables in force.
+  QueryModification::Modified mod = qmod_.modify(typed, ranges_, cat_, asker(), src);
+  ScopedVars view_vars(ranges_, std::move(mod.vars));
+  if (mod.stmt) stmt_entry_ = nullptr;
+  const Stmt& s = mod.stmt ? *mod.stmt : typed;
   SystemCatalogs catalogs(*this, s, src);  // `relation` and `attribute`, if the statement reads them
   refuse_index_update(s, ranges_, cat_, src);
   // A statement with aggregates is bound per runner, once its aggregates have
@@ -740,6 +751,16 @@ std::string session_user(const std::string& given) {
   return u.substr(0, 255);
 }
 
+std::string session_terminal(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* t = isatty(0) ? ttyname(0) : nullptr) {
+    std::string name = t;
+    if (name.starts_with("/dev/")) name = name.substr(5);
+    return name;
+  }
+  return "none";
+}
+
 std::string stats_us_text(uint64_t ns) {
   std::string frac = std::to_string(ns % 1000);
   return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
@@ -935,13 +956,24 @@ static SrcPos name_pos(const Stmt& s, size_t i) {
 }
 
 void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
+  if (!s.define_what.empty()) {  // destroy permit|integrity rel n, ... | all
+    user_relation(s.relation, s.relation_pos, src);
+    if (asker().user != owner_)
+      throw_error(ErrKind::Name, s.relation_pos, src,
+                  "destroy " + s.define_what + ": relation '" + s.relation + "' is not owned by " + asker().user);
+    qmod_.destroy_rules(s, src);
+    catalog_changed();
+    return;
+  }
   std::vector<std::string> names = s.relations;
   if (names.empty()) names.push_back(s.relation);
-  for (size_t i = 0; i < names.size(); ++i) user_relation(names[i], name_pos(s, i), src);  // all first: atomic
+  for (size_t i = 0; i < names.size(); ++i)  // all first: atomic
+    if (!qmod_.is_view(names[i])) user_relation(names[i], name_pos(s, i), src);
   // A relation's indexes go with it (after it, each once); an index
   // destroyed alone leaves its base's plans stale.
   for (size_t i = 0, n = names.size(); i < n; ++i) {
     const Relation* r = cat_.find_as_is(names[i]);
+    if (!r) continue;  // a view
     for (const Relation* x : indexes_of(cat_, *r))
       if (std::find_if(names.begin(), names.end(), [&](const std::string& m) { return lowercase(m) == x->name(); }) ==
           names.end())
@@ -953,6 +985,12 @@ void Session::exec_destroy(const Stmt& s, const SourceRef& src) {
       }
   }
   for (const auto& n : names) {
+    // A view's definition goes; a relation's integrity constraints and
+    // permits go with it (views over it stay, as INGRES's did).
+    const bool view = qmod_.is_view(n);
+    qmod_.dropped(n);
+    catalog_changed();
+    if (view) continue;
     invalidate(lowercase(n));
     if (UndoLog* u = undo_log()) u->destroy(cat_, n);  // kept whole for an abort
     else cat_.remove(n);
@@ -996,6 +1034,10 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
       out << "  " << n << " (" << structure_name(r->structure()) << ", " << r->ntuples() << (r->ntuples() == 1 ? " tuple)\n" : " tuples)\n");
     }
     out << "system catalogs:\n  attribute, relation (read-only)\n";
+    if (const auto views = qmod_.view_names(); !views.empty()) {
+      out << "views:\n";
+      for (const auto& v : views) out << "  " << v << "\n";
+    }
     if (!ranges_.vars.empty()) {
       out << "range variables:\n";
       for (const auto& [v, r] : ranges_.vars) out << "  " << v << " is " << r << "\n";
@@ -1013,6 +1055,12 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
   std::vector<std::unique_ptr<Relation>> catalogs;
   std::vector<std::pair<const Relation*, const char*>> shown;
   for (const auto& h : s.help_items) {
+    if (!h.section && qmod_.is_view(h.name) && s.help_what != "permit" && s.help_what != "integrity") {
+      shown.emplace_back(nullptr, nullptr);  // a view: its definition
+      continue;
+    }
+    if (!h.section && qmod_.is_view(h.name) && (s.help_what == "permit" || s.help_what == "integrity"))
+      throw_error(ErrKind::Name, h.pos, src, "'" + h.name + "' is a view: a view has no " + s.help_what + "s");
     const Relation* r = h.section ? nullptr : cat_.find(h.name);
     if (!r && !h.section && is_system_catalog(h.name)) {
       catalogs.push_back(build_system_catalog(h.name, cat_, opt_.page_size));
@@ -1025,17 +1073,16 @@ void Session::exec_help(const Stmt& s, const SourceRef& src) {
                             : "there is no relation '" + h.name + "'");
     if (!s.help_what.empty()) {
       if (!r) throw_error(ErrKind::Name, h.pos, src, "there is no relation '" + h.name + "'");
-      // Query modification (define view, permit, integrity) is not in the kit.
-      if (s.help_what == "view")
-        throw_error(ErrKind::Name, h.pos, src, "'" + h.name + "' is not a view: the kit has no define view");
+      if (s.help_what == "view") throw_error(ErrKind::Name, h.pos, src, "'" + h.name + "' is not a view");
     }
     shown.emplace_back(r, text);
   }
-  for (const auto& [r, text] : shown) {
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const auto& [r, text] = shown[i];
     if (text) out << text;
+    else if (!r) qmod_.help_view(out, s.help_items[i].name);
     else if (s.help_what.empty()) help_relation(out, *r, cat_);
-    else out << r->name() << ": no " << (s.help_what == "permit" ? "permissions" : "integrity constraints")
-             << " (the kit has no define " << s.help_what << ")\n";
+    else qmod_.help_rules(out, r->name(), s.help_what);
   }
 }
 

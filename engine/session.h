@@ -19,6 +19,7 @@
 #include "frontend/frontend.h"
 #include "storage/catalog.h"
 #include "engine/engine.h"
+#include "engine/query_modification.h"
 
 namespace quelkit::harness {
 
@@ -47,6 +48,14 @@ struct SessionOptions {
   bool statement_cache = true;
   // The constant usercode: this, else $QUELKIT_USER, else $USER, else "ingres".
   std::string user;
+  // Permits (engine/query_modification.h): the relations' owner (INGRES's
+  // DBA; empty: the session's user, who then owns them all and no permit
+  // restricts him), the terminal (session_terminal) and the clock (unset:
+  // the local time): tests set them to try permits by user, terminal, time
+  // and day.
+  std::string dba;
+  std::string terminal;
+  std::function<WallClock()> clock;
 };
 
 // One statement's outcome on one runner, for --stats and the report.
@@ -74,6 +83,19 @@ class Session {
   // sweep` runs every back end under every selection over one relation.
   Runner& add_runner(const std::string& name, const std::string& mode, const PrepareOptions& prepare);
   const SessionOptions& options() const { return opt_; }
+  // A retrieve, append, replace or delete as query modification rewrites it
+  // (views, integrity constraints, permits), for a caller that binds it
+  // itself (difftest's cache-off runs): `stmt` null where nothing applies;
+  // the view variables are in force while `vars` lives. Throws QuelError
+  // where the rewriting refuses the statement.
+  struct Modified {
+    frontend::ast::StmtPtr stmt;
+    std::unique_ptr<ScopedVars> vars;
+  };
+  Modified modify(const frontend::ast::Stmt& s, const SourceRef& src);
+  // The user from here on (usercode, and whom permits restrict): tests
+  // define permits as the owner, then query as another user.
+  void set_user(const std::string& user);
 
   // Parses and runs every statement that parses; errors (syntax errors
   // included, each at its place in the text) are printed and the next
@@ -139,6 +161,9 @@ class Session {
   void exec_abort(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_save(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_index(const frontend::ast::Stmt& s, const SourceRef& src);
+  void exec_define(const frontend::ast::Stmt& s, const SourceRef& src);
+  // Who runs the statement, for permits.
+  Asker asker() const;
   // A relation of the session that a statement may change: a name error
   // for a system catalog (read-only) or a name that is none.
   Relation& user_relation(const std::string& name, SrcPos pos, const SourceRef& src);
@@ -215,6 +240,8 @@ class Session {
   bool statement_cache_on() const { return opt_.statement_cache && opt_.runner.plan_cache; }
   void catalog_changed() { ++catalog_version_; }
   std::unique_ptr<UndoLog> undo_;  // kept across transactions: its room is reused
+  QueryModification qmod_;  // views, integrity constraints, permits
+  std::string owner_;       // the relations' owner (SessionOptions::dba)
 };
 
 // Builds runners for "name[:mode][,...]" or "all"; throws QuelError (Usage).
@@ -229,5 +256,9 @@ std::string stats_us_text(uint64_t ns);
 // The session's user (the constant usercode): `given`, else $QUELKIT_USER,
 // else $USER, else "ingres"; at most 255 bytes (a c255).
 std::string session_user(const std::string& given);
+// The session's terminal, for permits' `at ttyx`: `given`, else the name of
+// the terminal on stdin (`tty3` of /dev/tty3, `pts/1` of /dev/pts/1), else
+// "none" (no terminal: only permits `at all` apply).
+std::string session_terminal(const std::string& given);
 
 }  // namespace quelkit::harness

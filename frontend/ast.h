@@ -64,6 +64,7 @@ struct Stmt {
     Begin, End, Abort,  // POSTQUEL's transaction statements: no operands
     Save,     // save rel until month day year (relation, save_until)
     Index,    // index on rel is name (domain, ...): relation, index_name, keys
+    Define,   // define view|integrity|permit (define_what; engine/query_modification.h)
     Include  // a script's \i FILE: the file runs there as a script (file, file_pos)
   } kind = Retrieve;
   SrcPos pos;            // first token
@@ -107,6 +108,22 @@ struct Stmt {
   std::vector<HelpItem> help_items;
   std::string help_what;
   std::string save_until;  // Save: the date as "YYYY-MM-DD"
+  // Define: "view" (relation = its name, targets, where), "integrity" (var,
+  // where = its qualification) or "permit" (the permit_ fields, var, where).
+  // Destroy: "permit" or "integrity" for `destroy permit|integrity rel
+  // n, ... | all` (relation; the numbers, or destroy_all), else empty.
+  std::string define_what;
+  SrcPos define_pos;  // of the word after define (or destroy)
+  std::vector<std::string> permit_ops;  // retrieve replace delete append (all: the four)
+  std::vector<std::string> permit_domains;  // empty: every domain
+  std::vector<SrcPos> permit_domain_positions;
+  std::string permit_user = "all", permit_terminal = "all";
+  SrcPos permit_user_pos, permit_terminal_pos;
+  int permit_from = -1, permit_to = -1;          // minutes after midnight; -1: any time
+  int permit_day_from = -1, permit_day_to = -1;  // 0 sunday .. 6 saturday; -1: any day
+  std::vector<int> destroy_numbers;
+  std::vector<SrcPos> destroy_number_positions;
+  bool destroy_all = false;
 };
 using StmtPtr = std::unique_ptr<Stmt>;
 

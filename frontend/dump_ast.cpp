@@ -124,6 +124,7 @@ const char* ast::statement_word(ast::Stmt::Kind k) {
     case Stmt::Abort: return "abort";
     case Stmt::Save: return "save";
     case Stmt::Index: return "index";
+    case Stmt::Define: return "define";
     case Stmt::Include: return "\\i";
   }
   return "?";
@@ -185,6 +186,7 @@ std::string dump_ast(const ast::Stmt& s) {
     case ast::Stmt::Destroy:
     case ast::Stmt::Print:
       out += s.kind == ast::Stmt::Destroy ? "destroy" : "print";
+      if (!s.define_what.empty()) out += ' ' + s.define_what;
       for (const auto& r : s.relations) out += ' ' + r;
       break;
     case ast::Stmt::Help:
@@ -199,6 +201,9 @@ std::string dump_ast(const ast::Stmt& s) {
       out += ")";
       break;
     }
+    case ast::Stmt::Define:
+      out += "define " + s.define_what + ' ' + (s.define_what == "view" ? s.relation : s.var);
+      break;
     case ast::Stmt::Begin:
     case ast::Stmt::End:
     case ast::Stmt::Abort: out += ast::statement_word(s.kind); break;

@@ -23,7 +23,7 @@ namespace quelkit::frontend {
   X(Append, "append") X(To, "to") X(Delete, "delete") X(Replace, "replace") X(Copy, "copy")      \
   X(From, "from") X(Modify, "modify") X(On, "on") X(Destroy, "destroy") X(Print, "print")        \
   X(Help, "help") X(And, "and") X(Or, "or") X(Not, "not") X(Begin, "begin") X(EndTxn, "end")     \
-  X(Abort, "abort") X(Save, "save")
+  X(Abort, "abort") X(Save, "save") X(Define, "define")
 
 #define QK_PUNCT(X)                                                                     \
   X(Plus, "+") X(Minus, "-") X(Star, "*") X(Slash, "/") X(Power, "**") X(Eq, "=")       \

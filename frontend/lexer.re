@@ -216,6 +216,7 @@ Token Lexer::next() {
       'end'      { return emit(Tok::EndTxn); }
       'abort'    { return emit(Tok::Abort); }
       'save'     { return emit(Tok::Save); }
+      'define'   { return emit(Tok::Define); }
 
       letter (letter | digit)* { return emit(Tok::Name); }
 

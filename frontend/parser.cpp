@@ -72,6 +72,7 @@ bool starts_statement(Tok k) {
     case Tok::Range: case Tok::Retrieve: case Tok::Create: case Tok::Append: case Tok::Delete:
     case Tok::Replace: case Tok::Copy: case Tok::Modify: case Tok::Destroy: case Tok::Print:
     case Tok::Help: case Tok::Begin: case Tok::EndTxn: case Tok::Abort: case Tok::Save:
+    case Tok::Define:
       return true;
     default:
       return false;
@@ -270,7 +271,7 @@ class Parser {
     const bool index_stmt = at_index_statement();
     if (!index_stmt && !starts_statement(first.kind))
       expected("a statement (range, retrieve, create, append, delete, replace, copy, modify, "
-               "destroy, print, help, save, begin, end, abort)");
+               "destroy, print, help, save, define, begin, end, abort)");
     auto s = std::make_unique<Stmt>();
     s->pos = first.pos;
     s->begin = first.begin;
@@ -285,7 +286,8 @@ class Parser {
       case Tok::Replace: replace(*s); break;
       case Tok::Copy: create_or_copy(*s, Stmt::Copy); break;
       case Tok::Modify: modify(*s); break;
-      case Tok::Destroy: relation_list(*s, Stmt::Destroy); break;
+      case Tok::Destroy: destroy(*s); break;
+      case Tok::Define: define(*s); break;
       case Tok::Print: relation_list(*s, Stmt::Print); break;
       case Tok::Help: help(*s); break;
       case Tok::Save: save(*s); break;
@@ -540,6 +542,123 @@ class Parser {
     char date[48];
     std::snprintf(date, sizeof date, "%04d-%02d-%02d", int(y.ival), month, int(d.ival));
     s.save_until = date;
+  }
+
+  // destroy rel[, rel...]; destroy permit|integrity rel n {, n} | all (the
+  // destroy manual page: the numbers help permit/integrity prints, or all).
+  void destroy(Stmt& s) {
+    const Token& w = peek();
+    if (w.kind == Tok::Name && (w.text == "permit" || w.text == "integrity") && peek(1).kind == Tok::Name) {
+      s.kind = Stmt::Destroy;
+      s.define_pos = w.pos;
+      s.define_what = take().text;
+      relation_name(s);
+      s.relations.push_back(s.relation);
+      s.relation_positions.push_back(s.relation_pos);
+      if (peek().kind == Tok::Name && peek().text == "all") {
+        take();
+        s.destroy_all = true;
+        return;
+      }
+      if (peek().kind != Tok::Int) expected("the numbers help " + s.define_what + " lists, or 'all'");
+      do {
+        Token n = expect(Tok::Int);
+        s.destroy_numbers.push_back(int(n.ival));
+        s.destroy_number_positions.push_back(n.pos);
+      } while (accept(Tok::Comma));
+      return;
+    }
+    relation_list(s, Stmt::Destroy);
+  }
+
+  // define view name (targets) [where q]; define integrity on v is q;
+  // define permit ops on|of|to v [(domains)] to user [at term]
+  //   [from hh:mm to hh:mm] [on day to day] [where q]
+  void define(Stmt& s) {
+    s.kind = Stmt::Define;
+    Token w = expect_name("view, integrity or permit");
+    s.define_pos = w.pos;
+    s.define_what = w.text;
+    if (w.text == "view") {
+      relation_name(s);
+      target_list(s);
+      where(s);
+    } else if (w.text == "integrity") {
+      expect(Tok::On);
+      update_var(s);
+      expect(Tok::Is);
+      s.where = expr(Prec::Or);
+    } else if (w.text == "permit") {
+      permit(s);
+    } else {
+      fail_at(w, "expected view, integrity or permit but found " + describe(w, *src_));
+    }
+  }
+
+  void permit(Stmt& s) {
+    do {
+      const Token& t = peek();
+      std::string op = t.kind == Tok::Retrieve ? "retrieve" : t.kind == Tok::Replace ? "replace"
+                     : t.kind == Tok::Delete ? "delete" : t.kind == Tok::Append ? "append"
+                     : t.kind == Tok::Name && t.text == "all" ? "all" : "";
+      if (op.empty()) expected("retrieve, replace, delete, append or all");
+      take();
+      if (op == "all") s.permit_ops = {"retrieve", "replace", "delete", "append"};
+      else if (std::find(s.permit_ops.begin(), s.permit_ops.end(), op) == s.permit_ops.end()) s.permit_ops.push_back(op);
+    } while (accept(Tok::Comma));
+    if (!accept(Tok::On) && !accept(Tok::Of) && !accept(Tok::To)) expected("'on', 'of' or 'to'");
+    update_var(s);
+    if (accept(Tok::LParen)) {
+      do {
+        Token d = expect_name("a domain name");
+        s.permit_domains.push_back(d.text);
+        s.permit_domain_positions.push_back(d.pos);
+      } while (accept(Tok::Comma));
+      expect(Tok::RParen);
+    }
+    expect(Tok::To);
+    Token u = peek().kind == Tok::String ? take() : expect_name("a user name or 'all'");
+    s.permit_user = u.text;
+    s.permit_user_pos = u.pos;
+    if (peek().kind == Tok::Name && peek().text == "at") {
+      take();
+      Token t = peek().kind == Tok::String ? take() : expect_name("a terminal (ttyx) or 'all'");
+      if (t.text != "all" && (t.text.size() < 4 || t.text.compare(0, 3, "tty") != 0))
+        fail_at(t, "bad terminal identifier '" + t.text + "' (a terminal is ttyx, or all)");
+      s.permit_terminal = t.text;
+      s.permit_terminal_pos = t.pos;
+    }
+    if (accept(Tok::From)) {
+      s.permit_from = clock_time();
+      expect(Tok::To);
+      s.permit_to = clock_time();
+    }
+    if (accept(Tok::On)) {
+      s.permit_day_from = week_day();
+      expect(Tok::To);
+      s.permit_day_to = week_day();
+    }
+    where(s);
+  }
+
+  // hh:mm on a 24-hour clock, as minutes after midnight (24:00 is the day's end).
+  int clock_time() {
+    Token h = expect(Tok::Int);
+    expect(Tok::Colon);
+    Token m = expect(Tok::Int);
+    if (h.ival > 24 || m.ival > 59 || (h.ival == 24 && m.ival != 0))
+      fail_at(h, "expected a time hh:mm from 0:00 to 24:00");
+    return int(h.ival * 60 + m.ival);
+  }
+
+  // A day of the week by its first three letters (or more of its name).
+  int week_day() {
+    static constexpr const char* kDays[] = {"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"};
+    Token d = expect_name("a day of the week (sun, mon, ... sat)");
+    if (d.text.size() >= 3)
+      for (int i = 0; i < 7; ++i)
+        if (std::string_view(kDays[i]).starts_with(d.text)) return i;
+    fail_at(d, "bad day of the week '" + d.text + "' (sun, mon, tue, wed, thu, fri or sat)");
   }
 
   // destroy rel[, rel...]   print rel[, rel...]

@@ -178,7 +178,7 @@ TEST_P(IngresManual, HelpSaveAndUsercode) {
   EXPECT_NE(r.err.find("help: the relations."), std::string::npos) << r.err;
   r = k.run("help permit parts, employee");
   ASSERT_TRUE(r.ok) << r.err;
-  EXPECT_NE(r.err.find("employee: no permissions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("employee: no permits"), std::string::npos) << r.err;
   r = k.run("help view parts");
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.err.find("t.quel:1:11: error: 'parts' is not a view"), std::string::npos) << r.err;

@@ -226,7 +226,7 @@ TEST(Parser, Errors) {
             "syntax 1:18 expected the end of the retrieve statement or a new statement but found 'p'");
   EXPECT_EQ(syntax("x = 1"),
             "syntax 1:1 expected a statement (range, retrieve, create, append, delete, replace, copy, "
-            "modify, destroy, print, help, save, begin, end, abort) but found 'x'");
+            "modify, destroy, print, help, save, define, begin, end, abort) but found 'x'");
   EXPECT_EQ(syntax("range p is parts"), "syntax 1:7 expected 'of' but found 'p'");
   EXPECT_EQ(syntax("create r (a = i3)"), "syntax 1:15 'i3' is not a format (i1 i2 i4 f4 f8 c1..c255)");
   EXPECT_EQ(syntax("create r (a = c256)"), "syntax 1:15 'c256' is not a format (i1 i2 i4 f4 f8 c1..c255)");
@@ -334,7 +334,7 @@ TEST(Parser, MonitorCommandsInAScript) {
   // what follows it is the next statement's (here none: an error of its own).
   EXPECT_EQ(errors_of("retrieve (x = 1 + \\g 2)", &parsed),
             "syntax 1:19 expected an expression but found '\\g'; syntax 1:22 expected a statement (range, retrieve, "
-            "create, append, delete, replace, copy, modify, destroy, print, help, save, begin, end, abort) but found '2'");
+            "create, append, delete, replace, copy, modify, destroy, print, help, save, define, begin, end, abort) but found '2'");
   EXPECT_EQ(parsed, 0u);
   // A \q after a failed statement still ends the script (recovery skipped it).
   EXPECT_EQ(errors_of("retrieve (x = )\n\\q\nretrieve (b = 2)", &parsed), "syntax 1:15 expected an expression but found ')'");
@@ -354,6 +354,31 @@ namespace {
 // AST and the IR, whatever its length; parentheses nest (the fold pass
 // splices a nested one of the same kind), and the depth limit still holds
 // for real nesting.
+// define view, integrity and permit, and destroy permit|integrity (query
+// modification; the engine's test/engine/query_modification_test.cpp runs them).
+TEST(Parser, DefineAndDestroyRules) {
+  EXPECT_EQ(ast_of("define view v (e.name, n = e.a) where e.a > 1\ndefine integrity on e is e.a > 0\n"
+                   "define permit retrieve, append of e (name) to marc at ttyd from 8:00 to 17:00 on mon to fri\n"
+                   "destroy permit e 0, 4\ndestroy integrity e all\ndestroy permit, integrity"),
+            "(define view v)\n(define integrity e)\n(define permit e)\n(destroy permit e)\n(destroy integrity e)\n"
+            "(destroy permit integrity)");
+  auto s = parse(source("define permit all on e to all from 22:30 to 6:00 on sat to sun"));
+  EXPECT_EQ(s[0]->permit_ops, (std::vector<std::string>{"retrieve", "replace", "delete", "append"}));
+  EXPECT_EQ(s[0]->permit_from, 22 * 60 + 30);
+  EXPECT_EQ(s[0]->permit_to, 6 * 60);
+  EXPECT_EQ(s[0]->permit_day_from, 6);
+  EXPECT_EQ(s[0]->permit_day_to, 0);
+  EXPECT_EQ(syntax("define index on e"), "syntax 1:8 expected view, integrity or permit but found 'index'");
+  EXPECT_EQ(syntax("define permit look of e to marc"),
+            "syntax 1:15 expected retrieve, replace, delete, append or all but found 'look'");
+  EXPECT_EQ(syntax("define permit retrieve of e to marc at console"),
+            "syntax 1:40 bad terminal identifier 'console' (a terminal is ttyx, or all)");
+  EXPECT_EQ(syntax("define permit retrieve of e to marc from 25:00 to 1:00"),
+            "syntax 1:42 expected a time hh:mm from 0:00 to 24:00");
+  EXPECT_EQ(syntax("define integrity on e e.a > 0"), "syntax 1:23 expected 'is' but found 'e'");
+  EXPECT_EQ(syntax("destroy integrity e 1,"), "syntax 1:23 unexpected end of input (expected integer)");
+}
+
 TEST(Parser, AndOrChainsAreOneNaryNode) {
   auto stmts = parse(fetest::source("retrieve (t = 1) where p.pnum = 1 or p.pnum = 2 or p.pnum = 3 and "
                                     "p.qoh = 1 and p.qoh = 2"));
