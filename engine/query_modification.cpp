@@ -14,6 +14,34 @@
 
 namespace quelkit::harness {
 
+namespace {
+frontend::ast::ExprPtr clone_or_null(const frontend::ast::ExprPtr& e) { return e ? frontend::clone(*e) : nullptr; }
+}  // namespace
+
+QueryModification& QueryModification::operator=(const QueryModification& o) {
+  if (this == &o) return *this;
+  version_ = o.version_;
+  views_.clear();
+  for (const auto& [name, v] : o.views_) {
+    View c{v.name, v.vars, {}, clone_or_null(v.qual), v.text};
+    for (const ViewTarget& t : v.targets) c.targets.push_back({t.name, clone_or_null(t.expr)});
+    views_.emplace(name, std::move(c));
+  }
+  rules_.clear();
+  for (const auto& [rel, rs] : o.rules_) {
+    Rules c;
+    c.next_integrity = rs.next_integrity, c.next_permit = rs.next_permit;
+    for (auto [from, to] : {std::pair{&rs.integrity, &c.integrity}, std::pair{&rs.permit, &c.permit}})
+      for (const Rule& r : *from) {
+        Rule x{r.number, r.var, clone_or_null(r.qual), r.text, r.ops, r.domains, r.user, r.terminal,
+               r.from, r.to, r.day_from, r.day_to};
+        to->push_back(std::move(x));
+      }
+    rules_.emplace(rel, std::move(c));
+  }
+  return *this;
+}
+
 using frontend::ast::Expr;
 using frontend::ast::ExprPtr;
 using frontend::ast::Stmt;
@@ -431,6 +459,7 @@ bool QueryModification::applies(const Rule& p, const std::string& op, const std:
 
 void QueryModification::add_view(const Stmt& s, std::vector<std::pair<std::string, std::string>> vars,
                                  const SourceRef& src) {
+  ++version_;  // (moved on also by a definition that then throws: an abort restores an equal copy)
   View v;
   v.name = lowercase(s.relation);
   v.vars = std::move(vars);
@@ -441,6 +470,7 @@ void QueryModification::add_view(const Stmt& s, std::vector<std::pair<std::strin
 }
 
 void QueryModification::add_integrity(const std::string& relation, const Stmt& s, const SourceRef& src) {
+  ++version_;  // (moved on also by a definition that then throws: an abort restores an equal copy)
   Rules& r = rules_[relation];
   Rule ig;
   ig.number = r.next_integrity++;
@@ -451,6 +481,7 @@ void QueryModification::add_integrity(const std::string& relation, const Stmt& s
 }
 
 void QueryModification::add_permit(const std::string& relation, const Stmt& s, const SourceRef& src) {
+  ++version_;  // (moved on also by a definition that then throws: an abort restores an equal copy)
   Rules& r = rules_[relation];
   Rule p;
   p.number = r.next_permit++;
@@ -469,6 +500,7 @@ void QueryModification::add_permit(const std::string& relation, const Stmt& s, c
 }
 
 void QueryModification::destroy_rules(const Stmt& s, const SourceRef& src) {
+  ++version_;  // (moved on also by a definition that then throws: an abort restores an equal copy)
   const std::string rel = lowercase(s.relation);
   auto it = rules_.find(rel);
   std::vector<Rule>* list = nullptr;
@@ -489,8 +521,7 @@ void QueryModification::destroy_rules(const Stmt& s, const SourceRef& src) {
 }
 
 void QueryModification::dropped(const std::string& name) {
-  views_.erase(lowercase(name));
-  rules_.erase(lowercase(name));
+  if (views_.erase(lowercase(name)) + rules_.erase(lowercase(name))) ++version_;
 }
 
 std::vector<std::string> QueryModification::views_over(const std::string& relation) const {

@@ -58,6 +58,16 @@ class ScopedVars {
 
 class QueryModification {
  public:
+  QueryModification() = default;
+  // A deep copy: a transaction keeps the definitions as they were at its
+  // begin, for an abort to put back.
+  QueryModification(const QueryModification& o) { *this = o; }
+  QueryModification& operator=(const QueryModification& o);
+  QueryModification(QueryModification&&) = default;
+  QueryModification& operator=(QueryModification&&) = default;
+  // Moves on whenever a definition is added or dropped.
+  uint64_t version() const { return version_; }
+
   // A statement rewritten: `stmt` null when nothing applied; `vars` the
   // range variables its view substitutions introduced (name -> relation),
   // to be in force while it is bound and run.
@@ -129,6 +139,7 @@ class QueryModification {
   bool applies(const Rule& p, const std::string& op, const std::vector<std::string>& domains, const Asker& who) const;
   std::map<std::string, View> views_;
   std::map<std::string, Rules> rules_;
+  uint64_t version_ = 0;  // moved on by every change of the definitions
 };
 
 }  // namespace quelkit::harness

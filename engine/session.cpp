@@ -1096,6 +1096,7 @@ void Session::exec_begin(const Stmt& s, const SourceRef& src) {
                 "a transaction is open already (begun at " + position_text(txn_->src, txn_->pos) +
                     "): transactions do not nest");
   txn_ = Transaction{s.pos, src, 0, false};
+  qmod_at_begin_ = qmod_;
 }
 
 void Session::exec_end(const Stmt& s, const SourceRef& src) {
@@ -1104,6 +1105,7 @@ void Session::exec_end(const Stmt& s, const SourceRef& src) {
     *msg_ << "(" << transaction_text() << " failed and was undone: its end commits nothing)\n";
   undo_->clear();  // its changes stay
   txn_.reset();
+  qmod_at_begin_.reset();
 }
 
 void Session::exec_abort(const Stmt& s, const SourceRef& src) {
@@ -1116,10 +1118,16 @@ void Session::exec_abort(const Stmt& s, const SourceRef& src) {
     *msg_ << "(transaction aborted: " << statements_text(n) << " undone)\n";
   }
   txn_.reset();
+  qmod_at_begin_.reset();
 }
 
 void Session::undo_transaction() {
   for (const std::string& name : undo_->undo(cat_)) invalidate(lowercase(name));
+  if (qmod_at_begin_ && qmod_at_begin_->version() != qmod_.version()) {
+    qmod_ = std::move(*qmod_at_begin_);  // definitions made or dropped inside it are undone too
+    catalog_changed();
+  }
+  qmod_at_begin_.reset();
 }
 
 void Session::fail_transaction() {
@@ -1146,6 +1154,7 @@ bool Session::end_input() {
     err_ << "(the input ended inside " << transaction_text() << ", which failed and was undone then)\n";
   }
   txn_.reset();
+  qmod_at_begin_.reset();
   return !open;
 }
 

@@ -241,6 +241,9 @@ class Session {
   void catalog_changed() { ++catalog_version_; }
   std::unique_ptr<UndoLog> undo_;  // kept across transactions: its room is reused
   QueryModification qmod_;  // views, integrity constraints, permits
+  // The definitions as the open transaction found them: its undo puts them
+  // back (they are not in the undo log, which holds tuples and relations).
+  std::optional<QueryModification> qmod_at_begin_;
   std::string owner_;       // the relations' owner (SessionOptions::dba)
 };
 

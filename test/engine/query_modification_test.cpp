@@ -263,6 +263,32 @@ TEST_P(QueryMod, PermitsByUserTerminalTimeAndDay) {
             std::string::npos);
 }
 
+// Definitions inside a transaction are undone with it: a define and a
+// destroy, by abort and by a failing statement; a destroyed relation that
+// comes back has its constraint again.
+TEST_P(QueryMod, TransactionsUndoDefinitions) {
+  auto r = k.run("range of e is employee\ndefine integrity on e is e.salary > 0\n"
+                 "begin\ndefine integrity on e is e.number != 0\n"
+                 "define view rich (e.name) where e.salary > 15000\nabort\nhelp integrity employee");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_NE(r.err.find("integrity constraints on employee:\n  0: define integrity on e is e.salary > 0\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("e.number != 0\n"), std::string::npos) << r.err;
+  EXPECT_NE(error("retrieve (rich.name)").find("rich"), std::string::npos);
+  // A destroy undone by an error later in the transaction: relation and constraint come back.
+  r = k.run("begin\ndestroy employee\nretrieve (x = 1 / 0)\nend");
+  EXPECT_FALSE(r.ok);
+  r = k.run("append to employee (number = 1, name = \"Zero\", salary = 0)");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_NE(r.err.find("(0 rows appended"), std::string::npos) << r.err;
+  // What end commits stays.
+  r = k.run("begin\ndestroy integrity employee all\nend\n"
+            "append to employee (number = 1, name = \"Zero\", salary = 0)");
+  ASSERT_TRUE(r.ok) << r.err;
+  EXPECT_NE(r.err.find("(1 row appended"), std::string::npos) << r.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, QueryMod, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
 
 }  // namespace
