@@ -14,33 +14,6 @@
 
 namespace quelkit::harness {
 
-namespace {
-frontend::ast::ExprPtr clone_or_null(const frontend::ast::ExprPtr& e) { return e ? frontend::clone(*e) : nullptr; }
-}  // namespace
-
-QueryModification& QueryModification::operator=(const QueryModification& o) {
-  if (this == &o) return *this;
-  version_ = o.version_;
-  views_.clear();
-  for (const auto& [name, v] : o.views_) {
-    View c{v.name, v.vars, {}, clone_or_null(v.qual), v.text};
-    for (const ViewTarget& t : v.targets) c.targets.push_back({t.name, clone_or_null(t.expr)});
-    views_.emplace(name, std::move(c));
-  }
-  rules_.clear();
-  for (const auto& [rel, rs] : o.rules_) {
-    Rules c;
-    c.next_integrity = rs.next_integrity, c.next_permit = rs.next_permit;
-    for (auto [from, to] : {std::pair{&rs.integrity, &c.integrity}, std::pair{&rs.permit, &c.permit}})
-      for (const Rule& r : *from) {
-        Rule x{r.number, r.var, clone_or_null(r.qual), r.text, r.ops, r.domains, r.user, r.terminal,
-               r.from, r.to, r.day_from, r.day_to};
-        to->push_back(std::move(x));
-      }
-    rules_.emplace(rel, std::move(c));
-  }
-  return *this;
-}
 
 using frontend::ast::Expr;
 using frontend::ast::ExprPtr;
@@ -459,7 +432,7 @@ bool QueryModification::applies(const Rule& p, const std::string& op, const std:
 
 void QueryModification::add_view(const Stmt& s, std::vector<std::pair<std::string, std::string>> vars,
                                  const SourceRef& src) {
-  ++version_;  // (moved on also by a definition that then throws: an abort restores an equal copy)
+  ++version_;
   View v;
   v.name = lowercase(s.relation);
   v.vars = std::move(vars);
@@ -469,25 +442,25 @@ void QueryModification::add_view(const Stmt& s, std::vector<std::pair<std::strin
   views_[v.name] = std::move(v);
 }
 
+QueryModification::Rule& QueryModification::add_rule(std::vector<Rule>& list, int& next, const Stmt& s,
+                                                    const SourceRef& src) {
+  ++version_;
+  Rule& r = list.emplace_back();
+  r.number = next++;
+  r.var = s.var;
+  if (s.where) r.qual = frontend::clone(*s.where);
+  r.text = src->text().substr(s.begin, s.end - s.begin);
+  return r;
+}
+
 void QueryModification::add_integrity(const std::string& relation, const Stmt& s, const SourceRef& src) {
-  ++version_;  // (moved on also by a definition that then throws: an abort restores an equal copy)
   Rules& r = rules_[relation];
-  Rule ig;
-  ig.number = r.next_integrity++;
-  ig.var = s.var;
-  ig.qual = frontend::clone(*s.where);
-  ig.text = src->text().substr(s.begin, s.end - s.begin);
-  r.integrity.push_back(std::move(ig));
+  add_rule(r.integrity, r.next_integrity, s, src);
 }
 
 void QueryModification::add_permit(const std::string& relation, const Stmt& s, const SourceRef& src) {
-  ++version_;  // (moved on also by a definition that then throws: an abort restores an equal copy)
   Rules& r = rules_[relation];
-  Rule p;
-  p.number = r.next_permit++;
-  p.var = s.var;
-  if (s.where) p.qual = frontend::clone(*s.where);
-  p.text = src->text().substr(s.begin, s.end - s.begin);
+  Rule& p = add_rule(r.permit, r.next_permit, s, src);
   p.ops = s.permit_ops;
   p.domains = s.permit_domains;
   p.user = s.permit_user;
@@ -496,11 +469,10 @@ void QueryModification::add_permit(const std::string& relation, const Stmt& s, c
   p.to = s.permit_to;
   p.day_from = s.permit_day_from;
   p.day_to = s.permit_day_to;
-  r.permit.push_back(std::move(p));
 }
 
 void QueryModification::destroy_rules(const Stmt& s, const SourceRef& src) {
-  ++version_;  // (moved on also by a definition that then throws: an abort restores an equal copy)
+  ++version_;
   const std::string rel = lowercase(s.relation);
   auto it = rules_.find(rel);
   std::vector<Rule>* list = nullptr;

@@ -58,13 +58,6 @@ class ScopedVars {
 
 class QueryModification {
  public:
-  QueryModification() = default;
-  // A deep copy: a transaction keeps the definitions as they were at its
-  // begin, for an abort to put back.
-  QueryModification(const QueryModification& o) { *this = o; }
-  QueryModification& operator=(const QueryModification& o);
-  QueryModification(QueryModification&&) = default;
-  QueryModification& operator=(QueryModification&&) = default;
   // Moves on whenever a definition is added or dropped.
   uint64_t version() const { return version_; }
 
@@ -106,21 +99,39 @@ class QueryModification {
   void help_rules(std::ostream& out, const std::string& relation, const std::string& what) const;
 
  private:
+  // An expression a definition keeps. Copying it copies the tree, so a copy
+  // of the definitions is a deep one: a transaction keeps them as they were
+  // at its begin, for an abort to put back (Session::qmod_at_begin_).
+  struct KeptExpr {
+    frontend::ast::ExprPtr e;
+    KeptExpr() = default;
+    KeptExpr(frontend::ast::ExprPtr x) : e(std::move(x)) {}
+    KeptExpr(const KeptExpr& o) : e(o.e ? frontend::clone(*o.e) : nullptr) {}
+    KeptExpr& operator=(const KeptExpr& o) {
+      if (this != &o) e = o.e ? frontend::clone(*o.e) : nullptr;
+      return *this;
+    }
+    KeptExpr(KeptExpr&&) = default;
+    KeptExpr& operator=(KeptExpr&&) = default;
+    explicit operator bool() const { return e != nullptr; }
+    const frontend::ast::Expr& operator*() const { return *e; }
+    const frontend::ast::Expr* operator->() const { return e.get(); }
+  };
   struct ViewTarget {
     std::string name;
-    frontend::ast::ExprPtr expr;
+    KeptExpr expr;
   };
   struct View {
     std::string name;
     std::vector<std::pair<std::string, std::string>> vars;  // definition's variable -> relation
     std::vector<ViewTarget> targets;
-    frontend::ast::ExprPtr qual;  // null: none
-    std::string text;             // the definition as written
+    KeptExpr qual;     // null: none
+    std::string text;  // the definition as written
   };
   struct Rule {  // an integrity constraint or a permit
     int number = 0;
     std::string var;              // the definition's variable
-    frontend::ast::ExprPtr qual;  // null: none (a permit without where)
+    KeptExpr qual;                // null: none (a permit without where)
     std::string text;
     // permits
     std::vector<std::string> ops, domains;
@@ -136,6 +147,8 @@ class QueryModification {
   // qrymod error page refuses it.
   static void update_through(const View& view, const std::string& what, SrcPos pos,
                              std::vector<frontend::ast::Target>& targets, const SourceRef& src);
+  // A new integrity constraint or permit of the statement, numbered next.
+  Rule& add_rule(std::vector<Rule>& list, int& next, const frontend::ast::Stmt& s, const SourceRef& src);
   bool applies(const Rule& p, const std::string& op, const std::vector<std::string>& domains, const Asker& who) const;
   std::map<std::string, View> views_;
   std::map<std::string, Rules> rules_;
