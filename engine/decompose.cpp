@@ -293,7 +293,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
       return;
     }
     Plan plan = make_plan(lv, v, lv.conjuncts, targets, names, name);
-    plan.accumulates = out.accumulator() != nullptr;
+    if (const qk_accum* acc = out.accumulator()) note_accumulation(plan, *acc);
     AccessSpec acc = access(plan, rel);
     std::string key = v >= 0 ? rel_id(*lv.vars[size_t(v)]) : "none";
     key += '|';

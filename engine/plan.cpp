@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "engine/rows.h"
+#include "runtime/accumulate.h"
 
 namespace quelkit::harness {
 
@@ -161,8 +162,26 @@ Plan clone_plan(const Plan& plan) {
   c.literal_block = plan.literal_block;
   c.scratch_size = plan.scratch_size;
   c.accumulates = plan.accumulates;
+  c.accumulated = plan.accumulated;
+  c.by_count = plan.by_count;
+  c.by_len = plan.by_len;
   c.key = plan.key;
   return c;
+}
+
+void note_accumulation(Plan& plan, const qk_accum& acc) {
+  plan.accumulates = true;
+  plan.by_count = acc.nby;
+  plan.by_len = acc.by_len;
+  plan.accumulated.clear();
+  const qk_agg* protos = qk_accum_protos(&acc);
+  plan.key += "|acc" + std::to_string(acc.nby) + ',' + std::to_string(acc.by_len);
+  for (uint32_t i = 0; i < acc.naggs; ++i) {
+    const qk_agg& g = protos[i];
+    plan.accumulated.push_back({g.fn, g.is_unique, g.int_sum, g.arg.kind, g.arg.offset});
+    plan.key += ':' + std::to_string(g.fn) + ',' + std::to_string(g.is_unique) + ',' + std::to_string(g.int_sum) +
+                ',' + std::to_string(g.arg.kind) + ',' + std::to_string(g.arg.offset);
+  }
 }
 
 bool targets_may_raise(const Plan& plan) {

@@ -13,6 +13,8 @@
 #include "frontend/ir.h"
 #include "frontend/schema.h"
 
+struct qk_accum;  // runtime/accumulate.h
+
 namespace quelkit::harness {
 
 struct Plan {
@@ -38,9 +40,21 @@ struct Plan {
   uint32_t scratch_size = 0;  // bytes of qk_ctx.scratch the expressions need
   // An aggregate's inner query: its rows are accumulated (engine/aggregate.cpp),
   // through the back end's Use::Aggregate where it has one, so a back end may
-  // make that entry with the plan and --dump shows it. Not part of the key:
-  // the plan's other entries are those of any plan of its key.
+  // make that entry with the plan and --dump shows it. Its aggregates (below)
+  // are in the key; the plan's other entries are those of any plan of its key.
   bool accumulates = false;
+  // An accumulating plan's aggregates as its block (runtime/accumulate.h's
+  // qk_accum) holds them, for back ends that specialise their accumulation:
+  // fn a qk_agg_fn, kind a qk_col_kind, the argument's column at `offset` of
+  // the row; by_count the by list's columns (0: simple aggregates), by_len
+  // their bytes at the row's start.
+  // note_accumulation sets them and puts them in the key.
+  struct Accumulated {
+    uint8_t fn = 0, is_unique = 0, int_sum = 0, kind = 0;
+    uint32_t offset = 0;
+  };
+  std::vector<Accumulated> accumulated;
+  uint32_t by_count = 0, by_len = 0;
   // Every tuple qualifies: no qualification, or one folded to a true
   // constant. A page kernel then has nothing to select on (its branch and
   // nobranch variants are one loop).
@@ -64,6 +78,10 @@ void lift_literals(Plan& plan);
 std::string literal_text(const Plan& plan);
 // Fills plan.key from the folded trees and the layouts.
 void compute_key(Plan& plan);
+// Marks plan as an aggregate's inner query accumulated into acc: its
+// aggregates (Plan::accumulated) taken from the block and added to its key,
+// after compute_key, so a plan's code may depend on them.
+void note_accumulation(Plan& plan, const qk_accum& acc);
 // Source positions (packed) of the folded trees' nodes in preorder, qual first.
 // Plans with one key have the same trees, so a position found in one plan's
 // list names the node at the same index in the other's.

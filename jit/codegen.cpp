@@ -371,15 +371,30 @@ class Walk {
   // int64 q_accumulate(page, acc, ctx): the kernel for an aggregate's inner
   // query (harness Use::Aggregate). Each qualifying tuple's targets (by
   // values, argument) are projected into acc->row, as the kernel projects a
-  // row, and accumulated there by the runtime (qk_accum_row), so the values
-  // are those of every other back end; its errors stay in acc (sticky), so
-  // the loop goes on. Nobranch (select): the row is projected for every
-  // tuple, as in the kernel; only the call is conditional.
+  // row, then accumulated. Aggregates the runtime's agg_add_plain adds
+  // (Plan::accumulated, plain_accumulation) are added by generated code that
+  // does what it does, step for step: simple ones in registers, loaded from
+  // acc->aggs as the page begins and stored as it ends; an aggregate
+  // function's in its group's accumulators, which qk_group_find gives. Any
+  // other (u variants, characters) goes through qk_accum_row, the runtime's
+  // own. Accumulation errors stay in the state (sticky) and the loop goes
+  // on; an evaluation error returns -1, the statement's error, its state
+  // unused. Nobranch (select): the row is projected for every tuple, as in
+  // the kernel; only the adding is conditional.
   void accumulate_function(const std::string& name) {
     const auto [page, acc] = begin_kernel(name, FnKind::Accumulate);
     Local nrows = e_.local(Ty::I64, "rows");
     e_.assign(nrows, i64(0));
     Value row = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, row))));
+    const bool plain = plain_accumulation();
+    const bool in_registers = plain && plan_.by_count == 0;
+    std::vector<AggState> regs;
+    if (in_registers) {
+      Value aggs = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, aggs))));
+      for (size_t i = 0; i < plan_.accumulated.size(); ++i) regs.push_back(agg_registers(aggs, i));
+    }
+    Front front;
+    if (plain && plan_.by_count && plan_.by_len && plan_.by_len <= QK_FRONT_MAX_LEN) front = load_front(acc);
     Value nlines = page_prelude(page);
     each_selected(page, nlines, [&](Value qualifies, Block next) {
       project(row);
@@ -388,15 +403,230 @@ class Walk {
         e_.branch(qualifies, add, next, Hint::None);
         e_.place(add);
       }
-      e_.call(Helper::qk_accum_row, {acc, row});
+      if (in_registers) {
+        for (size_t i = 0; i < regs.size(); ++i) add_value(regs[i], plan_.accumulated[i], row);
+      } else if (plain) {
+        Value aggs = group_of(acc, row, front);
+        for (size_t i = 0; i < plan_.accumulated.size(); ++i) {
+          AggState in_memory(e_.at(aggs, i64(int64_t(i * sizeof(qk_agg)))));
+          add_value(in_memory, plan_.accumulated[i], row);
+        }
+      } else {
+        e_.call(Helper::qk_accum_row, {acc, row});
+      }
       e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), i64(1)));
       e_.jump(next);
     });
+    for (AggState& r : regs) store_registers(r);
     e_.ret(e_.read(nrows));
     end();
   }
 
  private:
+  // ---- accumulation (accumulate_function)
+
+  // Every aggregate one that runtime/accumulate_inline.h's agg_add_plain
+  // adds (agg_adds_column's test): not a u variant, a numeric argument, its
+  // sum an i4 one exactly for an integer argument.
+  bool plain_accumulation() const {
+    if (plan_.accumulated.empty()) return false;
+    for (const harness::Plan::Accumulated& a : plan_.accumulated)
+      if (a.is_unique || a.kind > QK_COL_F8 || a.fn > QK_AGG_ANY ||
+          bool(a.int_sum) != (a.fn == QK_AGG_SUM && a.kind <= QK_COL_I4))
+        return false;
+    return true;
+  }
+
+  // One aggregate's running state (qk_agg's fields): in locals (`regs`), or
+  // in its qk_agg at `mem`.
+  struct AggState {
+    explicit AggState(Value at) : mem(at) {}
+    Value mem;
+    bool regs = false;
+    Local count, err, isum, fsum, best_i, best_f, has;
+  };
+  enum class Field : uint8_t { Count, Err, Isum, Fsum, BestI, BestF, Has };
+  static Ty field_ty(Field f) {
+    switch (f) {
+      case Field::Count:
+      case Field::BestI: return Ty::I64;
+      case Field::Err:
+      case Field::Isum: return Ty::I32;
+      case Field::Fsum:
+      case Field::BestF: return Ty::F64;
+      default: return Ty::I8;
+    }
+  }
+  static int64_t field_offset(Field f) {
+    switch (f) {
+      case Field::Count: return offsetof(qk_agg, count);
+      case Field::Err: return offsetof(qk_agg, err);
+      case Field::Isum: return offsetof(qk_agg, isum);
+      case Field::Fsum: return offsetof(qk_agg, fsum);
+      case Field::BestI: return offsetof(qk_agg, best_i);
+      case Field::BestF: return offsetof(qk_agg, best_f);
+      default: return offsetof(qk_agg, has_best);
+    }
+  }
+  static Local AggState::*field_local(Field f) {
+    switch (f) {
+      case Field::Count: return &AggState::count;
+      case Field::Err: return &AggState::err;
+      case Field::Isum: return &AggState::isum;
+      case Field::Fsum: return &AggState::fsum;
+      case Field::BestI: return &AggState::best_i;
+      case Field::BestF: return &AggState::best_f;
+      default: return &AggState::has;
+    }
+  }
+  static constexpr Field kFields[] = {Field::Count, Field::Err,   Field::Isum, Field::Fsum,
+                                      Field::BestI, Field::BestF, Field::Has};
+  Value get(AggState& s, Field f) {
+    if (s.regs) return e_.read(s.*field_local(f));
+    return e_.load(field_ty(f), e_.at(s.mem, i64(field_offset(f))));
+  }
+  void set(AggState& s, Field f, Value v) {
+    if (s.regs) return e_.assign(s.*field_local(f), v);
+    e_.store(field_ty(f), e_.at(s.mem, i64(field_offset(f))), v);
+  }
+  AggState agg_registers(Value aggs, size_t i) {
+    AggState mem(e_.at(aggs, i64(int64_t(i * sizeof(qk_agg)))));
+    AggState r = mem;
+    r.regs = true;
+    for (Field f : kFields) {
+      r.*field_local(f) = e_.local(field_ty(f), "agg");
+      e_.assign(r.*field_local(f), get(mem, f));
+    }
+    return r;
+  }
+  void store_registers(AggState& r) {
+    AggState mem(r.mem);
+    for (Field f : kFields) set(mem, f, e_.read(r.*field_local(f)));
+  }
+
+  // The group front (qk_accum's front_*), read as the page begins.
+  struct Front {
+    Value slots_mask, rows, group, aggs;  // unset: no front (by values too wide)
+  };
+  Front load_front(Value acc) {
+    Front f;
+    Value slots = e_.load(Ty::I32, e_.at(acc, i64(offsetof(qk_accum, front_slots))));
+    f.slots_mask = e_.arith(Arith::Sub, Ty::I64, e_.convert(Ty::I32, Ty::I64, slots, true), i64(1));
+    f.rows = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, front_rows))));
+    f.group = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, front_group))));
+    f.aggs = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, front_aggs))));
+    return f;
+  }
+
+  // The by values' bytes from p as the front hashes them: words of 8 bytes,
+  // the last one's missing bytes zeros (pieces of 4, 2, 1 bytes, zero
+  // extended and placed by multiplying, which cannot overflow here).
+  std::vector<Value> by_words(Value p) {
+    std::vector<Value> w;
+    const uint32_t n = plan_.by_len;
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) w.push_back(e_.load(Ty::I64, e_.at(p, i64(i))));
+    if (i == n) return w;
+    Value word = i64(0);
+    uint32_t shift = 0;
+    for (uint32_t piece : {4u, 2u, 1u}) {
+      if ((n - i) < piece) continue;
+      const Ty t = piece == 4 ? Ty::I32 : piece == 2 ? Ty::I16 : Ty::I8;
+      Value v = e_.convert(t, Ty::I64, e_.load(t, e_.at(p, i64(i))), true);
+      if (shift) v = e_.arith(Arith::Mul, Ty::I64, v, i64(int64_t(1) << shift));
+      word = e_.arith(Arith::Add, Ty::I64, word, v);
+      i += piece;
+      shift += piece * 8;
+    }
+    w.push_back(word);
+    return w;
+  }
+
+  // The row's group's accumulators: the front's row when it holds the by
+  // bytes (accumulate.h's qk_front_fold, the same steps), else
+  // qk_group_find, which fills it.
+  Value group_of(Value acc, Value row, const Front& f) {
+    if (!f.rows) return e_.call(Helper::qk_group_find, {acc, row});
+    const std::vector<Value> w = by_words(row);
+    Value h = i64(0);
+    for (Value x : w) {
+      h = e_.bits(Bits::Xor, Ty::I64, h, x);
+      h = e_.bits(Bits::Xor, Ty::I64, h, e_.bits(Bits::Shr, Ty::I64, h, i64(23)));
+    }
+    h = e_.bits(Bits::Xor, Ty::I64, e_.bits(Bits::Xor, Ty::I64, h, e_.bits(Bits::Shr, Ty::I64, h, i64(12))),
+                e_.bits(Bits::Shr, Ty::I64, h, i64(35)));
+    // The slot's low 32 bits as qk_front_slot takes them, then the mask.
+    Value s = e_.bits(Bits::And, Ty::I64, h, f.slots_mask);
+    Local aggs = e_.local(Ty::Ptr, "group");
+    Block check = e_.block("front_check"), hit = e_.block("front_hit"), miss = e_.block("front_miss"),
+          found = e_.block("group_found");
+    Value gi = e_.load(Ty::I32, e_.at(f.group, e_.arith(Arith::Mul, Ty::I64, s, i64(4))));
+    e_.branch(e_.compare(Pred::Ne, Ty::I32, gi, e_.int_const(Ty::I32, 0)), check, miss, Hint::Likely);
+    e_.place(check);
+    Value entry = e_.at(f.rows, e_.arith(Arith::Mul, Ty::I64, s, i64(plan_.by_len)));
+    const std::vector<Value> have = by_words(entry);
+    for (size_t k = 0; k < w.size(); ++k) {
+      Block next = k + 1 < w.size() ? e_.block("front_word") : hit;
+      e_.branch(e_.compare(Pred::Eq, Ty::I64, w[k], have[k]), next, miss, Hint::Likely);
+      e_.place(next);
+    }
+    e_.assign(aggs, e_.load(Ty::Ptr, e_.at(f.aggs, e_.arith(Arith::Mul, Ty::I64, s, i64(8)))));
+    e_.jump(found);
+    e_.place(miss);
+    e_.assign(aggs, e_.call(Helper::qk_group_find, {acc, row}));
+    e_.jump(found);
+    e_.place(found);
+    return e_.read(aggs);
+  }
+
+  // agg_add_plain's step for the argument at the row's column a.offset.
+  void add_value(AggState& s, const harness::Plan::Accumulated& a, Value row) {
+    if (a.fn == QK_AGG_COUNT || a.fn == QK_AGG_ANY) {  // reads no value, cannot fail
+      set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), i64(1)));
+      return;
+    }
+    static constexpr Ty kHeld[] = {Ty::I8, Ty::I16, Ty::I32, Ty::F32, Ty::F64};
+    const Ty held = kHeld[a.kind];
+    const bool is_float = a.kind >= QK_COL_F4;
+    Value v = e_.load(held, e_.at(row, i64(a.offset)));
+    v = e_.convert(held, is_float ? Ty::F64 : Ty::I64, v);
+    Block add = e_.block("agg_add"), done = e_.block("agg_done");
+    e_.branch(e_.compare(Pred::Eq, Ty::I32, get(s, Field::Err), e_.int_const(Ty::I32, 0)), add, done, Hint::Likely);
+    e_.place(add);
+    if (a.fn == QK_AGG_MIN || a.fn == QK_AGG_MAX) {
+      const Field best = is_float ? Field::BestF : Field::BestI;
+      const Ty t = is_float ? Ty::F64 : Ty::I64;
+      Block take = e_.block("agg_best"), test = e_.block("agg_compare"), counted = e_.block("agg_count");
+      e_.branch(e_.compare(Pred::Eq, Ty::I8, get(s, Field::Has), e_.int_const(Ty::I8, 0)), take, test, Hint::Unlikely);
+      e_.place(test);
+      e_.branch(e_.compare(a.fn == QK_AGG_MIN ? Pred::Lt : Pred::Gt, t, v, get(s, best)), take, counted, Hint::None);
+      e_.place(take);
+      set(s, best, v);
+      set(s, Field::Has, e_.int_const(Ty::I8, 1));
+      e_.jump(counted);
+      e_.place(counted);
+    }
+    set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), i64(1)));
+    if (a.fn == QK_AGG_SUM && a.int_sum) {
+      Value sum;
+      Value over = e_.overflows(Arith::Add, get(s, Field::Isum), e_.convert(Ty::I64, Ty::I32, v), &sum);
+      set(s, Field::Isum, sum);
+      Block bad = e_.block("agg_overflow");
+      e_.branch(over, bad, done, Hint::Unlikely);
+      e_.place(bad);
+      set(s, Field::Err, e_.int_const(Ty::I32, QK_ERR_OVERFLOW));
+    } else if (a.fn == QK_AGG_SUM || a.fn == QK_AGG_AVG) {
+      Value sum = e_.arith(Arith::Add, Ty::F64, get(s, Field::Fsum), is_float ? v : e_.convert(Ty::I64, Ty::F64, v));
+      set(s, Field::Fsum, sum);
+      Block bad = e_.block("agg_infinite");
+      e_.branch(e_.is_finite(Ty::F64, sum), done, bad, Hint::Likely);
+      e_.place(bad);
+      set(s, Field::Err, e_.int_const(Ty::I32, QK_ERR_FLOAT_RESULT));
+    }
+    e_.jump(done);
+    e_.place(done);
+  }
+
   // ---- the page walk (storage/page_walk.h), emitted
 
   // A kernel's entry: its parameters (page, rows; ctx into ctx_), the line

@@ -126,7 +126,8 @@ enum class Effect : uint8_t { Reads, Writes, Raise };
   X(qk_ascii_i4, Writes, Void, I32, Ptr, I32)             \
   X(qk_ascii_f4, Writes, Void, F32, Ptr, I32)             \
   X(qk_ascii_f8, Writes, Void, F64, Ptr, I32)             \
-  X(qk_accum_row, Writes, Void, Ptr, Ptr)
+  X(qk_accum_row, Writes, Void, Ptr, Ptr)                 \
+  X(qk_group_find, Writes, Ptr, Ptr, Ptr)
 
 // After them, one helper per typed operator of the catalogue whose operands
 // and result are numbers or booleans: `qk_rule_<OP>`, its runtime rule
@@ -178,6 +179,7 @@ const LibSymbol* lib_symbols(size_t* n);
 // ---------------------------------------------------------------- emitter
 
 enum class Arith : uint8_t { Add, Sub, Mul, Div, Rem };  // integers: signed; floats: IEEE
+enum class Bits : uint8_t { And, Xor, Shr };             // integers only; Shr: arithmetic (sign-filling)
 enum class Pred : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };    // integers: signed; floats: as C (Ne unordered)
 enum class Hint : uint8_t { None, Likely, Unlikely };
 
@@ -229,6 +231,8 @@ class Emitter {
   // Operations. None may be contracted, reassociated or otherwise relaxed:
   // results must be bit-equal to the C++ rules in runtime_inline.h.
   virtual Value arith(Arith op, Ty t, Value a, Value b) = 0;
+  // Bitwise operations on integers (I32, I64): the group front's hash.
+  virtual Value bits(Bits op, Ty t, Value a, Value b) = 0;
   // I32 Add/Sub/Mul: *result = a op b wrapped; returns the overflow Bool.
   virtual Value overflows(Arith op, Value a, Value b, Value* result) = 0;
   virtual Value negate(Ty t, Value a) = 0;  // floats: flip the sign bit (-0.0 kept)

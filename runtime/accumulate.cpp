@@ -3,11 +3,13 @@
 // call the same code, so their values and errors cannot drift apart.
 #include "runtime/accumulate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <unordered_set>
 #include <vector>
 
@@ -141,8 +143,21 @@ struct Groups {
   std::vector<uint64_t> keys;       // the keys, each whole words (zeros after its bytes)
   std::vector<uint32_t> slots;      // group + 1, or 0: empty; a power of two long
   std::vector<qk_agg> protos;
+  int64_t (*probe)(qk_accum*, Groups*, const uint8_t*) noexcept = nullptr;  // through the front, or probe_key
+  // What qk_group_find gives a row that makes no group: accumulators added
+  // to and never read, reset as they are given out.
+  std::unique_ptr<qk_agg[]> discard;
   std::vector<uint64_t> key;        // room for one row's key, and a word of zeros after it
   uint32_t mask = 0;
+  // The front (qk_accum's front_*): kFrontSlots rows, given up once the
+  // table holds more groups than a quarter of them, or once the first 65,536
+  // lookups the runtime made hit under a quarter of the time.
+  static constexpr uint32_t kFrontSlots = 4096;
+  std::vector<uint8_t> front_rows;
+  std::vector<uint32_t> front_group;
+  std::vector<qk_agg*> front_aggs;
+  uint64_t front_lookups = 0, front_hits = 0;
+  bool front_off = false;
 
   void grow() {
     const size_t n = slots.empty() ? 64 : slots.size() * 2;
@@ -155,6 +170,100 @@ struct Groups {
     }
   }
 };
+
+// The front's slot of the n by bytes at p (accumulate.h: qk_front_fold).
+QK_INLINE uint32_t front_slot(const uint8_t* p, uint32_t n, uint32_t slots) {
+  int64_t h = 0;
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8) h = qk_front_fold(h, load_at<int64_t>(p + i));
+  if (i < n) {
+    int64_t w = 0;
+    std::memcpy(&w, p + i, n - i);
+    h = qk_front_fold(h, w);
+  }
+  return uint32_t(qk_front_finish(h)) & (slots - 1);
+}
+
+// The group of the row's by values through the table's index (qk_group_probe
+// tries the front first).
+int64_t probe_key(qk_accum* a, Groups* g, const uint8_t* row) noexcept {
+  uint64_t* key = g->key.data();
+  uint8_t* bytes = reinterpret_cast<uint8_t*>(key);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < a->nby; ++i) n += put_key(a->by[i], row, bytes + n);
+  std::memset(bytes + n, 0, 8);
+  const uint32_t words = (n + 7) / 8;
+  const uint64_t h = hash_key(key, words, n);
+  uint32_t s = uint32_t(h) & g->mask;
+  for (; g->slots[s]; s = (s + 1) & g->mask) {
+    const uint32_t gi = g->slots[s] - 1;
+    if (g->hashes[gi] != h || g->key_len[gi] != n) continue;
+    const uint64_t* k = g->keys.data() + g->key_off[gi];
+    uint32_t i = 0;
+    while (i < words && k[i] == key[i]) ++i;
+    if (i == words) return int64_t(gi);
+  }
+  if (a->err) return -1;
+  const uint64_t more = a->by_len + 2 * n + 64 + a->naggs * (sizeof(qk_agg) + 16);
+  if (a->bytes + more > a->room || g->order.size() >= UINT32_MAX / 2) {
+    a->err = QK_ERR_MEMORY;
+    return -1;
+  }
+  a->bytes += more;
+  Group gr;
+  gr.by.reset(new uint8_t[a->by_len ? a->by_len : 1]);
+  std::memcpy(gr.by.get(), row, a->by_len);
+  gr.aggs.reset(new qk_agg[a->naggs ? a->naggs : 1]);
+  for (uint32_t i = 0; i < a->naggs; ++i) init_agg(&gr.aggs[i], g->protos[i]);
+  const uint32_t gi = uint32_t(g->order.size());
+  g->order.push_back(std::move(gr));
+  g->hashes.push_back(h);
+  g->key_off.push_back(g->keys.size());
+  g->key_len.push_back(n);
+  g->keys.insert(g->keys.end(), key, key + words);
+  g->slots[s] = gi + 1;
+  if (2 * (size_t(gi) + 1) > g->slots.size()) g->grow();
+  return int64_t(gi);
+}
+
+void front_give_up(Groups* g) {
+  g->front_off = true;
+  g->probe = probe_key;
+  std::fill(g->front_group.begin(), g->front_group.end(), 0u);
+}
+
+// qk_group_probe through the front, for by values of N bytes (0: by_len,
+// read with calls), so the common widths (up to 40 bytes) hash and compare
+// in registers.
+template <uint32_t N>
+int64_t probe_front(qk_accum* a, Groups* g, const uint8_t* row) noexcept {
+  const uint32_t n = N ? N : a->by_len;
+  const uint32_t s = front_slot(row, n, a->front_slots);
+  uint8_t* at = a->front_rows + size_t(s) * n;
+  ++g->front_lookups;
+  if (a->front_group[s] && std::memcmp(at, row, n) == 0) {
+    ++g->front_hits;
+    return int64_t(a->front_group[s]) - 1;
+  }
+  const int64_t gi = probe_key(a, g, row);
+  if (gi < 0 || g->front_off || a->probe_only) return gi;
+  if (g->order.size() > Groups::kFrontSlots / 4 ||
+      (g->front_lookups >= (1u << 16) && g->front_hits < g->front_lookups / 4)) {
+    front_give_up(g);
+    return gi;
+  }
+  std::memcpy(at, row, n);
+  a->front_group[s] = uint32_t(gi) + 1;
+  a->front_aggs[s] = g->order[size_t(gi)].aggs.get();
+  return gi;
+}
+
+template <uint32_t... N>
+auto probe_front_for(uint32_t n, std::integer_sequence<uint32_t, N...>) {
+  int64_t (*p)(qk_accum*, Groups*, const uint8_t*) noexcept = probe_front<0>;
+  ((n == N + 1 ? (p = probe_front<N + 1>, 0) : 0), ...);
+  return p;
+}
 
 }  // namespace
 
@@ -213,9 +322,22 @@ qk_accum* qk_accum_new(uint32_t naggs, const qk_agg* protos, uint32_t nby, const
     a->by_len = by[nby - 1].offset + by[nby - 1].len;
     auto* g = new Groups;
     g->protos.assign(protos, protos + naggs);
+    g->discard.reset(new qk_agg[naggs ? naggs : 1]);
+    for (uint32_t i = 0; i < naggs; ++i) init_agg(&g->discard[i], protos[i]);
     uint32_t room_key = 0;
     for (uint32_t i = 0; i < nby; ++i) room_key += key_room(by[i]);
     g->key.resize(room_key / 8 + 2);
+    g->probe = probe_key;
+    if (a->by_len && a->by_len <= QK_FRONT_MAX_LEN) {
+      g->front_rows.resize(size_t(Groups::kFrontSlots) * a->by_len);
+      g->front_group.assign(Groups::kFrontSlots, 0);
+      g->front_aggs.assign(Groups::kFrontSlots, nullptr);
+      a->front_slots = Groups::kFrontSlots;
+      a->front_rows = g->front_rows.data();
+      a->front_group = g->front_group.data();
+      a->front_aggs = g->front_aggs.data();
+      g->probe = probe_front_for(a->by_len, std::make_integer_sequence<uint32_t, 40>{});
+    }
     g->grow();
     a->groups = g;
   } else {
@@ -230,6 +352,7 @@ void qk_accum_free(qk_accum* a) noexcept {
   if (auto* g = static_cast<Groups*>(a->groups)) {
     for (Group& gr : g->order)
       for (uint32_t i = 0; i < a->naggs; ++i) free_agg(&gr.aggs[i]);
+    for (uint32_t i = 0; i < a->naggs; ++i) free_agg(&g->discard[i]);
     delete g;
   } else {
     for (uint32_t i = 0; i < a->naggs; ++i) free_agg(&a->aggs[i]);
@@ -242,43 +365,7 @@ void qk_accum_free(qk_accum* a) noexcept {
 
 int64_t qk_group_probe(qk_accum* a, const uint8_t* row) noexcept {
   auto* g = static_cast<Groups*>(a->groups);
-  uint64_t* key = g->key.data();
-  uint8_t* bytes = reinterpret_cast<uint8_t*>(key);
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < a->nby; ++i) n += put_key(a->by[i], row, bytes + n);
-  std::memset(bytes + n, 0, 8);
-  const uint32_t words = (n + 7) / 8;
-  const uint64_t h = hash_key(key, words, n);
-  uint32_t s = uint32_t(h) & g->mask;
-  for (; g->slots[s]; s = (s + 1) & g->mask) {
-    const uint32_t gi = g->slots[s] - 1;
-    if (g->hashes[gi] != h || g->key_len[gi] != n) continue;
-    const uint64_t* k = g->keys.data() + g->key_off[gi];
-    uint32_t i = 0;
-    while (i < words && k[i] == key[i]) ++i;
-    if (i == words) return int64_t(gi);
-  }
-  if (a->err) return -1;
-  const uint64_t more = a->by_len + 2 * n + 64 + a->naggs * (sizeof(qk_agg) + 16);
-  if (a->bytes + more > a->room || g->order.size() >= UINT32_MAX / 2) {
-    a->err = QK_ERR_MEMORY;
-    return -1;
-  }
-  a->bytes += more;
-  Group gr;
-  gr.by.reset(new uint8_t[a->by_len ? a->by_len : 1]);
-  std::memcpy(gr.by.get(), row, a->by_len);
-  gr.aggs.reset(new qk_agg[a->naggs ? a->naggs : 1]);
-  for (uint32_t i = 0; i < a->naggs; ++i) init_agg(&gr.aggs[i], g->protos[i]);
-  const uint32_t gi = uint32_t(g->order.size());
-  g->order.push_back(std::move(gr));
-  g->hashes.push_back(h);
-  g->key_off.push_back(g->keys.size());
-  g->key_len.push_back(n);
-  g->keys.insert(g->keys.end(), key, key + words);
-  g->slots[s] = gi + 1;
-  if (2 * (size_t(gi) + 1) > g->slots.size()) g->grow();
-  return int64_t(gi);
+  return g->probe(a, g, row);
 }
 
 const qk_agg* qk_accum_protos(const qk_accum* a) noexcept {
@@ -295,6 +382,13 @@ qk_agg* qk_group_aggs(qk_accum* a, uint64_t group) noexcept {
 
 const uint8_t* qk_group_row(const qk_accum* a, uint64_t group) noexcept {
   return static_cast<const Groups*>(a->groups)->order[group].by.get();
+}
+
+qk_agg* qk_group_find(qk_accum* a, const uint8_t* row) noexcept {
+  auto* g = static_cast<Groups*>(a->groups);
+  const int64_t slot = qk_group_probe(a, row);
+  if (slot < 0 || a->probe_only) return g->discard.get();
+  return g->order[size_t(slot)].aggs.get();
 }
 
 void qk_accum_row(qk_accum* a, const uint8_t* row) noexcept {

@@ -87,7 +87,31 @@ typedef struct qk_accum {
   uint64_t room;
   uint64_t bytes;
   void* groups;
+  /* The group front: a direct-mapped table in front of the group table,
+   * keyed by the by values' bytes as the row holds them (bytes equal are
+   * keys equal, so a hit is the row's group without building its key), which
+   * qk_group_probe and generated code both read. front_slots rows (a power
+   * of two; 0: no front) of by_len bytes at front_rows; front_group[s] the
+   * group + 1 of row s (0: empty), front_aggs[s] its accumulators. Row s is
+   * where qk_front_slot puts the by bytes. Filled by qk_group_probe (not in
+   * a probe_only block), emptied for good once many groups make it miss. */
+  uint32_t front_slots;
+  uint32_t pad2_;
+  uint8_t* front_rows;
+  uint32_t* front_group;
+  qk_agg** front_aggs;
 } qk_accum;
+
+/* The front's hash of n by bytes (n <= QK_FRONT_MAX_LEN): the bytes read as
+ * little-endian 64-bit words (zeros past n), each xored in and folded by
+ * arithmetic shifts; its low bits are the slot. Generated code computes the
+ * same steps (jit/codegen.cpp). */
+#define QK_FRONT_MAX_LEN 64
+static inline int64_t qk_front_fold(int64_t h, int64_t w) {
+  h ^= w;
+  return h ^ (h >> 23);
+}
+static inline int64_t qk_front_finish(int64_t h) { return h ^ (h >> 12) ^ (h >> 35); }
 
 /* A new block for `naggs` aggregates (fn, is_unique, arg of each taken from
  * protos) over rows of row_len bytes whose first nby columns are `by`.
@@ -104,6 +128,13 @@ void qk_accum_row(qk_accum* a, const uint8_t* row) QK_NOEXCEPT;
  * `=` rule, qk_key_*), made if new, in order of first appearance; -1 when
  * the table is out of room (a->err set). */
 int64_t qk_group_probe(qk_accum* a, const uint8_t* row) QK_NOEXCEPT;
+/* The accumulators of the row's group (qk_group_probe, then qk_group_aggs),
+ * so a kernel adding to a group's aggregates itself calls one function a
+ * row. A row that makes no group (the table out of room, or a block that
+ * only makes groups: probe_only) is given accumulators that nothing reads:
+ * generated code adds to them without a test. Only for aggregates whose
+ * additions allocate nothing (not u variants, no characters). */
+qk_agg* qk_group_find(qk_accum* a, const uint8_t* row) QK_NOEXCEPT;
 uint64_t qk_group_count(const qk_accum* a) QK_NOEXCEPT;
 /* The naggs aggregates' functions and arguments (fn, is_unique, int_sum,
  * arg) as qk_accum_new was given them, for kernels that pick their code by

@@ -226,6 +226,13 @@ Value GccjitEmitter::arith(Arith op, Ty t, Value a, Value b) {
   return W(t == Ty::I64 ? r : bind(r, type(t), "v"));
 }
 
+Value GccjitEmitter::bits(Bits op, Ty t, Value a, Value b) {
+  const gcc_jit_binary_op o = op == Bits::And   ? GCC_JIT_BINARY_OP_BITWISE_AND
+                              : op == Bits::Xor ? GCC_JIT_BINARY_OP_BITWISE_XOR
+                                                : GCC_JIT_BINARY_OP_RSHIFT;  // of a signed type: arithmetic
+  return W(bind(gcc_jit_context_new_binary_op(c_, loc_, o, type(t), V(a), V(b)), type(t), "v"));
+}
+
 // GCC's checked-arithmetic builtins: one add/sub/imul and the overflow flag.
 Value GccjitEmitter::overflows(Arith op, Value a, Value b, Value* result) {
   const char* name = op == Arith::Add   ? "__builtin_sadd_overflow"

@@ -182,6 +182,15 @@ Value LlvmEmitter::arith(Arith op, Ty t, Value a, Value b) {
   return {};
 }
 
+Value LlvmEmitter::bits(Bits op, Ty, Value a, Value b) {
+  switch (op) {
+    case Bits::And: return W(b_.CreateAnd(V(a), V(b)));
+    case Bits::Xor: return W(b_.CreateXor(V(a), V(b)));
+    case Bits::Shr: return W(b_.CreateAShr(V(a), V(b)));
+  }
+  return {};
+}
+
 Value LlvmEmitter::overflows(Arith op, Value a, Value b, Value* result) {
   llvm::Intrinsic::ID id = op == Arith::Add   ? llvm::Intrinsic::sadd_with_overflow
                            : op == Arith::Sub ? llvm::Intrinsic::ssub_with_overflow

@@ -54,6 +54,7 @@ class LlvmEmitter final : public Emitter {
   void fill(Value dst, uint8_t byte, uint32_t n) override;
 
   Value arith(Arith op, Ty t, Value a, Value b) override;
+  Value bits(Bits op, Ty t, Value a, Value b) override;
   Value overflows(Arith op, Value a, Value b, Value* result) override;
   Value negate(Ty t, Value a) override;
   Value abs(Ty t, Value a) override;

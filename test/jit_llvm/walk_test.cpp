@@ -133,6 +133,13 @@ class CheckingEmitter final : public jit::Emitter {
     if (op == jit::Arith::Rem && (t == Ty::F32 || t == Ty::F64)) fail("float remainder");
     return value(t);
   }
+  Value bits(jit::Bits, Ty t, Value a, Value b) override {
+    emit();
+    if (t != Ty::I32 && t != Ty::I64) fail("bits of a non-integer");
+    expect(a, t, "bits lhs");
+    expect(b, t, "bits rhs");
+    return value(t);
+  }
   Value overflows(jit::Arith, Value a, Value b, Value* result) override {
     emit();
     expect(a, Ty::I32, "overflows lhs");
