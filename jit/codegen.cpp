@@ -395,6 +395,7 @@ class Walk {
     }
     Front front;
     if (plain && plan_.by_count && plan_.by_len && plan_.by_len <= QK_FRONT_MAX_LEN) front = load_front(acc);
+    const int64_t by_in_tuple = front.rows ? by_tuple_offset() : -1;
     Value nlines = page_prelude(page);
     each_selected(page, nlines, [&](Value qualifies, Block next) {
       project(row);
@@ -406,7 +407,7 @@ class Walk {
       if (in_registers) {
         for (size_t i = 0; i < regs.size(); ++i) add_value(regs[i], plan_.accumulated[i], row);
       } else if (plain) {
-        Value aggs = group_of(acc, row, front);
+        Value aggs = group_of(acc, row, front, by_in_tuple);
         for (size_t i = 0; i < plan_.accumulated.size(); ++i) {
           AggState in_memory(e_.at(aggs, i64(int64_t(i * sizeof(qk_agg)))));
           add_value(in_memory, plan_.accumulated[i], row);
@@ -418,6 +419,10 @@ class Walk {
       e_.jump(next);
     });
     for (AggState& r : regs) store_registers(r);
+    if (front.rows) {
+      Value at = e_.at(acc, i64(offsetof(qk_accum, front_hits)));
+      e_.store(Ty::I64, at, e_.arith(Arith::Add, Ty::I64, e_.load(Ty::I64, at), e_.read(front.hits)));
+    }
     e_.ret(e_.read(nrows));
     end();
   }
@@ -507,6 +512,7 @@ class Walk {
   // The group front (qk_accum's front_*), read as the page begins.
   struct Front {
     Value slots_mask, rows, group, aggs;  // unset: no front (by values too wide)
+    Local hits;                           // the page's hits, added to acc->front_hits as it ends
   };
   Front load_front(Value acc) {
     Front f;
@@ -515,6 +521,8 @@ class Walk {
     f.rows = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, front_rows))));
     f.group = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, front_group))));
     f.aggs = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, front_aggs))));
+    f.hits = e_.local(Ty::I64, "front_hits");
+    e_.assign(f.hits, i64(0));
     return f;
   }
 
@@ -542,12 +550,37 @@ class Walk {
     return w;
   }
 
+  // Where the by bytes lie in the tuple when the by values are attributes
+  // lying there as they lie in the row (the same bytes, no gap): their
+  // offset there, else -1. The kernel then hashes and compares the tuple's
+  // bytes: words read back from the row just written would span its stores
+  // of different widths, which the CPU does not forward (20 against 7 ns a
+  // tuple by pname and color).
+  int64_t by_tuple_offset() const {
+    int64_t d = -1;
+    uint32_t bytes = 0;
+    for (uint32_t k = 0; k < plan_.by_count; ++k) {
+      const Node& t = *plan_.targets_folded[k];
+      const Attribute& col = plan_.out.attrs[k];
+      if (t.op != ir::Op::ATTR || t.type.kind != col.type.kind || t.type.len != col.type.len) return -1;
+      const int64_t dk = int64_t(t.offset) - int64_t(col.offset);
+      if (dk < 0 || (k && dk != d)) return -1;
+      d = dk;
+      bytes += col.type.len;
+    }
+    return bytes == plan_.by_len && plan_.out.attrs[0].offset == 0 ? d : -1;
+  }
+  Value tuple_at(int64_t d) {
+    if (tuple_off_) return e_.at(tuple_page_, e_.arith(Arith::Add, Ty::I64, tuple_off_, i64(d)));
+    return e_.at(tuple_, i64(d));
+  }
+
   // The row's group's accumulators: the front's row when it holds the by
   // bytes (accumulate.h's qk_front_fold, the same steps), else
   // qk_group_find, which fills it.
-  Value group_of(Value acc, Value row, const Front& f) {
+  Value group_of(Value acc, Value row, const Front& f, int64_t from_tuple) {
     if (!f.rows) return e_.call(Helper::qk_group_find, {acc, row});
-    const std::vector<Value> w = by_words(row);
+    const std::vector<Value> w = by_words(from_tuple >= 0 ? tuple_at(from_tuple) : row);
     Value h = i64(0);
     for (Value x : w) {
       h = e_.bits(Bits::Xor, Ty::I64, h, x);
@@ -571,6 +604,7 @@ class Walk {
       e_.place(next);
     }
     e_.assign(aggs, e_.load(Ty::Ptr, e_.at(f.aggs, e_.arith(Arith::Mul, Ty::I64, s, i64(8)))));
+    e_.assign(f.hits, e_.arith(Arith::Add, Ty::I64, e_.read(f.hits), i64(1)));
     e_.jump(found);
     e_.place(miss);
     e_.assign(aggs, e_.call(Helper::qk_group_find, {acc, row}));

@@ -149,9 +149,9 @@ struct Groups {
   std::unique_ptr<qk_agg[]> discard;
   std::vector<uint64_t> key;        // room for one row's key, and a word of zeros after it
   uint32_t mask = 0;
-  // The front (qk_accum's front_*): kFrontSlots rows, given up once the
-  // table holds more groups than a quarter of them, or once the first 65,536
-  // lookups the runtime made hit under a quarter of the time.
+  // The front (qk_accum's front_*): kFrontSlots rows, given up once 65,536
+  // lookups or more (the runtime's and the kernels' hits, front_hits) hit
+  // under a quarter of the time.
   static constexpr uint32_t kFrontSlots = 4096;
   std::vector<uint8_t> front_rows;
   std::vector<uint32_t> front_group;
@@ -247,8 +247,8 @@ int64_t probe_front(qk_accum* a, Groups* g, const uint8_t* row) noexcept {
   }
   const int64_t gi = probe_key(a, g, row);
   if (gi < 0 || g->front_off || a->probe_only) return gi;
-  if (g->order.size() > Groups::kFrontSlots / 4 ||
-      (g->front_lookups >= (1u << 16) && g->front_hits < g->front_lookups / 4)) {
+  const uint64_t lookups = g->front_lookups + a->front_hits, hits = g->front_hits + a->front_hits;
+  if (lookups >= (1u << 16) && hits < lookups / 4) {
     front_give_up(g);
     return gi;
   }

@@ -94,12 +94,13 @@ typedef struct qk_accum {
    * of two; 0: no front) of by_len bytes at front_rows; front_group[s] the
    * group + 1 of row s (0: empty), front_aggs[s] its accumulators. Row s is
    * where qk_front_slot puts the by bytes. Filled by qk_group_probe (not in
-   * a probe_only block), emptied for good once many groups make it miss. */
+   * a probe_only block), emptied for good once it hits too rarely. */
   uint32_t front_slots;
   uint32_t pad2_;
   uint8_t* front_rows;
   uint32_t* front_group;
   qk_agg** front_aggs;
+  uint64_t front_hits; /* hits of kernels that read the front themselves (added as a page ends) */
 } qk_accum;
 
 /* The front's hash of n by bytes (n <= QK_FRONT_MAX_LEN): the bytes read as
