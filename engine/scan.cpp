@@ -62,10 +62,12 @@ class Exec::Scan {
   // them); where the next row goes.
   uint8_t* page_room();
   uint32_t live_of(const uint8_t* pg) const;
+  void start_probe(uint64_t scan_pages);
   void select(Selection s);
   void before_call();
   uint64_t timed_ns(uint64_t live);
   void kernel_ran(uint64_t live, int64_t n, uint32_t pages, uint64_t ns);
+  void counted(uint64_t live, int64_t n, uint32_t pages, uint64_t ns);
   [[noreturn]] void kernel_failed(const uint8_t* pg, uint8_t* rows);
   void kernel_page(const uint8_t* pg, uint8_t* rows);
   void flush();
@@ -282,15 +284,16 @@ Exec::Scan::Scan(Exec& ex, const Plan& plan, HeldPlan& held, Relation& rel, cons
   // The kernel it has now (Selection::Auto generates nothing), if the scan
   // may run one; else the tuple functions.
   // An aggregate's rows go into its accumulator: through the back end's
-  // accumulating kernel where it has one for this plan (no auto probe: it
-  // runs branch unless nobranch is asked), else projected as any rows are and
-  // accumulated by the sink.
+  // accumulating kernel where it has one for this plan (under auto, its
+  // probe picks branch or nobranch as for a page kernel), else projected as
+  // any rows are and accumulated by the sink.
   qk_accum* const acc = out.accumulator();
   if (acc && ex.runner_.options().use_kernel && !want_tids_ && ex.runner_.backend().accumulates(plan)) {
     e_ = Runner::entries(prep_, Use::Aggregate, asked_ == Selection::NoBranch ? asked_ : Selection::Branch, st_);
     if (e_.accumulate) {
       acc_ = acc;
       ctx_.plan = e_.state;
+      if (asked_ == Selection::Auto && !plan.always_qualifies()) start_probe(scan_pages);
       pending_.clear();
       return;
     }
@@ -308,12 +311,7 @@ Exec::Scan::Scan(Exec& ex, const Plan& plan, HeldPlan& held, Relation& rel, cons
   // long enough to be timed (substituted lookups scan thousands of one-page
   // relations). The scan's pages, not the relation's: a key range or a hash
   // bucket is a few of them.
-  if (kernel_ && asked_ == Selection::Auto && !plan.always_qualifies()) {
-    const uint32_t pages = uint32_t(std::min<uint64_t>(scan_pages, rel.npages()));
-    const uint64_t seed =
-        AutoProbe::times(pages, tpp_, memory_) ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
-    probe_.emplace(pages, tpp_, seed, memory_);
-  }
+  if (kernel_ && asked_ == Selection::Auto && !plan.always_qualifies()) start_probe(scan_pages);
   if (kernel_) select(probe_ ? probe_->next() : asked_ == Selection::Auto ? Selection::Branch : asked_);
   // A failing call of several pages is run again a page at a time, which
   // finds the failing tuple and counts what came before it exactly as a page
@@ -326,6 +324,7 @@ Exec::Scan::Scan(Exec& ex, const Plan& plan, HeldPlan& held, Relation& rel, cons
 void Exec::Scan::run() {
   if (acc_) {
     rel_.each_page(bounds_, [this](uint32_t page_no) { return accumulate_step(page_no); });
+    if (probe_) memory_.tuples += st_.rows_scanned - scanned_before_;
     ex_.note_selection(std::string(asked_ == Selection::Auto ? "auto:" : "") + selection_name(e_.selection));
     ex_.note_accumulated(ex_.runner_.label());
     return;
@@ -380,9 +379,16 @@ uint32_t Exec::Scan::live_of(const uint8_t* pg) const {
 
 // The page kernel in selection s, asked of the plan when it is not the one
 // running (a variant not generated yet is generated then, counted as prepare).
+// The auto probe of a scan of at most scan_pages pages.
+void Exec::Scan::start_probe(uint64_t scan_pages) {
+  const uint32_t pages = uint32_t(std::min<uint64_t>(scan_pages, rel_.npages()));
+  const uint64_t seed = AutoProbe::times(pages, tpp_, memory_) ? (now_ns() >> 3) * 0x9E3779B97F4A7C15ull >> 32 : 0;
+  probe_.emplace(pages, tpp_, seed, memory_);
+}
+
 void Exec::Scan::select(Selection s) {
   if (e_.selection == s) return;
-  e_ = Runner::entries(prep_, Use::Page, s, st_);
+  e_ = Runner::entries(prep_, acc_ ? Use::Aggregate : Use::Page, s, st_);
   ctx_.plan = e_.state;
 }
 
@@ -409,10 +415,16 @@ uint64_t Exec::Scan::timed_ns(uint64_t live) {
 
 // Rows a kernel wrote for `live` tuples: counted; under auto, the probe fed.
 void Exec::Scan::kernel_ran(uint64_t live, int64_t n, uint32_t pages, uint64_t ns) {
+  held_ += size_t(n);
+  counted(live, n, pages, ns);
+}
+
+// A kernel call's tuples counted (`live` walked, n qualified) and, while the
+// auto probe decides, handed to it.
+void Exec::Scan::counted(uint64_t live, int64_t n, uint32_t pages, uint64_t ns) {
   ordinal_ += int64_t(live);
   st_.rows_scanned += live;
   st_.rows_qualified += uint64_t(n);
-  held_ += size_t(n);
   if (probe_ && probe_->deciding()) {
     probe_->ran(e_.selection, live, uint64_t(n), ns, pages);
     if (!probe_->deciding()) {
@@ -501,12 +513,11 @@ bool Exec::Scan::accumulate_step(uint32_t page_no) {
   if (cancel_requested()) ex_.cancelled();  // page boundary (page_walk.h)
   const uint8_t* pg = rel_.page(page_no);
   ++st_.pages_walked;
+  before_call();
   const int64_t n = e_.accumulate(pg, acc_, &ctx_);
   if (n < 0) kernel_failed(pg, nullptr);
   const uint64_t live = live_of(pg);
-  ordinal_ += int64_t(live);
-  st_.rows_scanned += live;
-  st_.rows_qualified += uint64_t(n);
+  counted(live, n, 1, timed_ns(live));
   return true;
 }
 

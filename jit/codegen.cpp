@@ -399,6 +399,15 @@ class Walk {
     Value nlines = page_prelude(page);
     each_selected(page, nlines, [&](Value qualifies, Block next) {
       project(row);
+      if (qualifies && in_registers && adds_without_branch()) {
+        // Nobranch: a count or an integer sum adds the qualification's 0 or
+        // 1 (times the value), which never overflows where it adds nothing.
+        Value q = e_.convert(Ty::Bool, Ty::I64, qualifies, true);
+        for (size_t i = 0; i < regs.size(); ++i) add_value(regs[i], plan_.accumulated[i], row, q);
+        e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), q));
+        e_.jump(next);
+        return;
+      }
       if (qualifies) {
         Block add = e_.block("accumulate");
         e_.branch(qualifies, add, next, Hint::None);
@@ -613,10 +622,22 @@ class Walk {
     return e_.read(aggs);
   }
 
+  // Every aggregate a count, an any or an integer sum: what nobranch adds
+  // without a branch on the qualification.
+  bool adds_without_branch() const {
+    for (const harness::Plan::Accumulated& a : plan_.accumulated)
+      if (a.fn != QK_AGG_COUNT && a.fn != QK_AGG_ANY && !(a.fn == QK_AGG_SUM && a.int_sum)) return false;
+    return true;
+  }
+
   // agg_add_plain's step for the argument at the row's column a.offset.
-  void add_value(AggState& s, const harness::Plan::Accumulated& a, Value row) {
+  // times: unset, the tuple qualifies; else its qualification as an I64 0 or
+  // 1, by which the count and an integer sum's value are multiplied
+  // (adds_without_branch).
+  void add_value(AggState& s, const harness::Plan::Accumulated& a, Value row, Value times = {}) {
+    Value one = times ? times : i64(1);
     if (a.fn == QK_AGG_COUNT || a.fn == QK_AGG_ANY) {  // reads no value, cannot fail
-      set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), i64(1)));
+      set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), one));
       return;
     }
     static constexpr Ty kHeld[] = {Ty::I8, Ty::I16, Ty::I32, Ty::F32, Ty::F64};
@@ -640,10 +661,11 @@ class Walk {
       e_.jump(counted);
       e_.place(counted);
     }
-    set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), i64(1)));
+    set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), one));
     if (a.fn == QK_AGG_SUM && a.int_sum) {
-      Value sum;
-      Value over = e_.overflows(Arith::Add, get(s, Field::Isum), e_.convert(Ty::I64, Ty::I32, v), &sum);
+      Value sum, v32 = e_.convert(Ty::I64, Ty::I32, v);
+      if (times) v32 = e_.arith(Arith::Mul, Ty::I32, v32, e_.convert(Ty::I64, Ty::I32, times));
+      Value over = e_.overflows(Arith::Add, get(s, Field::Isum), v32, &sum);
       set(s, Field::Isum, sum);
       Block bad = e_.block("agg_overflow");
       e_.branch(over, bad, done, Hint::Unlikely);
