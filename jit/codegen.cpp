@@ -398,12 +398,18 @@ class Walk {
     const int64_t by_in_tuple = front.rows ? by_tuple_offset() : -1;
     Value nlines = page_prelude(page);
     each_selected(page, nlines, [&](Value qualifies, Block next) {
-      project(row);
+      // Simple aggregates in registers take the targets' values as they
+      // would be stored, not the row (its stores would stay: acc->row is
+      // memory anyone may read).
+      std::vector<Value> cols;
+      if (in_registers) cols = project_values();
+      else project(row);
+      auto arg = [&](size_t i) { return column_value(cols, plan_.accumulated[i].offset); };
       if (qualifies && in_registers && adds_without_branch()) {
         // Nobranch: a count or an integer sum adds the qualification's 0 or
         // 1 (times the value), which never overflows where it adds nothing.
         Value q = e_.convert(Ty::Bool, Ty::I64, qualifies, true);
-        for (size_t i = 0; i < regs.size(); ++i) add_value(regs[i], plan_.accumulated[i], row, q);
+        for (size_t i = 0; i < regs.size(); ++i) add_value(regs[i], plan_.accumulated[i], row, q, arg(i));
         e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), q));
         e_.jump(next);
         return;
@@ -414,7 +420,7 @@ class Walk {
         e_.place(add);
       }
       if (in_registers) {
-        for (size_t i = 0; i < regs.size(); ++i) add_value(regs[i], plan_.accumulated[i], row);
+        for (size_t i = 0; i < regs.size(); ++i) add_value(regs[i], plan_.accumulated[i], row, {}, arg(i));
       } else if (plain) {
         Value aggs = group_of(acc, row, front, by_in_tuple);
         for (size_t i = 0; i < plan_.accumulated.size(); ++i) {
@@ -634,7 +640,31 @@ class Walk {
   // times: unset, the tuple qualifies; else its qualification as an I64 0 or
   // 1, by which the count and an integer sum's value are multiplied
   // (adds_without_branch).
-  void add_value(AggState& s, const harness::Plan::Accumulated& a, Value row, Value times = {}) {
+  // Each target's value as project() would store it (numbers only: the
+  // targets of plain simple aggregates), in project's order, so its errors
+  // are raised where they would be.
+  std::vector<Value> project_values() {
+    std::vector<Value> cols;
+    for (size_t k = 0; k < plan_.targets_folded.size(); ++k) {
+      const Node& t = *plan_.targets_folded[k];
+      const Tk kind = plan_.out.attrs[k].type.kind;
+      if (t.type.kind != kind || kind == Tk::C || kind == Tk::B)
+        internal_error("target " + std::to_string(k) + " is not a number of its column's type");
+      Value v = expr(t).v;
+      if (kind == Tk::I1) v = e_.convert(Ty::I32, Ty::I8, v);
+      if (kind == Tk::I2) v = e_.convert(Ty::I32, Ty::I16, v);
+      cols.push_back(v);
+    }
+    return cols;
+  }
+  Value column_value(const std::vector<Value>& cols, uint32_t offset) const {
+    for (size_t k = 0; k < cols.size(); ++k)
+      if (plan_.out.attrs[k].offset == offset) return cols[k];
+    return {};
+  }
+
+  // arg: the value (project_values') where it is not read from the row.
+  void add_value(AggState& s, const harness::Plan::Accumulated& a, Value row, Value times = {}, Value arg = {}) {
     Value one = times ? times : i64(1);
     if (a.fn == QK_AGG_COUNT || a.fn == QK_AGG_ANY) {  // reads no value, cannot fail
       set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), one));
@@ -643,10 +673,15 @@ class Walk {
     static constexpr Ty kHeld[] = {Ty::I8, Ty::I16, Ty::I32, Ty::F32, Ty::F64};
     const Ty held = kHeld[a.kind];
     const bool is_float = a.kind >= QK_COL_F4;
-    Value v = e_.load(held, e_.at(row, i64(a.offset)));
+    Value v = arg ? arg : e_.load(held, e_.at(row, i64(a.offset)));
     v = e_.convert(held, is_float ? Ty::F64 : Ty::I64, v);
     Block add = e_.block("agg_add"), done = e_.block("agg_done");
-    e_.branch(e_.compare(Pred::Eq, Ty::I32, get(s, Field::Err), e_.int_const(Ty::I32, 0)), add, done, Hint::Likely);
+    // Only a sum or an avg sets err: a min's or a max's is always 0.
+    const bool can_fail = a.fn == QK_AGG_SUM || a.fn == QK_AGG_AVG;
+    if (can_fail)
+      e_.branch(e_.compare(Pred::Eq, Ty::I32, get(s, Field::Err), e_.int_const(Ty::I32, 0)), add, done, Hint::Likely);
+    else
+      e_.jump(add);
     e_.place(add);
     if (a.fn == QK_AGG_MIN || a.fn == QK_AGG_MAX) {
       const Field best = is_float ? Field::BestF : Field::BestI;
