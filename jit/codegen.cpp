@@ -398,13 +398,15 @@ class Walk {
     const int64_t by_in_tuple = front.rows ? by_tuple_offset() : -1;
     Value nlines = page_prelude(page);
     each_selected(page, nlines, [&](Value qualifies, Block next) {
-      // Simple aggregates in registers take the targets' values as they
-      // would be stored, not the row (its stores would stay: acc->row is
-      // memory anyone may read).
-      std::vector<Value> cols;
-      if (in_registers) cols = project_values();
+      // Plain aggregates take the targets' values as they would be stored,
+      // not the row (its stores would stay: acc->row is memory anyone may
+      // read); an aggregate function's by values are written for the group
+      // table, before they are hashed from the row, or on a front miss.
+      std::vector<Val> vals;
+      if (plain) vals = target_values();
       else project(row);
-      auto arg = [&](size_t i) { return column_value(cols, plan_.accumulated[i].offset); };
+      if (plain && !in_registers && by_in_tuple < 0) store_by(row, vals);
+      auto arg = [&](size_t i) { return column_value(vals, plan_.accumulated[i].offset); };
       if (qualifies && in_registers && adds_without_branch()) {
         // Nobranch: a count or an integer sum adds the qualification's 0 or
         // 1 (times the value), which never overflows where it adds nothing.
@@ -422,10 +424,10 @@ class Walk {
       if (in_registers) {
         for (size_t i = 0; i < regs.size(); ++i) add_value(regs[i], plan_.accumulated[i], row, {}, arg(i));
       } else if (plain) {
-        Value aggs = group_of(acc, row, front, by_in_tuple);
+        Value aggs = group_of(acc, row, front, by_in_tuple, vals);
         for (size_t i = 0; i < plan_.accumulated.size(); ++i) {
           AggState in_memory(e_.at(aggs, i64(int64_t(i * sizeof(qk_agg)))));
-          add_value(in_memory, plan_.accumulated[i], row);
+          add_value(in_memory, plan_.accumulated[i], row, {}, arg(i));
         }
       } else {
         e_.call(Helper::qk_accum_row, {acc, row});
@@ -443,6 +445,13 @@ class Walk {
   }
 
  private:
+  // A value: numbers and booleans in v; characters as a pointer and a length
+  // (always the node's type.len, known when generating).
+  struct Val {
+    Value v;
+    uint32_t len = 0;
+  };
+
   // ---- accumulation (accumulate_function)
 
   // Every aggregate one that runtime/accumulate_inline.h's agg_add_plain
@@ -593,7 +602,7 @@ class Walk {
   // The row's group's accumulators: the front's row when it holds the by
   // bytes (accumulate.h's qk_front_fold, the same steps), else
   // qk_group_find, which fills it.
-  Value group_of(Value acc, Value row, const Front& f, int64_t from_tuple) {
+  Value group_of(Value acc, Value row, const Front& f, int64_t from_tuple, const std::vector<Val>& vals) {
     if (!f.rows) return e_.call(Helper::qk_group_find, {acc, row});
     const std::vector<Value> w = by_words(from_tuple >= 0 ? tuple_at(from_tuple) : row);
     Value h = i64(0);
@@ -622,6 +631,7 @@ class Walk {
     e_.assign(f.hits, e_.arith(Arith::Add, Ty::I64, e_.read(f.hits), i64(1)));
     e_.jump(found);
     e_.place(miss);
+    if (from_tuple >= 0) store_by(row, vals);
     e_.assign(aggs, e_.call(Helper::qk_group_find, {acc, row}));
     e_.jump(found);
     e_.place(found);
@@ -640,30 +650,34 @@ class Walk {
   // times: unset, the tuple qualifies; else its qualification as an I64 0 or
   // 1, by which the count and an integer sum's value are multiplied
   // (adds_without_branch).
-  // Each target's value as project() would store it (numbers only: the
-  // targets of plain simple aggregates), in project's order, so its errors
-  // are raised where they would be.
-  std::vector<Value> project_values() {
-    std::vector<Value> cols;
-    for (size_t k = 0; k < plan_.targets_folded.size(); ++k) {
-      const Node& t = *plan_.targets_folded[k];
-      const Tk kind = plan_.out.attrs[k].type.kind;
-      if (t.type.kind != kind || kind == Tk::C || kind == Tk::B)
-        internal_error("target " + std::to_string(k) + " is not a number of its column's type");
-      Value v = expr(t).v;
-      if (kind == Tk::I1) v = e_.convert(Ty::I32, Ty::I8, v);
-      if (kind == Tk::I2) v = e_.convert(Ty::I32, Ty::I16, v);
-      cols.push_back(v);
-    }
-    return cols;
+  // Every target's value, in project()'s order, so its errors are raised
+  // where they would be; kept in registers where the row is not needed.
+  std::vector<Val> target_values() {
+    std::vector<Val> vals;
+    for (size_t k = 0; k < plan_.targets_folded.size(); ++k) vals.push_back(expr(target(k)));
+    return vals;
   }
-  Value column_value(const std::vector<Value>& cols, uint32_t offset) const {
-    for (size_t k = 0; k < cols.size(); ++k)
-      if (plan_.out.attrs[k].offset == offset) return cols[k];
-    return {};
+  // The number in the row's column at `offset`, as its store would leave it
+  // (vals: target_values').
+  Value column_value(const std::vector<Val>& vals, uint32_t offset) {
+    for (size_t k = 0; k < vals.size(); ++k) {
+      if (plan_.out.attrs[k].offset != offset) continue;
+      switch (plan_.out.attrs[k].type.kind) {
+        case Tk::I1: return e_.convert(Ty::I32, Ty::I8, vals[k].v);
+        case Tk::I2: return e_.convert(Ty::I32, Ty::I16, vals[k].v);
+        case Tk::C:
+        case Tk::B: internal_error("an aggregate's argument that is not a number");
+        default: return vals[k].v;
+      }
+    }
+    internal_error("an aggregate's argument outside the row");
+  }
+  // The by values into the row, as project() writes them.
+  void store_by(Value row, const std::vector<Val>& vals) {
+    for (uint32_t k = 0; k < plan_.by_count; ++k) store_column(row, k, vals[k]);
   }
 
-  // arg: the value (project_values') where it is not read from the row.
+  // arg: the value (column_value's) where it is not read from the row.
   void add_value(AggState& s, const harness::Plan::Accumulated& a, Value row, Value times = {}, Value arg = {}) {
     Value one = times ? times : i64(1);
     if (a.fn == QK_AGG_COUNT || a.fn == QK_AGG_ANY) {  // reads no value, cannot fail
@@ -908,12 +922,6 @@ class Walk {
     return run[0];
   }
 
-  // A value: numbers and booleans in v; characters as a pointer and a length
-  // (always the node's type.len, known when generating).
-  struct Val {
-    Value v;
-    uint32_t len = 0;
-  };
 
   Value i64(int64_t v) { return e_.int_const(Ty::I64, v); }
   Value i32(int64_t v) { return e_.int_const(Ty::I32, v); }
@@ -1068,30 +1076,38 @@ class Walk {
   // ---- projection: each target into its column of the row
 
   void project(Value row) {
-    for (size_t k = 0; k < plan_.targets_folded.size(); ++k) {
-      const Node& t = *plan_.targets_folded[k];
-      const Attribute& col = plan_.out.attrs[k];
-      if (col.type.kind != t.type.kind || col.type.kind == Tk::B)
-        internal_error("target " + std::to_string(k) + " does not fit its column");
-      Val v = expr(t);
-      within(col.offset, col.type.len, plan_.out.tuple_len, t.pos, "row_column");
-      Value dst = col.offset ? e_.at(row, i64(col.offset)) : row;
-      switch (col.type.kind) {
-        case Tk::I1: e_.store(Ty::I8, dst, e_.convert(Ty::I32, Ty::I8, v.v)); break;
-        case Tk::I2: e_.store(Ty::I16, dst, e_.convert(Ty::I32, Ty::I16, v.v)); break;
-        case Tk::I4: e_.store(Ty::I32, dst, v.v); break;
-        case Tk::F4: e_.store(Ty::F32, dst, v.v); break;
-        case Tk::F8: e_.store(Ty::F64, dst, v.v); break;
-        case Tk::C: {
-          // rt::store_char, emitted inline: both lengths are known here, so the
-          // copy and the blank fill are fixed-size moves, not calls.
-          uint32_t n = v.len < col.type.len ? v.len : col.type.len;
-          if (n) e_.copy(dst, v.v, n);
-          if (n < col.type.len) e_.fill(e_.at(dst, i64(n)), ' ', col.type.len - n);
-          break;
-        }
-        case Tk::B: break;
+    for (size_t k = 0; k < plan_.targets_folded.size(); ++k) store_column(row, k, expr(target(k)));
+  }
+
+  // Target k, checked against its column.
+  const Node& target(size_t k) {
+    const Node& t = *plan_.targets_folded[k];
+    const Attribute& col = plan_.out.attrs[k];
+    if (col.type.kind != t.type.kind || col.type.kind == Tk::B)
+      internal_error("target " + std::to_string(k) + " does not fit its column");
+    return t;
+  }
+
+  // Target k's value v written into its column of the row.
+  void store_column(Value row, size_t k, const Val& v) {
+    const Attribute& col = plan_.out.attrs[k];
+    within(col.offset, col.type.len, plan_.out.tuple_len, plan_.targets_folded[k]->pos, "row_column");
+    Value dst = col.offset ? e_.at(row, i64(col.offset)) : row;
+    switch (col.type.kind) {
+      case Tk::I1: e_.store(Ty::I8, dst, e_.convert(Ty::I32, Ty::I8, v.v)); break;
+      case Tk::I2: e_.store(Ty::I16, dst, e_.convert(Ty::I32, Ty::I16, v.v)); break;
+      case Tk::I4: e_.store(Ty::I32, dst, v.v); break;
+      case Tk::F4: e_.store(Ty::F32, dst, v.v); break;
+      case Tk::F8: e_.store(Ty::F64, dst, v.v); break;
+      case Tk::C: {
+        // rt::store_char, emitted inline: both lengths are known here, so the
+        // copy and the blank fill are fixed-size moves, not calls.
+        uint32_t n = v.len < col.type.len ? v.len : col.type.len;
+        if (n) e_.copy(dst, v.v, n);
+        if (n < col.type.len) e_.fill(e_.at(dst, i64(n)), ' ', col.type.len - n);
+        break;
       }
+      case Tk::B: break;
     }
   }
 
