@@ -435,7 +435,7 @@ class Walk {
       e_.assign(nrows, e_.arith(Arith::Add, Ty::I64, e_.read(nrows), i64(1)));
       e_.jump(next);
     });
-    for (AggState& r : regs) store_registers(r);
+    for (AggState& r : regs) store_registers(r, e_.read(nrows));
     if (front.rows) {
       Value at = e_.at(acc, i64(offsetof(qk_accum, front_hits)));
       e_.store(Ty::I64, at, e_.arith(Arith::Add, Ty::I64, e_.load(Ty::I64, at), e_.read(front.hits)));
@@ -473,6 +473,13 @@ class Walk {
     Value mem;
     bool regs = false;
     Local count, err, isum, fsum, best_i, best_f, has;
+    // In registers: a count, any, min or max counts every row the kernel
+    // adds, so its count is the kernel's row count added as the page ends
+    // (one add a tuple, not one an aggregate); an integer min or max starts
+    // from the identity, so its step is one compare and no `has` test
+    // (best_in is put back if the page added nothing).
+    bool counts_rows = false, seeded = false;
+    Value best_in;
   };
   enum class Field : uint8_t { Count, Err, Isum, Fsum, BestI, BestF, Has };
   static Ty field_ty(Field f) {
@@ -519,6 +526,7 @@ class Walk {
     e_.store(field_ty(f), e_.at(s.mem, i64(field_offset(f))), v);
   }
   AggState agg_registers(Value aggs, size_t i) {
+    const harness::Plan::Accumulated& a = plan_.accumulated[i];
     AggState mem(e_.at(aggs, i64(int64_t(i * sizeof(qk_agg)))));
     AggState r = mem;
     r.regs = true;
@@ -526,9 +534,34 @@ class Walk {
       r.*field_local(f) = e_.local(field_ty(f), "agg");
       e_.assign(r.*field_local(f), get(mem, f));
     }
+    const bool best = a.fn == QK_AGG_MIN || a.fn == QK_AGG_MAX;
+    r.counts_rows = best || a.fn == QK_AGG_COUNT || a.fn == QK_AGG_ANY;
+    if (best && a.kind < QK_COL_F4) {  // a float's first value may be a NaN, no identity's
+      r.seeded = true;
+      r.best_in = e_.read(r.best_i);
+      Block seed = e_.block("agg_seed"), seeded = e_.block("agg_seeded");
+      e_.branch(e_.compare(Pred::Eq, Ty::I8, e_.read(r.has), e_.int_const(Ty::I8, 0)), seed, seeded, Hint::Unlikely);
+      e_.place(seed);
+      e_.assign(r.best_i, i64(a.fn == QK_AGG_MIN ? INT64_MAX : INT64_MIN));
+      e_.jump(seeded);
+      e_.place(seeded);
+    }
     return r;
   }
-  void store_registers(AggState& r) {
+  // nrows: the rows the kernel added (counts_rows' count).
+  void store_registers(AggState& r, Value nrows) {
+    if (r.counts_rows) e_.assign(r.count, e_.arith(Arith::Add, Ty::I64, e_.read(r.count), nrows));
+    if (r.seeded) {
+      Block none = e_.block("agg_none"), some = e_.block("agg_some"), after = e_.block("agg_stored");
+      e_.branch(e_.compare(Pred::Eq, Ty::I64, nrows, i64(0)), none, some, Hint::Unlikely);
+      e_.place(none);
+      e_.assign(r.best_i, r.best_in);
+      e_.jump(after);
+      e_.place(some);
+      e_.assign(r.has, e_.int_const(Ty::I8, 1));
+      e_.jump(after);
+      e_.place(after);
+    }
     AggState mem(r.mem);
     for (Field f : kFields) set(mem, f, e_.read(r.*field_local(f)));
   }
@@ -681,7 +714,7 @@ class Walk {
   void add_value(AggState& s, const harness::Plan::Accumulated& a, Value row, Value times = {}, Value arg = {}) {
     Value one = times ? times : i64(1);
     if (a.fn == QK_AGG_COUNT || a.fn == QK_AGG_ANY) {  // reads no value, cannot fail
-      set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), one));
+      if (!s.counts_rows) set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), one));
       return;
     }
     static constexpr Ty kHeld[] = {Ty::I8, Ty::I16, Ty::I32, Ty::F32, Ty::F64};
@@ -701,16 +734,20 @@ class Walk {
       const Field best = is_float ? Field::BestF : Field::BestI;
       const Ty t = is_float ? Ty::F64 : Ty::I64;
       Block take = e_.block("agg_best"), test = e_.block("agg_compare"), counted = e_.block("agg_count");
-      e_.branch(e_.compare(Pred::Eq, Ty::I8, get(s, Field::Has), e_.int_const(Ty::I8, 0)), take, test, Hint::Unlikely);
+      if (s.seeded)
+        e_.jump(test);
+      else
+        e_.branch(e_.compare(Pred::Eq, Ty::I8, get(s, Field::Has), e_.int_const(Ty::I8, 0)), take, test,
+                  Hint::Unlikely);
       e_.place(test);
       e_.branch(e_.compare(a.fn == QK_AGG_MIN ? Pred::Lt : Pred::Gt, t, v, get(s, best)), take, counted, Hint::None);
       e_.place(take);
       set(s, best, v);
-      set(s, Field::Has, e_.int_const(Ty::I8, 1));
+      if (!s.seeded) set(s, Field::Has, e_.int_const(Ty::I8, 1));
       e_.jump(counted);
       e_.place(counted);
     }
-    set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), one));
+    if (!s.counts_rows) set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), one));
     if (a.fn == QK_AGG_SUM && a.int_sum) {
       Value sum, v32 = e_.convert(Ty::I64, Ty::I32, v);
       if (times) v32 = e_.arith(Arith::Mul, Ty::I32, v32, e_.convert(Ty::I64, Ty::I32, times));
