@@ -438,7 +438,8 @@ class Walk {
     for (AggState& r : regs) store_registers(r, e_.read(nrows));
     if (front.rows) {
       Value at = e_.at(acc, i64(offsetof(qk_accum, front_hits)));
-      e_.store(Ty::I64, at, e_.arith(Arith::Add, Ty::I64, e_.load(Ty::I64, at), e_.read(front.hits)));
+      Value hits = e_.arith(Arith::Sub, Ty::I64, e_.read(nrows), e_.read(front.misses));  // a lookup a row
+      e_.store(Ty::I64, at, e_.arith(Arith::Add, Ty::I64, e_.load(Ty::I64, at), hits));
     }
     e_.ret(e_.read(nrows));
     end();
@@ -473,9 +474,9 @@ class Walk {
     Value mem;
     bool regs = false;
     Local count, err, isum, fsum, best_i, best_f, has;
-    // In registers: a count, any, min or max counts every row the kernel
-    // adds, so its count is the kernel's row count added as the page ends
-    // (one add a tuple, not one an aggregate); an integer min or max starts
+    // In registers: a count or an any counts every row the kernel adds, so
+    // its count is the kernel's row count added as the page ends (one add a
+    // tuple, not one an aggregate); an integer min or max starts
     // from the identity, so its step is one compare and no `has` test
     // (best_in is put back if the page added nothing).
     bool counts_rows = false, seeded = false;
@@ -535,7 +536,7 @@ class Walk {
       e_.assign(r.*field_local(f), get(mem, f));
     }
     const bool best = a.fn == QK_AGG_MIN || a.fn == QK_AGG_MAX;
-    r.counts_rows = best || a.fn == QK_AGG_COUNT || a.fn == QK_AGG_ANY;
+    r.counts_rows = a.fn == QK_AGG_COUNT || a.fn == QK_AGG_ANY;
     if (best && a.kind < QK_COL_F4) {  // a float's first value may be a NaN, no identity's
       r.seeded = true;
       r.best_in = e_.read(r.best_i);
@@ -569,7 +570,8 @@ class Walk {
   // The group front (qk_accum's front_*), read as the page begins.
   struct Front {
     Value slots_mask, rows, group, aggs;  // unset: no front (by values too wide)
-    Local hits;                           // the page's hits, added to acc->front_hits as it ends
+    Local misses;                         // the page's misses: its rows less them are hits, added to
+                                          // acc->front_hits as it ends
   };
   Front load_front(Value acc) {
     Front f;
@@ -578,8 +580,8 @@ class Walk {
     f.rows = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, front_rows))));
     f.group = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, front_group))));
     f.aggs = e_.load(Ty::Ptr, e_.at(acc, i64(offsetof(qk_accum, front_aggs))));
-    f.hits = e_.local(Ty::I64, "front_hits");
-    e_.assign(f.hits, i64(0));
+    f.misses = e_.local(Ty::I64, "front_misses");
+    e_.assign(f.misses, i64(0));
     return f;
   }
 
@@ -648,22 +650,27 @@ class Walk {
     // The slot's low 32 bits as qk_front_slot takes them, then the mask.
     Value s = e_.bits(Bits::And, Ty::I64, h, f.slots_mask);
     Local aggs = e_.local(Ty::Ptr, "group");
-    Block check = e_.block("front_check"), hit = e_.block("front_hit"), miss = e_.block("front_miss"),
-          found = e_.block("group_found");
-    Value gi = e_.load(Ty::I32, e_.at(f.group, e_.arith(Arith::Mul, Ty::I64, s, i64(4))));
-    e_.branch(e_.compare(Pred::Ne, Ty::I32, gi, e_.int_const(Ty::I32, 0)), check, miss, Hint::Likely);
-    e_.place(check);
-    Value entry = e_.at(f.rows, e_.arith(Arith::Mul, Ty::I64, s, i64(plan_.by_len)));
-    const std::vector<Value> have = by_words(entry);
-    for (size_t k = 0; k < w.size(); ++k) {
-      Block next = k + 1 < w.size() ? e_.block("front_word") : hit;
-      e_.branch(e_.compare(Pred::Eq, Ty::I64, w[k], have[k]), next, miss, Hint::Likely);
-      e_.place(next);
+    Block miss = e_.block("front_miss"), found = e_.block("group_found");
+    for (int way = 0; way < 2; ++way) {  // the slot, then its pair (accumulate.h)
+      Value slot = way ? e_.bits(Bits::Xor, Ty::I64, s, i64(1)) : s;
+      Block check = e_.block("front_check"), hit = e_.block("front_hit"), other = way ? miss : e_.block("front_pair");
+      const Hint likely = way ? Hint::None : Hint::Likely;
+      Value gi = e_.load(Ty::I32, e_.at(f.group, e_.arith(Arith::Mul, Ty::I64, slot, i64(4))));
+      e_.branch(e_.compare(Pred::Ne, Ty::I32, gi, e_.int_const(Ty::I32, 0)), check, other, likely);
+      e_.place(check);
+      Value entry = e_.at(f.rows, e_.arith(Arith::Mul, Ty::I64, slot, i64(plan_.by_len)));
+      const std::vector<Value> have = by_words(entry);
+      for (size_t k = 0; k < w.size(); ++k) {
+        Block next = k + 1 < w.size() ? e_.block("front_word") : hit;
+        e_.branch(e_.compare(Pred::Eq, Ty::I64, w[k], have[k]), next, other, likely);
+        e_.place(next);
+      }
+      e_.assign(aggs, e_.load(Ty::Ptr, e_.at(f.aggs, e_.arith(Arith::Mul, Ty::I64, slot, i64(8)))));
+      e_.jump(found);
+      if (!way) e_.place(other);
     }
-    e_.assign(aggs, e_.load(Ty::Ptr, e_.at(f.aggs, e_.arith(Arith::Mul, Ty::I64, s, i64(8)))));
-    e_.assign(f.hits, e_.arith(Arith::Add, Ty::I64, e_.read(f.hits), i64(1)));
-    e_.jump(found);
     e_.place(miss);
+    e_.assign(f.misses, e_.arith(Arith::Add, Ty::I64, e_.read(f.misses), i64(1)));
     if (from_tuple >= 0) store_by(row, vals);
     e_.assign(aggs, e_.call(Helper::qk_group_find, {acc, row}));
     e_.jump(found);
@@ -747,7 +754,8 @@ class Walk {
       e_.jump(counted);
       e_.place(counted);
     }
-    if (!s.counts_rows) set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), one));
+    if (a.fn == QK_AGG_AVG)  // the one left that reads its count (accumulate.h)
+      set(s, Field::Count, e_.arith(Arith::Add, Ty::I64, get(s, Field::Count), one));
     if (a.fn == QK_AGG_SUM && a.int_sum) {
       Value sum, v32 = e_.convert(Ty::I64, Ty::I32, v);
       if (times) v32 = e_.arith(Arith::Mul, Ty::I32, v32, e_.convert(Ty::I64, Ty::I32, times));

@@ -238,13 +238,13 @@ void front_give_up(Groups* g) {
 template <uint32_t N>
 int64_t probe_front(qk_accum* a, Groups* g, const uint8_t* row) noexcept {
   const uint32_t n = N ? N : a->by_len;
-  const uint32_t s = front_slot(row, n, a->front_slots);
-  uint8_t* at = a->front_rows + size_t(s) * n;
+  const uint32_t first = front_slot(row, n, a->front_slots);
   ++g->front_lookups;
-  if (a->front_group[s] && std::memcmp(at, row, n) == 0) {
-    ++g->front_hits;
-    return int64_t(a->front_group[s]) - 1;
-  }
+  for (const uint32_t s : {first, first ^ 1u})  // two ways: the slot and its pair (accumulate.h)
+    if (a->front_group[s] && std::memcmp(a->front_rows + size_t(s) * n, row, n) == 0) {
+      ++g->front_hits;
+      return int64_t(a->front_group[s]) - 1;
+    }
   const int64_t gi = probe_key(a, g, row);
   if (gi < 0 || g->front_off || a->probe_only) return gi;
   const uint64_t lookups = g->front_lookups + a->front_hits, hits = g->front_hits + a->front_hits;
@@ -252,7 +252,9 @@ int64_t probe_front(qk_accum* a, Groups* g, const uint8_t* row) noexcept {
     front_give_up(g);
     return gi;
   }
-  std::memcpy(at, row, n);
+  // An empty way, else the slot itself (its pair keeps its row).
+  const uint32_t s = a->front_group[first] && !a->front_group[first ^ 1u] ? first ^ 1u : first;
+  std::memcpy(a->front_rows + size_t(s) * n, row, n);
   a->front_group[s] = uint32_t(gi) + 1;
   a->front_aggs[s] = g->order[size_t(gi)].aggs.get();
   return gi;
@@ -290,7 +292,7 @@ void qk_agg_add_c(qk_agg* g, const uint8_t* v) noexcept {
       g->has_best = 1;
     }
   }
-  ++g->count;  // characters are neither summed nor averaged (a bind error)
+  if (g->fn == QK_AGG_COUNT || g->fn == QK_AGG_ANY) ++g->count;  // characters are neither summed nor averaged
 }
 
 void qk_agg_add_row(qk_agg* g, const uint8_t* row) noexcept {

@@ -40,7 +40,8 @@ enum qk_agg_fn { QK_AGG_COUNT, QK_AGG_SUM, QK_AGG_AVG, QK_AGG_MIN, QK_AGG_MAX, Q
  *   int_sum        sum of an integer argument: i4, checked for overflow; other
  *                  sums and every avg add doubles, checked for infinity
  *   err            0, or the first accumulation error (qk_err code); sticky
- *   count          values accumulated (distinct ones for the u variants)
+ *   count          values accumulated (distinct ones for the u variants), kept
+ *                  by count, any and avg only: nothing reads a sum's, a min's or a max's
  *   best_*         min/max: the value so far (has_best), the first of equal ones
  *   seen           u variants: the equality keys of the values counted (runtime-owned)
  */
@@ -87,14 +88,15 @@ typedef struct qk_accum {
   uint64_t room;
   uint64_t bytes;
   void* groups;
-  /* The group front: a direct-mapped table in front of the group table,
+  /* The group front: a two-way table in front of the group table,
    * keyed by the by values' bytes as the row holds them (bytes equal are
    * keys equal, so a hit is the row's group without building its key), which
    * qk_group_probe and generated code both read. front_slots rows (a power
    * of two; 0: no front) of by_len bytes at front_rows; front_group[s] the
-   * group + 1 of row s (0: empty), front_aggs[s] its accumulators. Row s is
-   * where qk_front_slot puts the by bytes. Filled by qk_group_probe (not in
-   * a probe_only block), emptied for good once it hits too rarely. */
+   * group + 1 of row s (0: empty), front_aggs[s] its accumulators. The by
+   * bytes lie in their slot s (qk_front_fold's) or its pair s ^ 1 (some of
+   * a few hundred groups share a slot). Filled by qk_group_probe (not in a probe_only block), emptied for
+   * good once it hits too rarely. */
   uint32_t front_slots;
   uint32_t pad2_;
   uint8_t* front_rows;

@@ -18,7 +18,7 @@ namespace quelkit::rt {
 
 // v (an integer as int64_t, a float as double) added to g, an aggregate that
 // is not a u variant and has no error yet: min/max keep the first of equal
-// values, every value is counted, sums and avgs add it (an i4 sum of an integer checked
+// values, counts, anys and avgs count it, sums and avgs add it (an i4 sum of an integer checked
 // for overflow, a float one for infinity: then g->err, which the caller
 // checks before adding more). fn and int_sum are g's (callers may pass them
 // as constants).
@@ -28,7 +28,7 @@ QK_INLINE void agg_add_plain(qk_agg* g, uint8_t fn, uint8_t int_sum, T v, T* bes
     *best = v;
     g->has_best = 1;
   }
-  ++g->count;
+  if (fn == QK_AGG_COUNT || fn == QK_AGG_ANY || fn == QK_AGG_AVG) ++g->count;  // the only ones that read it
   if (fn != QK_AGG_SUM && fn != QK_AGG_AVG) return;
   if constexpr (std::is_integral_v<T>) {
     if (int_sum) {

@@ -4,6 +4,7 @@
 // i4 sum's overflow (same error, same position), and what may not be written.
 #include <gtest/gtest.h>
 
+#include "runtime/accumulate.h"
 #include "storage/budget.h"
 #include "support.h"
 
@@ -138,6 +139,34 @@ TEST_P(Aggregates, TheGroupFrontTellsGroupsApartAsEqualsDoes) {
   for (int i = 0; i < 2000; ++i)
     want += std::to_string(i) + "," + (i < 1000 ? "2," + std::to_string(2 * i) : "1," + std::to_string(i)) + "\n";
   EXPECT_EQ(csv("retrieve unique (f.i, n = count(f.s by f.i), t = sum(f.i by f.i)) sort by i"), want);
+}
+
+TEST_P(Aggregates, GroupsSharingAFrontSlotKeepTheirOwnAccumulators) {
+  // Three i4 by values whose front slots (accumulate.h: qk_front_fold, of
+  // the runtime's 4,096 slots) fall in one pair, two of them in one slot,
+  // in turn: the second way holds one, the third evicts and is evicted.
+  auto slot = [](int32_t v) {
+    return uint32_t(qk_front_finish(qk_front_fold(0, int64_t(uint32_t(v))))) & 4095u;
+  };
+  std::vector<int32_t> keys;
+  for (int32_t a = 1; keys.empty() && a < 100000; ++a)
+    for (int32_t b = a + 1; keys.empty() && b < a + 20000; ++b)
+      if (slot(b) == slot(a))
+        for (int32_t c = b + 1; keys.empty() && c < b + 20000; ++c)
+          if ((slot(c) ^ 1u) == slot(a)) keys = {a, b, c};
+  ASSERT_EQ(keys.size(), 3u);
+  std::string setup = "create pr (k = i4, v = i2)\n";
+  for (int r = 0; r < 600; ++r)
+    setup += "append to pr (k = " + std::to_string(keys[r % 3]) + ", v = " + std::to_string(r % 7) + ")\n";
+  auto r = k_.run(setup + "range of q is pr");
+  ASSERT_TRUE(r.ok) << r.err;
+  std::string want = "k,n,t\n";
+  for (int i = 0; i < 3; ++i) {
+    int t = 0;
+    for (int r = i; r < 600; r += 3) t += r % 7;
+    want += std::to_string(keys[size_t(i)]) + ",200," + std::to_string(t) + "\n";
+  }
+  EXPECT_EQ(csv("retrieve unique (q.k, n = count(q.v by q.k), t = sum(q.v by q.k)) sort by k"), want);
 }
 
 TEST_P(Aggregates, ByValuesWiderThanAPageGetATemporaryOfLargerPages) {
