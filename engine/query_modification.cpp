@@ -203,7 +203,7 @@ QueryModification::Modified QueryModification::modify(const Stmt& s0, const fron
                                                        const CatalogView& cat, const Asker& who,
                                                        const SourceRef& src) const {
   Modified m;
-  if (views_.empty() && rules_.empty() && who.user == who.owner) return m;
+  if (idle(who.user, who.owner)) return m;
   frontend::RangeTable rt = ranges;
   auto s = clone_statement(s0);
   bool changed = false;

@@ -68,6 +68,12 @@ class QueryModification {
     frontend::ast::StmtPtr stmt;
     std::vector<std::pair<std::string, std::string>> vars;
   };
+  // Whether no definition can apply to `user`'s statements on `owner`'s
+  // relations (no view, no rule, the owner asking): modify would change
+  // nothing, so the caller need not make its Asker (the clock, the terminal).
+  bool idle(const std::string& user, const std::string& owner) const {
+    return views_.empty() && rules_.empty() && user == owner;
+  }
   // Throws QuelError at the place a view cannot be updated, a view's domain
   // does not exist or a permit refuses the statement.
   Modified modify(const frontend::ast::Stmt& s, const frontend::RangeTable& ranges, const CatalogView& cat,

@@ -393,7 +393,8 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
   // Query modification first (views, integrity, permits): the statement as
   // modified is what every back end evaluates, bound afresh (the statement
   // cache's binding is of the text as typed), its views' variables in force.
-  QueryModification::Modified mod = qmod_.modify(typed, ranges_, cat_, asker(), src);
+  QueryModification::Modified mod;
+  if (!qmod_.idle(cat_.usercode(), owner_)) mod = qmod_.modify(typed, ranges_, cat_, asker(), src);
   ScopedVars view_vars(ranges_, std::move(mod.vars));
   if (mod.stmt) stmt_entry_ = nullptr;
   const Stmt& s = mod.stmt ? *mod.stmt : typed;
@@ -524,7 +525,7 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     rep.run_ns_max = uint64_t(ts.max);
     rep.runs = int(times.size());
     if (!first.ok) rep.error = first.error.format();
-    reports_.push_back(rep);
+    reports_.push_back(std::move(rep));
     results.push_back(std::move(first));
     // Compared with the first runner's result as soon as it is made, and its
     // rows and updated tuples let go: only the first's are used after the
@@ -535,7 +536,7 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
       if (refused == SIZE_MAX) refused = i;
     } else if (could_not_run(results[ref])) {
       ref = i;  // the first answer: the one the later ones are compared with
-    } else if (diff.empty()) {
+    } else if (i != ref && diff.empty()) {  // the first is the reference itself
       diff = result_difference(results[ref], results[i]);
       differs = i;
     }

@@ -5,6 +5,7 @@
 #include "engine/statement_cache.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 
@@ -23,14 +24,25 @@ using frontend::ast::Stmt;
 
 namespace {
 
-bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+// The scan's character classes, one table lookup a byte (it runs on every
+// statement's text before the cache is looked up).
+enum CharClass : uint8_t { kPlain, kLetter, kDigit, kOther };
+constexpr std::array<uint8_t, 256> kClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[size_t(c)] = kLetter;
+  for (int c = 'A'; c <= 'Z'; ++c) t[size_t(c)] = kLetter;
+  t[size_t('_')] = kLetter;
+  for (int c = '0'; c <= '9'; ++c) t[size_t(c)] = kDigit;
+  for (const char c : {'.', '"', '/', '\n', '\\', '\x01', '\x02'}) t[uint8_t(c)] = kOther;
+  return t;
+}();
+CharClass class_of(char c) { return CharClass(kClass[uint8_t(c)]); }
+bool is_letter(char c) { return class_of(c) == kLetter; }
+bool is_digit(char c) { return class_of(c) == kDigit; }
+bool is_name_char(char c) { return class_of(c) == kLetter || class_of(c) == kDigit; }
 // A character the scan copies to the key as it is: none that starts a name,
 // a number, a string, a comment or a line, nor one that refuses the text.
-bool is_plain(char c) {
-  return !is_letter(c) && !is_digit(c) && c != '.' && c != '"' && c != '/' && c != '\n' && c != '\\' &&
-         c != '\x01' && c != '\x02';
-}
+bool is_plain(char c) { return class_of(c) == kPlain; }
 
 // The type a literal binds to, as the key spells it.
 void key_type(std::string& key, const TextLiteral& l) {
@@ -38,10 +50,12 @@ void key_type(std::string& key, const TextLiteral& l) {
   switch (l.kind) {
     case TextLiteral::Int: key += frontend::int_literal_type(l.ival) == Type::i2() ? "i2" : "i4"; break;
     case TextLiteral::Float: key += "f8"; break;
-    case TextLiteral::String:
+    case TextLiteral::String: {
+      char digits[8];
       key += 'c';
-      key += std::to_string(l.text.size());
+      key.append(digits, size_t(std::to_chars(digits, digits + sizeof digits, l.text.size()).ptr - digits));
       break;
+    }
   }
   key += '\x02';
 }
@@ -89,7 +103,7 @@ std::optional<NormalisedText> normalise_text(std::string_view t) {
     }
     if (is_letter(c)) {  // a name or keyword: its digits belong to it (`p2`, `x1e5`)
       const size_t b = i;
-      while (i < end && (is_letter(t[i]) || is_digit(t[i]))) ++i;
+      while (i < end && is_name_char(t[i])) ++i;
       n.key.append(t.substr(b, i - b));
       continue;
     }
@@ -134,6 +148,13 @@ std::optional<NormalisedText> normalise_text(std::string_view t) {
     if (c == '"') {  // lexer.re's string_literal: only \" and \\ are escapes
       const size_t b = i++;
       std::string value;
+      // Most strings have no escape: up to the closing quote at once.
+      size_t q = i;
+      while (q < end && t[q] != '"' && t[q] != '\\' && t[q] != '\n') ++q;
+      if (q < end && t[q] == '"') {
+        value.assign(t.data() + i, q - i);
+        i = q;
+      }
       for (;;) {
         if (i >= end || t[i] == '\n') return std::nullopt;  // unterminated, or a newline in it
         if (t[i] == '\\' && i + 1 < end && (t[i + 1] == '"' || t[i + 1] == '\\')) {

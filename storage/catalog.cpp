@@ -10,18 +10,31 @@ const Schema* Catalog::find_schema(std::string_view relation) const {
   return r ? &r->schema() : nullptr;
 }
 
+namespace {
+
+// Names are keyed in lower case; one already so (every statement's, after
+// the lexer) is looked up as it is, without a copy.
+template <class Map>
+auto find_lower(const Map& m, std::string_view name) {
+  for (const char c : name)
+    if (c >= 'A' && c <= 'Z') return m.find(lowercase(name));
+  return m.find(name);
+}
+
+}  // namespace
+
 Relation* Catalog::find_as_is(std::string_view name) const {
-  auto it = rels_.find(lowercase(name));
+  auto it = find_lower(rels_, name);
   return it == rels_.end() ? nullptr : it->second.get();
 }
 
 // An index is brought up to its base's tuples before anyone reads it.
 Relation* Catalog::find(std::string_view name) const {
-  auto it = rels_.find(lowercase(name));
+  auto it = find_lower(rels_, name);
   if (it == rels_.end()) return nullptr;
   Relation* r = it->second.get();
   if (const std::string& base = r->notes().index_of; !base.empty())
-    if (auto b = rels_.find(lowercase(base)); b != rels_.end()) refresh_index(*b->second, *r);
+    if (auto b = find_lower(rels_, base); b != rels_.end()) refresh_index(*b->second, *r);
   return r;
 }
 
