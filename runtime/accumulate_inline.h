@@ -81,22 +81,17 @@ QK_INLINE bool agg_adds_column(const qk_agg* g) noexcept {
          bool(g->int_sum) == (g->fn == QK_AGG_SUM && g->arg.kind <= QK_COL_I4);
 }
 
-// g's argument in n rows `stride` bytes apart added in row order, its
-// function and column kind picked once for the rows: agg_add_column for a g
-// that agg_adds_column, else qk_agg_add_row row by row.
-QK_INLINE void agg_add_rows(qk_agg* g, const uint8_t* rows, uint32_t n, size_t stride) noexcept {
-  if (!agg_adds_column(g)) {
-    for (uint32_t k = 0; k < n; ++k) qk_agg_add_row(g, rows + k * stride);
-    return;
-  }
-  const uint8_t* col = rows + g->arg.offset;
+// Calls f.template operator()<Fn, K>() with g's function and column kind
+// (g one that agg_adds_column): the one switch every column loop goes through.
+template <class F>
+QK_INLINE void with_column_step(const qk_agg* g, F&& f) noexcept {
   auto by_kind = [&]<uint8_t Fn>() {
     switch (g->arg.kind) {
-      case QK_COL_I1: return agg_add_column<Fn, QK_COL_I1>(g, col, n, stride);
-      case QK_COL_I2: return agg_add_column<Fn, QK_COL_I2>(g, col, n, stride);
-      case QK_COL_I4: return agg_add_column<Fn, QK_COL_I4>(g, col, n, stride);
-      case QK_COL_F4: return agg_add_column<Fn, QK_COL_F4>(g, col, n, stride);
-      default: return agg_add_column<Fn, QK_COL_F8>(g, col, n, stride);
+      case QK_COL_I1: return f.template operator()<Fn, QK_COL_I1>();
+      case QK_COL_I2: return f.template operator()<Fn, QK_COL_I2>();
+      case QK_COL_I4: return f.template operator()<Fn, QK_COL_I4>();
+      case QK_COL_F4: return f.template operator()<Fn, QK_COL_F4>();
+      default: return f.template operator()<Fn, QK_COL_F8>();
     }
   };
   switch (g->fn) {
@@ -106,6 +101,46 @@ QK_INLINE void agg_add_rows(qk_agg* g, const uint8_t* rows, uint32_t n, size_t s
     case QK_AGG_MIN: return by_kind.template operator()<QK_AGG_MIN>();
     case QK_AGG_MAX: return by_kind.template operator()<QK_AGG_MAX>();
     default: return by_kind.template operator()<QK_AGG_ANY>();
+  }
+}
+
+// g's argument in n rows `stride` bytes apart added in row order, its
+// function and column kind picked once for the rows: agg_add_column for a g
+// that agg_adds_column, else qk_agg_add_row row by row.
+QK_INLINE void agg_add_rows(qk_agg* g, const uint8_t* rows, uint32_t n, size_t stride) noexcept {
+  if (!agg_adds_column(g)) {
+    for (uint32_t k = 0; k < n; ++k) qk_agg_add_row(g, rows + k * stride);
+    return;
+  }
+  const uint8_t* col = rows + g->arg.offset;
+  with_column_step(g, [&]<uint8_t Fn, int K>() { agg_add_column<Fn, K>(g, col, n, stride); });
+}
+
+// n rows `stride` bytes apart added to a grouped block as n qk_accum_row
+// calls would add them. Where every aggregate adds its column
+// (agg_adds_column), each row's group is found first, in row order
+// (qk_group_find: groups made in order of first appearance; a row that makes
+// none, or any row of a probe-only block, given accumulators nothing reads),
+// into groups[0..n); then each aggregate adds its argument to its row's
+// group in row order, its function and column kind picked once for the
+// rows (aggregates keep their own errors, so adding them one after another
+// and not row by row changes nothing). Otherwise (u variants, characters:
+// additions that allocate) row by row through qk_accum_row.
+QK_INLINE void agg_add_grouped_rows(qk_accum* a, const uint8_t* rows, uint32_t n, size_t stride,
+                                    qk_agg** groups) noexcept {
+  const qk_agg* protos = qk_accum_protos(a);  // what every group's accumulators are made as
+  for (uint32_t i = 0; i < a->naggs; ++i)
+    if (!agg_adds_column(&protos[i])) {
+      for (uint32_t k = 0; k < n; ++k) qk_accum_row(a, rows + k * stride);
+      return;
+    }
+  for (uint32_t k = 0; k < n; ++k) groups[k] = qk_group_find(a, rows + k * stride);
+  for (uint32_t i = 0; i < a->naggs; ++i) {
+    const qk_agg* g = &protos[i];
+    const uint8_t* col = rows + g->arg.offset;
+    with_column_step(g, [&]<uint8_t Fn, int K>() {
+      for (uint32_t k = 0; k < n; ++k) agg_add_column<Fn, K>(groups[k] + i, col + k * stride, 1, stride);
+    });
   }
 }
 

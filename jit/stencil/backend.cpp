@@ -69,7 +69,8 @@ class StencilPlan final : public CompiledPlan {
   // in line order, with the runtime's own code, so values and errors are
   // every back end's: a simple aggregate's column a page at a time
   // (rt::agg_add_rows: its function and type picked once a page), a grouped
-  // block's rows through qk_accum_row. An evaluation error is the kernel's
+  // block's rows probed into their groups, then each aggregate's column
+  // added (rt::agg_add_grouped_rows). An evaluation error is the kernel's
   // -1, before anything of the page counts.
   static int64_t accumulate(const uint8_t* pg, qk_accum* acc, qk_ctx* ctx) {
     auto* self = static_cast<StencilPlan*>(ctx->plan);
@@ -77,10 +78,12 @@ class StencilPlan final : public CompiledPlan {
     if (self->rows_.size() < need) self->rows_.resize(need);
     uint8_t* rows = self->rows_.data();
     const int64_t n = self->kernel_page_(pg, rows, ctx);
-    if (n > 0 && acc->nby == 0) {
+    if (n <= 0) return n;
+    if (acc->nby == 0) {
       for (uint32_t i = 0; i < acc->naggs; ++i) rt::agg_add_rows(&acc->aggs[i], rows, uint32_t(n), self->row_len_);
     } else {
-      for (int64_t k = 0; k < n; ++k) qk_accum_row(acc, rows + size_t(k) * self->row_len_);
+      if (self->groups_.size() < size_t(n)) self->groups_.resize(size_t(n));
+      rt::agg_add_grouped_rows(acc, rows, uint32_t(n), self->row_len_, self->groups_.data());
     }
     return n;
   }
@@ -90,6 +93,7 @@ class StencilPlan final : public CompiledPlan {
   harness::PageFn kernel_page_ = nullptr;  // the kernel accumulate runs
   uint32_t row_len_ = 1;                  // the kernel's row stride (stitch.h's Program::row_len)
   std::vector<uint8_t> rows_;             // one page's rows
+  std::vector<qk_agg*> groups_;           // their groups' accumulators (a grouped block's)
 };
 
 class StencilBackend final : public NativeBackend<StencilPlan> {
