@@ -683,11 +683,20 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
       // A tuple qualifying through several combinations is updated once, by
       // the first. A set of the Tids seen: comparing with every earlier one
       // is quadratic, and made a large replace cost far more than its scan.
+      // (A short statement's one or few Tids are compared with each other: no set to make.)
       std::vector<std::pair<Tid, size_t>> todo;
-      std::unordered_set<uint64_t> seen;
-      seen.reserve(res.tids.size());
-      for (size_t i = 0; i < res.tids.size(); ++i)
-        if (seen.insert(uint64_t(res.tids[i].page) << 16 | res.tids[i].line).second) todo.emplace_back(res.tids[i], i);
+      auto tid_key = [](Tid t) { return uint64_t(t.page) << 16 | t.line; };
+      if (res.tids.size() <= 16) {
+        for (size_t i = 0; i < res.tids.size(); ++i)
+          if (std::none_of(todo.begin(), todo.end(),
+                           [&](const auto& d) { return tid_key(d.first) == tid_key(res.tids[i]); }))
+            todo.emplace_back(res.tids[i], i);
+      } else {
+        std::unordered_set<uint64_t> seen;
+        seen.reserve(res.tids.size());
+        for (size_t i = 0; i < res.tids.size(); ++i)
+          if (seen.insert(tid_key(res.tids[i])).second) todo.emplace_back(res.tids[i], i);
+      }
       // Inside a transaction each change is logged; the log's room is
       // reserved first, so logging cannot fail once tuples change.
       UndoLog* undo = undo_log();
@@ -699,21 +708,24 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
         return true;
       }
       // Build every new tuple from the old relation first, then apply.
-      std::vector<std::vector<uint8_t>> fresh;
-      for (const auto& [t, k] : todo) {
-        const uint8_t* old = rel->tuple(t);
-        std::vector<uint8_t> nt(old, old + sch.tuple_len);
+      // (One buffer, tuple i at i * tuple_len.)
+      const size_t tl = sch.tuple_len;
+      std::vector<uint8_t> fresh_tuples(todo.size() * tl);
+      auto fresh = [&](size_t i) { return fresh_tuples.data() + i * tl; };
+      for (size_t i = 0; i < todo.size(); ++i) {
+        const uint8_t* old = rel->tuple(todo[i].first);
+        uint8_t* nt = fresh(i);
+        std::memcpy(nt, old, tl);
         for (size_t c = 0; c < q.targets.size(); ++c)
-          copy_value(res.layout.attrs[c].type, res.rows.row(k) + res.layout.attrs[c].offset,
-                     sch.attrs[size_t(q.targets[c].column)], nt.data());
-        fresh.push_back(std::move(nt));
+          copy_value(res.layout.attrs[c].type, res.rows.row(todo[i].second) + res.layout.attrs[c].offset,
+                     sch.attrs[size_t(q.targets[c].column)], nt);
       }
       // A change of any key domain moves the tuple.
       std::vector<size_t> moved;
       for (size_t i = 0; i < todo.size(); ++i) {
         const uint8_t* old = rel->tuple(todo[i].first);
         for (const int key : rel->key_attrs())
-          if (compare_value(sch.attrs[size_t(key)], old, fresh[i].data()) != 0) {
+          if (compare_value(sch.attrs[size_t(key)], old, fresh(i)) != 0) {
             moved.push_back(i);
             break;
           }
@@ -724,7 +736,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
       // (Tids stay valid: inserts never reuse a line).
       if (undo) undo->reserve(todo.size() + moved.size(), (todo.size() - moved.size()) * sch.tuple_len);
       std::vector<Tid> added;
-      rel->insert_all(moved.size(), [&](size_t j) { return fresh[moved[j]].data(); }, undo ? &added : nullptr);
+      rel->insert_all(moved.size(), [&](size_t j) -> const uint8_t* { return fresh(moved[j]); }, undo ? &added : nullptr);
       for (const Tid t : added) undo->inserted(rel, t);
       for (size_t j = 0, i = 0; i < todo.size(); ++i) {
         if (j < moved.size() && moved[j] == i) {
@@ -732,7 +744,7 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
           ++j;
         } else {
           if (undo) undo->overwriting(rel, todo[i].first);
-          rel->overwrite(todo[i].first, fresh[i].data());
+          rel->overwrite(todo[i].first, fresh(i));
         }
       }
       say_rows(*msg_, todo.size(), " replaced in ", rel->name());
