@@ -148,24 +148,20 @@ std::optional<NormalisedText> normalise_text(std::string_view t) {
     if (c == '"') {  // lexer.re's string_literal: only \" and \\ are escapes
       const size_t b = i++;
       std::string value;
-      // Most strings have no escape: up to the closing quote at once.
-      size_t q = i;
-      while (q < end && t[q] != '"' && t[q] != '\\' && t[q] != '\n') ++q;
-      if (q < end && t[q] == '"') {
-        value.assign(t.data() + i, q - i);
-        i = q;
-      }
+      // Runs between escapes taken whole (most strings have none).
       for (;;) {
+        size_t q = i;
+        while (q < end && t[q] != '"' && t[q] != '\\' && t[q] != '\n') ++q;
+        value.append(t.data() + i, q - i);
+        i = q;
         if (i >= end || t[i] == '\n') return std::nullopt;  // unterminated, or a newline in it
-        if (t[i] == '\\' && i + 1 < end && (t[i + 1] == '"' || t[i + 1] == '\\')) {
-          value += t[i + 1];
-          i += 2;
-        } else if (t[i] == '"') {
+        if (t[i] == '"') {
           ++i;
           break;
-        } else {
-          value += t[i++];
         }
+        // A backslash: an escape only before " or \.
+        if (i + 1 < end && (t[i + 1] == '"' || t[i + 1] == '\\')) ++i;
+        value += t[i++];
       }
       if (value.size() > 255) return std::nullopt;
       if (value.find_first_of("*?[\\") != std::string::npos) {  // a pattern: its value is its shape

@@ -292,7 +292,7 @@ void qk_agg_add_c(qk_agg* g, const uint8_t* v) noexcept {
       g->has_best = 1;
     }
   }
-  if (g->fn == QK_AGG_COUNT || g->fn == QK_AGG_ANY) ++g->count;  // characters are neither summed nor averaged
+  if (quelkit::rt::agg_keeps_count(g->fn)) ++g->count;  // (characters are neither summed nor averaged)
 }
 
 void qk_agg_add_row(qk_agg* g, const uint8_t* row) noexcept {

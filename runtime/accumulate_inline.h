@@ -16,6 +16,12 @@
 
 namespace quelkit::rt {
 
+// Whether an aggregate of function fn keeps its count: count and any are
+// it, avg divides by it; nothing reads a sum's, a min's or a max's.
+QK_INLINE constexpr bool agg_keeps_count(uint8_t fn) noexcept {
+  return fn == QK_AGG_COUNT || fn == QK_AGG_ANY || fn == QK_AGG_AVG;
+}
+
 // v (an integer as int64_t, a float as double) added to g, an aggregate that
 // is not a u variant and has no error yet: min/max keep the first of equal
 // values, counts, anys and avgs count it, sums and avgs add it (an i4 sum of an integer checked
@@ -28,7 +34,7 @@ QK_INLINE void agg_add_plain(qk_agg* g, uint8_t fn, uint8_t int_sum, T v, T* bes
     *best = v;
     g->has_best = 1;
   }
-  if (fn == QK_AGG_COUNT || fn == QK_AGG_ANY || fn == QK_AGG_AVG) ++g->count;  // the only ones that read it
+  if (agg_keeps_count(fn)) ++g->count;
   if (fn != QK_AGG_SUM && fn != QK_AGG_AVG) return;
   if constexpr (std::is_integral_v<T>) {
     if (int_sum) {

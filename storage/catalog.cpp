@@ -15,7 +15,7 @@ namespace {
 // Names are keyed in lower case; one already so (every statement's, after
 // the lexer) is looked up as it is, without a copy.
 template <class Map>
-auto find_lower(const Map& m, std::string_view name) {
+auto find_lower(Map& m, std::string_view name) {
   for (const char c : name)
     if (c >= 'A' && c <= 'Z') return m.find(lowercase(name));
   return m.find(name);
@@ -47,7 +47,7 @@ Relation* Catalog::add(std::unique_ptr<Relation> rel) {
 }
 
 std::unique_ptr<Relation> Catalog::remove(std::string_view name) {
-  auto it = rels_.find(lowercase(name));
+  auto it = find_lower(rels_, name);
   if (it == rels_.end()) return nullptr;
   auto r = std::move(it->second);
   rels_.erase(it);
