@@ -254,9 +254,30 @@ std::string Exec::project(Level& lv, int v, const std::vector<const Node*>& mine
 }
 
 void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth) {
-  std::vector<int> live;
+  size_t nlive = 0;
+  int first_live = -1;
   for (size_t v = 0; v < lv.vars.size(); ++v)
-    if (!lv.vars[v]->substituted) live.push_back(int(v));
+    if (!lv.vars[v]->substituted && nlive++ == 0) first_live = int(v);
+  const bool updating = q_.update_var >= 0;
+
+  // The plan cache's shortest path first: a cached statement's plan, its
+  // literals written in (statement_cache.h), while its relation is the one
+  // it was made over; nothing below is made for it.
+  if (nlive <= 1) {
+    const int v = first_live;
+    Relation* rel = v >= 0 ? lv.vars[size_t(v)]->rel : nullptr;
+    PlanMemo* memo = depth == 0 && entry_ && entry_->plan ? &*entry_->plan : nullptr;
+    if (memo && (memo->rel != rel || (rel && rel->version() != memo->rel_version))) memo = nullptr;
+    if (memo) {
+      const uint64_t p0 = now_ns();
+      memo->plan.name = plan_base();
+      if (src_ && memo->plan.source != src_->name()) memo->plan.source = src_->name();
+      note_access(memo->access);
+      res_.stats.plan_ns += now_ns() - p0;
+      execute(memo->plan, rel, memo->key, memo->acc, params, out, updating && v == q_.update_var);
+      return;
+    }
+  }
 
   std::vector<const Node*> targets;
   std::vector<std::string> names;
@@ -265,7 +286,6 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     targets.push_back(t.expr.get());
     names.push_back(t.name);
   }
-  const bool updating = q_.update_var >= 0;
   // What temporaries keep for the targets: under --sink count too when the
   // reformat step may hash one, so that both sinks hash alike (its buckets
   // follow the tuple's width) and scan the same tuples.
@@ -273,25 +293,14 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
   if (runner_.options().reformat && count_)
     for (const auto& t : q_.targets) kept.push_back(t.expr.get());
 
-  if (live.size() <= 1) {
-    int v = live.empty() ? -1 : live[0];
+  if (nlive <= 1) {
+    const int v = first_live;
     Relation* rel = v >= 0 ? lv.vars[size_t(v)]->rel : nullptr;
     // Making the plan, its access path and its cache key: --stats' plan_ns.
     const uint64_t p0 = now_ns();
     std::string name = plan_base() + (depth ? "_s" + std::to_string(depth) : "");
     const bool want_tids = updating && v == q_.update_var;
-    // A cached statement's plan, its literals written in (statement_cache.h),
-    // while its relation is the one it was made over.
-    PlanMemo* memo = depth == 0 && entry_ && entry_->plan ? &*entry_->plan : nullptr;
-    if (memo && (memo->rel != rel || (rel && rel->version() != memo->rel_version))) memo = nullptr;
-    if (memo) {
-      memo->plan.name = std::move(name);
-      if (src_ && memo->plan.source != src_->name()) memo->plan.source = src_->name();
-      note_access(memo->access);
-      res_.stats.plan_ns += now_ns() - p0;
-      execute(memo->plan, rel, memo->key, memo->acc, params, out, want_tids);
-      return;
-    }
+    PlanMemo* memo = nullptr;
     Plan plan = make_plan(lv, v, lv.conjuncts, targets, names, name);
     if (const qk_accum* acc = out.accumulator()) note_accumulation(plan, *acc);
     AccessSpec acc = access(plan, rel);
@@ -307,6 +316,10 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     else execute(plan, rel, key, acc, params, out, want_tids);
     return;
   }
+
+  std::vector<int> live;
+  for (size_t v = 0; v < lv.vars.size(); ++v)
+    if (!lv.vars[v]->substituted) live.push_back(int(v));
 
   // 1. One-variable detachment, in text order of the conjuncts.
   // The one variable a conjunct names (substituted ones are parameters now), or -1.
@@ -448,16 +461,18 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
 }
 
 void Exec::run_statement(Sink& out) {
-  std::vector<std::unique_ptr<VarState>> states;
+  // One block for the variables' states (the levels point into it: it never grows).
+  std::vector<VarState> states(q_.vars.size());
   Level lv;
-  for (const auto& bv : q_.vars) {
-    auto vs = std::make_unique<VarState>();
-    vs->rel = cat_.find(bv.relation);
-    if (!vs->rel) throw_error(ErrKind::Name, q_.pos, src_, "relation " + bv.relation + " no longer exists");
-    vs->attr_map.resize(bv.schema.attrs.size());
-    for (size_t i = 0; i < vs->attr_map.size(); ++i) vs->attr_map[i] = int(i);
-    lv.vars.push_back(vs.get());
-    states.push_back(std::move(vs));
+  lv.vars.reserve(q_.vars.size());
+  for (size_t k = 0; k < q_.vars.size(); ++k) {
+    const auto& bv = q_.vars[k];
+    VarState& vs = states[k];
+    vs.rel = cat_.find(bv.relation);
+    if (!vs.rel) throw_error(ErrKind::Name, q_.pos, src_, "relation " + bv.relation + " no longer exists");
+    vs.attr_map.resize(bv.schema.attrs.size());
+    for (size_t i = 0; i < vs.attr_map.size(); ++i) vs.attr_map[i] = int(i);
+    lv.vars.push_back(&vs);
   }
   flatten_and(q_.qual.get(), lv.conjuncts);
   std::vector<uint8_t> params;

@@ -16,9 +16,8 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
                         qk_accum* acc) {
   runner.drop_statement_plans();
   Result res;
-  std::vector<std::pair<std::string, Type>> cols;
-  for (const auto& t : q.targets) cols.emplace_back(t.name, t.expr->type);
-  res.layout = Schema::packed(cols);
+  res.layout.attrs.reserve(q.targets.size());
+  for (const auto& t : q.targets) res.layout.add(t.name, t.expr->type);
   res.rows = ResultRows(res.layout.tuple_len, q.rows_what);
   const bool retrieve = q.kind == frontend::BoundKind::Retrieve;
   const bool count = runner.options().count_sink && retrieve && q.into.empty();
@@ -82,9 +81,9 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   // A count holds no rows to compare or print, whatever the caller asked.
   res.keep_rows = keep_rows && !count;
   if (!keep_rows) res.rows.clear();  // the chunks go back to the pool for the next run
-  res.stats.access_path = ex.access_path();
-  res.stats.selection = ex.selections();
-  res.stats.accumulated = ex.accumulated();
+  res.stats.access_path = ex.take_access_path();
+  res.stats.selection = ex.take_selections();
+  res.stats.accumulated = ex.take_accumulated();
   res.stats.rows_out = res.checksum.rows;
   res.stats.checksum = res.checksum.sum;
   return res;

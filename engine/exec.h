@@ -58,27 +58,17 @@ class Exec {
   // The statement cache's entry whose binding q is (statement_cache.h): its
   // one-variable plan is made once and reused, its literals written in.
   void set_entry(CachedStatement* e) { entry_ = e; }
-  // "var:path; ..." of the plans run so far (also after a failure).
-  std::string access_path() const {
-    std::string text;
-    for (const auto& t : access_texts_) text += (text.empty() ? "" : "; ") + t;
-    return text;
-  }
+  // What --stats says of the plans run (also after a failure), taken once,
+  // at the statement's end: a single text is moved out, not copied.
+  // "var:path; ..." of the plans.
+  std::string take_access_path() { return take_joined(access_texts_, "; "); }
   // Where an aggregate's inner query was accumulated (ExecStats::accumulated):
   // the runner's label where its back end's kernel did it, "harness" where
   // the rows it projected were; "" for a query that accumulates nothing.
-  std::string accumulated() const {
-    std::string text;
-    for (const auto& t : accumulated_texts_) text += (text.empty() ? "" : ", ") + t;
-    return text;
-  }
+  std::string take_accumulated() { return take_joined(accumulated_texts_, ", "); }
   // The selections the page kernels ran (selection.h), "; "-joined, each once:
   // "branch", "nobranch", or under auto "auto:branch" / "auto:nobranch".
-  std::string selections() const {
-    std::string text;
-    for (const auto& t : selection_texts_) text += (text.empty() ? "" : "; ") + t;
-    return text;
-  }
+  std::string take_selections() { return take_joined(selection_texts_, "; "); }
 
  private:
   void run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth);
@@ -124,6 +114,12 @@ class Exec {
   // per statement, so they share one identity; real relations carry their version.
   static std::string rel_id(const VarState& vs) {
     return vs.temp ? "temp" : vs.rel->name() + "#" + std::to_string(vs.rel->version());
+  }
+  static std::string take_joined(std::vector<std::string>& texts, const char* sep) {
+    if (texts.size() == 1) return std::move(texts[0]);
+    std::string text;
+    for (const auto& t : texts) text += (text.empty() ? "" : sep) + t;
+    return text;
   }
   // A decision of the reformat step, printed once under --dump=decomp; one
   // `taken` is an access path too (--stats): one not taken leaves the plans

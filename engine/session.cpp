@@ -13,6 +13,7 @@
 #include <numeric>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <sstream>
 #include <unordered_set>
 
@@ -137,15 +138,15 @@ bool Session::run(const SourceRef& src) {
       }
     }
   }
+  // The statements to run: the cache's one (no vector made for it), or the parse's.
+  const Stmt* cached = entry ? entry->stmt.get() : nullptr;
   std::vector<const Stmt*> stmts;
-  if (entry) {
-    stmts.push_back(entry->stmt.get());
-  } else {
+  if (!entry) {
     parsed = frontend::parse_recovering(src, &errors);
     // One statement the cache takes becomes its entry (a text of several,
     // or of a statement that failed to parse, is not cached).
     if (norm && errors.empty() && parsed.size() == 1) entry = stmt_cache_.adopt(*norm, parsed[0], now);
-    if (entry) stmts.push_back(entry->stmt.get());
+    if (entry) cached = entry->stmt.get();
     else
       for (const auto& p : parsed) stmts.push_back(p.get());
   }
@@ -166,7 +167,7 @@ bool Session::run(const SourceRef& src) {
   }
   const bool syntax_stop = !errors.empty();
   stopped_ = false;  // set from here on by an included file's run
-  for (const Stmt* s : stmts) {
+  for (const Stmt* s : cached ? std::span<const Stmt* const>(&cached, 1) : std::span<const Stmt* const>(stmts)) {
     // An error at a statement's first token is the statement's before it,
     // which failed on meeting that keyword (`retrieve (a = 1) where` then
     // `retrieve ...`): it is printed before this statement runs.
@@ -270,16 +271,16 @@ static void say_rows(std::ostream& os, size_t n, std::string_view what, std::str
                      std::string_view close = {}) {
   char head[32];
   auto [end, ec] = std::to_chars(head, head + sizeof head, n);
-  std::string m;
-  m.reserve(size_t(end - head) + what.size() + name.size() + close.size() + 9);
-  m += '(';
-  m.append(head, end);
-  m += n == 1 ? " row" : " rows";
-  m += what;
-  m += name;
-  m += close;
-  m += ")\n";
-  os.write(m.data(), std::streamsize(m.size()));
+  const std::string_view parts[] = {"(", {head, size_t(end - head)}, n == 1 ? " row" : " rows", what, name, close, ")\n"};
+  size_t len = 0;
+  for (const auto& p : parts) len += p.size();
+  char local[256];  // a short statement's message, without an allocation
+  std::string big;
+  char* m = local;
+  if (len > sizeof local) big.resize(len), m = big.data();
+  char* at = m;
+  for (const auto& p : parts) at = std::copy(p.begin(), p.end(), at);
+  os.write(m, std::streamsize(len));
 }
 // "3 statements", "1 statement": a transaction's count.
 static std::string statements_text(size_t n) { return std::to_string(n) + (n == 1 ? " statement" : " statements"); }
@@ -486,7 +487,8 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
       first.stats.access_path = join_access_paths(scope->stats().access_path, first.stats.access_path);
       first.stats.selection = join_selections(scope->stats().selection, first.stats.selection);
     }
-    times.push_back(double(first.stats.run_ns));
+    const double first_time = double(first.stats.run_ns);
+    if (opt_.repeat > 1) times.push_back(first_time);  // (one run needs no list)
     // The repetitions after the first are timed only: the first run's rows
     // were checksummed, and a checksum pass between timed runs is work the
     // next run would start after (reading every result row), which a
@@ -509,7 +511,7 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     }
     // One run (every statement but a repeated retrieve) has nothing to summarise.
     Stats ts;
-    if (times.size() == 1) ts.median = ts.min = ts.max = times[0];
+    if (times.size() <= 1) ts.median = ts.min = ts.max = first_time;
     else ts = summarise(times);
     StmtReport rep;
     rep.stmt = stmt_no_;
@@ -523,7 +525,7 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     rep.stats.statement_cache = stmt_use_;
     rep.run_ns_min = uint64_t(ts.min);
     rep.run_ns_max = uint64_t(ts.max);
-    rep.runs = int(times.size());
+    rep.runs = int(std::max<size_t>(times.size(), 1));
     if (!first.ok) rep.error = first.error.format();
     reports_.push_back(std::move(rep));
     results.push_back(std::move(first));
@@ -710,8 +712,10 @@ bool Session::apply(const Stmt& s, const SourceRef& src, const frontend::BoundQu
       // Build every new tuple from the old relation first, then apply.
       // (One buffer, tuple i at i * tuple_len.)
       const size_t tl = sch.tuple_len;
-      std::vector<uint8_t> fresh_tuples(todo.size() * tl);
-      auto fresh = [&](size_t i) { return fresh_tuples.data() + i * tl; };
+      uint8_t local[512];  // a short replace's few tuples, without an allocation
+      std::vector<uint8_t> fresh_tuples(todo.size() * tl > sizeof local ? todo.size() * tl : 0);
+      uint8_t* const fresh_at = fresh_tuples.empty() ? local : fresh_tuples.data();
+      auto fresh = [&](size_t i) { return fresh_at + i * tl; };
       for (size_t i = 0; i < todo.size(); ++i) {
         const uint8_t* old = rel->tuple(todo[i].first);
         uint8_t* nt = fresh(i);

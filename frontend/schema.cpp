@@ -9,19 +9,29 @@ std::string lowercase(std::string_view s) {
   return r;
 }
 
+void Schema::add(std::string_view name, Type t) {
+  attrs.push_back({lowercase(name), t, tuple_len});
+  tuple_len += t.len;
+}
+
 Schema Schema::packed(const std::vector<std::pair<std::string, Type>>& cols) {
   Schema s;
-  for (const auto& [name, t] : cols) {
-    s.attrs.push_back({lowercase(name), t, s.tuple_len});
-    s.tuple_len += t.len;
-  }
+  s.attrs.reserve(cols.size());
+  for (const auto& [name, t] : cols) s.add(name, t);
   return s;
 }
 
 int Schema::find(std::string_view name) const {
-  std::string n = lowercase(name);
-  for (size_t i = 0; i < attrs.size(); ++i)
-    if (attrs[i].name == n) return int(i);
+  // Stored names are lower case: compare with name lowered a byte at a time,
+  // without a lowered copy (the binder asks this of every attribute named).
+  auto lower = [](char c) { return char(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c); };
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    const std::string& a = attrs[i].name;
+    if (a.size() != name.size()) continue;
+    size_t k = 0;
+    while (k < a.size() && a[k] == lower(name[k])) ++k;
+    if (k == a.size()) return int(i);
+  }
   return -1;
 }
 

@@ -25,6 +25,9 @@ struct Schema {
 
   // Packs attributes in order. Names are lower-cased.
   static Schema packed(const std::vector<std::pair<std::string, Type>>& cols);
+  // Appends an attribute after the last (packed's step, for a caller that
+  // has its columns in another form and reserves attrs first).
+  void add(std::string_view name, Type t);
   int find(std::string_view name) const;  // case-insensitive; -1 if absent
 };
 
