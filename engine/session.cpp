@@ -120,13 +120,15 @@ bool Session::run(const SourceRef& src) {
   // The statement cache first (statement_cache.h): a text of a key it holds
   // is not lexed or parsed; its cached statement runs with the text's
   // literals and positions written in.
-  std::optional<NormalisedText> norm;
+  // (norm_ is the session's buffer: read only before the statements run,
+  // so an included file's run, inside one, may reuse it.)
+  NormalisedText* norm = nullptr;
   CachedStatement* entry = nullptr;
   StatementCacheUse use = StatementCacheUse::None;
   const StatementCache::Against now{(cat_.version() << 32) + catalog_version_, ranges_.vars};
   if (statement_cache_on() && !src->cut()) {
     const uint64_t t0 = now_ns();
-    norm = normalise_text(src->text());
+    if (normalise_text(src->text(), norm_)) norm = &norm_;
     if (norm) {
       use = StatementCacheUse::Miss;
       if ((entry = stmt_cache_.find(norm->key, now))) {
@@ -951,7 +953,12 @@ Relation& Session::user_relation(const std::string& name, SrcPos pos, const Sour
 }
 
 Session::SystemCatalogs::SystemCatalogs(Session& s, const Stmt& st, const SourceRef& src) : self(s) {
-  if (!reads_system_catalog(st, s.ranges_, src)) return;
+  CachedStatement* e = s.stmt_entry_ && s.stmt_entry_->stmt.get() == &st ? s.stmt_entry_ : nullptr;
+  if (e && e->reads_no_catalog) return;
+  if (!reads_system_catalog(st, s.ranges_, src)) {
+    if (e) e->reads_no_catalog = true;
+    return;
+  }
   for (const char* name : {"relation", "attribute"}) {
     s.cat_.add(build_system_catalog(name, s.cat_, s.opt_.page_size));
     added.push_back(name);

@@ -233,6 +233,7 @@ class Session {
   // (range, create, destroy, modify, retrieve into, an abort that undoes
   // one of them) moves on.
   StatementCache stmt_cache_;
+  NormalisedText norm_;  // the literal scan's buffer (Session::run), its room kept
   uint64_t catalog_version_ = 0;
   CachedStatement* stmt_entry_ = nullptr;  // the running statement's entry, if its text has one
   StatementCacheUse stmt_use_ = StatementCacheUse::None;

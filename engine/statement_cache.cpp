@@ -26,6 +26,8 @@ namespace {
 
 // The scan's character classes, one table lookup a byte (it runs on every
 // statement's text before the cache is looked up).
+// kPlain: a byte the scan copies to the key as it is, none that starts a
+// name, a number, a string, a comment or a line, nor one that refuses the text.
 enum CharClass : uint8_t { kPlain, kLetter, kDigit, kOther };
 constexpr std::array<uint8_t, 256> kClass = [] {
   std::array<uint8_t, 256> t{};
@@ -37,12 +39,8 @@ constexpr std::array<uint8_t, 256> kClass = [] {
   return t;
 }();
 CharClass class_of(char c) { return CharClass(kClass[uint8_t(c)]); }
-bool is_letter(char c) { return class_of(c) == kLetter; }
 bool is_digit(char c) { return class_of(c) == kDigit; }
 bool is_name_char(char c) { return class_of(c) == kLetter || class_of(c) == kDigit; }
-// A character the scan copies to the key as it is: none that starts a name,
-// a number, a string, a comment or a line, nor one that refuses the text.
-bool is_plain(char c) { return class_of(c) == kPlain; }
 
 // The type a literal binds to, as the key spells it.
 void key_type(std::string& key, const TextLiteral& l) {
@@ -73,41 +71,54 @@ const char* statement_cache_use_name(StatementCacheUse u) {
   return nullptr;
 }
 
-std::optional<NormalisedText> normalise_text(std::string_view t) {
-  if (t.size() > kMaxCachedText) return std::nullopt;
-  NormalisedText n;
+bool normalise_text(std::string_view t, NormalisedText& n) {
+  n.key.clear();
+  n.literals.clear();
+  if (t.size() > kMaxCachedText) return false;
   n.key.reserve(t.size() + 16);
-  n.literals.reserve(8);  // a short statement's few, without regrowing
   uint32_t line = 1;
   size_t line_start = 0;
   const size_t end = t.size();
   auto pos_at = [&](size_t i) { return SrcPos{line, uint32_t(i - line_start + 1)}; };
+  // The key is the text with its literals replaced: what lies between them
+  // is copied in one piece, from `run` up to the next literal.
+  size_t run = 0;
+  auto put_literal = [&](size_t b, size_t e, TextLiteral&& l) {
+    n.key.append(t.data() + run, b - run);
+    key_type(n.key, l);
+    n.literals.push_back(std::move(l));
+    run = e;
+  };
   for (size_t i = 0; i < end;) {
     const char c = t[i];
+    const CharClass k = class_of(c);
+    if (k == kPlain) {  // blanks and operators, kept
+      ++i;
+      continue;
+    }
+    if (k == kLetter) {  // a name or keyword: its digits belong to it (`p2`, `x1e5`)
+      while (i < end && is_name_char(t[i])) ++i;
+      continue;
+    }
     if (c == '\n') {
-      n.key += c;
       ++i;
       ++line;
       line_start = i;
       continue;
     }
-    if (c == '/' && i + 1 < end && t[i + 1] == '*') {  // a comment, kept whole (it may span lines)
-      const size_t close = t.find("*/", i + 2);
-      if (close == std::string_view::npos) return std::nullopt;
-      for (size_t k = i; k < close + 2; ++k) {
-        n.key += t[k];
-        if (t[k] == '\n') ++line, line_start = k + 1;
+    if (c == '/') {
+      if (i + 1 < end && t[i + 1] == '*') {  // a comment, kept whole (it may span lines)
+        const size_t close = t.find("*/", i + 2);
+        if (close == std::string_view::npos) return false;
+        for (size_t q = i; q < close; ++q)
+          if (t[q] == '\n') ++line, line_start = q + 1;
+        i = close + 2;
+      } else {
+        ++i;
       }
-      i = close + 2;
       continue;
     }
-    if (is_letter(c)) {  // a name or keyword: its digits belong to it (`p2`, `x1e5`)
-      const size_t b = i;
-      while (i < end && is_name_char(t[i])) ++i;
-      n.key.append(t.substr(b, i - b));
-      continue;
-    }
-    if (is_digit(c) || (c == '.' && i + 1 < end && is_digit(t[i + 1]))) {
+    if (k == kDigit || (c == '.' && i + 1 < end && is_digit(t[i + 1]))) {
       // lexer.re: digit+ | digit+ "." digit* exponent? | "." digit+ exponent?
       // | digit+ exponent, the longest; a sign is an operator, never part of it.
       const size_t b = i;
@@ -119,11 +130,11 @@ std::optional<NormalisedText> normalise_text(std::string_view t) {
         while (i < end && is_digit(t[i])) ++i;
       }
       if (i < end && (t[i] == 'e' || t[i] == 'E')) {
-        size_t k = i + 1;
-        if (k < end && (t[k] == '+' || t[k] == '-')) ++k;
-        if (k < end && is_digit(t[k])) {
-          while (k < end && is_digit(t[k])) ++k;
-          i = k;
+        size_t q = i + 1;
+        if (q < end && (t[q] == '+' || t[q] == '-')) ++q;
+        if (q < end && is_digit(t[q])) {
+          while (q < end && is_digit(t[q])) ++q;
+          i = q;
           is_float = true;
         }
       }
@@ -133,16 +144,19 @@ std::optional<NormalisedText> normalise_text(std::string_view t) {
       if (is_float) {
         l.kind = TextLiteral::Float;
         const auto r = std::from_chars(t.data() + b, t.data() + i, l.fval);
-        if (r.ec != std::errc() || r.ptr != t.data() + i) return std::nullopt;  // out of range: the lexer says so
+        if (r.ec != std::errc() || r.ptr != t.data() + i) return false;  // out of range: the lexer says so
       } else {
         uint64_t v = 0;
-        for (size_t k = b; k < i; ++k) v = std::min<uint64_t>(v * 10 + uint64_t(t[k] - '0'), uint64_t(1) << 40);
-        if (v > 2147483647) return std::nullopt;  // too large: the lexer says so
+        for (size_t q = b; q < i; ++q) v = std::min<uint64_t>(v * 10 + uint64_t(t[q] - '0'), uint64_t(1) << 40);
+        if (v > 2147483647) return false;  // too large: the lexer says so
         l.kind = TextLiteral::Int;
         l.ival = int64_t(v);
       }
-      key_type(n.key, l);
-      n.literals.push_back(std::move(l));
+      put_literal(b, i, std::move(l));
+      continue;
+    }
+    if (c == '.') {  // an operator
+      ++i;
       continue;
     }
     if (c == '"') {  // lexer.re's string_literal: only \" and \\ are escapes
@@ -154,7 +168,7 @@ std::optional<NormalisedText> normalise_text(std::string_view t) {
         while (q < end && t[q] != '"' && t[q] != '\\' && t[q] != '\n') ++q;
         value.append(t.data() + i, q - i);
         i = q;
-        if (i >= end || t[i] == '\n') return std::nullopt;  // unterminated, or a newline in it
+        if (i >= end || t[i] == '\n') return false;  // unterminated, or a newline in it
         if (t[i] == '"') {
           ++i;
           break;
@@ -163,27 +177,26 @@ std::optional<NormalisedText> normalise_text(std::string_view t) {
         if (i + 1 < end && (t[i + 1] == '"' || t[i + 1] == '\\')) ++i;
         value += t[i++];
       }
-      if (value.size() > 255) return std::nullopt;
-      if (value.find_first_of("*?[\\") != std::string::npos) {  // a pattern: its value is its shape
-        n.key.append(t.substr(b, i - b));
-        continue;
-      }
+      if (value.size() > 255) return false;
+      if (value.find_first_of("*?[\\") != std::string::npos) continue;  // a pattern: its value is its shape, kept
       TextLiteral l;
       l.kind = TextLiteral::String;
       l.pos = pos_at(b);
       l.len = uint32_t(i - b);
       l.text = std::move(value);
-      key_type(n.key, l);
-      n.literals.push_back(std::move(l));
+      put_literal(b, i, std::move(l));
       continue;
     }
     // A monitor command (\g, \i), or the key's own markers: not cached.
-    if (c == '\\' || c == '\x01' || c == '\x02') return std::nullopt;
-    // Blanks and operators: kept, the run of them at once.
-    const size_t b = i++;
-    while (i < end && is_plain(t[i])) ++i;
-    n.key.append(t.substr(b, i - b));
+    return false;
   }
+  n.key.append(t.data() + run, end - run);
+  return true;
+}
+
+std::optional<NormalisedText> normalise_text(std::string_view t) {
+  NormalisedText n;
+  if (!normalise_text(t, n)) return std::nullopt;
   return n;
 }
 

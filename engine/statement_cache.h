@@ -46,6 +46,9 @@ struct NormalisedText {
 // longer than kMaxCachedText): it takes the ordinary path, which reports
 // what is wrong with it.
 std::optional<NormalisedText> normalise_text(std::string_view text);
+// The same into `out`, reusing its room (the session's one buffer); false
+// where the above gives nullopt.
+bool normalise_text(std::string_view text, NormalisedText& out);
 inline constexpr size_t kMaxCachedText = 4096;
 
 // The one-variable plan of a cached statement whose binding is kept (a
@@ -84,6 +87,10 @@ struct CachedStatement {
   // Its plan, once made and found patchable (adopt_plan), with the binding.
   std::optional<PlanMemo> plan;
   bool plan_tried = false;  // adopt_plan ran since the binding was kept (or the plan dropped)
+  // A run found it neither reads nor writes a system catalog (Session::
+  // SystemCatalogs): what its names range over is what the entry was found
+  // against, so later runs need not walk its trees to ask again.
+  bool reads_no_catalog = false;
 };
 
 // How a statement's text used the cache (--stats' statement_cache).
