@@ -186,6 +186,7 @@ class AdaptiveBackend final : public Backend, public harness::AdaptHooks {
     if (!fast_[level]) {
       harness::PrepareOptions o = opt_;
       o.jit_opt = level;
+      o.jit_lookup_opt = -1;  // the tier's level is this back end's choice, a lookup's too
       fast_[level] = fast_spec_->make("fused", o);
     }
     return fast_[level].get();
@@ -692,7 +693,11 @@ void register_backend() {
   // Its LLVM tier's options, and its tiers' dump forms (registered before it:
   // backends/backends.cpp).
   spec.reads_options = harness::kJitOptions;
-  spec.settings = [](const harness::PrepareOptions& opt) { return "llvm tier " + harness::jit_settings(opt); };
+  spec.settings = [](const harness::PrepareOptions& opt) {
+    harness::PrepareOptions tier = opt;
+    tier.jit_lookup_opt = -1;  // the tier's level is its own choice, a lookup's too (fast())
+    return "llvm tier " + harness::jit_settings(tier);
+  };
   for (const char* tier : {"threaded", "stencil", "llvm"})
     if (const harness::BackendSpec* t = harness::find_backend(tier)) {
       spec.dump_forms.insert(spec.dump_forms.end(), t->dump_forms.begin(), t->dump_forms.end());

@@ -99,6 +99,16 @@ void add_jit_opt_option(CLI::App& app, int* value) {
   app.add_option("--jit-opt", *value, "JIT optimisation level (default 1)")->check(whole(0, 3))->type_name("0-3");
 }
 
+void add_jit_lookup_opt_option(CLI::App& app, int* value) {
+  app.add_option_function<std::string>(
+         "--jit-lookup-opt",
+         [value](const std::string& s) { *value = s == "same" ? -1 : std::stoi(s); },
+         "JIT optimisation level of a plan whose scan is a keyed lookup run once in its statement (default 0: "
+         "its few tuples do not repay optimising; same: --jit-opt's)")
+      ->check(CLI::IsMember({"0", "1", "2", "3", "same"}))
+      ->type_name("0-3|same");
+}
+
 void add_jit_cpu_option(CLI::App& app, std::string* value) {
   app.add_option("--jit-cpu", *value,
                  "JIT target: the generic CPU the kit itself is built for (default), or every instruction of this "
@@ -115,6 +125,7 @@ void add_vector_batch_option(CLI::App& app, uint32_t* value) {
 
 void add_code_options(CLI::App& app, CodeOptions* o) {
   add_jit_opt_option(app, &o->jit_opt);
+  add_jit_lookup_opt_option(app, &o->jit_lookup_opt);
   app.add_flag("--jit-checks", o->jit_checks, "bounds assertions in the JIT back ends' generated code");
   add_jit_cpu_option(app, &o->jit_cpu);
   add_vector_batch_option(app, &o->vector_batch);
@@ -152,7 +163,7 @@ void refuse_unread_backend_options(const CLI::App& app,
   // The list is the kit's back-end options, not the registrations' union:
   // where no JIT back end is built --jit-opt is still declared, and is
   // refused ("none is built") rather than let through.
-  for (const char* option : {"--jit-opt", "--jit-checks", "--jit-cpu", "--vector-batch"}) {
+  for (const char* option : {"--jit-opt", "--jit-lookup-opt", "--jit-checks", "--jit-cpu", "--vector-batch"}) {
     const CLI::Option* declared = app.get_option_no_throw(option);
     if (!declared || declared->count() == 0) continue;
     std::string readers;

@@ -98,6 +98,8 @@ std::vector<T> drop_repeats(std::vector<T> v) {
 // headers name the choice; --vector-batch, tuples per batch of the vector
 // back end, 1 to 65535 (0, its default, where not given).
 void add_jit_opt_option(CLI::App& app, int* value);
+// --jit-lookup-opt 0-3|same (PrepareOptions::jit_lookup_opt; same: -1).
+void add_jit_lookup_opt_option(CLI::App& app, int* value);
 void add_jit_cpu_option(CLI::App& app, std::string* value);
 const char* jit_cpu_description(bool native);
 void add_vector_batch_option(CLI::App& app, uint32_t* value);

@@ -57,6 +57,8 @@ std::string code_options(const harness::PrepareOptions& p) {
   const harness::PrepareOptions defaults;
   std::string s;
   if (p.jit_opt != defaults.jit_opt) s += " --jit-opt " + std::to_string(p.jit_opt);
+  if (p.jit_lookup_opt != defaults.jit_lookup_opt)
+    s += " --jit-lookup-opt " + (p.jit_lookup_opt < 0 ? std::string("same") : std::to_string(p.jit_lookup_opt));
   if (p.jit_checks) s += " --jit-checks";
   if (p.jit_native_cpu) s += " --jit-cpu native";
   if (p.vector_batch != defaults.vector_batch) s += " --vector-batch " + std::to_string(p.vector_batch);

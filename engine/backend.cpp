@@ -36,7 +36,10 @@ std::string backend_settings(std::string_view backend, const PrepareOptions& opt
 }
 
 std::string jit_settings(const PrepareOptions& opt) {
-  return "-O" + std::to_string(opt.jit_opt) + (opt.jit_native_cpu ? ", native CPU" : ", generic CPU") +
+  const bool lookups_apart = opt.jit_lookup_opt >= 0 && opt.jit_lookup_opt != opt.jit_opt;
+  return "-O" + std::to_string(opt.jit_opt) +
+         (lookups_apart ? ", lookups -O" + std::to_string(opt.jit_lookup_opt) : std::string()) +
+         (opt.jit_native_cpu ? ", native CPU" : ", generic CPU") +
          (opt.jit_checks ? ", checks" : "");
 }
 

@@ -24,6 +24,10 @@ namespace quelkit::harness {
 
 struct PrepareOptions {
   int jit_opt = 1;          // --jit-opt: 0..3 (JIT back ends)
+  // --jit-lookup-opt: the level of a plan whose scan is a keyed lookup run
+  // once (Plan::keyed_lookup): 0 by default, its compile the cheapest for the
+  // few tuples it reads; -1 (`same`): --jit-opt's. See jit_level.
+  int jit_lookup_opt = 0;
   bool jit_checks = false;  // --jit-checks: bounds assertions in generated code
   // --jit-cpu native: JIT code may use every instruction of this machine's CPU.
   // By default both JITs target the generic CPU the ahead-of-time build targets
@@ -39,9 +43,15 @@ struct PrepareOptions {
   Selection selection = Selection::Auto;
 };
 
+// The optimisation level a JIT compiles plan at: --jit-opt, or
+// --jit-lookup-opt for a keyed lookup (Plan::keyed_lookup) where it is set.
+inline int jit_level(const PrepareOptions& o, const Plan& plan) {
+  return plan.keyed_lookup && o.jit_lookup_opt >= 0 ? o.jit_lookup_opt : o.jit_opt;
+}
+
 // The command-line options every JIT back end reads (llvm, gccjit, and
 // adaptive for its LLVM tier): its registration's reads_options.
-inline const std::vector<std::string> kJitOptions = {"--jit-opt", "--jit-checks", "--jit-cpu"};
+inline const std::vector<std::string> kJitOptions = {"--jit-opt", "--jit-lookup-opt", "--jit-checks", "--jit-cpu"};
 
 // What a scan knows of its work when it starts (AdaptHooks::scan_begins), for
 // back ends that adapt while they run (adaptive/): estimates, not promises.

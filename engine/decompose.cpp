@@ -235,6 +235,7 @@ std::string Exec::project(Level& lv, int v, const std::vector<const Node*>& mine
   Plan plan = make_plan(lv, v, mine, cols, col_names, name);
   Relation* src = vs.rel;
   AccessSpec acc = access(plan, src);
+  plan.keyed_lookup = acc.kind == KeyBounds::Eq && loops_.empty();
   res_.stats.plan_ns += now_ns() - p0;
   auto temp = std::make_unique<Relation>(
       q_.vars[size_t(v)].name + ":" + src->name() + (reformat ? " (reformatted)" : " (detached)"), plan.out,
@@ -304,6 +305,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     Plan plan = make_plan(lv, v, lv.conjuncts, targets, names, name);
     if (const qk_accum* acc = out.accumulator()) note_accumulation(plan, *acc);
     AccessSpec acc = access(plan, rel);
+    plan.keyed_lookup = acc.kind == KeyBounds::Eq && loops_.empty();
     std::string key = v >= 0 ? rel_id(*lv.vars[size_t(v)]) : "none";
     key += '|';
     key += plan.key;

@@ -165,6 +165,7 @@ Plan clone_plan(const Plan& plan) {
   c.accumulated = plan.accumulated;
   c.by_count = plan.by_count;
   c.by_len = plan.by_len;
+  c.keyed_lookup = plan.keyed_lookup;
   c.key = plan.key;
   return c;
 }

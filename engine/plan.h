@@ -61,6 +61,15 @@ struct Plan {
   bool always_qualifies() const {
     return !qual_folded || (qual_folded->op == ir::Op::CONST && qual_folded->val.i != 0);
   }
+  // The scan is a keyed equality lookup (one hash bucket, one ISAM key or an
+  // index's entries for one value) that runs once in its statement, outside
+  // any tuple substitution: what the harness expects to be little work
+  // whatever the relation's size. A JIT may compile it at less optimisation
+  // (PrepareOptions::jit_lookup_opt), as PostgreSQL leaves a plan below
+  // jit_optimize_above_cost unoptimised. Not in the key: the key's shape
+  // and relation decide it, and it changes how code is made, never what it
+  // computes.
+  bool keyed_lookup = false;
   // Plan-cache key: the folded shape with its literals lifted into parameter
   // slots (their types in it, not their values), layouts and widths.
   // Parameter values are not part of it, so one prepared plan serves every

@@ -837,6 +837,7 @@ void Session::emit_stats(const StmtReport& r) {
         {"backend", session_only ? nlohmann::ordered_json() : nlohmann::ordered_json(r.backend)},
         {"mode", session_only ? nlohmann::ordered_json() : nlohmann::ordered_json(r.mode)},
         {"jit_opt", opt_.prepare.jit_opt},
+        {"jit_lookup_opt", opt_.prepare.jit_lookup_opt},
         {"settings", settings},
         {"page_bytes", opt_.page_size},
         {"access_path", s.access_path},

@@ -262,6 +262,8 @@ std::string settings_line(const Options& o, const std::string& method) {
   // Every code-shaping option, given or not, but --vector-batch only where
   // given (its default is the vector back end's own).
   std::string s = "settings: --jit-opt " + std::to_string(o.code.jit_opt) + " (" + o.code.jit_cpu + " CPU)" +
+                  ", --jit-lookup-opt " +
+                  (o.code.jit_lookup_opt < 0 ? std::string("same") : std::to_string(o.code.jit_lookup_opt)) +
                   (o.code.jit_checks ? ", --jit-checks" : "") + ", --selection " + o.code.selection +
                   (o.code.vector_batch ? ", --vector-batch " + std::to_string(o.code.vector_batch) : "") +
                   ", --page-size " + std::to_string(o.page_size);
@@ -315,6 +317,7 @@ void print_json(std::ostream& os, const std::vector<BackendProfile>& ps, const O
   doc["note"] = note.empty() ? Json(nullptr) : Json(note);
   doc["machine"] = harness::machine_description();
   doc["settings"] = {{"jit_opt", o.code.jit_opt},
+                     {"jit_lookup_opt", o.code.jit_lookup_opt},
                      {"jit_cpu", o.code.jit_cpu},
                      {"jit_checks", o.code.jit_checks},
                      {"selection", o.code.selection},

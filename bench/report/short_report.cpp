@@ -34,6 +34,7 @@ struct ShortOptions {
   std::string backends = "all", workloads = "emp,tp1", out_dir, jit_cpu = "generic";
   uint64_t emp_rows = 30000, replaces = 1000, accounts = 10000, transactions = 300;
   int reps = 5;
+  int jit_opt = harness::PrepareOptions{}.jit_opt, jit_lookup_opt = harness::PrepareOptions{}.jit_lookup_opt;
   bool no_sqlite = false;
   bool no_statement_cache = false;
 };
@@ -72,6 +73,8 @@ cli::Run define_short(CLI::App& app, const std::vector<std::string>&) {
                "lex, parse and bind every statement's text (by default a text of an earlier one's shape reuses its "
                "parse and binding, and the report says how often)");
   cli::add_jit_cpu_option(app, &o->jit_cpu);
+  cli::add_jit_opt_option(app, &o->jit_opt);
+  cli::add_jit_lookup_opt_option(app, &o->jit_lookup_opt);
   return [o, &app] { return run_short(*o, app); };
 }
 
@@ -207,7 +210,9 @@ bool write_files(const std::vector<Measured>& ms, const std::vector<Target>& ts,
                                   {"seed", kShortSeed},
                                   {"sqlite", !o.no_sqlite},
                                   {"statement_cache", !o.no_statement_cache},
-                                  {"jit_cpu", o.jit_cpu}}},
+                                  {"jit_cpu", o.jit_cpu},
+                                  {"jit_opt", o.jit_opt},
+                                  {"jit_lookup_opt", o.jit_lookup_opt}}},
                                 {"results", nlohmann::ordered_json::array()},
                                 {"targets", nlohmann::ordered_json::array()}};
   csv << "workload,backend,statements,transactions,us_per_statement,per_second,wall_ns,setup_ns,prepares,cache_hits,"
@@ -263,10 +268,13 @@ int run_short(const ShortOptions& o, const CLI::App& app) {
   if (want.empty()) cli::usage_error("--workload: names no workload");
   SessionOptions so;
   so.prepare.jit_native_cpu = o.jit_cpu == "native";
+  so.prepare.jit_opt = o.jit_opt;
+  so.prepare.jit_lookup_opt = o.jit_lookup_opt;
   so.statement_cache = !o.no_statement_cache;
 
   std::cout << "quelkit short: short-statement workloads (issue 68) on every back end and SQLite\n"
             << "machine:  " << machine_description() << "\n"
+            << "JIT code: " << harness::jit_settings(so.prepare) << "\n"
             << "build:    " << QUELKIT_BUILD_TYPE << "; each engine the median of " << o.reps
             << " runs (the engines in turn), each run a session\n"
             << "of its own on its own copy of the data; each statement run from its QUEL text (lexed, parsed, bound, planned, looked up in the plan\n"

@@ -73,7 +73,7 @@ class GccjitPlan final : public CompiledPlan {
     if (harness::plan_nodes(plan) > kMaxPlanNodes)
       harness::throw_too_large("the gccjit back end", "more than 50,000 IR nodes (GCC's compile time grows as their square)");
     const uint64_t t0 = now_ns();
-    Context ctx(opt_.jit_opt, opt_.jit_native_cpu);
+    Context ctx(harness::jit_level(opt_, plan), opt_.jit_native_cpu);
     std::vector<std::string> symbols;
     std::vector<FnKind> kinds;
     record(ctx, plan, which, GenOptions{opt_.jit_checks, nobranch}, &symbols, &kinds);
@@ -165,7 +165,7 @@ void print_gimple(const harness::Plan& plan, Mode mode, const harness::PrepareOp
   }
   const fs::path dir = tmpl, initial = dir / "initial.gimple", optimized = dir / "optimized.gimple";
   {
-    Context ctx(opt.jit_opt, opt.jit_native_cpu);
+    Context ctx(harness::jit_level(opt, plan), opt.jit_native_cpu);
     ctx.dump_gimple(optimized.string());
     // The kernel in the variant asked for (Backend::dump's).
     record(ctx, plan, functions_for(mode, plan), GenOptions{opt.jit_checks, opt.selection == harness::Selection::NoBranch},
@@ -187,8 +187,8 @@ void print_gimple(const harness::Plan& plan, Mode mode, const harness::PrepareOp
   }
   os << "// gccjit:" << mode_name(mode) << " " << base_name(plan) << ", GIMPLE before optimisation\n"
      << slurp(initial);
-  os << "// gccjit:" << mode_name(mode) << " " << base_name(plan) << ", GIMPLE after --jit-opt " << opt.jit_opt
-     << "\n"
+  os << "// gccjit:" << mode_name(mode) << " " << base_name(plan) << ", GIMPLE after --jit-opt " << harness::jit_level(opt, plan)
+     << (plan.keyed_lookup && opt.jit_lookup_opt >= 0 ? " (a keyed lookup)" : "") << "\n"
      << slurp(optimized);
   fs::remove_all(dir, ec);
 }

@@ -25,6 +25,8 @@
 #include <llvm/ExecutionEngine/SectionMemoryManager.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/Object/SymbolSize.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -440,6 +442,20 @@ llvm::Expected<Jit::Loaded> Jit::load_apart(NewModule nm, const std::vector<std:
       out.tracker, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(child.out).drop_front(sizeof(uint64_t)),
                                                          nm.mod->getModuleIdentifier() + "-jitted-objectbuffer"));
   return link(std::move(out), std::move(err), symbols, t, t0, times);
+}
+
+void Jit::warm(int level) {
+  NewModule nm = new_module("quelkit.warm" + unique_suffix(), level);
+  const std::string name = nm.mod->getName().str() + ".fn";
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(*nm.ctx), false),
+                                    llvm::Function::ExternalLinkage, name, *nm.mod);
+  llvm::ReturnInst::Create(*nm.ctx, llvm::BasicBlock::Create(*nm.ctx, "entry", fn));
+  auto loaded = load(std::move(nm), {name}, nullptr, false);
+  if (!loaded) {  // nothing stays loaded; the first real compile reports what is wrong
+    llvm::consumeError(loaded.takeError());
+    return;
+  }
+  unload(loaded->tracker);
 }
 
 void Jit::unload(const llvm::orc::ResourceTrackerSP& tracker) {

@@ -84,6 +84,11 @@ class Jit {
                               bool apart = false);
   // Frees a loaded module's code and data.
   void unload(const llvm::orc::ResourceTrackerSP& tracker);
+  // Builds level's TargetMachine and codegen pipeline (as the first module of
+  // that level would), by compiling and unloading an empty function: what a
+  // back end calls when it is made, for a level its statements' first
+  // compiles should not pay the setting up of.
+  void warm(int level);
   // Modules loaded and not yet unloaded (tests check evicted plans free theirs).
   size_t loaded();
 

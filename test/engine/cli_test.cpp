@@ -384,7 +384,7 @@ TEST(Cli, StatsNameTheSettingsInForce) {
   const std::string q = " -e 'range of p is parts retrieve (p.pnum) where p.qoh < 10'";
   Out o = sh(kBin + " --parts 210 --page-size 8192 --format none --stats=json -b threaded,vector --vector-batch 64" + q);
   ASSERT_EQ(o.status, 0) << o.text;
-  EXPECT_NE(o.text.find("\"backend\":\"threaded\",\"mode\":\"goto\",\"jit_opt\":1,\"settings\":\"\",\"page_bytes\":8192,"),
+  EXPECT_NE(o.text.find("\"backend\":\"threaded\",\"mode\":\"goto\",\"jit_opt\":1,\"jit_lookup_opt\":0,\"settings\":\"\",\"page_bytes\":8192,"),
             std::string::npos) << o.text;
   EXPECT_NE(o.text.find("\"settings\":\"batch 64\""), std::string::npos) << o.text;
   o = sh(kBin + " --parts 210 --format none --stats -b vector" + q);
@@ -393,9 +393,43 @@ TEST(Cli, StatsNameTheSettingsInForce) {
   if (sh(kBin + " -b llvm -e 'create t (a = i4)'").status != 0) return;  // llvm is not built
   o = sh(kBin + " --parts 210 --format none --stats -b llvm:fused,adaptive --jit-opt 2 --jit-checks" + q);
   ASSERT_EQ(o.status, 0) << o.text;
-  EXPECT_NE(o.text.find(") llvm:fused [-O2, generic CPU, checks]: "), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find(") llvm:fused [-O2, lookups -O0, generic CPU, checks]: "), std::string::npos) << o.text;
   EXPECT_NE(o.text.find(") adaptive:tiered [llvm tier -O2, generic CPU, checks]: "), std::string::npos) << o.text;
   EXPECT_NE(o.text.find(" us (irgen "), std::string::npos) << o.text;
+}
+
+// A keyed lookup run once in its statement is compiled at --jit-lookup-opt
+// (0 by default), every other plan at --jit-opt, and the dumps say which:
+// `same` puts lookups back at --jit-opt's level. An inner lookup of a tuple
+// substitution runs once per substituted tuple and keeps --jit-opt's.
+TEST(Cli, KeyedLookupsCompileAtTheLookupLevel) {
+  if (sh(kBin + " -b llvm -e 'create t (a = i4)'").status != 0) return;  // llvm is not built
+  const std::string setup =
+      " -e 'create e (name = c10, salary = i4) append to e (name = \"a\", salary = 1) "
+      "append to e (name = \"b\", salary = 2) modify e to hash on name range of x is e range of y is e' ";
+  const std::string lookup = "-e 'replace x (salary = 5) where x.name = \"a\"' ";
+  const std::string scan = "-e 'retrieve (x.name) where x.salary > 1' ";
+  const std::string join = "-e 'retrieve (x.salary) where x.name = y.name and y.salary = 2' ";
+  for (const char* backend : {"llvm:fused", "gccjit:fused"}) {
+    const bool llvm = std::string(backend).rfind("llvm", 0) == 0;
+    const std::string form = llvm ? "llvm" : "gimple";
+    auto after = [&](const std::string& plan, const std::string& level) {
+      return " " + plan + (llvm ? ", after --jit-opt " : ", GIMPLE after --jit-opt ") + level;
+    };
+    Out o = sh(kBin + " --no-reformat -b " + backend + " --dump " + form + setup + lookup + scan + join);
+    if (o.status != 0 && std::string(backend) == "gccjit:fused") continue;  // gccjit is not built
+    ASSERT_EQ(o.status, 0) << o.text;
+    EXPECT_NE(o.text.find(after("q7", "0 (a keyed lookup)")), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find(after("q8", "1\n")), std::string::npos) << o.text;
+    EXPECT_EQ(o.text.find(after("q9_s1", "0")), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find(after("q9_s1", "1\n")), std::string::npos) << o.text;
+    o = sh(kBin + " -b " + backend + " --jit-lookup-opt same --dump " + form + setup + lookup);
+    ASSERT_EQ(o.status, 0) << o.text;
+    EXPECT_NE(o.text.find(after("q7", "1\n")), std::string::npos) << o.text;
+    EXPECT_EQ(o.text.find("(a keyed lookup)"), std::string::npos) << o.text;
+  }
+  Out o = sh(kBin + " -b llvm:fused --jit-lookup-opt 4 -e 'create t (a = i4)'");
+  EXPECT_EQ(o.status, 2) << o.text;
 }
 
 // --repeat repeats a retrieve only (an update applied K times would change
@@ -835,7 +869,9 @@ TEST(Cli, PaperAggregatesSectionRunsEveryStatementOnEveryBackEndAndSqlite) {
     const std::string id = c["statement"], kind = c["kind"], backend = c["backend"];
     ASSERT_TRUE(rows.count(id)) << id;
     seen[id].insert(backend);
-    if (kind == "backend" || kind == "sqlite") EXPECT_EQ(c["rows"].get<uint64_t>(), rows.at(id)) << id << " " << backend;
+    if (kind == "backend" || kind == "sqlite") {
+      EXPECT_EQ(c["rows"].get<uint64_t>(), rows.at(id)) << id << " " << backend;
+    }
     if (kind == "count_scan") count_rows[id].insert(c["rows"].get<uint64_t>());
     EXPECT_GT(c["statement_ns"].get<double>(), 0) << id << " " << backend;
   }
@@ -850,7 +886,9 @@ TEST(Cli, PaperAggregatesSectionRunsEveryStatementOnEveryBackEndAndSqlite) {
   // Every back end's count scan qualifies the same tuples: all of them for (b).
   for (const auto& [id, n] : count_rows) {
     EXPECT_EQ(n.size(), 1u) << id;
-    if (id != "sum") EXPECT_EQ(*n.begin(), 3360u) << id;
+    if (id != "sum") {
+      EXPECT_EQ(*n.begin(), 3360u) << id;
+    }
   }
   EXPECT_EQ(doc["settings"]["aggregate_sizes"], nlohmann::json::array({3360}));
   std::filesystem::remove_all(dir);

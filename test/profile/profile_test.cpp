@@ -232,10 +232,10 @@ TEST(ProfileInstructions, CodeOptionsShapeTheProfiledCode) {
     Out text = sh(kBin + " profile --instructions --no-prepare --reps 1 --parts 28 --query d -b llvm:fused "
                          "--jit-checks --selection branch");
     ASSERT_EQ(text.status, 0) << text.err;
-    EXPECT_NE(text.out.find("settings: --jit-opt 1 (generic CPU), --jit-checks, --selection branch, --page-size "),
+    EXPECT_NE(text.out.find("settings: --jit-opt 1 (generic CPU), --jit-lookup-opt 0, --jit-checks, --selection branch, --page-size "),
               std::string::npos)
         << text.out.substr(0, 1000);
-    EXPECT_NE(text.out.find("\n== llvm:fused [-O1, generic CPU, checks] -- "), std::string::npos)
+    EXPECT_NE(text.out.find("\n== llvm:fused [-O1, lookups -O0, generic CPU, checks] -- "), std::string::npos)
         << text.out.substr(0, 1000);
   }
 }
