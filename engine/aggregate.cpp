@@ -575,7 +575,7 @@ void AggregateScope::compute_function(Shared& sh, frontend::BoundQuery valued_q,
   Result valued = inner(sh.members, std::move(valued_q), true, &vals);
   AccumBlock& groups = one_pass ? vals : own_groups;
   // Building the temporary is the statement's work: on its clock (run_ns).
-  const uint64_t t0 = now_ns();
+  const uint64_t t0 = phase_ns();
   // The grouping tables are temporaries of the statement too, charged to the
   // memory budget (budget.h): a `by` over millions of distinct values is a
   // statement error, not an OOM kill. A table that ran out of its room
@@ -650,7 +650,7 @@ void AggregateScope::compute_function(Shared& sh, frontend::BoundQuery valued_q,
   }
   if (key_attr >= 0) rel->modify(Structure::Hash, key_attr, 0);
   session_.catalog().add(std::move(rel));
-  stats_.run_ns += now_ns() - t0;
+  stats_.run_ns += phase_ns() - t0;
   session_.ranges().set(name, name);
   temps_.push_back(name);
   sh.temp = name;

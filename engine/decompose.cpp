@@ -230,13 +230,13 @@ std::string Exec::project(Level& lv, int v, const std::vector<const Node*>& mine
     cols.push_back(n.get());
     col_nodes.push_back(std::move(n));
   }
-  const uint64_t p0 = now_ns();
+  const uint64_t p0 = phase_ns();
   std::string name = plan_base() + (reformat ? "_r" : "_d") + std::to_string(++ndetach_);
   Plan plan = make_plan(lv, v, mine, cols, col_names, name);
   Relation* src = vs.rel;
   AccessSpec acc = access(plan, src);
   plan.keyed_lookup = acc.kind == KeyBounds::Eq && loops_.empty();
-  res_.stats.plan_ns += now_ns() - p0;
+  res_.stats.plan_ns += phase_ns() - p0;
   auto temp = std::make_unique<Relation>(
       q_.vars[size_t(v)].name + ":" + src->name() + (reformat ? " (reformatted)" : " (detached)"), plan.out,
       src->page_size());
@@ -270,11 +270,11 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     PlanMemo* memo = depth == 0 && entry_ && entry_->plan ? &*entry_->plan : nullptr;
     if (memo && (memo->rel != rel || (rel && rel->version() != memo->rel_version))) memo = nullptr;
     if (memo) {
-      const uint64_t p0 = now_ns();
+      const uint64_t p0 = phase_ns();
       memo->plan.name = plan_base();
       if (src_ && memo->plan.source != src_->name()) memo->plan.source = src_->name();
       note_access(memo->access);
-      res_.stats.plan_ns += now_ns() - p0;
+      res_.stats.plan_ns += phase_ns() - p0;
       execute(memo->plan, rel, memo->key, memo->acc, params, out, updating && v == q_.update_var);
       return;
     }
@@ -298,7 +298,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     const int v = first_live;
     Relation* rel = v >= 0 ? lv.vars[size_t(v)]->rel : nullptr;
     // Making the plan, its access path and its cache key: --stats' plan_ns.
-    const uint64_t p0 = now_ns();
+    const uint64_t p0 = phase_ns();
     std::string name = plan_base() + (depth ? "_s" + std::to_string(depth) : "");
     const bool want_tids = updating && v == q_.update_var;
     PlanMemo* memo = nullptr;
@@ -313,7 +313,7 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     note_access(access);
     if (depth == 0 && entry_ && !entry_->plan_tried && v == (q_.vars.empty() ? -1 : 0))
       memo = adopt_plan(*entry_, plan, acc, key, access, rel);
-    res_.stats.plan_ns += now_ns() - p0;
+    res_.stats.plan_ns += phase_ns() - p0;
     if (memo) execute(memo->plan, rel, memo->key, memo->acc, params, out, want_tids);
     else execute(plan, rel, key, acc, params, out, want_tids);
     return;
@@ -419,14 +419,14 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     // so its plan (and access path) is built once; only parameters change.
     int v = rest_vars[0];
     Relation* rel = inner.vars[size_t(v)]->rel;
-    const uint64_t p0 = now_ns();
+    const uint64_t p0 = phase_ns();
     std::string name = plan_base() + "_s" + std::to_string(depth + 1);
     Plan plan = make_plan(inner, v, inner.conjuncts, targets, names, name);
     AccessSpec acc = access(plan, rel);
     note_access(q_.vars[size_t(v)].name + ":" + acc.text);
     // The cache key is built once: only the parameter block changes per tuple.
     const std::string key = rel_id(*inner.vars[size_t(v)]) + "|" + plan.key;
-    res_.stats.plan_ns += now_ns() - p0;
+    res_.stats.plan_ns += phase_ns() - p0;
     bool want_tids = updating && v == q_.update_var;
     loops_.emplace_back(0, tuples.size());
     for (size_t i = 0; i < tuples.size(); ++i) {

@@ -32,7 +32,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   // On the clock: scan, qualification, projection of every qualifying row
   // into the result, and sort by / unique (the statement's work). Off it:
   // the checksum over the stored rows (verify_ns).
-  uint64_t t0 = now_ns();
+  uint64_t t0 = phase_ns();
   auto failed = [&](Error e) {
     res.ok = false;
     res.error = std::move(e);
@@ -65,15 +65,15 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
     if (!e.err.pos.line) e.err.pos = q.pos;
     failed(std::move(e.err));
   }
-  uint64_t total = now_ns() - t0;
+  uint64_t total = phase_ns() - t0;
   const uint64_t off_clock = res.stats.prepare_ns + res.stats.dump_ns;
   res.stats.run_ns = total > off_clock ? total - off_clock : 0;
   runner.drop_statement_plans();
 
   if (verify && res.ok) {  // a failed statement holds no rows: nothing to verify (verify_ns 0)
-    const uint64_t v0 = now_ns();
+    const uint64_t v0 = phase_ns();
     res.rows.for_each_run([&](const uint8_t* run, size_t n) { res.checksum.add_rows(res.layout, run, n); });
-    res.stats.verify_ns = now_ns() - v0;
+    res.stats.verify_ns = phase_ns() - v0;
   } else {
     res.checksum.rows = res.rows.size();  // verify_ns 0: nothing verified
   }

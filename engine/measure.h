@@ -100,6 +100,27 @@ std::string noise_mark(bool told, const Stats& ratio);
 std::string noise_misses_note(int misses_within_noise);
 
 uint64_t now_ns();
+
+// The stopwatch of a statement's phases, --stats' parse, bind, plan, lookup,
+// prepare, run and result: now_ns(), or 0 while phase timing is off on this
+// thread. A statement reads it a dozen times, and a read costs as much as a
+// tenth of a short statement; where the statement's whole time is what is
+// measured (quelkit short's timed runs), its session turns the phases off,
+// as PostgreSQL's EXPLAIN (ANALYZE, TIMING OFF) does, and they read 0.
+inline thread_local bool phase_timing_on = true;
+inline uint64_t phase_ns() { return phase_timing_on ? now_ns() : 0; }
+// Sets phase timing on this thread for a scope, restoring it after.
+class PhaseTiming {
+ public:
+  explicit PhaseTiming(bool on) : was_(phase_timing_on) { phase_timing_on = on; }
+  ~PhaseTiming() { phase_timing_on = was_; }
+  PhaseTiming(const PhaseTiming&) = delete;
+  PhaseTiming& operator=(const PhaseTiming&) = delete;
+
+ private:
+  bool was_;
+};
+
 // What one now_ns() adds to an interval it ends: the median difference of
 // back-to-back reads, measured once per process. Subtracted from intervals
 // short enough for it to matter (auto's timed blocks of kernel calls).

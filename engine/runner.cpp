@@ -97,11 +97,11 @@ HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   const bool reuse = backend_->reuses_plans();
   PlanCache& cache = opt_.plan_cache ? cache_ : statement_plans_;
   const std::string& key = cache_key;
-  const uint64_t l0 = now_ns();
+  const uint64_t l0 = phase_ns();
   if (reuse) {
     if (HeldPlan* h = cache.find(key)) {
       ++st.cache_hits;
-      st.lookup_ns += now_ns() - l0;
+      st.lookup_ns += phase_ns() - l0;
       return h;
     }
   }
@@ -117,9 +117,9 @@ HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint
                                      ? key
                                      : key + "=" + std::string(plan.literal_block.begin(), plan.literal_block.end()))
                      .second;
-  st.lookup_ns += now_ns() - l0;
+  st.lookup_ns += phase_ns() - l0;
   const bool dumping = !opt_.dumps.empty() && opt_.dump_out && !dumped_.count(plan.key);
-  uint64_t t0 = now_ns();
+  uint64_t t0 = phase_ns();
   std::unique_ptr<Prepared> p;
   try {
     p = backend_->prepare(plan, params);
@@ -136,7 +136,7 @@ HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   }
   ++st.prepares;
   if (!again) {
-    st.prepare_ns += now_ns() - t0;
+    st.prepare_ns += phase_ns() - t0;
     st.irgen_ns += p->times.irgen_ns;
     st.opt_ns += p->times.opt_ns;
     st.codegen_ns += p->times.codegen_ns;
@@ -145,14 +145,14 @@ HeldPlan* Runner::get(const Plan& plan, const std::string& cache_key, const uint
   // dump's own code generation (LLVM's first module, a stencil stitched)
   // warmed what the prepare then did, and its printing was charged to run_ns.
   if (dumping) {
-    const uint64_t d0 = now_ns();
+    const uint64_t d0 = phase_ns();
     dump(plan, p.get(), params);
-    st.dump_ns += now_ns() - d0;
+    st.dump_ns += phase_ns() - d0;
   }
   if (reuse) {
-    const uint64_t i0 = now_ns();
+    const uint64_t i0 = phase_ns();
     HeldPlan* h = cache.insert(key, std::move(p), plan_positions(plan));
-    st.lookup_ns += now_ns() - i0;
+    st.lookup_ns += phase_ns() - i0;
     return h;
   }
   scratch = HeldPlan{std::move(p), {}, false, {}};

@@ -115,6 +115,7 @@ void Session::invalidate(const std::string& relation) {
 }
 
 bool Session::run(const SourceRef& src) {
+  const PhaseTiming phases(opt_.phase_timing);
   std::vector<Error> errors;
   std::vector<frontend::ast::StmtPtr> parsed;
   // The statement cache first (statement_cache.h): a text of a key it holds
@@ -127,7 +128,7 @@ bool Session::run(const SourceRef& src) {
   StatementCacheUse use = StatementCacheUse::None;
   const StatementCache::Against now{(cat_.version() << 32) + catalog_version_, ranges_.vars};
   if (statement_cache_on() && !src->cut()) {
-    const uint64_t t0 = now_ns();
+    const uint64_t t0 = phase_ns();
     if (normalise_text(src->text(), norm_)) norm = &norm_;
     if (norm) {
       use = StatementCacheUse::Miss;
@@ -136,7 +137,7 @@ bool Session::run(const SourceRef& src) {
         use = entry->plan    ? StatementCacheUse::Plan
               : entry->bound ? StatementCacheUse::Bind
                              : StatementCacheUse::Parse;
-        entry->stmt->parse_ns = now_ns() - t0;
+        entry->stmt->parse_ns = phase_ns() - t0;
       }
     }
   }
@@ -215,9 +216,9 @@ bool Session::run_statement(const Stmt& s, const SourceRef& src) {
   // one of its own, timed here, after its output and its error.
   const size_t reports_before = reports_.size();
   const bool json_stats = opt_.stats && opt_.stats_json;
-  const uint64_t start = stmt_start_ns_ = now_ns();
+  const uint64_t start = stmt_start_ns_ = phase_ns();
   auto statement_stats = [&](const std::string& error) {
-    if (json_stats && reports_.size() == reports_before) emit_statement_stats(s, now_ns() - start, error);
+    if (json_stats && reports_.size() == reports_before) emit_statement_stats(s, phase_ns() - start, error);
   };
   // After a failure inside a transaction nothing runs until its end or
   // abort (help, which changes nothing, shows it): each statement says so.
@@ -419,10 +420,10 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
   if (!aggregates && stmt_entry_ && stmt_entry_->bound) {
     boundp = &*stmt_entry_->bound;
   } else if (!aggregates) {
-    const uint64_t b0 = now_ns();
+    const uint64_t b0 = phase_ns();
     bound = frontend::bind(s, ranges_, cat_, src);
     check_into(*bound);
-    bind_ns = now_ns() - b0;
+    bind_ns = phase_ns() - b0;
     boundp = &*bound;
     // A cached statement's first binding is kept, if it can be patched.
     if (stmt_entry_ && !stmt_entry_->bind_tried)
@@ -454,7 +455,7 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     size_t from;
     uint64_t result_t0 = 0;
     ~StatsAtEnd() {
-      const uint64_t end = now_ns();
+      const uint64_t end = phase_ns();
       for (size_t i = from; i < self->reports_.size(); ++i) {
         ExecStats& st = self->reports_[i].stats;
         st.parse_ns = s.parse_ns;
@@ -475,10 +476,10 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     const bool inner_failed = scope && !scope->ok();
     uint64_t local_bind_ns = 0;
     if (scope && !inner_failed) {
-      const uint64_t b0 = now_ns();
+      const uint64_t b0 = phase_ns();
       local = frontend::bind(scope->statement(), ranges_, cat_, src);
       check_into(*local);
-      local_bind_ns = now_ns() - b0;
+      local_bind_ns = phase_ns() - b0;
       if (r == runners_.front()) dump_ir(*local, stmt_plans);
     }
     const frontend::BoundQuery* q = local ? &*local : boundp;
@@ -593,7 +594,7 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
   // changed, so the statement is cancelled whole, not applied and then
   // followed by a silent stop (a 200,000-row replace was).
   check_cancel();
-  stats_at_end.result_t0 = now_ns();
+  stats_at_end.result_t0 = phase_ns();
   return apply(s, src, q, res);
 }
 

@@ -46,6 +46,9 @@ struct SessionOptions {
   // --no-statement-cache (and --no-plan-cache, which means no reuse from one
   // statement to the next): every text lexed, parsed and bound afresh.
   bool statement_cache = true;
+  // The phases' stopwatch (measure.h, phase_ns): off, every phase of --stats
+  // and --repeat reads 0 (quelkit short's timed runs, whose whole time counts).
+  bool phase_timing = true;
   // The constant usercode: this, else $QUELKIT_USER, else $USER, else "ingres".
   std::string user;
   // Permits (engine/query_modification.h): the relations' owner (INGRES's
@@ -132,6 +135,7 @@ class Session {
   // checked: the Wisconsin report's runs after the first (--repeat does
   // the same inside one statement, exec_query).
   void set_verify(bool on) { verify_ = on; }
+  void set_phase_timing(bool on) { opt_.phase_timing = on; }
   // Drops cached plans over a relation on every runner.
   void invalidate(const std::string& relation);
   void print_error(const Error& e);

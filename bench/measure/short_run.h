@@ -43,6 +43,9 @@ struct ShortCell {
   uint64_t statements = 0, transactions = 0;
   uint64_t setup_ns = 0;  // loading the relations and readying them (range, modify; SQLite's indexes)
   uint64_t wall_ns = 0;   // the statements, each from its text (transactions' begin and end included)
+  // A back end's costs come from a run of their own, its phases timed (the
+  // session's phase_timing); its wall time, so the timing's own cost shows.
+  uint64_t phases_wall_ns = 0;
   uint64_t prepares = 0, cache_hits = 0;
   // Statements whose text found its parse (and binding) in the session's
   // statement cache (engine/statement_cache.h).
@@ -50,12 +53,15 @@ struct ShortCell {
   uint64_t costs[kShortCosts] = {};  // kShortCostFields, summed over the statements
   std::vector<std::pair<std::string, uint64_t>> checksums;  // each relation's after the run
   double us_per_statement() const { return statements ? double(wall_ns) / 1e3 / double(statements) : 0; }
+  double us_per_statement_phases_timed() const {
+    return statements ? double(phases_wall_ns) / 1e3 / double(statements) : 0;
+  }
   double per_second() const { return wall_ns ? double(transactions) * 1e9 / double(wall_ns) : 0; }
   uint64_t cost(const char* name) const;
 };
 
 // Runs the workload on back end (name, mode), in a session of its own built
-// from `so` (its back ends replaced). False and *err if a statement failed.
+// from `so` (its back ends replaced; so.phase_timing off, the costs read 0). False and *err if a statement failed.
 bool measure_short_backend(const harness::SessionOptions& so, const std::pair<std::string, std::string>& backend,
                            const harness::ShortWorkload& w, ShortCell* out, std::string* err);
 // Runs it on SQLite in memory: prepared false, each statement's SQL text

@@ -110,7 +110,8 @@ double us_without_prepare(const ShortCell& c) {
 void print_table(const Measured& m) {
   std::cout << "\n" << m.title << "\n";
   std::cout << "  " << std::left << std::setw(18) << "engine" << std::right << std::setw(10) << "us/stmt"
-            << std::setw(10) << "xact/s" << std::setw(15) << "us/stmt -prep" << std::setw(10) << "prepares"
+            << std::setw(10) << "xact/s" << std::setw(15) << "us/stmt -prep" << std::setw(15) << "us/stmt timed"
+            << std::setw(10) << "prepares"
             << std::setw(12) << "cache hits" << std::setw(11) << "text hits";
   for (const auto& f : kShortCostFields) {
     std::string n = f.name;
@@ -123,7 +124,9 @@ void print_table(const Measured& m) {
     const uint64_t n = std::max<uint64_t>(c.statements, 1);
     std::cout << "  " << std::left << std::setw(18) << c.runner << std::right << std::setw(10)
               << fmt(c.us_per_statement(), 2) << std::setw(10) << fmt(c.per_second(), 0) << std::setw(15)
-              << (c.sqlite ? "-" : fmt(us_without_prepare(c), 2)) << std::setw(10) << c.prepares << std::setw(12)
+              << (c.sqlite ? "-" : fmt(us_without_prepare(c), 2)) << std::setw(15)
+              << (c.sqlite ? "-" : fmt(c.us_per_statement_phases_timed(), 2)) << std::setw(10) << c.prepares
+              << std::setw(12)
               << (c.sqlite ? "-" : std::to_string(c.cache_hits)) << std::setw(11)
               << (c.sqlite ? "-" : std::to_string(c.text_hits));
     for (size_t k = 0; k < kShortCosts; ++k) {
@@ -229,6 +232,7 @@ bool write_files(const std::vector<Measured>& ms, const std::vector<Target>& ts,
                                   {"statements", c.statements},
                                   {"transactions", c.transactions},
                                   {"us_per_statement", c.us_per_statement()},
+                                  {"us_per_statement_phases_timed", c.us_per_statement_phases_timed()},
                                   {"per_second", c.per_second()},
                                   {"wall_ns", c.wall_ns},
                                   {"setup_ns", c.setup_ns},
@@ -280,8 +284,9 @@ int run_short(const ShortOptions& o, const CLI::App& app) {
             << "of its own on its own copy of the data; each statement run from its QUEL text (lexed, parsed, bound, planned, looked up in the plan\n"
             << "cache, prepared if new, run, its result stored), the set-up (loading, range, modify) timed apart.\n"
             << "us/stmt = µs: wall time of the statements / statements; xact/s = transactions / that time;\n"
-            << "us/stmt -prep = the same less prepare time (a JIT's compile amortized apart); the cost columns are\n"
-            << "the statements' --stats fields per statement. sqlite:text prepares, steps and finalizes each statement's\n"
+            << "us/stmt -prep = the same less prepare time (a JIT's compile amortized apart); the timed runs read\n"
+            << "no clock inside a statement: the cost columns are the statements' --stats fields per statement in\n"
+            << "one more run of each back end, its phases timed (its us/stmt: `us/stmt timed`). sqlite:text prepares, steps and finalizes each statement's\n"
             << "SQL text; sqlite:prepared one prepared statement per shape, values bound; both in memory, indexed where\n"
             << "quelkit hashes, TP1's transactions inside BEGIN/COMMIT"
             << " (quelkit's inside begin/end).\n"
@@ -313,16 +318,26 @@ int run_short(const ShortOptions& o, const CLI::App& app) {
     std::string err;
     const size_t engines = backends.size() + (o.no_sqlite ? 0 : 2);
     std::vector<std::vector<ShortCell>> runs(engines);
-    for (int r = 0; r < o.reps; ++r)
+    // The timed runs read no clock inside a statement (SessionOptions::
+    // phase_timing off); one more run of each back end, its phases timed,
+    // gives the cost columns.
+    harness::SessionOptions untimed = so, timed = so;
+    untimed.phase_timing = false;
+    timed.phase_timing = true;
+    std::vector<ShortCell> phases(backends.size());
+    for (int r = 0; r <= o.reps; ++r)
       for (size_t e = 0; e < engines; ++e) {
+        if (r == o.reps && e >= backends.size()) break;
         ShortCell c;
-        const bool ok = e < backends.size() ? measure_short_backend(so, backends[e], m.w, &c, &err)
-                                            : measure_short_sqlite(m.w, e > backends.size(), &c, &err);
+        const bool ok = e < backends.size()
+                            ? measure_short_backend(r == o.reps ? timed : untimed, backends[e], m.w, &c, &err)
+                            : measure_short_sqlite(m.w, e > backends.size(), &c, &err);
         if (!ok) {
           std::cerr << err;
           return 1;
         }
-        runs[e].push_back(std::move(c));
+        if (r == o.reps) phases[e] = std::move(c);
+        else runs[e].push_back(std::move(c));
       }
     bool runs_differ = false;  // a repetition that ended with other data than the engine's median run
     for (auto& rs : runs) {
@@ -336,6 +351,10 @@ int run_short(const ShortOptions& o, const CLI::App& app) {
           break;
         }
       m.cells.push_back(std::move(mid));
+    }
+    for (size_t e = 0; e < backends.size(); ++e) {
+      std::copy(std::begin(phases[e].costs), std::end(phases[e].costs), std::begin(m.cells[e].costs));
+      m.cells[e].phases_wall_ns = phases[e].wall_ns;
     }
     differ |= runs_differ;
     // The reference: SQLite prepared (the last cell), else the last back end.

@@ -221,6 +221,33 @@ TEST_P(Stats, FixedCostsAreTheStatementsOwnAndFitItsTotal) {
   }
 }
 
+// With the phases' stopwatch off (quelkit short's timed runs), a statement
+// reads no clock: every phase is 0, and its counts and rows are what they
+// are with it on.
+TEST_P(Stats, PhaseTimingOffReadsEveryPhaseAsZeroAndCountsTheSame) {
+  Kit k(GetParam());
+  k.add_parts(210);
+  ASSERT_TRUE(k.run("range of p is parts").ok);
+  const char* text = "retrieve (p.pnum) where p.qoh < 10";
+  ASSERT_TRUE(k.run(text).ok);
+  const harness::ExecStats on = k.last_report().stats;
+  EXPECT_GT(on.run_ns, 0u);
+  k.session().set_phase_timing(false);
+  ASSERT_TRUE(k.run(text).ok);
+  const harness::ExecStats off = k.last_report().stats;
+  for (uint64_t harness::ExecStats::*f : {&harness::ExecStats::parse_ns, &harness::ExecStats::bind_ns,
+                                          &harness::ExecStats::plan_ns, &harness::ExecStats::lookup_ns,
+                                          &harness::ExecStats::prepare_ns, &harness::ExecStats::run_ns,
+                                          &harness::ExecStats::result_ns, &harness::ExecStats::total_ns})
+    EXPECT_EQ(off.*f, 0u);
+  EXPECT_EQ(off.rows_scanned, on.rows_scanned);
+  EXPECT_EQ(off.rows_out, on.rows_out);
+  EXPECT_EQ(off.checksum, on.checksum);
+  k.session().set_phase_timing(true);
+  ASSERT_TRUE(k.run(text).ok);
+  EXPECT_GT(k.last_report().stats.run_ns, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, Stats, ::testing::ValuesIn(all_backend_modes()),
                          backend_test_name);
 
