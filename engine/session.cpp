@@ -36,6 +36,18 @@
 
 namespace quelkit::harness {
 
+namespace {
+
+// A value made by f where it is stored: emplace_back(MadeBy{f}) constructs
+// the element from f's result itself, where push_back would move it.
+template <class F>
+struct MadeBy {
+  F f;
+  operator std::invoke_result_t<F&>() { return f(); }
+};
+
+}  // namespace
+
 using frontend::ast::Stmt;
 
 std::vector<std::pair<std::string, std::string>> parse_backend_list(const std::string& spec, bool measured) {
@@ -403,11 +415,18 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
   if (mod.stmt) stmt_entry_ = nullptr;
   const Stmt& s = mod.stmt ? *mod.stmt : typed;
   SystemCatalogs catalogs(*this, s, src);  // `relation` and `attribute`, if the statement reads them
-  refuse_index_update(s, ranges_, cat_, src);
+  CachedStatement* entry = stmt_entry_ && stmt_entry_->stmt.get() == &s ? stmt_entry_ : nullptr;
+  if (!entry || !entry->updates_no_index) {
+    refuse_index_update(s, ranges_, cat_, src);
+    if (entry) entry->updates_no_index = true;
+  }
   // A statement with aggregates is bound per runner, once its aggregates have
   // values (engine/aggregate.h); the first runner's binding is then applied.
-  const bool aggregates = has_aggregates(s);
-  std::optional<frontend::BoundQuery> bound;
+  // (The statement cache takes none: an entry has none.)
+  const bool aggregates = !entry && has_aggregates(s);
+  // (Held through a pointer, as `scope` and `local` below: an empty optional
+  // of one is still kilobytes the compiler zeroes on every statement.)
+  std::unique_ptr<frontend::BoundQuery> bound;
   // A relation retrieve into cannot store is refused before anything runs,
   // as create refuses it.
   auto check_into = [&](const frontend::BoundQuery& q) {
@@ -421,7 +440,7 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     boundp = &*stmt_entry_->bound;
   } else if (!aggregates) {
     const uint64_t b0 = phase_ns();
-    bound = frontend::bind(s, ranges_, cat_, src);
+    bound = std::make_unique<frontend::BoundQuery>(frontend::bind(s, ranges_, cat_, src));
     check_into(*bound);
     bind_ns = phase_ns() - b0;
     boundp = &*bound;
@@ -440,6 +459,7 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
   // Rows are needed unless a plain retrieve prints nothing (--format none).
   const bool keep = !(s.kind == Stmt::Retrieve && s.relation.empty() && opt_.format == OutFormat::None);
   std::vector<Result> results;
+  results.reserve(runners_.size());  // `first` below is a reference into it
   // Later answers are compared with the first (ref); a runner that could not
   // run the statement (could_not_run: its size limit, its toolchain) gave no
   // answer and is compared with nothing (refused: the first such).
@@ -470,20 +490,22 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     // --repeat K: K single runs (no loop to a minimum time: a run is the
     // statement), summarised by the timing module (measure.h).
     std::vector<double> times;
-    std::optional<AggregateScope> scope;
-    std::optional<frontend::BoundQuery> local;
-    if (aggregates) scope.emplace(*this, *r, s, src);
+    std::unique_ptr<AggregateScope> scope;
+    std::unique_ptr<frontend::BoundQuery> local;
+    if (aggregates) scope = std::make_unique<AggregateScope>(*this, *r, s, src);
     const bool inner_failed = scope && !scope->ok();
     uint64_t local_bind_ns = 0;
     if (scope && !inner_failed) {
       const uint64_t b0 = phase_ns();
-      local = frontend::bind(scope->statement(), ranges_, cat_, src);
+      local = std::make_unique<frontend::BoundQuery>(frontend::bind(scope->statement(), ranges_, cat_, src));
       check_into(*local);
       local_bind_ns = phase_ns() - b0;
       if (r == runners_.front()) dump_ir(*local, stmt_plans);
     }
     const frontend::BoundQuery* q = local ? &*local : boundp;
-    Result first = inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep, verify_);
+    Result& first = results.emplace_back(MadeBy{[&]() -> Result {
+      return inner_failed ? std::move(scope->failed()) : evaluate(*q, *r, src, keep, verify_);
+    }});
     if (scope) {  // the aggregates' queries ran first and are part of the statement's work
       first.stats.add_scan(scope->stats());
       first.stats.run_ns += scope->stats().run_ns;
@@ -531,7 +553,6 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     rep.runs = int(std::max<size_t>(times.size(), 1));
     if (!first.ok) rep.error = first.error.format();
     reports_.push_back(std::move(rep));
-    results.push_back(std::move(first));
     // Compared with the first runner's result as soon as it is made, and its
     // rows and updated tuples let go: only the first's are used after the
     // loop, and holding every runner's at once made the memory budget fail

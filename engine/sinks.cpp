@@ -13,6 +13,12 @@ void ResultSink::check_replace(const uint8_t* data, size_t n, const Tid* tids) {
   for (size_t i = 0; i < n; ++i) {
     const uint64_t key = uint64_t(tids[i].page) << 16 | tids[i].line;
     const size_t row = r_.tids.size() + i;
+    // The map is made at the second row: a single-tuple replace needs none.
+    if (row == 0) {
+      first_key_ = key;
+      continue;
+    }
+    if (row == 1) first_.emplace(first_key_, 0);
     auto [it, fresh] = first_.emplace(key, row);
     if (fresh) continue;
     const uint8_t* before = it->second < r_.tids.size() ? r_.rows.row(it->second)

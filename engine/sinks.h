@@ -54,7 +54,8 @@ class ResultSink : public Sink {
   SrcPos pos_;
   SourceRef src_;
   uint8_t* at_ = nullptr;  // the last room given
-  std::unordered_map<uint64_t, size_t> first_;  // tid -> its first row
+  std::unordered_map<uint64_t, size_t> first_;  // tid -> its first row, from the second row on
+  uint64_t first_key_ = 0;                      // the first row's tid
 };
 
 // --sink count: rows of no columns, counted. Room is endless and the rows

@@ -365,7 +365,7 @@ CachedStatement* StatementCache::adopt(const NormalisedText& n, frontend::ast::S
   return p;
 }
 
-void patch_statement(CachedStatement& e, const NormalisedText& n) {
+void patch_statement(CachedStatement& e, NormalisedText& n) {
   bool moved = false;
   for (size_t i = 0; i < e.literals.size(); ++i) moved = moved || e.literals[i].len != n.literals[i].len;
   if (moved) {
@@ -435,7 +435,7 @@ void patch_statement(CachedStatement& e, const NormalisedText& n) {
       put_value(sl.at, v, m.plan.literal_block.data());
     }
   }
-  e.literals = n.literals;
+  e.literals.swap(n.literals);  // n's buffer keeps the old ones, cleared by the next scan
 }
 
 const frontend::BoundQuery* adopt_bound(CachedStatement& e, frontend::BoundQuery& q) {

@@ -91,6 +91,9 @@ struct CachedStatement {
   // SystemCatalogs): what its names range over is what the entry was found
   // against, so later runs need not walk its trees to ask again.
   bool reads_no_catalog = false;
+  // A run found it updates no index (refuse_index_update passed): against
+  // the same catalog and ranges, later runs would find so again.
+  bool updates_no_index = false;
 };
 
 // How a statement's text used the cache (--stats' statement_cache).
@@ -138,8 +141,9 @@ class StatementCache {
 // Writes text n's literal values into e's statement (and its binding, if
 // adopted), and moves every position the statement holds from the layout
 // of the text that used it last to n's: literals of other lengths shift
-// what follows them on their line.
-void patch_statement(CachedStatement& e, const NormalisedText& n);
+// what follows them on their line. n's literals are taken (its buffer gets the
+// entry's old ones, which the next normalise_text clears).
+void patch_statement(CachedStatement& e, NormalisedText& n);
 // The plan just made of e's kept binding (Exec::run_level): kept in e.plan
 // if every parameter slot of its folded trees is one literal's value in the
 // slot's type, every literal has one, its unfolded trees' constants are
