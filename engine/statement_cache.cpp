@@ -58,6 +58,29 @@ void key_type(std::string& key, const TextLiteral& l) {
   key += '\x02';
 }
 
+// digits "." digits, at most 15 of them: the value m / 10^k of two doubles
+// held exactly, so one division rounds it correctly (Clinger's fast path),
+// as from_chars would; false for any other spelling (an exponent, more digits).
+bool simple_decimal(std::string_view s, double* out) {
+  if (s.size() > 16) return false;
+  uint64_t m = 0;
+  int frac = -1;
+  for (const char c : s) {
+    if (c == '.') {
+      if (frac >= 0) return false;
+      frac = 0;
+      continue;
+    }
+    if (c < '0' || c > '9') return false;
+    m = m * 10 + uint64_t(c - '0');
+    if (frac >= 0) ++frac;
+  }
+  static constexpr double kTen[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
+  *out = double(m) / kTen[frac < 0 ? 0 : frac];
+  return true;
+}
+
 }  // namespace
 
 const char* statement_cache_use_name(StatementCacheUse u) {
@@ -73,8 +96,22 @@ const char* statement_cache_use_name(StatementCacheUse u) {
 
 bool normalise_text(std::string_view t, NormalisedText& n) {
   n.key.clear();
-  n.literals.clear();
-  if (t.size() > kMaxCachedText) return false;
+  if (t.size() > kMaxCachedText) {
+    n.literals.clear();
+    return false;
+  }
+  // The buffer's literals are rewritten in place, not made afresh: a string
+  // literal's value keeps the capacity the last text's gave it.
+  size_t used = 0;
+  auto next_literal = [&]() -> TextLiteral& {
+    if (used == n.literals.size()) n.literals.emplace_back();
+    return n.literals[used++];
+  };
+  struct Trim {  // on every return: the literals this text has, no more
+    NormalisedText& n;
+    const size_t& used;
+    ~Trim() { n.literals.resize(used); }
+  } trim{n, used};
   n.key.reserve(t.size() + 16);
   uint32_t line = 1;
   size_t line_start = 0;
@@ -83,10 +120,9 @@ bool normalise_text(std::string_view t, NormalisedText& n) {
   // The key is the text with its literals replaced: what lies between them
   // is copied in one piece, from `run` up to the next literal.
   size_t run = 0;
-  auto put_literal = [&](size_t b, size_t e, TextLiteral&& l) {
+  auto put_literal = [&](size_t b, size_t e, const TextLiteral& l) {
     n.key.append(t.data() + run, b - run);
     key_type(n.key, l);
-    n.literals.push_back(std::move(l));
     run = e;
   };
   for (size_t i = 0; i < end;) {
@@ -138,21 +174,26 @@ bool normalise_text(std::string_view t, NormalisedText& n) {
           is_float = true;
         }
       }
-      TextLiteral l;
+      TextLiteral& l = next_literal();
       l.pos = pos_at(b);
       l.len = uint32_t(i - b);
+      l.text.clear();
       if (is_float) {
         l.kind = TextLiteral::Float;
-        const auto r = std::from_chars(t.data() + b, t.data() + i, l.fval);
-        if (r.ec != std::errc() || r.ptr != t.data() + i) return false;  // out of range: the lexer says so
+        l.ival = 0;
+        if (!simple_decimal(t.substr(b, i - b), &l.fval)) {
+          const auto r = std::from_chars(t.data() + b, t.data() + i, l.fval);
+          if (r.ec != std::errc() || r.ptr != t.data() + i) return false;  // out of range: the lexer says so
+        }
       } else {
         uint64_t v = 0;
         for (size_t q = b; q < i; ++q) v = std::min<uint64_t>(v * 10 + uint64_t(t[q] - '0'), uint64_t(1) << 40);
         if (v > 2147483647) return false;  // too large: the lexer says so
         l.kind = TextLiteral::Int;
         l.ival = int64_t(v);
+        l.fval = 0;
       }
-      put_literal(b, i, std::move(l));
+      put_literal(b, i, l);
       continue;
     }
     if (c == '.') {  // an operator
@@ -161,7 +202,9 @@ bool normalise_text(std::string_view t, NormalisedText& n) {
     }
     if (c == '"') {  // lexer.re's string_literal: only \" and \\ are escapes
       const size_t b = i++;
-      std::string value;
+      TextLiteral& l = next_literal();
+      std::string& value = l.text;
+      value.clear();
       // Runs between escapes taken whole (most strings have none).
       for (;;) {
         size_t q = i;
@@ -178,13 +221,16 @@ bool normalise_text(std::string_view t, NormalisedText& n) {
         value += t[i++];
       }
       if (value.size() > 255) return false;
-      if (value.find_first_of("*?[\\") != std::string::npos) continue;  // a pattern: its value is its shape, kept
-      TextLiteral l;
+      if (value.find_first_of("*?[\\") != std::string::npos) {  // a pattern: its value is its shape, kept
+        --used;
+        continue;
+      }
       l.kind = TextLiteral::String;
       l.pos = pos_at(b);
       l.len = uint32_t(i - b);
-      l.text = std::move(value);
-      put_literal(b, i, std::move(l));
+      l.ival = 0;
+      l.fval = 0;
+      put_literal(b, i, l);
       continue;
     }
     // A monitor command (\g, \i), or the key's own markers: not cached.

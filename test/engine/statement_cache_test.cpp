@@ -3,6 +3,7 @@
 // binding with its own literals, answers and errors (positions and carets
 // included) exactly as a session without the cache; every change to what
 // binding reads drops the entries.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,27 @@ TEST(NormaliseText, ReadsLiteralsAsTheLexerDoes) {
   ASSERT_TRUE(e);
   ASSERT_EQ(e->literals.size(), 1u);
   EXPECT_EQ(e->literals[0].kind, TextLiteral::Int);
+}
+
+// A decimal's value is the correctly rounded one (strtod's, the lexer's),
+// by the short path for few digits as by from_chars for the rest; one
+// buffer scanning text after text holds only the last one's literals.
+TEST(NormaliseText, ReadsDecimalsAsStrtodAndReusesItsBuffer) {
+  harness::NormalisedText n;
+  for (const char* d : {"0.1", "10.0", "5.", ".3", "123456789.012345", "1234567890123456.7", "0.30000000000000004",
+                        "2.5e-3", "9007199254740993.0", "0.000000000000001"}) {
+    SCOPED_TRACE(d);
+    ASSERT_TRUE(normalise_text(std::string("retrieve (x = ") + d + ", s = \"a string longer than sixteen\")", n));
+    ASSERT_EQ(n.literals.size(), 2u);
+    EXPECT_EQ(n.literals[0].kind, TextLiteral::Float);
+    EXPECT_EQ(n.literals[0].fval, std::strtod(d, nullptr));
+    EXPECT_EQ(n.literals[1].text, "a string longer than sixteen");
+  }
+  ASSERT_TRUE(normalise_text("retrieve (x = 7) where p.b = \"a*\"", n));
+  ASSERT_EQ(n.literals.size(), 1u);
+  EXPECT_EQ(n.literals[0].kind, TextLiteral::Int);
+  EXPECT_EQ(n.literals[0].ival, 7);
+  EXPECT_TRUE(n.literals[0].text.empty());
 }
 
 TEST(NormaliseText, KeysByTheTypeALiteralBindsTo) {
