@@ -102,7 +102,7 @@ std::string noise_misses_note(int misses_within_noise);
 uint64_t now_ns();
 
 // The stopwatch of a statement's phases, --stats' parse, bind, plan, lookup,
-// prepare, run and result: now_ns(), or 0 while phase timing is off on this
+// run and result (prepare is timed apart always): now_ns(), or 0 while phase timing is off on this
 // thread. A statement reads it a dozen times, and a read costs as much as a
 // tenth of a short statement; where the statement's whole time is what is
 // measured (quelkit short's timed runs), its session turns the phases off,

@@ -144,6 +144,7 @@ bool measure_short_backend(const SessionOptions& so_in, const std::pair<std::str
                      r.stats.statement_cache == harness::StatementCacheUse::Bind ||
                      r.stats.statement_cache == harness::StatementCacheUse::Plan;
       for (size_t k = 0; k < kShortCosts; ++k) c.costs[k] += r.stats.*kShortCostFields[k].field;
+      c.prepare_ns += r.stats.prepare_ns;
     }
     session.reports().clear();
   }

@@ -46,6 +46,7 @@ struct ShortCell {
   // A back end's costs come from a run of their own, its phases timed (the
   // session's phase_timing); its wall time, so the timing's own cost shows.
   uint64_t phases_wall_ns = 0;
+  uint64_t prepare_ns = 0;  // this run's own prepare time (timed with its phases off too)
   uint64_t prepares = 0, cache_hits = 0;
   // Statements whose text found its parse (and binding) in the session's
   // statement cache (engine/statement_cache.h).

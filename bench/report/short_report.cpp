@@ -102,7 +102,7 @@ const ShortCell* find(const Measured& m, const std::string& runner) {
 std::string family(const ShortCell& c) { return c.runner.substr(0, c.runner.find(':')); }
 
 double us_without_prepare(const ShortCell& c) {
-  return c.statements ? double(c.wall_ns - std::min(c.wall_ns, c.cost("prepare_ns"))) / 1e3 / double(c.statements)
+  return c.statements ? double(c.wall_ns - std::min(c.wall_ns, c.prepare_ns)) / 1e3 / double(c.statements)
                       : 0;
 }
 
