@@ -44,18 +44,24 @@ bool is_name_char(char c) { return class_of(c) == kLetter || class_of(c) == kDig
 
 // The type a literal binds to, as the key spells it.
 void key_type(std::string& key, const TextLiteral& l) {
-  key += '\x01';
+  char b[8] = {'\x01'};  // one append: the marker, the type, the marker
+  size_t n = 1;
   switch (l.kind) {
-    case TextLiteral::Int: key += frontend::int_literal_type(l.ival) == Type::i2() ? "i2" : "i4"; break;
-    case TextLiteral::Float: key += "f8"; break;
-    case TextLiteral::String: {
-      char digits[8];
-      key += 'c';
-      key.append(digits, size_t(std::to_chars(digits, digits + sizeof digits, l.text.size()).ptr - digits));
+    case TextLiteral::Int:
+      b[n++] = 'i';
+      b[n++] = frontend::int_literal_type(l.ival) == Type::i2() ? '2' : '4';
       break;
-    }
+    case TextLiteral::Float:
+      b[n++] = 'f';
+      b[n++] = '8';
+      break;
+    case TextLiteral::String:  // at most 255 bytes: three digits
+      b[n++] = 'c';
+      n = size_t(std::to_chars(b + n, b + 6, l.text.size()).ptr - b);
+      break;
   }
-  key += '\x02';
+  b[n++] = '\x02';
+  key.append(b, n);
 }
 
 // digits "." digits, at most 15 of them: the value m / 10^k of two doubles

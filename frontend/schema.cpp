@@ -10,7 +10,13 @@ std::string lowercase(std::string_view s) {
 }
 
 void Schema::add(std::string_view name, Type t) {
-  attrs.push_back({lowercase(name), t, tuple_len});
+  // Made in place, lowered there (a result's names, the lexer's, are most
+  // often lower case already: no temporary to make and move).
+  Attribute& a = attrs.emplace_back();
+  a.name.assign(name);
+  for (char& c : a.name) c = char(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+  a.type = t;
+  a.offset = tuple_len;
   tuple_len += t.len;
 }
 

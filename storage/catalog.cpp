@@ -24,15 +24,19 @@ auto find_lower(Map& m, std::string_view name) {
 }  // namespace
 
 Relation* Catalog::find_as_is(std::string_view name) const {
+  if (last_ && last_version_ == version_ && name == last_name_) return last_;
   auto it = find_lower(rels_, name);
-  return it == rels_.end() ? nullptr : it->second.get();
+  if (it == rels_.end()) return nullptr;
+  last_name_.assign(name);
+  last_ = it->second.get();
+  last_version_ = version_;
+  return last_;
 }
 
 // An index is brought up to its base's tuples before anyone reads it.
 Relation* Catalog::find(std::string_view name) const {
-  auto it = find_lower(rels_, name);
-  if (it == rels_.end()) return nullptr;
-  Relation* r = it->second.get();
+  Relation* r = find_as_is(name);
+  if (!r) return nullptr;
   if (const std::string& base = r->notes().index_of; !base.empty())
     if (auto b = find_lower(rels_, base); b != rels_.end()) refresh_index(*b->second, *r);
   return r;
