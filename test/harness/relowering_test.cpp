@@ -3,9 +3,11 @@
 // substituted tuple, and only a statement's first lowering of each plan is
 // prepare time; the lowerings after it are the design's execution, on the run
 // clock (docs/stats.md). A fake back end whose "lowering" sleeps a fixed time
-// makes the split checkable without timing anything else: a sleep lasts at
-// least its length, so the bounds below hold however loaded the machine is,
-// except the one upper bound, which has dozens of sleeps of slack.
+// makes the split checkable: the fake measures its own sleeps, and prepare
+// must hold every first lowering's sleep and less than half of the later
+// ones'. A later lowering sleeps ten times as long as a first one, so the one
+// upper bound has hundreds of milliseconds of slack for the harness's own
+// work, however loaded the machine is.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -24,10 +26,17 @@ namespace {
 
 using namespace harness;
 
-constexpr auto kLowering = std::chrono::milliseconds(2);
-constexpr uint64_t kLoweringNs = 2'000'000;
+constexpr auto kFirstLowering = std::chrono::milliseconds(1);
+constexpr auto kLaterLowering = std::chrono::milliseconds(10);
 int lowerings = 0;
 std::set<std::string> plans_lowered;
+uint64_t first_slept_ns = 0, later_slept_ns = 0;  // as measured by the fake
+
+uint64_t sleep_measured(std::chrono::milliseconds d) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(d);
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+}
 
 class EveryTuplePlan final : public Prepared {
  public:
@@ -46,8 +55,10 @@ class LoweringBackend final : public Backend {
   bool reuses_plans() const override { return false; }
   std::unique_ptr<Prepared> prepare(const Plan& plan, const uint8_t*) override {
     ++lowerings;
-    plans_lowered.insert(plan.key);
-    std::this_thread::sleep_for(kLowering);
+    if (plans_lowered.insert(plan.key).second)
+      first_slept_ns += sleep_measured(kFirstLowering);
+    else
+      later_slept_ns += sleep_measured(kLaterLowering);
     return std::make_unique<EveryTuplePlan>();
   }
 };
@@ -68,6 +79,7 @@ TEST(Relowering, OnlyAStatementsFirstLoweringOfAPlanIsPrepare) {
   for (int statement = 0; statement < 2; ++statement) {
     lowerings = 0;
     plans_lowered.clear();
+    first_slept_ns = later_slept_ns = 0;
     ASSERT_TRUE(s.run(std::make_shared<Source>("t.quel", join))) << err.str();
     const ExecStats& st = s.reports().back().stats;
     const uint64_t again = uint64_t(lowerings) - plans_lowered.size();
@@ -75,9 +87,9 @@ TEST(Relowering, OnlyAStatementsFirstLoweringOfAPlanIsPrepare) {
     EXPECT_EQ(st.prepares, uint64_t(lowerings));
     EXPECT_EQ(st.cache_hits, 0u);
     // Each plan's first lowering is prepare; every later one is run time.
-    EXPECT_GE(st.prepare_ns, plans_lowered.size() * kLoweringNs);
-    EXPECT_LT(st.prepare_ns, (plans_lowered.size() + again / 2) * kLoweringNs);
-    EXPECT_GE(st.run_ns, again * kLoweringNs);
+    EXPECT_GE(st.prepare_ns, first_slept_ns);
+    EXPECT_LT(st.prepare_ns, first_slept_ns + later_slept_ns / 2);
+    EXPECT_GE(st.run_ns, later_slept_ns);
   }
 }
 
