@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "frontend/bound.h"
@@ -190,6 +191,12 @@ class Runner {
   // selection: quelkit sweep runs a back end's selections on one runner, and
   // so on the same generated kernels.
   void set_selection(Selection s) { popt_.selection = s; }
+  // Where --dump's forms and decisions go (null: nowhere); returns the old.
+  // A timed repetition sets null: its plans were dumped by the first run.
+  std::ostream* set_dump_out(std::ostream* os) {
+    std::swap(os, opt_.dump_out);
+    return os;
+  }
   // One prepared plan serves every execution of its key in a statement (and,
   // with the cache on, in later statements): the back end reuses plans.
   bool reuses() const { return backend_->reuses_plans(); }

@@ -394,7 +394,7 @@ Result Session::evaluate(const frontend::BoundQuery& q, Runner& r, const SourceR
 }
 
 void Session::dump_ir(const frontend::BoundQuery& q, const std::string& name) {
-  if (opt_.dumps.empty()) return;
+  if (opt_.dumps.empty() || dumps_quiet_) return;
   for (const char* form : {"ir", "folded"}) {
     if (!opt_.dumps.count(form)) continue;
     bool folded = form[0] == 'f';
@@ -403,6 +403,25 @@ void Session::dump_ir(const frontend::BoundQuery& q, const std::string& name) {
     for (const auto& t : q.targets)
       listing() << "target " << t.name << ":\n" << ir::dump(folded ? *frontend::fold(*t.expr) : *t.expr, 1);
   }
+}
+
+Result Session::repeat_aggregates(const Stmt& s, Runner& r, const SourceRef& src, uint64_t& repeat_ns) {
+  struct Quiet {  // no dumps from the repetition, the session's or the runner's
+    Session& self;
+    Runner& r;
+    std::ostream* out = r.set_dump_out(nullptr);
+    Quiet(Session& self, Runner& r) : self(self), r(r) { self.dumps_quiet_ = true; }
+    ~Quiet() {
+      self.dumps_quiet_ = false;
+      r.set_dump_out(out);
+    }
+  } quiet{*this, r};
+  AggregateScope scope(*this, r, s, src);
+  if (!scope.ok()) return std::move(scope.failed());
+  const frontend::BoundQuery q = frontend::bind(scope.statement(), ranges_, cat_, src);
+  Result again = evaluate(q, r, src, false, false);
+  repeat_ns = again.stats.run_ns + scope.stats().run_ns;
+  return again;
 }
 
 bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
@@ -521,14 +540,16 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     // A repetition that fails (Ctrl-C: the next one's scan refuses to start)
     // fails the statement and ends the loop: `--repeat 100000000` ran on for
     // its K runs after a Ctrl-C, each cancelled at once.
+    // A statement's aggregates are part of each repetition, run afresh.
     for (int k = 1; k < opt_.repeat && first.ok && s.kind == Stmt::Retrieve; ++k) {
-      Result again = evaluate(*q, *r, src, false, false);
+      uint64_t again_ns = 0;
+      Result again = scope ? repeat_aggregates(s, *r, src, again_ns) : evaluate(*q, *r, src, false, false);
       if (!again.ok) {
         first.ok = false;
         first.error = std::move(again.error);
         break;
       }
-      times.push_back(double(again.stats.run_ns + (scope ? scope->stats().run_ns : 0)));
+      times.push_back(double(scope ? again_ns : again.stats.run_ns));
     }
     if (local && !boundp) {
       bound = std::move(local);

@@ -154,6 +154,10 @@ class Session {
   bool exec(const frontend::ast::Stmt& s, const SourceRef& src);
   bool exec_query(const frontend::ast::Stmt& s, const SourceRef& src);
   bool apply(const frontend::ast::Stmt& s, const SourceRef& src, const frontend::BoundQuery& q, Result& res);
+  // One timed repetition of a statement with aggregates on runner r: its
+  // aggregates evaluated afresh, then the statement they rewrote; its time
+  // is both (repeat_ns), nothing dumped.
+  Result repeat_aggregates(const frontend::ast::Stmt& s, Runner& r, const SourceRef& src, uint64_t& repeat_ns);
   void exec_create(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_copy(const frontend::ast::Stmt& s, const SourceRef& src);
   void exec_modify(const frontend::ast::Stmt& s, const SourceRef& src);
@@ -218,6 +222,7 @@ class Session {
   std::vector<StmtReport> reports_;
   int stmt_no_ = 0;
   bool verify_ = true;
+  bool dumps_quiet_ = false;  // a timed repetition: its plans' forms were dumped by the first run
   bool stopped_ = false;  // run() met a lexical or syntax error (stopped())
   Includer includer_;
   size_t results_shown_ = 0;  // results written under csv: the next is set apart by a blank line
