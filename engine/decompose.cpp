@@ -261,24 +261,6 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
     if (!lv.vars[v]->substituted && nlive++ == 0) first_live = int(v);
   const bool updating = q_.update_var >= 0;
 
-  // The plan cache's shortest path first: a cached statement's plan, its
-  // literals written in (statement_cache.h), while its relation is the one
-  // it was made over; nothing below is made for it.
-  if (nlive <= 1) {
-    const int v = first_live;
-    Relation* rel = v >= 0 ? lv.vars[size_t(v)]->rel : nullptr;
-    PlanMemo* memo = depth == 0 && entry_ && entry_->plan ? &*entry_->plan : nullptr;
-    if (memo && (memo->rel != rel || (rel && rel->version() != memo->rel_version))) memo = nullptr;
-    if (memo) {
-      const uint64_t p0 = phase_ns();
-      memo->plan.name = plan_base();
-      if (src_ && memo->plan.source != src_->name()) memo->plan.source = src_->name();
-      note_access(memo->access);
-      res_.stats.plan_ns += phase_ns() - p0;
-      execute(memo->plan, rel, memo->key, memo->acc, params, out, updating && v == q_.update_var);
-      return;
-    }
-  }
 
   std::vector<const Node*> targets;
   std::vector<std::string> names;
@@ -462,7 +444,26 @@ void Exec::run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int dep
   sv.substituted = false;
 }
 
+bool Exec::run_memo(Sink& out) {
+  if (!entry_ || !entry_->plan || q_.vars.size() > 1) return false;
+  PlanMemo& memo = *entry_->plan;
+  Relation* rel = nullptr;
+  if (!q_.vars.empty()) {
+    rel = cat_.find(q_.vars[0].relation);
+    if (!rel) return false;  // said by run_statement's own lookup
+  }
+  if (memo.rel != rel || (rel && rel->version() != memo.rel_version)) return false;
+  const uint64_t p0 = phase_ns();
+  memo.plan.name = plan_base();
+  if (src_ && memo.plan.source != src_->name()) memo.plan.source = src_->name();
+  note_access(memo.access);
+  res_.stats.plan_ns += phase_ns() - p0;
+  execute(memo.plan, rel, memo.key, memo.acc, params_, out, rel && q_.update_var == 0);
+  return true;
+}
+
 void Exec::run_statement(Sink& out) {
+  if (run_memo(out)) return;
   // One block for the variables' states (the levels point into it: it never grows).
   std::vector<VarState> states(q_.vars.size());
   Level lv;
@@ -477,8 +478,7 @@ void Exec::run_statement(Sink& out) {
     lv.vars.push_back(&vs);
   }
   flatten_and(q_.qual.get(), lv.conjuncts);
-  std::vector<uint8_t> params;
-  run_level(lv, params, out, 0);
+  run_level(lv, params_, out, 0);
 }
 
 }  // namespace quelkit::harness

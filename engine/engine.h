@@ -174,6 +174,17 @@ struct RunnerOptions {
   std::ostream* dump_out = nullptr;
 };
 
+// The buffers an evaluation (exec.h's Exec) fills and lets go, kept by its
+// runner between statements so that a short statement allocates none of
+// them: an Exec takes them, emptied, and gives them back when it goes (one
+// made while another holds them starts with its own).
+struct ExecBuffers {
+  std::vector<uint8_t> params, scratch;
+  std::vector<Tid> tids;
+  std::vector<const uint8_t*> pages;
+  std::vector<std::string> access_texts, selection_texts;
+};
+
 // One back end in one mode, with its plan cache.
 class Runner {
  public:
@@ -216,6 +227,7 @@ class Runner {
   // for them (PrepareTimes::lazy_ns and the phases) as prepare in st.
   static Entries entries(Prepared& p, Use use, Selection s, ExecStats& st);
   AdaptHooks* hooks() const { return backend_->hooks; }
+  ExecBuffers& buffers() { return buffers_; }
   // Under --no-plan-cache, the statement's plans go: when it ends (its clock
   // stopped), and before the next begins (one that threw ends elsewhere); so
   // does the list of plans a back end without plan reuse has lowered.
@@ -235,6 +247,7 @@ class Runner {
   // running statement. Lowering one again (a substitution's) is run time.
   std::set<std::string> lowered_;
   std::set<std::string> dumped_;  // plan keys already dumped
+  ExecBuffers buffers_;
   // Prints --dump's back-end forms of a plan just prepared as p (null: its
   // prepare failed), once per plan key.
   void dump(const Plan& plan, Prepared* p, const uint8_t* params);

@@ -52,7 +52,12 @@ class Exec {
  public:
   Exec(Catalog& cat, Runner& r, const frontend::BoundQuery& q, const SourceRef& src, int stmt_no,
        Result& res, bool count)
-      : cat_(cat), runner_(r), q_(q), src_(src), stmt_no_(stmt_no), res_(res), count_(count) {}
+      : cat_(cat), runner_(r), q_(q), src_(src), stmt_no_(stmt_no), res_(res), count_(count) {
+    lend(r.buffers());
+  }
+  ~Exec() { lend(runner_.buffers()); }
+  Exec(const Exec&) = delete;
+  Exec& operator=(const Exec&) = delete;
 
   void run_statement(Sink& out);
   // The statement cache's entry whose binding q is (statement_cache.h): its
@@ -71,6 +76,10 @@ class Exec {
   std::string take_selections() { return take_joined(selection_texts_, "; "); }
 
  private:
+  // The plan cache's shortest path: a cached statement's one-variable plan,
+  // its literals written in (statement_cache.h), while its relation is the
+  // one it was made over; no level is made for it. False: not such a plan.
+  bool run_memo(Sink& out);
   void run_level(Level& lv, std::vector<uint8_t>& params, Sink& out, int depth);
   Plan make_plan(const Level& lv, int scan_var, const std::vector<const ir::Node*>& conj,
                  const std::vector<const ir::Node*>& targets, const std::vector<std::string>& names,
@@ -121,6 +130,21 @@ class Exec {
     for (const auto& t : texts) text += (text.empty() ? "" : sep) + t;
     return text;
   }
+  // Swaps the runner's buffers with this Exec's, each emptied (its room kept).
+  void lend(ExecBuffers& b) {
+    params_.clear();
+    scratch_.clear();
+    tidbuf_.clear();
+    pagebuf_.clear();
+    access_texts_.clear();
+    selection_texts_.clear();
+    params_.swap(b.params);
+    scratch_.swap(b.scratch);
+    tidbuf_.swap(b.tids);
+    pagebuf_.swap(b.pages);
+    access_texts_.swap(b.access_texts);
+    selection_texts_.swap(b.selection_texts);
+  }
   // A decision of the reformat step, printed once under --dump=decomp; one
   // `taken` is an access path too (--stats): one not taken leaves the plans
   // as substitution alone makes them, and says so only in the dump.
@@ -149,6 +173,7 @@ class Exec {
   const bool count_;  // --sink count (RunnerOptions::count_sink)
   CachedStatement* entry_ = nullptr;
   int ndetach_ = 0;
+  std::vector<uint8_t> params_;  // the statement's parameter block (run_statement), its room kept
   std::vector<uint8_t> scratch_;
   std::vector<Tid> tidbuf_;
   std::vector<Tid> fetchbuf_;  // tids an index scan fetched (reused across executions)

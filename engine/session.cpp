@@ -565,7 +565,7 @@ bool Session::exec_query(const Stmt& typed, const SourceRef& src) {
     rep.statement = frontend::ast::statement_word(s.kind);
     rep.backend = r->name();
     rep.mode = r->mode();
-    rep.stats = first.stats;
+    rep.stats = std::move(first.stats);  // (a Result's stats are read no more: only its answer)
     rep.stats.run_ns = uint64_t(ts.median);
     rep.stats.bind_ns = bind_ns + local_bind_ns;
     rep.stats.statement_cache = stmt_use_;

@@ -63,6 +63,7 @@ void Relation::new_stamp() {
 }
 
 void Relation::reserve_pages(size_t npages) {
+  if (npages * page_size_ <= pages_.capacity()) return;  // (before the charge's name is made)
   reserve_charged(pages_, npages * page_size_, pages_charge_, "relation " + name_);
 }
 
