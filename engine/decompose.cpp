@@ -454,7 +454,7 @@ bool Exec::run_memo(Sink& out) {
   }
   if (memo.rel != rel || (rel && rel->version() != memo.rel_version)) return false;
   const uint64_t p0 = phase_ns();
-  memo.plan.name = plan_base();
+  put_plan_base(memo.plan.name);
   if (src_ && memo.plan.source != src_->name()) memo.plan.source = src_->name();
   note_access(memo.access);
   res_.stats.plan_ns += phase_ns() - p0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
 #include <set>
 #include <string>
@@ -154,7 +155,20 @@ class Exec {
       access_texts_.push_back(t);
   }
   // The name its plans start with (BoundQuery::plan_name).
-  std::string plan_base() const { return q_.plan_name.empty() ? "q" + std::to_string(stmt_no_) : q_.plan_name; }
+  std::string plan_base() const {
+    std::string name;
+    put_plan_base(name);
+    return name;
+  }
+  // The same, written over `to` (its room kept: a cached plan's name, each statement).
+  void put_plan_base(std::string& to) const {
+    if (!q_.plan_name.empty()) {
+      to = q_.plan_name;
+      return;
+    }
+    char b[16] = {'q'};
+    to.assign(b, size_t(std::to_chars(b + 1, b + sizeof b, stmt_no_).ptr - b));
+  }
   void note_accumulated(const std::string& t) {
     if (std::find(accumulated_texts_.begin(), accumulated_texts_.end(), t) == accumulated_texts_.end())
       accumulated_texts_.push_back(t);

@@ -13,12 +13,12 @@ namespace quelkit {
 Source::Source(std::string name, std::string text, std::vector<Origin> origins, std::optional<Cut> cut)
     : name_(std::move(name)), text_(std::move(text)), origins_(std::move(origins)), cut_(std::move(cut)) {
   if (cut_ && !text_.empty() && text_.back() != '\n') text_ += '\n';  // the line not read starts a line
-  line_starts_.push_back(0);
-  // memchr from line to line: a short statement's text is one line.
+  // memchr from line to line: a short statement's text is one line, and
+  // keeps no list (its first line starts at 0, unlisted).
   const char* const begin = text_.data();
   const char* const end = begin + text_.size();
   for (const char* p = begin; (p = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)))) != nullptr;)
-    line_starts_.push_back(size_t(++p - begin));
+    later_starts_.push_back(size_t(++p - begin));
 }
 
 std::string Source::where(uint32_t n) const {
@@ -31,20 +31,20 @@ std::string Source::where(uint32_t n) const {
 
 std::string_view Source::line(uint32_t n) const {
   if (cut_ && n == cut_line()) return cut_->head;
-  if (n == 0 || n > line_starts_.size()) return {};
-  size_t b = line_starts_[n - 1];
-  size_t e = n < line_starts_.size() ? line_starts_[n] - 1 : text_.size();
+  if (n == 0 || n > lines()) return {};
+  size_t b = start(n - 1);
+  size_t e = n < lines() ? start(n) - 1 : text_.size();
   if (e > b && text_[e - 1] == '\r') --e;
   return std::string_view(text_).substr(b, e - b);
 }
 
 SrcPos Source::pos_of(size_t offset) const {
-  size_t lo = 0, hi = line_starts_.size();
+  size_t lo = 0, hi = lines();
   while (hi - lo > 1) {
     size_t mid = (lo + hi) / 2;
-    if (line_starts_[mid] <= offset) lo = mid; else hi = mid;
+    if (start(mid) <= offset) lo = mid; else hi = mid;
   }
-  return {uint32_t(lo + 1), uint32_t(offset - line_starts_[lo] + 1)};
+  return {uint32_t(lo + 1), uint32_t(offset - start(lo) + 1)};
 }
 
 const char* errkind_name(ErrKind k) {

@@ -50,7 +50,7 @@ class Source {
   Source(std::string name, std::string text, std::vector<Origin> origins = {}, std::optional<Cut> cut = {});
   const std::string& name() const { return name_; }
   const std::optional<Cut>& cut() const { return cut_; }
-  uint32_t cut_line() const { return uint32_t(line_starts_.size()); }  // with cut(): the line not read
+  uint32_t cut_line() const { return uint32_t(lines()); }  // with cut(): the line not read
   const std::string& text() const { return text_; }
   std::string_view line(uint32_t n) const;  // without newline; empty if out of range
   SrcPos pos_of(size_t offset) const;       // byte offset -> line:col
@@ -59,7 +59,9 @@ class Source {
   std::string where(uint32_t n) const;
  private:
   std::string name_, text_;
-  std::vector<size_t> line_starts_;
+  std::vector<size_t> later_starts_;  // where lines 2, 3, ... start
+  size_t lines() const { return later_starts_.size() + 1; }
+  size_t start(size_t line0) const { return line0 ? later_starts_[line0 - 1] : 0; }  // of 0-based line line0
   std::vector<Origin> origins_;  // ordered by first_line
   std::optional<Cut> cut_;
 };

@@ -4,10 +4,13 @@
 // included) exactly as a session without the cache; every change to what
 // binding reads drops the entries.
 #include <cstdlib>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/statement_cache.h"
+#include "frontend/lexer.h"
 #include "test/engine/support.h"
 
 namespace quelkit::test {
@@ -60,6 +63,57 @@ TEST(NormaliseText, ReadsDecimalsAsStrtodAndReusesItsBuffer) {
   EXPECT_EQ(n.literals[0].kind, TextLiteral::Int);
   EXPECT_EQ(n.literals[0].ival, 7);
   EXPECT_TRUE(n.literals[0].text.empty());
+}
+
+// Texts made of names with digits, numbers, dotted names, strings, comments
+// and lines, long runs of them (the scan takes sixteen bytes a step) and
+// short: the scan's literals are the lexer's Int, Float and non-pattern
+// String tokens, one for one, at the same positions.
+TEST(NormaliseText, FindsTheLexersLiteralsInGeneratedTexts) {
+  const char* pieces[] = {"p2", "x1e5", "account.aid", " ", "  ", "=", "+", "-", "(", ")", ",", "12", "0",
+                          "3.25", ".5", "7.", "1e3", "2.5e-3", "\"str\"", "\"long string of thirty bytes..\"",
+                          "/* 9 \"c\" */", "\n", "retrieve", "where", "e", "e.x", "_a9", "p.b1"};
+  uint64_t seed = 42;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(seed >> 33);
+  };
+  harness::NormalisedText n;
+  for (int round = 0; round < 2000; ++round) {
+    std::string t;
+    const uint32_t len = 1 + next() % 40;
+    for (uint32_t k = 0; k < len; ++k) {
+      t += pieces[next() % std::size(pieces)];
+      if (next() % 3) t += ' ';  // most pieces apart, some run together (`12p2`, `x1e5.5`)
+    }
+    SCOPED_TRACE(t);
+    std::vector<frontend::Token> want;
+    bool lexes = true;
+    try {
+      frontend::Lexer lx(std::make_shared<Source>("t", t));
+      for (frontend::Token tok = lx.next(); tok.kind != frontend::Tok::End; tok = lx.next())
+        if (tok.kind == frontend::Tok::Int || tok.kind == frontend::Tok::Float || tok.kind == frontend::Tok::String)
+          want.push_back(tok);
+    } catch (const QuelError&) {
+      lexes = false;
+    }
+    if (!normalise_text(t, n)) {
+      EXPECT_FALSE(lexes) << "the scan refused a text the lexer reads";
+      continue;
+    }
+    ASSERT_TRUE(lexes) << "the scan read a text the lexer refuses";
+    ASSERT_EQ(n.literals.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      const TextLiteral& l = n.literals[i];
+      EXPECT_EQ(l.pos, want[i].pos) << i;
+      EXPECT_EQ(l.len, want[i].end - want[i].begin) << i;
+      switch (want[i].kind) {
+        case frontend::Tok::Int: EXPECT_EQ(l.kind, TextLiteral::Int); EXPECT_EQ(l.ival, want[i].ival); break;
+        case frontend::Tok::Float: EXPECT_EQ(l.kind, TextLiteral::Float); EXPECT_EQ(l.fval, want[i].fval); break;
+        default: EXPECT_EQ(l.kind, TextLiteral::String); EXPECT_EQ(l.text, want[i].text); break;
+      }
+    }
+  }
 }
 
 TEST(NormaliseText, KeysByTheTypeALiteralBindsTo) {
