@@ -30,7 +30,8 @@ namespace {
 // The scan's character classes, one table lookup a byte (it runs on every
 // statement's text before the cache is looked up).
 // kPlain: a byte the scan copies to the key as it is, none that starts a
-// name, a number, a string, a comment or a line, nor one that refuses the text.
+// name, a string, a comment or a line, nor one that refuses the text ('.' is
+// one: a number it starts is found at its first digit).
 enum CharClass : uint8_t { kPlain, kLetter, kDigit, kOther };
 constexpr std::array<uint8_t, 256> kClass = [] {
   std::array<uint8_t, 256> t{};
@@ -38,7 +39,7 @@ constexpr std::array<uint8_t, 256> kClass = [] {
   for (int c = 'A'; c <= 'Z'; ++c) t[size_t(c)] = kLetter;
   t[size_t('_')] = kLetter;
   for (int c = '0'; c <= '9'; ++c) t[size_t(c)] = kDigit;
-  for (const char c : {'.', '"', '/', '\n', '\\', '\x01', '\x02'}) t[uint8_t(c)] = kOther;
+  for (const char c : {'"', '/', '\n', '\\', '\x01', '\x02'}) t[uint8_t(c)] = kOther;
   return t;
 }();
 CharClass class_of(char c) { return CharClass(kClass[uint8_t(c)]); }
@@ -46,21 +47,28 @@ bool is_digit(char c) { return class_of(c) == kDigit; }
 bool is_name_char(char c) { return class_of(c) == kLetter || class_of(c) == kDigit; }
 
 // The first byte at or after i that the scan looks at: a digit or a kOther
-// (blanks, operators and letters are copied to the key as they are; a digit
-// in a name is told by the byte before it). Sixteen bytes a step where SSE2
-// is there: a statement's text is mostly names and blanks.
+// (blanks, operators, points and letters are copied to the key as they are;
+// a digit in a name, or after a number's point, is told by the byte before
+// it). Sixteen bytes a step where SSE2 is there, the last sixteen of the
+// text overlapping the step before: a statement's text is mostly names and
+// blanks.
 size_t skip_plain(std::string_view t, size_t i) {
 #if defined(__SSE2__)
-  const __m128i below0 = _mm_set1_epi8('0' - 1), above9 = _mm_set1_epi8('9' + 1);
-  const __m128i zero = _mm_setzero_si128(), three = _mm_set1_epi8(3);
-  const __m128i others[] = {_mm_set1_epi8('.'), _mm_set1_epi8('"'), _mm_set1_epi8('/'), _mm_set1_epi8('\n'),
-                            _mm_set1_epi8('\\')};
-  for (; i + 16 <= t.size(); i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data() + i));
-    __m128i m = _mm_and_si128(_mm_cmpgt_epi8(v, below0), _mm_cmplt_epi8(v, above9));
-    m = _mm_or_si128(m, _mm_and_si128(_mm_cmpgt_epi8(v, zero), _mm_cmplt_epi8(v, three)));  // \x01 \x02
-    for (const __m128i& o : others) m = _mm_or_si128(m, _mm_cmpeq_epi8(v, o));
-    if (const int bits = _mm_movemask_epi8(m)) return i + size_t(__builtin_ctz(unsigned(bits)));
+  const size_t n = t.size();
+  if (n >= 16) {
+    auto looked_at = [](const char* p) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      __m128i m = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+      m = _mm_or_si128(m, _mm_and_si128(_mm_cmpgt_epi8(v, _mm_setzero_si128()),
+                                        _mm_cmplt_epi8(v, _mm_set1_epi8(3))));  // \x01 \x02
+      for (const char c : {'"', '/', '\n', '\\'}) m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+      return unsigned(_mm_movemask_epi8(m));
+    };
+    for (; i + 16 <= n; i += 16)
+      if (const unsigned bits = looked_at(t.data() + i)) return i + size_t(__builtin_ctz(bits));
+    if (i == n) return n;
+    const unsigned bits = looked_at(t.data() + n - 16) >> (16 - (n - i));  // bytes before i dropped
+    return bits ? i + size_t(__builtin_ctz(bits)) : n;
   }
 #endif
   while (i < t.size() && (class_of(t[i]) == kPlain || class_of(t[i]) == kLetter)) ++i;
@@ -159,14 +167,19 @@ bool normalise_text(std::string_view t, NormalisedText& n) {
   for (size_t i = 0; i < end;) {
     i = skip_plain(t, i);  // blanks, operators and names, kept
     if (i == end) break;
+    // A digit after a name's byte is the name's (`p2`, `x1e5`): a number
+    // takes every digit after it, and a string or comment ends in another
+    // byte. One after a point the scan passed starts a number at the point
+    // (`.5`): a number's own point it has taken with the number.
+    if (is_digit(t[i]) && i > 0) {
+      if (is_name_char(t[i - 1])) {
+        while (i < end && is_name_char(t[i])) ++i;
+        continue;
+      }
+      if (t[i - 1] == '.') --i;
+    }
     const char c = t[i];
     const CharClass k = class_of(c);
-    // A digit after a name's byte is the name's (`p2`, `x1e5`): a number
-    // takes every digit after it, and a string or comment ends in another byte.
-    if (k == kDigit && i > 0 && is_name_char(t[i - 1])) {
-      while (i < end && is_name_char(t[i])) ++i;
-      continue;
-    }
     if (c == '\n') {
       ++i;
       ++line;
@@ -225,10 +238,6 @@ bool normalise_text(std::string_view t, NormalisedText& n) {
         l.fval = 0;
       }
       put_literal(b, i, l);
-      continue;
-    }
-    if (c == '.') {  // an operator
-      ++i;
       continue;
     }
     if (c == '"') {  // lexer.re's string_literal: only \" and \\ are escapes
