@@ -336,7 +336,8 @@ KeyBounds resolve_bounds(const AccessSpec& a, const std::vector<uint8_t>& params
       if (a.hi.key_in != kNoTk) b.hi = hi_key(b.hi.f, a.hi.incl, a.hi.key_in), b.hi_incl = true;
     }
   }
-  return raised ? KeyBounds{} : b;
+  if (raised) b = KeyBounds{};
+  return b;  // moved, not copied (as `raised ? KeyBounds{} : b` did)
 }
 
 }  // namespace quelkit::harness

@@ -18,7 +18,7 @@ Result Engine::evaluate(const frontend::BoundQuery& q, Runner& runner, bool keep
   Result res;
   res.layout.attrs.reserve(q.targets.size());
   for (const auto& t : q.targets) res.layout.add(t.name, t.expr->type);
-  res.rows = ResultRows(res.layout.tuple_len, q.rows_what);
+  res.rows.shape(res.layout.tuple_len, q.rows_what);
   const bool retrieve = q.kind == frontend::BoundKind::Retrieve;
   const bool count = runner.options().count_sink && retrieve && q.into.empty();
   const Relation* replaced =

@@ -131,11 +131,11 @@ class Exec {
     for (const auto& t : texts) text += (text.empty() ? "" : sep) + t;
     return text;
   }
-  // Swaps the runner's buffers with this Exec's, each emptied (its room kept).
+  // Swaps the runner's buffers with this Exec's, each emptied (its room
+  // kept) but the tids, which a scan writes before it reads them.
   void lend(ExecBuffers& b) {
     params_.clear();
     scratch_.clear();
-    tidbuf_.clear();
     pagebuf_.clear();
     access_texts_.clear();
     selection_texts_.clear();

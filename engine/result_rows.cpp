@@ -30,6 +30,14 @@ Pool& pool() {
   return *p;
 }
 
+// The smallest chunk a thread gave back last, taken again without the
+// pool's lock: a short statement's result takes one and gives it back.
+struct LastSmall {
+  uint8_t* chunk = nullptr;
+  ~LastSmall() { ::operator delete(chunk, kAlign); }
+};
+thread_local LastSmall last_small;
+
 int size_class(size_t bytes) {
   for (int s = kMinShift; s <= kMaxShift; ++s)
     if (bytes == size_t(1) << s) return s - kMinShift;
@@ -60,6 +68,7 @@ void populate(uint8_t* m, size_t bytes) {
 }
 
 uint8_t* take(size_t bytes) {
+  if (bytes == size_t(1) << kMinShift && last_small.chunk) return std::exchange(last_small.chunk, nullptr);
   if (int c = size_class(bytes); c >= 0) {
     Pool& p = pool();
     std::lock_guard<std::mutex> lock(p.mu);
@@ -76,6 +85,10 @@ uint8_t* take(size_t bytes) {
 }
 
 void give_back(uint8_t* m, size_t bytes) {
+  if (bytes == size_t(1) << kMinShift && !last_small.chunk) {
+    last_small.chunk = m;
+    return;
+  }
   if (int c = size_class(bytes); c >= 0) {
     Pool& p = pool();
     std::lock_guard<std::mutex> lock(p.mu);
@@ -91,6 +104,7 @@ void give_back(uint8_t* m, size_t bytes) {
 }  // namespace
 
 void trim_result_pool() {
+  ::operator delete(std::exchange(last_small.chunk, nullptr), kAlign);
   Pool& p = pool();
   std::lock_guard<std::mutex> lock(p.mu);
   for (int c = 0; c <= kMaxShift - kMinShift; ++c) {

@@ -29,6 +29,13 @@ class ResultRows {
   ResultRows(const ResultRows&) = delete;
   ResultRows& operator=(const ResultRows&) = delete;
   ~ResultRows() { clear(); }
+  // An empty one's row length and name, set in place (a statement's result,
+  // without a ResultRows made and moved in).
+  void shape(uint32_t row_len, const std::string& what) {
+    clear();
+    len_ = row_len;
+    what_ = what;
+  }
 
   uint32_t row_len() const { return len_; }
   const std::string& what() const { return what_; }
