@@ -31,12 +31,18 @@ Pool& pool() {
 }
 
 // The smallest chunk a thread gave back last, taken again without the
-// pool's lock: a short statement's result takes one and gives it back.
-struct LastSmall {
-  uint8_t* chunk = nullptr;
-  ~LastSmall() { ::operator delete(chunk, kAlign); }
+// pool's lock: a short statement's result takes one and gives it back. Freed
+// when the thread ends; a result let go after that (a static one, at exit)
+// gives its chunk to the pool (the flags are trivial, valid all along).
+thread_local uint8_t* small_chunk = nullptr;
+thread_local bool small_chunk_closed = false;
+struct SmallChunkFree {
+  ~SmallChunkFree() {
+    ::operator delete(std::exchange(small_chunk, nullptr), kAlign);
+    small_chunk_closed = true;
+  }
 };
-thread_local LastSmall last_small;
+thread_local SmallChunkFree small_chunk_free;  // made at its first use in a thread
 
 int size_class(size_t bytes) {
   for (int s = kMinShift; s <= kMaxShift; ++s)
@@ -68,7 +74,7 @@ void populate(uint8_t* m, size_t bytes) {
 }
 
 uint8_t* take(size_t bytes) {
-  if (bytes == size_t(1) << kMinShift && last_small.chunk) return std::exchange(last_small.chunk, nullptr);
+  if (bytes == size_t(1) << kMinShift && small_chunk) return std::exchange(small_chunk, nullptr);
   if (int c = size_class(bytes); c >= 0) {
     Pool& p = pool();
     std::lock_guard<std::mutex> lock(p.mu);
@@ -85,8 +91,9 @@ uint8_t* take(size_t bytes) {
 }
 
 void give_back(uint8_t* m, size_t bytes) {
-  if (bytes == size_t(1) << kMinShift && !last_small.chunk) {
-    last_small.chunk = m;
+  if (bytes == size_t(1) << kMinShift && !small_chunk && !small_chunk_closed) {
+    (void)&small_chunk_free;  // (its destructor registered for this thread)
+    small_chunk = m;
     return;
   }
   if (int c = size_class(bytes); c >= 0) {
@@ -104,7 +111,7 @@ void give_back(uint8_t* m, size_t bytes) {
 }  // namespace
 
 void trim_result_pool() {
-  ::operator delete(std::exchange(last_small.chunk, nullptr), kAlign);
+  ::operator delete(std::exchange(small_chunk, nullptr), kAlign);
   Pool& p = pool();
   std::lock_guard<std::mutex> lock(p.mu);
   for (int c = 0; c <= kMaxShift - kMinShift; ++c) {
