@@ -171,19 +171,6 @@ struct Groups {
   }
 };
 
-// The front's slot of the n by bytes at p (accumulate.h: qk_front_fold).
-QK_INLINE uint32_t front_slot(const uint8_t* p, uint32_t n, uint32_t slots) {
-  int64_t h = 0;
-  uint32_t i = 0;
-  for (; i + 8 <= n; i += 8) h = qk_front_fold(h, load_at<int64_t>(p + i));
-  if (i < n) {
-    int64_t w = 0;
-    std::memcpy(&w, p + i, n - i);
-    h = qk_front_fold(h, w);
-  }
-  return uint32_t(qk_front_finish(h)) & (slots - 1);
-}
-
 // The group of the row's by values through the table's index (qk_group_probe
 // tries the front first).
 int64_t probe_key(qk_accum* a, Groups* g, const uint8_t* row) noexcept {
@@ -238,7 +225,7 @@ void front_give_up(Groups* g) {
 template <uint32_t N>
 int64_t probe_front(qk_accum* a, Groups* g, const uint8_t* row) noexcept {
   const uint32_t n = N ? N : a->by_len;
-  const uint32_t first = front_slot(row, n, a->front_slots);
+  const uint32_t first = quelkit::rt::front_slot(row, n, a->front_slots);
   ++g->front_lookups;
   for (const uint32_t s : {first, first ^ 1u})  // two ways: the slot and its pair (accumulate.h)
     if (a->front_group[s] && std::memcmp(a->front_rows + size_t(s) * n, row, n) == 0) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "runtime/accumulate.h"
 #include "runtime/inline.h"
@@ -122,11 +123,90 @@ QK_INLINE void agg_add_rows(qk_agg* g, const uint8_t* rows, uint32_t n, size_t s
   with_column_step(g, [&]<uint8_t Fn, int K>() { agg_add_column<Fn, K>(g, col, n, stride); });
 }
 
+// n little-endian bytes at p as a word, zeros above them (n <= 8): the
+// front's reading of a key's last, short word, in loads that stay inside
+// the n bytes.
+QK_INLINE int64_t front_tail(const uint8_t* p, uint32_t n) noexcept {
+  uint64_t w = 0;
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    w = uint64_t(lo) | uint64_t(hi) << (8 * (n - 4));  // the overlap ors equal bytes
+  } else if (n) {
+    w = uint64_t(p[0]) | uint64_t(p[n / 2]) << (8 * (n / 2)) | uint64_t(p[n - 1]) << (8 * (n - 1));
+  }
+  return int64_t(w);
+}
+
+// The front's slot of the n by bytes at p (accumulate.h: qk_front_fold),
+// slots a power of two: the runtime's and every evaluator that reads the
+// front itself.
+QK_INLINE uint32_t front_slot(const uint8_t* p, uint32_t n, uint32_t slots) noexcept {
+  int64_t h = 0;
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    int64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = qk_front_fold(h, w);
+  }
+  if (i < n) h = qk_front_fold(h, front_tail(p + i, n - i));
+  return uint32_t(qk_front_finish(h)) & (slots - 1);
+}
+
+// Whether the n bytes at x and y are equal, a word at a time (n >= 1).
+QK_INLINE bool front_equal(const uint8_t* x, const uint8_t* y, uint32_t n) noexcept {
+  if (n >= 8) {
+    uint64_t a, b;
+    for (uint32_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&a, x + i, 8), std::memcpy(&b, y + i, 8);
+      if (a != b) return false;
+    }
+    std::memcpy(&a, x + n - 8, 8), std::memcpy(&b, y + n - 8, 8);
+    return a == b;
+  }
+  return front_tail(x, n) == front_tail(y, n);
+}
+
+// The accumulators of row's group if the front holds its by values, else
+// null (a miss: the caller asks the runtime, qk_group_find or
+// qk_group_probe, which also fills the front). What qk_group_probe's own
+// front read finds, read where the caller's loop runs; the caller adds its
+// hits to a->front_hits, which decides when the front is given up. Only for
+// a block with a front and not probe_only (a probe-only row makes its group
+// and accumulates nothing: the runtime's to decide).
+// N: by_len where the caller knows it (with_front_width), so the hash and
+// the compare are a few register operations; 0: read from a.
+template <uint32_t N = 0>
+QK_INLINE qk_agg* front_find(const qk_accum* a, const uint8_t* row) noexcept {
+  const uint32_t n = N ? N : a->by_len;
+  const uint32_t first = front_slot(row, n, a->front_slots);
+  if (a->front_group[first] && front_equal(a->front_rows + size_t(first) * n, row, n)) return a->front_aggs[first];
+  const uint32_t pair = first ^ 1u;  // the slot's pair (accumulate.h: two ways)
+  if (a->front_group[pair] && front_equal(a->front_rows + size_t(pair) * n, row, n)) return a->front_aggs[pair];
+  return nullptr;
+}
+
+// Whether a's front may be read with front_find.
+QK_INLINE bool front_readable(const qk_accum* a) noexcept { return a->front_slots && !a->probe_only; }
+
+// f.template operator()<N>() with N = n for the by widths of up to 40
+// bytes (the runtime's own front probe is specialised as far), else N = 0.
+template <class F, uint32_t... W>
+QK_INLINE void with_front_width_of(uint32_t n, F&& f, std::integer_sequence<uint32_t, W...>) noexcept {
+  if (!((n == W + 1 ? (f.template operator()<W + 1>(), true) : false) || ...)) f.template operator()<0>();
+}
+template <class F>
+QK_INLINE void with_front_width(uint32_t n, F&& f) noexcept {
+  with_front_width_of(n, f, std::make_integer_sequence<uint32_t, 40>{});
+}
+
 // n rows `stride` bytes apart added to a grouped block as n qk_accum_row
 // calls would add them. Where every aggregate adds its column
 // (agg_adds_column), each row's group is found first, in row order
-// (qk_group_find: groups made in order of first appearance; a row that makes
-// none, or any row of a probe-only block, given accumulators nothing reads),
+// (the front read here, front_find, else qk_group_find: groups made in
+// order of first appearance; a row that makes none, or any row of a
+// probe-only block, given accumulators nothing reads),
 // into groups[0..n); then each aggregate adds its argument to its row's
 // group in row order, its function and column kind picked once for the
 // rows (aggregates keep their own errors, so adding them one after another
@@ -140,7 +220,19 @@ QK_INLINE void agg_add_grouped_rows(qk_accum* a, const uint8_t* rows, uint32_t n
       for (uint32_t k = 0; k < n; ++k) qk_accum_row(a, rows + k * stride);
       return;
     }
-  for (uint32_t k = 0; k < n; ++k) groups[k] = qk_group_find(a, rows + k * stride);
+  if (front_readable(a)) {
+    with_front_width(a->by_len, [&]<uint32_t W>() {
+      uint64_t hits = 0;
+      for (uint32_t k = 0; k < n; ++k) {
+        qk_agg* g = front_find<W>(a, rows + k * stride);
+        hits += g != nullptr;
+        groups[k] = g ? g : qk_group_find(a, rows + k * stride);
+      }
+      a->front_hits += hits;
+    });
+  } else {
+    for (uint32_t k = 0; k < n; ++k) groups[k] = qk_group_find(a, rows + k * stride);
+  }
   for (uint32_t i = 0; i < a->naggs; ++i) {
     const qk_agg* g = &protos[i];
     const uint8_t* col = rows + g->arg.offset;

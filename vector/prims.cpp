@@ -273,11 +273,30 @@ QK_INLINE void sel_union(const Instr& in, Batch& b) {
 
 // The rows the projection wrote for the batch's qualifying tuples (sel), each
 // made one group of the block's table, in scan order (groups are made in
-// order of first appearance, as the harness's qk_accum_row makes them).
+// order of first appearance, as the harness's qk_accum_row makes them), and
+// the group's accumulators kept for the batch's aggregates. The group front
+// is read here (rt::front_find), the runtime asked only on a miss.
 QK_INLINE void probe(const Instr& in, Batch& b) {
   const uint32_t m = b.sels[in.sel].n;
   const uint8_t* row = b.rows;
-  for (uint32_t k = 0; k < m; ++k, row += b.row_len) b.group[k] = qk_group_probe(b.acc, row);
+  qk_accum* const a = b.acc;
+  auto miss = [&](const uint8_t* r) {
+    const int64_t gi = qk_group_probe(a, r);
+    return gi < 0 ? nullptr : qk_group_aggs(a, uint64_t(gi));
+  };
+  if (!rt::front_readable(a)) {
+    for (uint32_t k = 0; k < m; ++k, row += b.row_len) b.group[k] = miss(row);
+    return;
+  }
+  rt::with_front_width(a->by_len, [&]<uint32_t W>() {
+    uint64_t hits = 0;
+    for (uint32_t k = 0; k < m; ++k, row += b.row_len) {
+      qk_agg* g = rt::front_find<W>(a, row);
+      hits += g != nullptr;
+      b.group[k] = g ? g : miss(row);
+    }
+    a->front_hits += hits;
+  });
 }
 
 // The batch's rows added to aggregate in.a, in row (scan) order: into the
@@ -295,11 +314,8 @@ QK_INLINE void accum(const Instr& in, Batch& b) {
     rt::agg_add_column<fn, kind>(&b.acc->aggs[in.a], col, m, len);
   } else {
     if (b.acc->probe_only) return;
-    for (uint32_t k = 0; k < m; ++k) {
-      if (b.group[k] < 0) continue;
-      qk_agg* g = qk_group_aggs(b.acc, uint64_t(b.group[k])) + in.a;
-      rt::agg_add_column<fn, kind>(g, col + k * len, 1, len);
-    }
+    for (uint32_t k = 0; k < m; ++k)
+      if (qk_agg* g = b.group[k]) rt::agg_add_column<fn, kind>(g + in.a, col + k * len, 1, len);
   }
 }
 
@@ -315,7 +331,7 @@ QK_INLINE void accum_row(const Instr& in, Batch& b) {
   } else {
     if (b.acc->probe_only) return;
     for (uint32_t k = 0; k < m; ++k, row += b.row_len)
-      if (b.group[k] >= 0) qk_agg_add_row(qk_group_aggs(b.acc, uint64_t(b.group[k])) + in.a, row);
+      if (qk_agg* g = b.group[k]) qk_agg_add_row(g + in.a, row);
   }
 }
 

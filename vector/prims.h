@@ -43,7 +43,7 @@ enum class Form : uint8_t {
   Copy,      // row k's column = the attribute's bytes (projected unchanged, type `src`)
   // Accumulation (an aggregate's inner query, Use::Aggregate), over the rows
   // the projection wrote for the tuples of sel, in scan order:
-  Probe,     // group[k] = row k's group in the block's table (qk_group_probe), the batch at once
+  Probe,     // group[k] = row k's group's accumulators in the block's table, the batch at once
   Accum,     // aggregate `a` += row k's column (type `src`) for each row k: `agg` known
              // here, not a u variant (accumulate_inline.h); grouped: into group[k]'s
   AccumRow,  // the same through the runtime's qk_agg_add_row, per row: u variants, characters

@@ -132,7 +132,7 @@ struct Batch {
   uint8_t* rows = nullptr;         // projection: row k of the batch's output
   uint32_t row_len = 0;
   qk_accum* acc = nullptr;         // accumulation: the aggregates' block (runtime/accumulate.h)
-  int64_t* group = nullptr;        // [cap] Probe: row k's group (-1: the table is out of room)
+  qk_agg** group = nullptr;        // [cap] Probe: row k's group's accumulators (null: the table is out of room)
 
   template <class T>
   T* vec(uint16_t r) const {
@@ -229,7 +229,7 @@ class Runner {
   std::vector<Instr> acc_code_;
   std::vector<uint64_t> acc_key_;
   std::vector<uint8_t> acc_rows_;
-  std::vector<int64_t> groups_;
+  std::vector<qk_agg*> groups_;
 };
 
 }  // namespace quelkit::vector

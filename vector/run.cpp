@@ -34,7 +34,7 @@ Runner::Runner(Program p) : p_(std::move(p)) {
   b_.err_at = err_at_.data();
   b_.row_len = p_.row_len;
   acc_rows_.assign(size_t(cap_) * p_.row_len + 1, 0);
-  groups_.assign(cap_, 0);
+  groups_.assign(cap_, nullptr);
   b_.group = groups_.data();
 }
 

@@ -4,7 +4,11 @@
 // i4 sum's overflow (same error, same position), and what may not be written.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
+
 #include "runtime/accumulate.h"
+#include "runtime/accumulate_inline.h"
 #include "storage/budget.h"
 #include "support.h"
 
@@ -471,6 +475,34 @@ TEST_P(Tutorial, PeopleByManagerIsOneRowPerManager) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, Tutorial, ::testing::ValuesIn(all_backend_modes()), backend_test_name);
+
+TEST(GroupFront, EvaluatorsReadTheFrontsSlotsAndBytesAsDefined) {
+  // The front's slot is the fold of the by bytes as zero-padded
+  // little-endian words (accumulate.h), which generated code computes too:
+  // rt::front_slot, the runtime's and the evaluators' own readers, of every
+  // width, specialised or not, reads no byte past the by values and finds
+  // that slot; front_equal is memcmp's equality.
+  std::mt19937 rng(7);
+  for (uint32_t n = 1; n <= QK_FRONT_MAX_LEN; ++n)
+    for (int round = 0; round < 50; ++round) {
+      uint8_t x[QK_FRONT_MAX_LEN + 8], y[QK_FRONT_MAX_LEN + 8];
+      for (auto& c : x) c = uint8_t(rng());
+      std::memcpy(y, x, n);
+      for (uint32_t i = n; i < sizeof y; ++i) y[i] = uint8_t(~x[i]);  // past n: differ
+      int64_t h = 0;
+      for (uint32_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        std::memcpy(&w, x + i, std::min<uint32_t>(8, n - i));
+        h = qk_front_fold(h, int64_t(w));
+      }
+      const uint32_t want = uint32_t(qk_front_finish(h)) & 4095u;
+      ASSERT_EQ(rt::front_slot(x, n, 4096), want) << "width " << n;
+      ASSERT_EQ(rt::front_slot(y, n, 4096), want) << "width " << n;
+      ASSERT_TRUE(rt::front_equal(x, y, n)) << "width " << n;
+      y[rng() % n] ^= uint8_t(1u << (rng() % 8));
+      ASSERT_FALSE(rt::front_equal(x, y, n)) << "width " << n;
+    }
+}
 
 TEST(AggregateErrors, NestedAndNonNumericAreBindErrors) {
   Kit k;
