@@ -74,6 +74,7 @@ class Exec::Scan {
   bool page_step(uint32_t page_no);
   void tuple_page(uint32_t page_no, const uint8_t* pg, uint8_t* rows);
   bool accumulate_step(uint32_t page_no);
+  template <bool Accumulate>
   void steady(uint32_t skip);
 
   Exec& ex_;
@@ -323,7 +324,16 @@ Exec::Scan::Scan(Exec& ex, const Plan& plan, HeldPlan& held, Relation& rel, cons
 
 void Exec::Scan::run() {
   if (acc_) {
-    rel_.each_page(bounds_, [this](uint32_t page_no) { return accumulate_step(page_no); });
+    // As a page kernel's scan below: accumulate_step while the probe
+    // decides, then the steady loop.
+    uint32_t probed = 0;
+    if (probe_)
+      rel_.each_page(bounds_, [&](uint32_t page_no) {
+        if (!probe_->deciding()) return false;
+        ++probed;
+        return accumulate_step(page_no);
+      });
+    steady<true>(probed);
     if (probe_) memory_.tuples += st_.rows_scanned - scanned_before_;
     ex_.note_selection(std::string(asked_ == Selection::Auto ? "auto:" : "") + selection_name(e_.selection));
     ex_.note_accumulated(ex_.runner_.label());
@@ -341,7 +351,7 @@ void Exec::Scan::run() {
         ++probed;
         return page_step(page_no);
       });
-    steady(probed);
+    steady<false>(probed);
   } else {
     rel_.each_page(bounds_, [this](uint32_t page_no) { return page_step(page_no); });
   }
@@ -542,18 +552,22 @@ void Exec::Scan::tuple_page(uint32_t page_no, const uint8_t* pg, uint8_t* rows) 
   if (want_tids_) hand_over();
 }
 
-// The steady state of a scan through a page kernel a page per call, once
-// nothing is left to decide (no auto probe deciding): the loop a
-// hand-written scan is, with its counts in locals and the kernel's entry
-// called straight. The same pages, calls and counts as page_step's; what it
-// leaves out is page_step's per-page bookkeeping through the scan's members
-// and the probe's checks, which showed in the kernel's profile on (b)
+// The steady state of a scan through a page kernel (or an accumulating
+// one: Accumulate) a page per call, once nothing is left to decide (no auto
+// probe deciding): the loop a hand-written scan is, with its counts in
+// locals and the kernel's entry called straight. The same pages, calls and
+// counts as page_step's (accumulate_step's); what it leaves out is their
+// per-page bookkeeping through the scan's members and the probe's checks,
+// which showed in the kernel's profile on (b) and in min+max's
 // (docs/DESIGN.md, Measurements). A keyed scan's pages (a key range, a
 // bucket chain) hold few tuples each on wide PARTS, so the per-page cost
 // weighs more there.
-// `skip`: the pages page_step has run already (each_page's order).
+// `skip`: the pages the step has run already (each_page's order).
+template <bool Accumulate>
 void Exec::Scan::steady(uint32_t skip) {
   const PageFn fn = e_.page;
+  const AccumulateFn acc_fn = e_.accumulate;
+  qk_accum* const acc = acc_;
   // The loop's constants in locals: the kernel call could write any member.
   const uint32_t tpp = tpp_, row_len = row_len_;
   qk_ctx* const ctx = &ctx_;
@@ -566,7 +580,7 @@ void Exec::Scan::steady(uint32_t skip) {
     st_.rows_scanned += live;
     st_.rows_qualified += qualified;
     ordinal_ += int64_t(live);
-    at_ = room, cap_ = room_cap, held_ = room_held;
+    if constexpr (!Accumulate) at_ = room, cap_ = room_cap, held_ = room_held;
     pages = 0, live = qualified = 0;
   };
   rel_.each_page(bounds_, [&](uint32_t page_no) {
@@ -579,20 +593,26 @@ void Exec::Scan::steady(uint32_t skip) {
       ex_.cancelled();
     }
     const uint8_t* pg = rel_.page(page_no);
-    if (room_cap - room_held < tpp) {
-      sync();
-      hand_over();
-      room = out_.room(tpp, &room_cap);
-      room_held = 0;
+    uint8_t* rows = nullptr;
+    int64_t n;
+    if constexpr (Accumulate) {
+      n = acc_fn(pg, acc, ctx);
+    } else {
+      if (room_cap - room_held < tpp) {
+        sync();
+        hand_over();
+        room = out_.room(tpp, &room_cap);
+        room_held = 0;
+      }
+      rows = room + room_held * row_len;
+      n = fn(pg, rows, ctx);
     }
-    uint8_t* rows = room + room_held * row_len;
-    const int64_t n = fn(pg, rows, ctx);
     ++pages;
     if (n < 0) {
       sync();
       kernel_failed(pg, rows);
     }
-    room_held += size_t(n);
+    if constexpr (!Accumulate) room_held += size_t(n);
     qualified += uint64_t(n);
     live += live_of(pg);
     return true;
