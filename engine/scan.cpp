@@ -75,6 +75,8 @@ class Exec::Scan {
   void tuple_page(uint32_t page_no, const uint8_t* pg, uint8_t* rows);
   bool accumulate_step(uint32_t page_no);
   template <bool Accumulate>
+  void probed_then_steady();
+  template <bool Accumulate>
   void steady(uint32_t skip);
 
   Exec& ex_;
@@ -322,39 +324,34 @@ Exec::Scan::Scan(Exec& ex, const Plan& plan, HeldPlan& held, Relation& rel, cons
   pending_.clear();
 }
 
+// The page step (page_step, accumulate_step) while the auto probe decides,
+// then the steady loop over the rest (each_page's order both times: the
+// second walk passes over the pages the first ran).
+template <bool Accumulate>
+void Exec::Scan::probed_then_steady() {
+  uint32_t probed = 0;
+  if (probe_)
+    rel_.each_page(bounds_, [&](uint32_t page_no) {
+      if (!probe_->deciding()) return false;
+      ++probed;
+      return Accumulate ? accumulate_step(page_no) : page_step(page_no);
+    });
+  steady<Accumulate>(probed);
+}
+
 void Exec::Scan::run() {
   if (acc_) {
-    // As a page kernel's scan below: accumulate_step while the probe
-    // decides, then the steady loop.
-    uint32_t probed = 0;
-    if (probe_)
-      rel_.each_page(bounds_, [&](uint32_t page_no) {
-        if (!probe_->deciding()) return false;
-        ++probed;
-        return accumulate_step(page_no);
-      });
-    steady<true>(probed);
+    probed_then_steady<true>();
     if (probe_) memory_.tuples += st_.rows_scanned - scanned_before_;
     ex_.note_selection(std::string(asked_ == Selection::Auto ? "auto:" : "") + selection_name(e_.selection));
     ex_.note_accumulated(ex_.runner_.label());
     return;
   }
   if (out_.accumulator()) ex_.note_accumulated("harness");
-  if (kernel_ && span_ == 1) {
-    // page_step while the auto probe decides, the steady loop over the rest
-    // (each_page's order both times: the second walk passes over the pages
-    // the first ran).
-    uint32_t probed = 0;
-    if (probe_)
-      rel_.each_page(bounds_, [&](uint32_t page_no) {
-        if (!probe_->deciding()) return false;
-        ++probed;
-        return page_step(page_no);
-      });
-    steady<false>(probed);
-  } else {
+  if (kernel_ && span_ == 1)
+    probed_then_steady<false>();
+  else
     rel_.each_page(bounds_, [this](uint32_t page_no) { return page_step(page_no); });
-  }
   flush();
   hand_over();
   // The plan's tuples under auto, which decide when a short scan is timed.
