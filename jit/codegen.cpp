@@ -640,15 +640,12 @@ class Walk {
   Value group_of(Value acc, Value row, const Front& f, int64_t from_tuple, const std::vector<Val>& vals) {
     if (!f.rows) return e_.call(Helper::qk_group_find, {acc, row});
     const std::vector<Value> w = by_words(from_tuple >= 0 ? tuple_at(from_tuple) : row);
-    Value h = i64(0);
-    for (Value x : w) {
-      h = e_.bits(Bits::Xor, Ty::I64, h, x);
-      h = e_.bits(Bits::Xor, Ty::I64, h, e_.bits(Bits::Shr, Ty::I64, h, i64(23)));
-    }
-    h = e_.bits(Bits::Xor, Ty::I64, e_.bits(Bits::Xor, Ty::I64, h, e_.bits(Bits::Shr, Ty::I64, h, i64(12))),
-                e_.bits(Bits::Shr, Ty::I64, h, i64(35)));
-    // The slot's low 32 bits as qk_front_slot takes them, then the mask.
-    Value s = e_.bits(Bits::And, Ty::I64, h, f.slots_mask);
+    Value h;
+    for (size_t k = 0; k < w.size(); ++k)
+      h = e_.bits(Bits::Mul, Ty::I64, k ? e_.bits(Bits::Xor, Ty::I64, h, w[k]) : w[k], i64(int64_t(QK_FRONT_MUL)));
+    // The top bits (sign-filled by the shift, which the mask takes away), as
+    // rt::front_slot takes them.
+    Value s = e_.bits(Bits::And, Ty::I64, e_.bits(Bits::Shr, Ty::I64, h, i64(64 - QK_FRONT_SLOT_BITS)), f.slots_mask);
     Local aggs = e_.local(Ty::Ptr, "group");
     Block miss = e_.block("front_miss"), found = e_.block("group_found");
     for (int way = 0; way < 2; ++way) {  // the slot, then its pair (accumulate.h)

@@ -179,7 +179,9 @@ const LibSymbol* lib_symbols(size_t* n);
 // ---------------------------------------------------------------- emitter
 
 enum class Arith : uint8_t { Add, Sub, Mul, Div, Rem };  // integers: signed; floats: IEEE
-enum class Bits : uint8_t { And, Xor, Shr };             // integers only; Shr: arithmetic (sign-filling)
+// integers only; Shr: arithmetic (sign-filling); Mul: modulo 2^width, never
+// overflowing (a hash's step, not a value's).
+enum class Bits : uint8_t { And, Xor, Shr, Mul };
 enum class Pred : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };    // integers: signed; floats: as C (Ne unordered)
 enum class Hint : uint8_t { None, Likely, Unlikely };
 

@@ -152,7 +152,7 @@ struct Groups {
   // The front (qk_accum's front_*): kFrontSlots rows, given up once 65,536
   // lookups or more (the runtime's and the kernels' hits, front_hits) hit
   // under a quarter of the time.
-  static constexpr uint32_t kFrontSlots = 4096;
+  static constexpr uint32_t kFrontSlots = 1u << QK_FRONT_SLOT_BITS;
   std::vector<uint8_t> front_rows;
   std::vector<uint32_t> front_group;
   std::vector<qk_agg*> front_aggs;

@@ -106,15 +106,16 @@ typedef struct qk_accum {
 } qk_accum;
 
 /* The front's hash of n by bytes (n <= QK_FRONT_MAX_LEN): the bytes read as
- * little-endian 64-bit words (zeros past n), each xored in and folded by
- * arithmetic shifts; its low bits are the slot. Generated code computes the
+ * little-endian 64-bit words (zeros past n), each xored in and multiplied by
+ * an odd constant modulo 2^64 (multiplicative hashing); its top
+ * QK_FRONT_SLOT_BITS bits, which every bit of the words reaches, are the
+ * slot of a front of 1 << QK_FRONT_SLOT_BITS. Generated code computes the
  * same steps (jit/codegen.cpp). */
 #define QK_FRONT_MAX_LEN 64
-static inline int64_t qk_front_fold(int64_t h, int64_t w) {
-  h ^= w;
-  return h ^ (h >> 23);
-}
-static inline int64_t qk_front_finish(int64_t h) { return h ^ (h >> 12) ^ (h >> 35); }
+#define QK_FRONT_SLOT_BITS 12
+#define QK_FRONT_MUL 0x9E3779B97F4A7C15ull /* 2^64 / the golden ratio, odd */
+static inline int64_t qk_front_fold(int64_t h, int64_t w) { return (int64_t)(((uint64_t)h ^ (uint64_t)w) * QK_FRONT_MUL); }
+static inline int64_t qk_front_finish(int64_t h) { return (int64_t)((uint64_t)h >> (64 - QK_FRONT_SLOT_BITS)); }
 
 /* A new block for `naggs` aggregates (fn, is_unique, arg of each taken from
  * protos) over rows of row_len bytes whose first nby columns are `by`.

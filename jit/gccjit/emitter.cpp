@@ -227,6 +227,13 @@ Value GccjitEmitter::arith(Arith op, Ty t, Value a, Value b) {
 }
 
 Value GccjitEmitter::bits(Bits op, Ty t, Value a, Value b) {
+  if (op == Bits::Mul) {  // in the unsigned type of t's width: C's signed overflow is undefined
+    gcc_jit_type* u = gcc_jit_context_get_int_type(c_, t == Ty::I64 ? 8 : 4, 0);
+    gcc_jit_rvalue* p = gcc_jit_context_new_binary_op(c_, loc_, GCC_JIT_BINARY_OP_MULT, u,
+                                                      gcc_jit_context_new_cast(c_, loc_, V(a), u),
+                                                      gcc_jit_context_new_cast(c_, loc_, V(b), u));
+    return W(bind(gcc_jit_context_new_cast(c_, loc_, p, type(t)), type(t), "v"));
+  }
   const gcc_jit_binary_op o = op == Bits::And   ? GCC_JIT_BINARY_OP_BITWISE_AND
                               : op == Bits::Xor ? GCC_JIT_BINARY_OP_BITWISE_XOR
                                                 : GCC_JIT_BINARY_OP_RSHIFT;  // of a signed type: arithmetic

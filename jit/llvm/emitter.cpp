@@ -187,6 +187,7 @@ Value LlvmEmitter::bits(Bits op, Ty, Value a, Value b) {
     case Bits::And: return W(b_.CreateAnd(V(a), V(b)));
     case Bits::Xor: return W(b_.CreateXor(V(a), V(b)));
     case Bits::Shr: return W(b_.CreateAShr(V(a), V(b)));
+    case Bits::Mul: return W(b_.CreateMul(V(a), V(b)));  // no nsw: it wraps
   }
   return {};
 }
