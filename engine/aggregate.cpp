@@ -636,10 +636,11 @@ void AggregateScope::compute_function(Shared& sh, frontend::BoundQuery valued_q,
   // substituted and each of its tuples looks its group up (decompose.cpp),
   // where scanning the temporary once per outer tuple made a by list of n
   // groups over n tuples cost n * n.
-  int key_attr = -1;
+  // With one by value there is nothing to choose: its groups are not counted.
+  int key_attr = nby == 1 ? 0 : -1;
   size_t most = 0;
   std::string key;  // reused for each group's key
-  for (size_t i = 0; i < nby; ++i) {
+  for (size_t i = 0; i < nby && nby > 1; ++i) {
     std::unordered_set<std::string> distinct;
     for (uint64_t g = 0; g < ngroups; ++g) {
       key.clear();
