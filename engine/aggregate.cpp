@@ -306,6 +306,12 @@ AggregateScope::AggregateScope(Session& session, Runner& runner, const Stmt& s, 
     throw;
   }
   range_over_groups(*stmt_, &joins);
+  try {
+    hash_joined(joins);
+  } catch (...) {
+    drop_temporaries();
+    throw;
+  }
   for (auto& j : joins) {
     if (!stmt_->where) {
       stmt_->where = std::move(j);
@@ -319,6 +325,20 @@ AggregateScope::AggregateScope(Session& session, Runner& runner, const Stmt& s, 
     a->args.push_back(std::move(j));
     stmt_->where = std::move(a);
   }
+}
+
+// The temporaries the statement still joins to (`temp.b<i> = by_i`) hashed
+// on the key compute_function chose, so that each tuple substituted into the
+// join finds its group by a hash lookup (decompose.cpp).
+void AggregateScope::hash_joined(const std::vector<ExprPtr>& joins) {
+  const uint64_t t0 = phase_ns();
+  for (const auto& [temp, key_attr] : unhashed_) {
+    bool joined = false;
+    for (const auto& j : joins) joined = joined || j->args[0]->text == temp;
+    if (joined) session_.catalog().find(temp)->modify(Structure::Hash, key_attr, 0);
+  }
+  unhashed_.clear();
+  stats_.run_ns += phase_ns() - t0;
 }
 
 AggregateScope::~AggregateScope() { drop_temporaries(); }
@@ -649,7 +669,9 @@ void AggregateScope::compute_function(Shared& sh, frontend::BoundQuery valued_q,
     }
     if (key_attr < 0 || distinct.size() > most) key_attr = int(i), most = distinct.size();
   }
-  if (key_attr >= 0) rel->modify(Structure::Hash, key_attr, 0);
+  // Hashed once the by-list rule has decided (hash_joined): a query that
+  // ranges over the groups scans the temporary and joins nothing to it.
+  if (key_attr >= 0) unhashed_.emplace_back(name, key_attr);
   session_.catalog().add(std::move(rel));
   stats_.run_ns += phase_ns() - t0;
   session_.ranges().set(name, name);

@@ -75,12 +75,15 @@ class AggregateScope {
   Result inner(const Aggs& aggs, bool with_arg, bool with_qual, AccumBlock* acc);
   Result inner(const Aggs& aggs, frontend::BoundQuery bq, bool with_arg, AccumBlock* acc);
   frontend::BoundQuery bind_inner(const Aggs& aggs, bool with_arg, bool with_qual);
+  void hash_joined(const std::vector<frontend::ast::ExprPtr>& joins);
 
   Session& session_;
   Runner& runner_;
   SourceRef src_;
   frontend::ast::StmtPtr stmt_;
   std::vector<std::string> temps_;  // relation = range variable name
+  // Temporaries made but not hashed yet, and the by value to hash each on.
+  std::vector<std::pair<std::string, int>> unhashed_;
   ExecStats stats_;
   Result failed_;
   int inner_queries_ = 0;  // run so far: the next is q<statement>_a<inner_queries_ + 1>
