@@ -660,7 +660,7 @@ void AggregateScope::compute_function(Shared& sh, frontend::BoundQuery valued_q,
   int key_attr = nby == 1 ? 0 : -1;
   size_t most = 0;
   std::string key;  // reused for each group's key
-  for (size_t i = 0; i < nby && nby > 1; ++i) {
+  for (size_t i = 0; nby > 1 && i < nby; ++i) {
     std::unordered_set<std::string> distinct;
     for (uint64_t g = 0; g < ngroups; ++g) {
       key.clear();

@@ -201,6 +201,29 @@ QK_INLINE void with_front_width(uint32_t n, F&& f) noexcept {
   with_front_width_of(n, f, std::make_integer_sequence<uint32_t, 40>{});
 }
 
+// Each of n rows' (stride bytes apart) group's accumulators into out[k], in
+// row order: from the front where it holds the row's by values
+// (front_find, the width a template argument), else miss(row), the
+// caller's call into the runtime (which fills the front); the hits added
+// to a->front_hits.
+template <class Miss>
+QK_INLINE void front_groups(qk_accum* a, const uint8_t* rows, uint32_t n, size_t stride, qk_agg** out,
+                            Miss&& miss) noexcept {
+  if (!front_readable(a)) {
+    for (uint32_t k = 0; k < n; ++k) out[k] = miss(rows + k * stride);
+    return;
+  }
+  with_front_width(a->by_len, [&]<uint32_t W>() {
+    uint64_t hits = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      qk_agg* g = front_find<W>(a, rows + k * stride);
+      hits += g != nullptr;
+      out[k] = g ? g : miss(rows + k * stride);
+    }
+    a->front_hits += hits;
+  });
+}
+
 // n rows `stride` bytes apart added to a grouped block as n qk_accum_row
 // calls would add them. Where every aggregate adds its column
 // (agg_adds_column), each row's group is found first, in row order
@@ -220,19 +243,7 @@ QK_INLINE void agg_add_grouped_rows(qk_accum* a, const uint8_t* rows, uint32_t n
       for (uint32_t k = 0; k < n; ++k) qk_accum_row(a, rows + k * stride);
       return;
     }
-  if (front_readable(a)) {
-    with_front_width(a->by_len, [&]<uint32_t W>() {
-      uint64_t hits = 0;
-      for (uint32_t k = 0; k < n; ++k) {
-        qk_agg* g = front_find<W>(a, rows + k * stride);
-        hits += g != nullptr;
-        groups[k] = g ? g : qk_group_find(a, rows + k * stride);
-      }
-      a->front_hits += hits;
-    });
-  } else {
-    for (uint32_t k = 0; k < n; ++k) groups[k] = qk_group_find(a, rows + k * stride);
-  }
+  front_groups(a, rows, n, stride, groups, [a](const uint8_t* row) { return qk_group_find(a, row); });
   for (uint32_t i = 0; i < a->naggs; ++i) {
     const qk_agg* g = &protos[i];
     const uint8_t* col = rows + g->arg.offset;

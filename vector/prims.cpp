@@ -278,24 +278,10 @@ QK_INLINE void sel_union(const Instr& in, Batch& b) {
 // is read here (rt::front_find), the runtime asked only on a miss.
 QK_INLINE void probe(const Instr& in, Batch& b) {
   const uint32_t m = b.sels[in.sel].n;
-  const uint8_t* row = b.rows;
   qk_accum* const a = b.acc;
-  auto miss = [&](const uint8_t* r) {
-    const int64_t gi = qk_group_probe(a, r);
+  rt::front_groups(a, b.rows, m, b.row_len, b.group, [a](const uint8_t* row) {
+    const int64_t gi = qk_group_probe(a, row);
     return gi < 0 ? nullptr : qk_group_aggs(a, uint64_t(gi));
-  };
-  if (!rt::front_readable(a)) {
-    for (uint32_t k = 0; k < m; ++k, row += b.row_len) b.group[k] = miss(row);
-    return;
-  }
-  rt::with_front_width(a->by_len, [&]<uint32_t W>() {
-    uint64_t hits = 0;
-    for (uint32_t k = 0; k < m; ++k, row += b.row_len) {
-      qk_agg* g = rt::front_find<W>(a, row);
-      hits += g != nullptr;
-      b.group[k] = g ? g : miss(row);
-    }
-    a->front_hits += hits;
   });
 }
 
