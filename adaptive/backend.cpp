@@ -6,7 +6,8 @@
 // (model.h), is prepared on one background thread when the model says it
 // pays, and takes over at the next page boundary once ready. All tiers are
 // prepared from the same plan, so they raise the same errors at the same
-// positions, whichever tier a page runs on.
+// positions, whichever tier a page runs on. An aggregate's inner query runs
+// through the tiers' accumulating kernels the same way.
 #include "adaptive/adaptive.h"
 
 #include <time.h>
@@ -65,6 +66,7 @@ struct Job {
   harness::Plan plan;               // its own copy: the thread reads nothing shared
   std::vector<uint8_t> params;
   Selection sel = Selection::Branch;
+  harness::Use use = harness::Use::Page;  // the kernel generated: a page's or an accumulating one
   std::unique_ptr<Prepared> in;     // set: only generate `sel`'s kernel variant for it
   bool variant_only = false;
   int level = 1;
@@ -85,7 +87,7 @@ struct Job {
     // this thread, it would end the process.
     try {
       if (!p) p = be->prepare(plan, params.empty() ? nullptr : params.data());
-      p->entries(harness::Use::Page, sel);  // its kernel in `sel`, where it has one
+      p->entries(use, sel);  // its kernel in `sel`, where it has one
     } catch (...) {
       p.reset();
     }
@@ -129,6 +131,12 @@ class AdaptiveBackend final : public Backend, public harness::AdaptHooks {
   }
 
   bool reuses_plans() const override { return reuses_; }
+  // An aggregate's inner query accumulates in its tiers' own kernels (threaded
+  // code's accumulate nodes, stencil's and LLVM's accumulating kernels),
+  // switched at a page boundary as page kernels are: the block they add to
+  // (runtime/accumulate.h) is the runtime's, so a tier goes on from what the
+  // one before it left there.
+  bool accumulates(const harness::Plan& plan) const override { return base_->accumulates(plan); }
   std::unique_ptr<Prepared> prepare(const harness::Plan& plan, const uint8_t* params) override;
   // Each tier's own form: threaded code, the stencils, and LLVM's at --jit-opt
   // (the level the model starts from; it may compile at another).
@@ -209,8 +217,11 @@ class AdaptiveBackend final : public Backend, public harness::AdaptHooks {
 class AdaptivePlan final : public Prepared {
  public:
   AdaptivePlan(AdaptiveBackend& be, std::unique_ptr<Prepared> base, const harness::Plan& plan, const uint8_t* params)
-      : be_(be), base_(std::move(base)), cur_(base_.get()) {
-    cur_e_ = base_->entries(harness::Use::Page, Selection::Auto);
+      : be_(be),
+        base_(std::move(base)),
+        cur_(base_.get()),
+        use_(plan.accumulates && be.accumulates(plan) ? harness::Use::Aggregate : harness::Use::Page) {
+    cur_e_ = base_->entries(use_, Selection::Auto);
     sel_ = cur_e_.selection;
     times = base_->times;
     // The plan is copied for the background compile only when the first
@@ -218,7 +229,7 @@ class AdaptivePlan final : public Prepared {
     // pages that no later scan of the plan follows never copies.
     // The harness scans a plan it prepared before that execution ends, so the
     // plan is still there then.
-    if ((be_.fast_spec_ || be_.mid_) && cur_e_.page) {
+    if ((be_.fast_spec_ || be_.mid_) && offers(cur_e_, use_)) {
       plan_ = &plan;
       first_params_ = params;
     }
@@ -229,8 +240,9 @@ class AdaptivePlan final : public Prepared {
 
   // Tuple at a time (replace, delete, no page kernel) is the first tier's:
   // its per-tuple functions are cheap to make, the compiled tier's would be
-  // an LLVM compile on the statement's thread. The page entry is this plan's
-  // own (run_page). Code a tier generates here is this plan's lazy time.
+  // an LLVM compile on the statement's thread. The page and accumulate
+  // entries are this plan's own (before_page, then the running tier's).
+  // Code a tier generates here is this plan's lazy time.
   harness::Entries entries(harness::Use use, Selection s) override {
     const harness::PrepareTimes before = tier_times();
     harness::Entries e;
@@ -239,10 +251,17 @@ class AdaptivePlan final : public Prepared {
       base_tuple_ = base_->entries(harness::Use::Tuple, s);
       e.qualify = &qualify_entry;
       e.project = &project_entry;
-    } else if (cur_e_.page) {
-      if (s != Selection::Auto) select(s);
-      e.page = &page_entry;
-      e.selection = sel_;
+    } else {
+      if (use != use_) {  // a page kernel's entry asked of an accumulating plan (--dump), or back
+        use_ = use;
+        cur_e_ = cur_->entries(use_, sel_);
+      }
+      if (offers(cur_e_, use_)) {
+        if (s != Selection::Auto) select(s);
+        if (use_ == harness::Use::Aggregate) e.accumulate = &tier_entry<&harness::Entries::accumulate, qk_accum>;
+        else e.page = &tier_entry<&harness::Entries::page, uint8_t>;
+        e.selection = sel_;
+      }
     }
     const harness::PrepareTimes after = tier_times();
     times.irgen_ns += after.irgen_ns - before.irgen_ns;
@@ -277,7 +296,7 @@ class AdaptivePlan final : public Prepared {
       last_t_ = 0;
     }
     sel_ = s;
-    cur_e_ = cur_->entries(harness::Use::Page, s);
+    cur_e_ = cur_->entries(use_, s);
     if (fast_ && be_.policy_ == Policy::Tiered) {
       pick_tier();
       update_watch();
@@ -355,10 +374,12 @@ class AdaptivePlan final : public Prepared {
     last_t_ = 0;  // a page's time ends at the next page of the same scan
   }
 
-  int64_t run_page(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
+  // A page's bookkeeping before the running tier runs it: the page timed,
+  // and at the boundary a compile started, code taken or a tier switched.
+  void before_page(const uint8_t* page) {
     // A failed page recounted after the scan ended (AdaptHooks::scan_ends)
     // is not a page of the scan: its tuples were counted, whole, when it ran.
-    if (!in_scan_) return run_tier(page, rows, ctx);
+    if (!in_scan_) return;
     // The page's lines, deleted ones included: what the tier is handed.
     const uint32_t lines = harness::page_nlines(page);
     if (watch_) {
@@ -383,7 +404,6 @@ class AdaptivePlan final : public Prepared {
     }
     scan_tuples_[tier_] += lines;
     ++page_;
-    return run_tier(page, rows, ctx);
   }
 
 
@@ -405,14 +425,20 @@ class AdaptivePlan final : public Prepared {
     ctx->plan = me;
     return r;
   }
-  static int64_t page_entry(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
-    return static_cast<AdaptivePlan*>(ctx->plan)->run_page(page, rows, ctx);
-  }
-  int64_t run_tier(const uint8_t* page, uint8_t* rows, qk_ctx* ctx) {
-    ctx->plan = cur_e_.state;
-    const int64_t n = cur_e_.page(page, rows, ctx);
-    ctx->plan = this;
+  // A page through the running tier's entry `Fn` (Entries::page, whose
+  // `out` is the rows, or Entries::accumulate, the aggregates' block).
+  template <auto Fn, class Out>
+  static int64_t tier_entry(const uint8_t* page, Out* out, qk_ctx* ctx) {
+    auto* me = static_cast<AdaptivePlan*>(ctx->plan);
+    me->before_page(page);
+    ctx->plan = me->cur_e_.state;
+    const int64_t n = (me->cur_e_.*Fn)(page, out, ctx);
+    ctx->plan = me;
     return n;
+  }
+  // Whether e holds the entry `use` runs through.
+  static bool offers(const harness::Entries& e, harness::Use use) {
+    return use == harness::Use::Aggregate ? e.accumulate != nullptr : e.page != nullptr;
   }
   // What the tiers have generated so far (their prepare and lazy times).
   harness::PrepareTimes tier_times() const {
@@ -430,14 +456,14 @@ class AdaptivePlan final : public Prepared {
   void use(int tier) {
     tier_ = tier;
     cur_ = tier ? fast_.get() : mid_ ? mid_.get() : base_.get();
-    cur_e_ = cur_->entries(harness::Use::Page, sel_);
+    cur_e_ = cur_->entries(use_, sel_);
   }
   // stencil:fused becomes the first tier, in the selection running now; its
   // preparation is timed for the model and charged to the scan that asked.
   void adopt_stencil(const harness::Plan& plan, const uint8_t* params) {
     const uint64_t t0 = be_.world_.now_ns();
     std::unique_ptr<Prepared> p = be_.mid_->prepare(plan, params);
-    if (!p->entries(harness::Use::Page, sel_).page) {
+    if (!offers(p->entries(use_, sel_), use_)) {
       no_stencil_ = true;  // not again at every later scan of this plan
       return;
     }
@@ -586,6 +612,7 @@ class AdaptivePlan final : public Prepared {
     j->plan = harness::clone_plan(*kept_);
     j->params = params_;
     j->sel = sel_;
+    j->use = use_;
     j->variant_only = in != nullptr;
     j->in = std::move(in);
     j->level = level;
@@ -611,7 +638,7 @@ class AdaptivePlan final : public Prepared {
     if (j->settled) return;  // abandoned by the statement's end: start afresh later
     be_.settle(*j, false, &pending_);
     std::unique_ptr<Prepared> p = std::move(j->out);
-    if (!p || !p->entries(harness::Use::Page, Selection::Auto).page) {
+    if (!p || !offers(p->entries(j->use, j->sel), j->use)) {
       kept_.reset();  // no compiled kernel for this plan: stay on the first tier
       return;
     }
@@ -629,7 +656,10 @@ class AdaptivePlan final : public Prepared {
   AdaptiveBackend& be_;
   std::unique_ptr<Prepared> base_, mid_, fast_;  // threaded, stencil (when adopted), llvm
   Prepared* cur_;
-  harness::Entries cur_e_;       // cur_'s page entry, in sel_
+  // What the harness runs this plan through: page kernels, or (an aggregate's
+  // inner query) accumulating ones; every tier's entry is asked for it.
+  harness::Use use_;
+  harness::Entries cur_e_;       // cur_'s entry for use_, in sel_
   harness::Entries base_tuple_;  // base_'s tuple entries
   Selection sel_;  // the selection the harness chose last: every tier's, once it runs
   bool in_scan_ = false;  // between scan_begins and scan_ends

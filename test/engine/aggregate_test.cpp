@@ -262,20 +262,25 @@ TEST_P(Aggregates, TheByListRuleInRetrieveIntoAndUpdates) {
             "name,age\nann,2\nbob,2\ncy,2\ndee,2\n");
 }
 
+// What --stats' accumulated names for a mode: the runner where its back end
+// accumulates in its own code, else the harness.
+std::string accumulated_at(const std::string& m) {
+  const bool backend = m.rfind("threaded", 0) == 0 || m.rfind("vector", 0) == 0 || m == "llvm:fused" ||
+                       m == "gccjit:fused" || m == "stencil:fused" || m.rfind("adaptive", 0) == 0;
+  return backend ? m : "harness";
+}
+
 // Where each aggregate was accumulated (--stats' accumulated, docs/stats.md):
 // in the back end's kernel where it offers Use::Aggregate (threaded code, the
 // fused llvm and gccjit kernels, vector's aggregate primitives, stencil's
-// fused kernel), by the harness where it does not (the 1976 interpreter,
-// INGRES's way), one entry per inner query in text order. An aggregate
-// function has two: its groups and its values.
+// fused kernel, adaptive's tiers), by the harness where it does not (the 1976
+// interpreter, INGRES's way), one entry per inner query in text order. An
+// aggregate function has two: its groups and its values.
 TEST_P(Aggregates, StatsSayWhereEachAggregateWasAccumulated) {
   auto r = k_.run("retrieve (c = count(e.age), s = sum(e.salary where e.age > 26))");
   ASSERT_TRUE(r.ok) << r.err;
   const std::string at = k_.last_report().stats.accumulated;
-  const std::string& m = GetParam();
-  const bool backend = m.rfind("threaded", 0) == 0 || m.rfind("vector", 0) == 0 || m == "llvm:fused" ||
-                       m == "gccjit:fused" || m == "stencil:fused";
-  const std::string where = backend ? GetParam() : "harness";
+  const std::string where = accumulated_at(GetParam());
   std::string q = "q" + std::to_string(k_.last_report().stmt);
   EXPECT_EQ(at, q + "_a1 count: " + where + "; " + q + "_a2 sum: " + where);
   r = k_.run("retrieve unique (e.dept, n = count(e.age by e.dept where e.age > 35))");
@@ -313,10 +318,7 @@ TEST_P(Aggregates, EvaluationErrorsAfterAnOverflowComeFirst) {
 // each the value it has alone, and raise their errors where evaluating them
 // one after another in text order would.
 TEST_P(Aggregates, AggregatesOfOneScanAreComputedTogether) {
-  const std::string& m = GetParam();
-  const bool backend = m.rfind("threaded", 0) == 0 || m.rfind("vector", 0) == 0 || m == "llvm:fused" ||
-                       m == "gccjit:fused" || m == "stencil:fused";
-  const std::string where = backend ? GetParam() : "harness";
+  const std::string where = accumulated_at(GetParam());
   auto r = k_.run("retrieve (a = min(e.age), b = max(e.salary), c = count(e.name where e.age > 26), "
                   "d = sum(e.age where e.age > 26))");
   ASSERT_TRUE(r.ok) << r.err;
